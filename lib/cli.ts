@@ -1,0 +1,86 @@
+// Command-line flags (node:util parseArgs; @std/cli is on JSR, which we cannot reach).
+import { parseArgs } from "node:util";
+
+export interface Options {
+  /** The tools directory as given, or undefined for the default. */
+  tools: string | undefined;
+  maxMessageBytes: number;
+  pageSize: number;
+  toolTimeoutMs: number;
+  shutdownGraceMs: number;
+}
+
+export type Command =
+  | { kind: "serve"; options: Options }
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "usage-error"; message: string };
+
+export const DEFAULTS = {
+  maxMessageBytes: 32 * 1024 * 1024,
+  pageSize: 100,
+  toolTimeoutMs: 60_000,
+  shutdownGraceMs: 5_000,
+} as const;
+
+export const USAGE = `Usage: toolshed [options]
+
+Serves every tool in a directory to MCP clients over stdio (newline-delimited JSON-RPC).
+
+Options:
+  --tools DIR                The tools directory (default: ./tools; in a compiled
+                             binary, the tools embedded at compile time)
+  --max-message-bytes N      Longest accepted input line, in bytes (default: ${DEFAULTS.maxMessageBytes})
+  --page-size N              Tools per tools/list page (default: ${DEFAULTS.pageSize})
+  --tool-timeout MS          Time a tool call may run unless the tool sets timeoutMs
+                             (default: ${DEFAULTS.toolTimeoutMs})
+  --shutdown-grace MS        Time in-flight requests may finish after input ends or on
+                             SIGTERM/SIGINT (default: ${DEFAULTS.shutdownGraceMs})
+  -h, --help                 Show this help
+  -V, --version              Show the version`;
+
+const NUMERIC_FLAGS = {
+  "max-message-bytes": "maxMessageBytes",
+  "page-size": "pageSize",
+  "tool-timeout": "toolTimeoutMs",
+  "shutdown-grace": "shutdownGraceMs",
+} as const;
+
+export function parseCommand(args: string[]): Command {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        tools: { type: "string" },
+        "max-message-bytes": { type: "string" },
+        "page-size": { type: "string" },
+        "tool-timeout": { type: "string" },
+        "shutdown-grace": { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
+      },
+    }));
+  } catch (error) {
+    return { kind: "usage-error", message: error instanceof Error ? error.message : String(error) };
+  }
+  if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
+
+  const options: Options = { tools: values.tools, ...DEFAULTS };
+  for (const [flag, key] of Object.entries(NUMERIC_FLAGS)) {
+    const raw = values[flag as keyof typeof NUMERIC_FLAGS];
+    if (raw === undefined) continue;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --${flag}: "${raw}" is not a positive integer`,
+      };
+    }
+    options[key] = value;
+  }
+  return { kind: "serve", options };
+}

@@ -1,0 +1,206 @@
+// The dispatcher: routes each request by protocol era and method to its handler and
+// returns the JSON-RPC response object. It keeps the one piece of connection state, the
+// era pin (adr/0004): the first 2026-07-28 request pins the connection modern, an
+// `initialize` pins it legacy; `server/discover` answers in any state without pinning.
+import { isObject, messageOf } from "./_json.ts";
+import {
+  ErrorCode,
+  internalError,
+  invalidParams,
+  methodNotFound,
+  ProtocolError,
+  unsupportedVersion,
+} from "./errors.ts";
+import { legacyCallResult, legacyTool, modernResult, modernTool } from "./eras.ts";
+import type { Envelope, Request } from "./extract.ts";
+import { logError } from "./log.ts";
+import {
+  LEGACY_VERSIONS,
+  LIST_TTL_MS,
+  META_PROTOCOL_VERSION,
+  MODERN_VERSIONS,
+  SERVER_INFO,
+} from "./protocol.ts";
+import { callTool, type CallToolResult } from "./tool_call.ts";
+import { createToolLister } from "./tool_list.ts";
+import type { Registry, Tool } from "./tool_loader.ts";
+import type { JsonObject, RequestId } from "./types.ts";
+
+export interface DispatcherOptions {
+  registry: Registry;
+  /** How many tools one `tools/list` page holds. */
+  pageSize: number;
+  /** How long a tool call may run when the tool sets no `timeoutMs`. */
+  toolTimeoutMs: number;
+}
+
+export interface Dispatcher {
+  /** Answers one request with a JSON-RPC response object. Never rejects. */
+  request(request: Request, signal: AbortSignal): Promise<JsonObject>;
+}
+
+/** The state a legacy (handshake-era) session keeps per connection. */
+interface LegacySession {
+  version: string;
+  clientCapabilities: JsonObject;
+  clientInfo: JsonObject | undefined;
+}
+
+type Pin = { era: "open" } | { era: "modern" } | { era: "legacy"; session: LegacySession };
+
+/** Serves claim-less requests that arrive before any `initialize` (lenient, unpinned). */
+const UNINITIALIZED: LegacySession = {
+  version: LEGACY_VERSIONS[0],
+  clientCapabilities: {},
+  clientInfo: undefined,
+};
+
+/** Methods the 2026-07-28 revision removed; a modern request for one gets -32601. */
+const REMOVED_IN_2026 = new Set([
+  "initialize",
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "tasks/result",
+]);
+
+const CAPABILITIES = { tools: {} };
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { registry, toolTimeoutMs } = options;
+  const listTools = createToolLister(registry, options.pageSize);
+  let pin: Pin = { era: "open" };
+
+  async function serveModern(request: Request, envelope: Envelope, signal: AbortSignal) {
+    const { method, params } = request;
+    if (!MODERN_VERSIONS.includes(envelope.protocolVersion)) {
+      throw unsupportedVersion(MODERN_VERSIONS, envelope.protocolVersion);
+    }
+    if (method === "server/discover") {
+      return modernResult({
+        supportedVersions: MODERN_VERSIONS,
+        capabilities: CAPABILITIES,
+        ttlMs: LIST_TTL_MS,
+        cacheScope: "public",
+      });
+    }
+    if (pin.era === "legacy") {
+      throw new ProtocolError(
+        ErrorCode.UnsupportedProtocolVersion,
+        `Unsupported protocol version: this connection was initialized for "${pin.session.version}"`,
+        { supported: [pin.session.version], requested: envelope.protocolVersion },
+      );
+    }
+    pin = { era: "modern" };
+    switch (method) {
+      case "tools/list":
+        return modernResult({
+          ...listTools(params.cursor, "modern", modernTool),
+          ttlMs: LIST_TTL_MS,
+          cacheScope: "public",
+        });
+      case "tools/call": {
+        const { result } = await runTool(request.id, params, signal, {
+          protocolVersion: envelope.protocolVersion,
+          clientInfo: envelope.clientInfo,
+          clientCapabilities: envelope.clientCapabilities,
+        });
+        return modernResult(result);
+      }
+      default:
+        throw REMOVED_IN_2026.has(method)
+          ? methodNotFound(method, `(removed in protocol version ${MODERN_VERSIONS[0]})`)
+          : methodNotFound(method);
+    }
+  }
+
+  async function serveLegacy(request: Request, signal: AbortSignal) {
+    const { method, params } = request;
+    if (method === "initialize") return initialize(params);
+    if (method === "server/discover" || pin.era === "modern") {
+      throw invalidParams(`Missing required _meta field: ${META_PROTOCOL_VERSION}`);
+    }
+    const session = pin.era === "legacy" ? pin.session : UNINITIALIZED;
+    switch (method) {
+      case "ping":
+        return {};
+      case "tools/list":
+        return listTools(
+          params.cursor,
+          session.version,
+          (tool) => legacyTool(tool, session.version),
+        );
+      case "tools/call": {
+        const { tool, result } = await runTool(request.id, params, signal, {
+          protocolVersion: session.version,
+          clientInfo: session.clientInfo,
+          clientCapabilities: session.clientCapabilities,
+        });
+        return legacyCallResult(result, tool, session.version);
+      }
+      default:
+        throw methodNotFound(method);
+    }
+  }
+
+  function initialize(params: JsonObject): JsonObject {
+    const requested = params.protocolVersion;
+    if (pin.era === "modern") throw unsupportedVersion(MODERN_VERSIONS, requested);
+    if (pin.era === "legacy") {
+      throw new ProtocolError(
+        ErrorCode.InvalidRequest,
+        `Invalid request: the connection is already initialized for "${pin.session.version}"`,
+      );
+    }
+    if (typeof requested !== "string") {
+      throw invalidParams("Invalid params: protocolVersion must be a string");
+    }
+    const capabilities = params.capabilities ?? {};
+    if (!isObject(capabilities)) {
+      throw invalidParams("Invalid params: capabilities must be an object");
+    }
+    const clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
+    // Echo a supported legacy version, else offer the newest legacy one; never 2026-07-28.
+    const version = LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSIONS[0];
+    pin = { era: "legacy", session: { version, clientCapabilities: capabilities, clientInfo } };
+    return { protocolVersion: version, capabilities: CAPABILITIES, serverInfo: SERVER_INFO };
+  }
+
+  async function runTool(
+    requestId: RequestId,
+    params: JsonObject,
+    signal: AbortSignal,
+    client: { protocolVersion: string; clientInfo?: JsonObject; clientCapabilities: JsonObject },
+  ): Promise<{ tool: Tool; result: CallToolResult }> {
+    const { name } = params;
+    const args = params.arguments === undefined ? {} : params.arguments;
+    if (typeof name !== "string") throw invalidParams("Invalid params: name must be a string");
+    if (!isObject(args)) throw invalidParams("Invalid params: arguments must be an object");
+    const tool = registry.byName.get(name);
+    if (!tool) throw invalidParams(`Unknown tool: "${name}"`);
+    const result = await callTool(tool, args, {
+      signal,
+      defaultTimeoutMs: toolTimeoutMs,
+      context: { requestId, clientInfo: client.clientInfo, ...client },
+    });
+    return { tool, result };
+  }
+
+  return {
+    async request(request, signal) {
+      try {
+        const result = request.envelope
+          ? await serveModern(request, request.envelope, signal)
+          : await serveLegacy(request, signal);
+        return { jsonrpc: "2.0", id: request.id, result };
+      } catch (error) {
+        if (error instanceof ProtocolError) {
+          return { jsonrpc: "2.0", id: request.id, error: error.toRpcError() };
+        }
+        logError(`Request "${request.method}" failed`, error);
+        return { jsonrpc: "2.0", id: request.id, error: internalError(messageOf(error)) };
+      }
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// How results look on the wire in each protocol era. The handlers build era-neutral
+// objects; these functions add the 2026-07-28 fields, or shape them for a legacy version
+// without a word of 2026 vocabulary (adr/0004).
+import { isObject } from "./_json.ts";
+import { META_SERVER_INFO, SERVER_INFO } from "./protocol.ts";
+import type { CallToolResult } from "./tool_call.ts";
+import type { Tool } from "./tool_loader.ts";
+import type { JsonObject } from "./types.ts";
+
+/** What each handshake-era version's Tool and CallToolResult can carry. */
+const LEGACY_FEATURES: Record<
+  string,
+  { annotations: boolean; title: boolean; structured: boolean; icons: boolean }
+> = {
+  "2025-11-25": { annotations: true, title: true, structured: true, icons: true },
+  "2025-06-18": { annotations: true, title: true, structured: true, icons: false },
+  "2025-03-26": { annotations: true, title: false, structured: false, icons: false },
+  "2024-11-05": { annotations: false, title: false, structured: false, icons: false },
+};
+
+/** A complete 2026-07-28 result: `resultType` first, serverInfo merged into `_meta`. */
+export function modernResult(result: JsonObject): JsonObject {
+  const { resultType: _replaced, _meta, ...rest } = result;
+  const meta = isObject(_meta) ? _meta : {};
+  return { resultType: "complete", ...rest, _meta: { ...meta, [META_SERVER_INFO]: SERVER_INFO } };
+}
+
+/** The `Tool` object `tools/list` sends to a 2026-07-28 client. */
+export function modernTool(tool: Tool): JsonObject {
+  const { title, description, inputSchema, outputSchema, annotations, icons, _meta } =
+    tool.definition;
+  return dropUndefined({
+    name: tool.name,
+    title,
+    description,
+    inputSchema,
+    outputSchema,
+    annotations,
+    icons,
+    _meta,
+  });
+}
+
+/** The `Tool` object for a legacy session of the given version. */
+export function legacyTool(tool: Tool, version: string): JsonObject {
+  const can = LEGACY_FEATURES[version];
+  const { title, description, inputSchema, outputSchema, annotations, icons, _meta } =
+    tool.definition;
+  return dropUndefined({
+    name: tool.name,
+    title: can.title ? title : undefined,
+    description,
+    inputSchema,
+    outputSchema: can.structured && outputSchema ? legacyOutputSchema(outputSchema) : undefined,
+    annotations: can.annotations ? annotations : undefined,
+    icons: can.icons ? icons : undefined,
+    _meta: can.structured ? _meta : undefined,
+  });
+}
+
+/** A CallToolResult for a legacy session: structured content only where the version has it. */
+export function legacyCallResult(result: CallToolResult, tool: Tool, version: string): JsonObject {
+  const { resultType: _dropped, ...rest } = result;
+  if (!("structuredContent" in rest)) return rest;
+  if (!LEGACY_FEATURES[version].structured) {
+    const { structuredContent: _omitted, ...plain } = rest;
+    return plain;
+  }
+  const schema = tool.definition.outputSchema;
+  const wrap = schema ? !hasObjectRoot(schema) : !isObject(rest.structuredContent);
+  return wrap ? { ...rest, structuredContent: { result: rest.structuredContent } } : rest;
+}
+
+function hasObjectRoot(schema: JsonObject): boolean {
+  return schema.type === "object";
+}
+
+/**
+ * Handshake-era clients require an object root. A schema with any other root is wrapped
+ * as `{ result: <schema> }`, with same-document `$ref`s pointed at the new location.
+ */
+function legacyOutputSchema(schema: JsonObject): JsonObject {
+  if (hasObjectRoot(schema)) return schema;
+  const { $schema, ...inner } = schema;
+  return dropUndefined({
+    $schema,
+    type: "object",
+    properties: { result: relocateRefs(inner, "#/properties/result") },
+    required: ["result"],
+  });
+}
+
+function relocateRefs(value: unknown, base: string): unknown {
+  if (Array.isArray(value)) return value.map((item) => relocateRefs(item, base));
+  if (!isObject(value)) return value;
+  const copy: JsonObject = {};
+  for (const [key, item] of Object.entries(value)) {
+    copy[key] = key === "$ref" && typeof item === "string" && item.startsWith("#")
+      ? base + item.slice(1)
+      : relocateRefs(item, base);
+  }
+  return copy;
+}
+
+function dropUndefined(object: JsonObject): JsonObject {
+  for (const key of Object.keys(object)) if (object[key] === undefined) delete object[key];
+  return object;
+}

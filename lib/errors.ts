@@ -1,0 +1,63 @@
+// The one table of JSON-RPC error codes toolshed sends, and the error kinds that carry
+// them. Only the extractor and the dispatcher decide protocol errors; anything that goes
+// wrong inside a tool is a CallToolResult with `isError: true` instead (see tool_call.ts).
+import type { RpcError } from "./types.ts";
+
+export const ErrorCode = {
+  /** The line is not JSON (or not UTF-8). */
+  ParseError: -32700,
+  /** JSON, but not a JSON-RPC 2.0 request object (batch arrays included). */
+  InvalidRequest: -32600,
+  /** Unknown method, a method removed by the request's revision, or an unadvertised one. */
+  MethodNotFound: -32601,
+  /** Malformed params, a missing required `_meta` key, an unknown tool, a bad cursor. */
+  InvalidParams: -32602,
+  /** A fault in the server itself. */
+  InternalError: -32603,
+  /** `_meta` names a protocol version this server does not serve. */
+  UnsupportedProtocolVersion: -32022,
+} as const;
+
+/** A protocol error raised deep in a handler and mapped to a JSON-RPC error response. */
+export class ProtocolError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "ProtocolError";
+    this.code = code;
+    this.data = data;
+  }
+
+  toRpcError(): RpcError {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export function invalidParams(message: string, data?: unknown): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidParams, message, data);
+}
+
+export function methodNotFound(method: string, why?: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.MethodNotFound,
+    why ? `Method not found: "${method}" ${why}` : `Method not found: "${method}"`,
+  );
+}
+
+export function unsupportedVersion(
+  supported: readonly string[],
+  requested: unknown,
+): ProtocolError {
+  return new ProtocolError(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", {
+    supported,
+    requested,
+  });
+}
+
+export function internalError(detail: string): RpcError {
+  return { code: ErrorCode.InternalError, message: `Internal error: ${detail}` };
+}

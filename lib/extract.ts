@@ -1,0 +1,171 @@
+// The one-shot field extractor: one line of bytes in, one tagged message out.
+//
+// `JSON.parse` runs here exactly once per line; everything the dispatcher needs (id,
+// method, params and the 2026-07-28 `_meta` envelope) is read out in the same pass.
+// Nothing downstream sees raw text again.
+import { isObject } from "./_json.ts";
+import { ErrorCode } from "./errors.ts";
+import {
+  LOG_LEVELS,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+} from "./protocol.ts";
+import type { JsonObject, RequestId, RpcError } from "./types.ts";
+
+/** The per-request `_meta` of a 2026-07-28 request, validated. */
+export interface Envelope {
+  protocolVersion: string;
+  clientCapabilities: JsonObject;
+  clientInfo: JsonObject | undefined;
+  logLevel: string | undefined;
+  progressToken: string | number | undefined;
+}
+
+export interface Request {
+  kind: "request";
+  id: RequestId;
+  method: string;
+  params: JsonObject;
+  /** Present when `_meta` carries a protocol version claim (a 2026-07-28 request). */
+  envelope: Envelope | undefined;
+}
+
+export interface Notification {
+  kind: "notification";
+  method: string;
+  params: JsonObject;
+}
+
+/** A line that gets an error response; `id` is null when the request's id is unusable. */
+export interface Rejected {
+  kind: "rejected";
+  id: RequestId | null;
+  error: RpcError;
+}
+
+/** A line that gets no reply: a client's response, a blank line, a malformed notification. */
+export interface Ignored {
+  kind: "ignored";
+  reason: string;
+}
+
+export type Incoming = Request | Notification | Rejected | Ignored;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function isUsableId(id: unknown): id is RequestId {
+  return typeof id === "string" || Number.isSafeInteger(id);
+}
+
+function rejected(id: RequestId | null, code: number, message: string): Rejected {
+  return { kind: "rejected", id, error: { code, message } };
+}
+
+/** Parses one framed line into the message the dispatcher acts on. Never throws. */
+export function extract(line: Uint8Array): Incoming {
+  let text: string;
+  try {
+    text = utf8.decode(line);
+  } catch {
+    return rejected(null, ErrorCode.ParseError, "Parse error: the message is not valid UTF-8");
+  }
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch (error) {
+    if (text.trim() === "") return { kind: "ignored", reason: "blank line" };
+    const detail = error instanceof Error ? error.message : String(error);
+    return rejected(null, ErrorCode.ParseError, `Parse error: ${detail}`);
+  }
+  return classify(message);
+}
+
+function classify(message: unknown): Incoming {
+  if (Array.isArray(message)) {
+    return rejected(
+      null,
+      ErrorCode.InvalidRequest,
+      "Invalid request: batch arrays are not supported",
+    );
+  }
+  if (!isObject(message)) {
+    return rejected(
+      null,
+      ErrorCode.InvalidRequest,
+      "Invalid request: the message must be an object",
+    );
+  }
+  const hasId = Object.hasOwn(message, "id");
+  const id = isUsableId(message.id) ? message.id : null;
+  if (hasId && id === null) {
+    return rejected(
+      null,
+      ErrorCode.InvalidRequest,
+      "Invalid request: id must be a string or an integer",
+    );
+  }
+  if (message.jsonrpc !== "2.0") {
+    return rejected(id, ErrorCode.InvalidRequest, 'Invalid request: jsonrpc must be "2.0"');
+  }
+  if (!Object.hasOwn(message, "method")) {
+    if (hasId && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) {
+      return { kind: "ignored", reason: "a response from the client" };
+    }
+    return rejected(id, ErrorCode.InvalidRequest, "Invalid request: method is missing");
+  }
+  const method = message.method;
+  if (typeof method !== "string") {
+    return rejected(id, ErrorCode.InvalidRequest, "Invalid request: method must be a string");
+  }
+  const params = message.params ?? {};
+  if (!isObject(params)) {
+    return hasId
+      ? rejected(id, ErrorCode.InvalidParams, "Invalid params: params must be an object")
+      : { kind: "ignored", reason: `notification "${method}" with params that are not an object` };
+  }
+  if (!hasId) return { kind: "notification", method, params };
+
+  const meta = params._meta;
+  if (meta === undefined || (isObject(meta) && !Object.hasOwn(meta, META_PROTOCOL_VERSION))) {
+    return { kind: "request", id: id!, method, params, envelope: undefined };
+  }
+  if (!isObject(meta)) {
+    return rejected(id, ErrorCode.InvalidParams, "Invalid params: _meta must be an object");
+  }
+  const envelope = readEnvelope(meta);
+  if (typeof envelope === "string") return rejected(id, ErrorCode.InvalidParams, envelope);
+  return { kind: "request", id: id!, method, params, envelope };
+}
+
+/** Reads and checks the 2026-07-28 `_meta` keys; returns an error message when they are wrong. */
+function readEnvelope(meta: JsonObject): Envelope | string {
+  const protocolVersion = meta[META_PROTOCOL_VERSION];
+  if (typeof protocolVersion !== "string") {
+    return `Invalid _meta field: ${META_PROTOCOL_VERSION} must be a string`;
+  }
+  if (!Object.hasOwn(meta, META_CLIENT_CAPABILITIES)) {
+    return `Missing required _meta field: ${META_CLIENT_CAPABILITIES}`;
+  }
+  const clientCapabilities = meta[META_CLIENT_CAPABILITIES];
+  if (!isObject(clientCapabilities)) {
+    return `Invalid _meta field: ${META_CLIENT_CAPABILITIES} must be an object`;
+  }
+  const clientInfo = meta[META_CLIENT_INFO];
+  if (clientInfo !== undefined && !isObject(clientInfo)) {
+    return `Invalid _meta field: ${META_CLIENT_INFO} must be an object`;
+  }
+  const logLevel = meta[META_LOG_LEVEL];
+  if (logLevel !== undefined && (typeof logLevel !== "string" || !LOG_LEVELS.has(logLevel))) {
+    return `Invalid _meta field: ${META_LOG_LEVEL} must be one of ${[...LOG_LEVELS].join(", ")}`;
+  }
+  const progressToken = meta.progressToken;
+  if (
+    progressToken !== undefined && typeof progressToken !== "string" &&
+    typeof progressToken !== "number"
+  ) {
+    return "Invalid _meta field: progressToken must be a string or a number";
+  }
+  return { protocolVersion, clientCapabilities, clientInfo, logLevel, progressToken };
+}

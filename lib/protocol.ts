@@ -1,0 +1,39 @@
+// Protocol constants: the versions served, the reserved `_meta` keys, and server identity.
+import denoConfig from "../deno.json" with { type: "json" };
+
+/** Stateless revisions, newest first. Only these appear in `supportedVersions` and -32022 data. */
+export const MODERN_VERSIONS: readonly string[] = ["2026-07-28"];
+
+/** Handshake-era revisions negotiated by `initialize`, newest first. */
+export const LEGACY_VERSIONS: readonly string[] = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+];
+
+export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+
+export const LOG_LEVELS: ReadonlySet<string> = new Set([
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+]);
+
+/** The server's `Implementation`, as it appears in `serverInfo`. */
+export const SERVER_INFO = { name: "toolshed", version: denoConfig.version } as const;
+
+/**
+ * How long a client may cache `server/discover` and `tools/list` results. Tools are
+ * loaded once at start-up and never change while the process runs.
+ */
+export const LIST_TTL_MS = 300_000;

@@ -1,0 +1,176 @@
+// The pipeline, wired once: input bytes -> line framing -> extract -> dispatch -> one
+// JSON.stringify per response -> the writer. Requests run concurrently; responses leave
+// in the order they finish, matched by id.
+import { messageOf } from "./_json.ts";
+import { ErrorCode, internalError } from "./errors.ts";
+import { extract, type Request } from "./extract.ts";
+import type { Dispatcher } from "./dispatch.ts";
+import { createLineFramer } from "./framing.ts";
+import { logError } from "./log.ts";
+import type { RequestId, RpcError } from "./types.ts";
+import { type ByteSink, createWriter } from "./writer.ts";
+
+/** Where bytes come from: `Deno.stdin` or anything with the same `read`. */
+export interface ByteSource {
+  read(buffer: Uint8Array): Promise<number | null>;
+}
+
+export interface ServerOptions {
+  input: ByteSource;
+  output: ByteSink;
+  dispatcher: Dispatcher;
+  /** Lines longer than this many bytes get an error and are skipped. */
+  maxMessageBytes: number;
+  /** How long in-flight requests may run on after input ends or shutdown is asked. */
+  shutdownGraceMs: number;
+  /** Serialized output waiting to be written past which reading pauses. */
+  outputBoundChars: number;
+}
+
+export interface Server {
+  /** Resolves when input has ended and everything has been answered and written. */
+  done: Promise<void>;
+  /** Stops reading, lets in-flight requests finish within the grace period, flushes. */
+  shutdown(reason: string): Promise<void>;
+}
+
+interface InFlight {
+  controller: AbortController;
+  settled: Promise<void>;
+  /** Set by `notifications/cancelled`: the response must not be sent. */
+  cancelled: boolean;
+}
+
+const READ_CHUNK_BYTES = 64 * 1024;
+
+export function serve(options: ServerOptions): Server {
+  const { dispatcher } = options;
+  const inFlight = new Map<RequestId, InFlight>();
+  let stopping: Promise<void> | undefined;
+  let outputClosed = false;
+
+  const writer = createWriter(options.output, {
+    boundChars: options.outputBoundChars,
+    onClosed(error) {
+      outputClosed = true;
+      if (!(error instanceof Deno.errors.BrokenPipe)) {
+        logError(`Cannot write to the output: ${messageOf(error)}`);
+      }
+      for (const entry of inFlight.values()) entry.controller.abort("the output is closed");
+    },
+  });
+
+  function send(message: { id: RequestId | null } & Record<string, unknown>): void {
+    let line: string;
+    try {
+      line = JSON.stringify(message);
+    } catch (error) {
+      line = JSON.stringify(errorResponse(
+        message.id,
+        internalError(`the response could not be serialized: ${messageOf(error)}`),
+      ));
+    }
+    writer.send(line);
+  }
+
+  function startRequest(request: Request): void {
+    if (inFlight.has(request.id)) {
+      send(errorResponse(request.id, {
+        code: ErrorCode.InvalidRequest,
+        message: `Invalid request: id ${
+          JSON.stringify(request.id)
+        } is already in use by a request in progress`,
+      }));
+      return;
+    }
+    const controller = new AbortController();
+    const entry: InFlight = { controller, settled: Promise.resolve(), cancelled: false };
+    inFlight.set(request.id, entry);
+    entry.settled = dispatcher.request(request, controller.signal).then((response) => {
+      if (inFlight.get(request.id) === entry) inFlight.delete(request.id);
+      if (!entry.cancelled) send(response as { id: RequestId });
+    });
+  }
+
+  function cancel(params: Record<string, unknown>): void {
+    const entry = inFlight.get(params.requestId as RequestId);
+    if (!entry) return; // unknown or finished: cancellation races are normal
+    entry.cancelled = true;
+    inFlight.delete(params.requestId as RequestId);
+    const reason = typeof params.reason === "string" ? params.reason : "cancelled by the client";
+    entry.controller.abort(reason);
+  }
+
+  const framer = createLineFramer(options.maxMessageBytes, {
+    line(bytes) {
+      if (stopping) return;
+      const message = extract(bytes);
+      switch (message.kind) {
+        case "request":
+          return startRequest(message);
+        case "notification":
+          if (message.method === "notifications/cancelled") cancel(message.params);
+          return;
+        case "rejected":
+          return send(errorResponse(message.id, message.error));
+        case "ignored":
+          return;
+      }
+    },
+    oversize(limit) {
+      send(errorResponse(null, {
+        code: ErrorCode.InvalidRequest,
+        message: `Invalid request: the message is longer than the limit of ${limit} bytes`,
+      }));
+    },
+  });
+
+  async function readLoop(): Promise<void> {
+    const buffer = new Uint8Array(READ_CHUNK_BYTES);
+    while (!stopping && !outputClosed) {
+      let count: number | null;
+      try {
+        count = await options.input.read(buffer);
+      } catch (error) {
+        logError(`Cannot read the input: ${messageOf(error)}`);
+        break;
+      }
+      if (count === null) break;
+      framer.push(buffer.subarray(0, count));
+      await writer.belowBound();
+    }
+    if (!stopping) framer.end();
+  }
+
+  async function finish(): Promise<void> {
+    const pending = () => Promise.all([...inFlight.values()].map((entry) => entry.settled));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const graceOver = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), options.shutdownGraceMs);
+    });
+    const outcome = await Promise.race([pending(), graceOver]);
+    clearTimeout(timer);
+    if (outcome === "timeout") {
+      logError(`${inFlight.size} request(s) still running after the grace period; aborting them`);
+      for (const entry of inFlight.values()) entry.controller.abort("the server is shutting down");
+      // Aborted tool calls answer at once with an isError result; wait for those answers.
+      await pending();
+    }
+    await writer.flushed();
+  }
+
+  function shutdown(reason: string): Promise<void> {
+    stopping ??= (async () => {
+      if (reason !== "end of input") logError(`Shutting down: ${reason}`);
+      await finish();
+    })();
+    return stopping;
+  }
+
+  const done = readLoop().then(() => shutdown("end of input"));
+  return { done, shutdown };
+}
+
+function errorResponse(id: RequestId | null, error: RpcError) {
+  return { jsonrpc: "2.0", id, error };
+}

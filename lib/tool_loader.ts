@@ -1,0 +1,167 @@
+// Tool discovery: every module in the tools directory default-exports one tool definition.
+// A bad tool stops start-up with a message naming its file; all problems are reported
+// together so an author fixes them in one pass.
+import { isObject, messageOf } from "./_json.ts";
+import { pathToFileURL } from "node:url";
+import { compileSchema, type Validator } from "./schema.ts";
+import type { JsonObject, ToolDefinition } from "./types.ts";
+
+/** A tool as the dispatcher serves it: its definition plus what start-up compiled. */
+export interface Tool {
+  name: string;
+  /** The file it came from, as shown in messages (e.g. `tools/add.ts`). */
+  file: string;
+  definition: ToolDefinition;
+  validateInput: Validator;
+  validateOutput: Validator | undefined;
+  /** Set by the definition; undefined means the server-wide default applies. */
+  timeoutMs: number | undefined;
+}
+
+/** All tools, sorted by name (the `tools/list` order), and an index by name. */
+export interface Registry {
+  tools: readonly Tool[];
+  byName: ReadonlyMap<string, Tool>;
+}
+
+/** Start-up failed because of the tools; `problems` holds one sentence per bad file. */
+export class ToolLoadError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(problems.join("\n"));
+    this.name = "ToolLoadError";
+    this.problems = problems;
+  }
+}
+
+const TOOL_EXTENSIONS = /\.(ts|mts|js|mjs)$/;
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const KNOWN_FIELDS = new Set([
+  "name",
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "annotations",
+  "icons",
+  "_meta",
+  "timeoutMs",
+  "handler",
+]);
+
+/**
+ * Loads every tool module in `dir`: a path (relative to the working directory) or a
+ * directory URL. Files whose names start with `_` or `.`, other extensions and
+ * subdirectories are not tools.
+ */
+export async function loadTools(dir: string | URL): Promise<Registry> {
+  const dirUrl = typeof dir === "string" ? pathToFileURL(dir.endsWith("/") ? dir : `${dir}/`) : dir;
+  const shownDir = typeof dir === "string" ? dir.replace(/\/+$/, "") : "tools";
+  let fileNames: string[];
+  try {
+    fileNames = await toolFileNames(dirUrl);
+  } catch (error) {
+    throw new ToolLoadError([`Cannot read the tools directory "${shownDir}": ${messageOf(error)}`]);
+  }
+
+  const problems: string[] = [];
+  const byName = new Map<string, Tool>();
+  for (const fileName of fileNames) {
+    const file = `${shownDir}/${fileName}`;
+    try {
+      const tool = await loadTool(new URL(fileName, dirUrl), fileName, file);
+      const clash = byName.get(tool.name);
+      if (clash) throw new Error(`the name "${tool.name}" is already used by "${clash.file}"`);
+      byName.set(tool.name, tool);
+    } catch (error) {
+      problems.push(`Cannot load tool "${file}": ${messageOf(error)}`);
+    }
+  }
+  if (problems.length > 0) throw new ToolLoadError(problems);
+  const tools = [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return { tools, byName };
+}
+
+async function toolFileNames(dirUrl: URL): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(dirUrl)) {
+    if (entry.isDirectory || /^[_.]/.test(entry.name) || !TOOL_EXTENSIONS.test(entry.name)) {
+      continue;
+    }
+    names.push(entry.name);
+  }
+  return names.sort();
+}
+
+async function loadTool(url: URL, fileName: string, file: string): Promise<Tool> {
+  let module: Record<string, unknown>;
+  try {
+    module = await import(url.href);
+  } catch (error) {
+    throw new Error(`the module failed to import: ${messageOf(error)}`);
+  }
+  const definition = module.default;
+  if (!isObject(definition)) {
+    throw new Error(
+      "the module must default-export a tool object ({ description, inputSchema, handler })",
+    );
+  }
+  return checkDefinition(definition, fileName.replace(TOOL_EXTENSIONS, ""), file);
+}
+
+/** Checks a definition field by field; throws with the first problem found. */
+export function checkDefinition(definition: JsonObject, defaultName: string, file: string): Tool {
+  for (const key of Object.keys(definition)) {
+    if (!KNOWN_FIELDS.has(key)) throw new Error(`unknown field "${key}"`);
+  }
+  const name = definition.name ?? defaultName;
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+    throw new Error(
+      `the name "${String(name)}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
+    );
+  }
+  const { description, inputSchema, outputSchema, handler, title, annotations, icons, timeoutMs } =
+    definition;
+  if (typeof description !== "string" || description.trim() === "") {
+    throw new Error("description must be a non-empty string");
+  }
+  if (!isObject(inputSchema) || inputSchema.type !== "object") {
+    throw new Error('inputSchema must be an object schema with type "object"');
+  }
+  if (outputSchema !== undefined && !isObject(outputSchema)) {
+    throw new Error("outputSchema must be a JSON Schema object");
+  }
+  if (typeof handler !== "function") throw new Error("handler must be a function");
+  if (title !== undefined && typeof title !== "string") throw new Error("title must be a string");
+  if (annotations !== undefined && !isObject(annotations)) {
+    throw new Error("annotations must be an object");
+  }
+  if (icons !== undefined && !(Array.isArray(icons) && icons.every(isObject))) {
+    throw new Error("icons must be an array of objects");
+  }
+  if (definition._meta !== undefined && !isObject(definition._meta)) {
+    throw new Error("_meta must be an object");
+  }
+  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0)) {
+    throw new Error("timeoutMs must be a positive number of milliseconds");
+  }
+  return {
+    name,
+    file,
+    definition: definition as unknown as ToolDefinition,
+    validateInput: compileOrExplain(inputSchema, "inputSchema"),
+    validateOutput: outputSchema === undefined
+      ? undefined
+      : compileOrExplain(outputSchema, "outputSchema"),
+    timeoutMs: timeoutMs as number | undefined,
+  };
+}
+
+function compileOrExplain(schema: JsonObject, field: string): Validator {
+  try {
+    return compileSchema(schema);
+  } catch (error) {
+    throw new Error(`${field} is not a valid JSON Schema: ${messageOf(error)}`);
+  }
+}

@@ -1,0 +1,97 @@
+// toolshed: serves every tool in a directory to MCP clients over stdio.
+//
+//   deno run -A main.ts [--tools DIR] [options]      (deno task start; --help for options)
+//
+// main.ts only wires the stages; each one lives in lib/ with one concern.
+import { parseCommand, USAGE } from "./lib/cli.ts";
+import { createDispatcher } from "./lib/dispatch.ts";
+import { logError } from "./lib/log.ts";
+import { SERVER_INFO } from "./lib/protocol.ts";
+import { serve } from "./lib/server.ts";
+import { guardStdout } from "./lib/stdout_guard.ts";
+import { loadTools, type Registry, ToolLoadError } from "./lib/tool_loader.ts";
+
+/** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
+const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
+
+async function main(args: string[]): Promise<number> {
+  guardStdout();
+  const command = parseCommand(args);
+  switch (command.kind) {
+    case "help":
+      // deno-lint-ignore no-console
+      console.error(USAGE);
+      return 0;
+    case "version":
+      // deno-lint-ignore no-console
+      console.error(`${SERVER_INFO.name} ${SERVER_INFO.version}`);
+      return 0;
+    case "usage-error":
+      logError(`${command.message}\n\n${USAGE}`);
+      return 2;
+  }
+  const { options } = command;
+
+  // A compiled binary serves the tools embedded beside main.ts unless told otherwise.
+  const toolsDir = options.tools ??
+    (Deno.build.standalone ? new URL("./tools/", import.meta.url) : "tools");
+  let registry: Registry;
+  try {
+    registry = await loadTools(toolsDir);
+  } catch (error) {
+    if (!(error instanceof ToolLoadError)) throw error;
+    logError(
+      `Cannot start: ${error.problems.length} problem(s) with the tools\n  ${
+        error.problems.join("\n  ")
+      }`,
+    );
+    return 1;
+  }
+  if (Deno.stdin.isTerminal()) greet(registry, toolsDir);
+
+  const server = serve({
+    input: Deno.stdin,
+    output: Deno.stdout,
+    dispatcher: createDispatcher({
+      registry,
+      pageSize: options.pageSize,
+      toolTimeoutMs: options.toolTimeoutMs,
+    }),
+    maxMessageBytes: options.maxMessageBytes,
+    shutdownGraceMs: options.shutdownGraceMs,
+    outputBoundChars: OUTPUT_BOUND_CHARS,
+  });
+  onTerminationSignal((signal) => server.shutdown(`received ${signal}`).then(() => Deno.exit(0)));
+  await server.done;
+  return 0;
+}
+
+/** Tells a person who started the server in a terminal what it is and how to use it. */
+function greet(registry: Registry, toolsDir: string | URL): void {
+  const names = registry.tools.map((tool) => tool.name).join(", ");
+  logError(
+    `${SERVER_INFO.name} ${SERVER_INFO.version} is an MCP server speaking JSON-RPC on stdin/stdout.\n` +
+      `Serving ${registry.tools.length} tool(s) from "${toolsDir}": ${names}\n` +
+      `Connect an MCP client by configuring it to start this command (see the README for\n` +
+      `Claude Desktop, Claude Code and VS Code), or type JSON-RPC lines here. Ctrl+D quits.`,
+  );
+}
+
+function onTerminationSignal(handler: (signal: Deno.Signal) => void): void {
+  let received = false;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    try {
+      Deno.addSignalListener(signal, () => {
+        if (received) Deno.exit(1); // a second signal: stop now
+        received = true;
+        handler(signal);
+      });
+    } catch {
+      // Not every platform supports every signal (Windows has no SIGTERM listener).
+    }
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}
