@@ -1,0 +1,64 @@
+// Test helper: runs main.ts as a real subprocess and talks to it over real stdio pipes.
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+export const FIXTURE_TOOLS = new URL("./fixtures/tools", import.meta.url).pathname;
+
+export interface ServerProcess {
+  child: Deno.ChildProcess;
+  /** Writes one line (the newline is added) to the server's stdin. */
+  send(line: string): Promise<void>;
+  /** Writes raw bytes to the server's stdin. */
+  sendBytes(bytes: Uint8Array): Promise<void>;
+  /** The next stdout line, or null at end of output. */
+  nextLine(): Promise<string | null>;
+  /** Closes stdin and waits for exit; returns the rest of stdout, stderr and the exit code. */
+  finish(): Promise<{ code: number; rest: string[]; stderr: string }>;
+}
+
+export function spawnServer(args: string[] = ["--tools", FIXTURE_TOOLS]): ServerProcess {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  const stderr = new Response(child.stderr).text();
+  const lines = readLines(child.stdout);
+  let stdinClosed = false;
+
+  return {
+    child,
+    send: (line) => writer.write(encoder.encode(line + "\n")),
+    sendBytes: (bytes) => writer.write(bytes),
+    async nextLine() {
+      const next = await lines.next();
+      return next.done ? null : next.value;
+    },
+    async finish() {
+      if (!stdinClosed) {
+        stdinClosed = true;
+        await writer.close().catch(() => {});
+      }
+      const rest: string[] = [];
+      for await (const line of lines) rest.push(line);
+      const { code } = await child.status;
+      return { code, rest, stderr: await stderr };
+    },
+  };
+}
+
+async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for await (const chunk of stream) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let newline;
+    while ((newline = buffered.indexOf("\n")) !== -1) {
+      yield buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+    }
+  }
+  if (buffered !== "") yield buffered;
+}

@@ -1,0 +1,78 @@
+// Transcripts are the contract: each file in tests/transcripts/ is one connection to a
+// real server process. `>` lines are sent as they are; the `<` lines after one must be
+// exactly the next lines the server writes. `= eof` closes stdin; the `<` lines after it
+// are what the server writes before it exits, with code 0. Nothing else may appear.
+// `# flags: ...` adds command-line flags; `{{version}}` stands for the server's version.
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import denoConfig from "../deno.json" with { type: "json" };
+import { FIXTURE_TOOLS, spawnServer } from "./_server_process.ts";
+
+const DIR = new URL("./transcripts/", import.meta.url);
+/** Only guards against a hang; no test asserts how long anything takes. */
+const HANG_GUARD_MS = 30_000;
+
+interface Step {
+  send?: string;
+  eof?: true;
+  expect: string[];
+}
+
+function parse(text: string): { flags: string[]; steps: Step[] } {
+  const flags: string[] = [];
+  const steps: Step[] = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.replaceAll("{{version}}", denoConfig.version);
+    if (line.startsWith("# flags:")) flags.push(...line.slice(8).trim().split(/\s+/));
+    else if (line.startsWith("> ")) steps.push({ send: line.slice(2), expect: [] });
+    else if (line === "= eof") steps.push({ eof: true, expect: [] });
+    else if (line.startsWith("< ")) {
+      if (steps.length === 0) throw new Error(`An expected line comes before any sent line: ${line}`);
+      steps[steps.length - 1].expect.push(line.slice(2));
+    } else if (line !== "" && !line.startsWith("#")) {
+      throw new Error(`Unknown transcript line: ${line}`);
+    }
+  }
+  return { flags, steps };
+}
+
+function withHangGuard<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`No answer to ${what}`)), HANG_GUARD_MS);
+  });
+  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
+}
+
+const files = [...Deno.readDirSync(DIR)].map((entry) => entry.name).filter((name) =>
+  name.endsWith(".txt")
+).sort();
+
+for (const file of files) {
+  Deno.test(`transcript ${file.replace(/\.txt$/, "")}`, async () => {
+    const { flags, steps } = parse(await Deno.readTextFile(new URL(file, DIR)));
+    const server = spawnServer(["--tools", FIXTURE_TOOLS, ...flags]);
+    let ended = false;
+    try {
+      for (const step of steps) {
+        if (step.eof) {
+          ended = true;
+          const { code, rest, stderr } = await withHangGuard(server.finish(), "end of input");
+          assertEquals(rest, step.expect, `output after end of input; stderr:\n${stderr}`);
+          assertEquals(code, 0, `exit code; stderr:\n${stderr}`);
+          continue;
+        }
+        await server.send(step.send!);
+        for (const expected of step.expect) {
+          const actual = await withHangGuard(server.nextLine(), step.send!);
+          assertEquals(actual, expected, `answer to ${step.send}`);
+        }
+      }
+    } finally {
+      if (!ended) {
+        const { code, rest, stderr } = await server.finish();
+        assertEquals(rest, [], `unexpected output at the end; stderr:\n${stderr}`);
+        assertEquals(code, 0, `exit code; stderr:\n${stderr}`);
+      }
+    }
+  });
+}
