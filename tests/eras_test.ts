@@ -1,0 +1,122 @@
+import { deepStrictEqual } from "node:assert/strict";
+import { legacyCallResult, legacyTool, modernResult, modernTool } from "../lib/eras.ts";
+import { SERVER_INFO } from "../lib/protocol.ts";
+import { checkDefinition } from "../lib/tool_loader.ts";
+
+const full = checkDefinition(
+  {
+    title: "Full",
+    description: "Has every optional field",
+    inputSchema: { type: "object" },
+    outputSchema: { type: "object", properties: { a: { type: "number" } } },
+    annotations: { readOnlyHint: true },
+    icons: [{ src: "data:image/png;base64,AA==" }],
+    _meta: { "com.example/x": 1 },
+    handler: () => ({ a: 1 }),
+  },
+  "full",
+  "tools/full.ts",
+);
+
+const listed = checkDefinition(
+  {
+    description: "Returns a list",
+    inputSchema: { type: "object" },
+    outputSchema: { type: "array", items: { $ref: "#/$defs/n" }, $defs: { n: { type: "number" } } },
+    handler: () => [1],
+  },
+  "listed",
+  "tools/listed.ts",
+);
+
+Deno.test("modernResult() puts resultType first and serverInfo into _meta, keeping the tool's _meta", () => {
+  deepStrictEqual(
+    modernResult({ content: [], resultType: "task", _meta: { "com.example/y": 2 } }),
+    {
+      resultType: "complete",
+      content: [],
+      _meta: { "com.example/y": 2, "io.modelcontextprotocol/serverInfo": SERVER_INFO },
+    },
+  );
+});
+
+Deno.test("modernTool() lists every field the definition gives", () => {
+  deepStrictEqual(modernTool(full), {
+    name: "full",
+    title: "Full",
+    description: "Has every optional field",
+    inputSchema: { type: "object" },
+    outputSchema: { type: "object", properties: { a: { type: "number" } } },
+    annotations: { readOnlyHint: true },
+    icons: [{ src: "data:image/png;base64,AA==" }],
+    _meta: { "com.example/x": 1 },
+  });
+});
+
+Deno.test("legacyTool() gives each handshake version only the fields it knows", () => {
+  const keys = (version: string) => Object.keys(legacyTool(full, version));
+  deepStrictEqual(keys("2025-11-25"), [
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "icons",
+    "_meta",
+  ]);
+  deepStrictEqual(keys("2025-06-18"), [
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "_meta",
+  ]);
+  deepStrictEqual(keys("2025-03-26"), ["name", "description", "inputSchema", "annotations"]);
+  deepStrictEqual(keys("2024-11-05"), ["name", "description", "inputSchema"]);
+});
+
+Deno.test("legacyTool() wraps an outputSchema whose root is not an object, moving its $refs", () => {
+  deepStrictEqual(legacyTool(listed, "2025-11-25").outputSchema, {
+    type: "object",
+    properties: {
+      result: {
+        type: "array",
+        items: { $ref: "#/properties/result/$defs/n" },
+        $defs: { n: { type: "number" } },
+      },
+    },
+    required: ["result"],
+  });
+});
+
+Deno.test("legacyCallResult() wraps structured content to match the wrapped schema", () => {
+  const result = { content: [{ type: "text", text: "[1]" }], structuredContent: [1] };
+  deepStrictEqual(legacyCallResult(result, listed, "2025-06-18"), {
+    content: [{ type: "text", text: "[1]" }],
+    structuredContent: { result: [1] },
+  });
+  deepStrictEqual(legacyCallResult(result, listed, "2025-03-26"), {
+    content: [{ type: "text", text: "[1]" }],
+  });
+  const objectResult = { content: [], structuredContent: { a: 1 } };
+  deepStrictEqual(legacyCallResult(objectResult, full, "2025-11-25"), objectResult);
+});
+
+Deno.test("legacyCallResult() wraps a non-object value of a tool without outputSchema", () => {
+  const plain = checkDefinition(
+    { description: "d", inputSchema: { type: "object" }, handler: () => 1 },
+    "plain",
+    "tools/plain.ts",
+  );
+  deepStrictEqual(
+    legacyCallResult(
+      { content: [], structuredContent: 7, resultType: "complete" },
+      plain,
+      "2025-11-25",
+    ),
+    { content: [], structuredContent: { result: 7 } },
+  );
+});

@@ -1,0 +1,254 @@
+// The pipeline in-process, with memory streams in place of stdin and stdout.
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { createDispatcher } from "../lib/dispatch.ts";
+import { SERVER_INFO } from "../lib/protocol.ts";
+import { serve, type ServerOptions } from "../lib/server.ts";
+import { checkDefinition, type Registry } from "../lib/tool_loader.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+function registryOf(definitions: Record<string, Record<string, unknown>>): Registry {
+  const tools = Object.entries(definitions).map(([name, definition]) =>
+    checkDefinition(
+      { inputSchema: { type: "object" }, description: name, ...definition },
+      name,
+      name,
+    )
+  );
+  return { tools, byName: new Map(tools.map((tool) => [tool.name, tool])) };
+}
+
+function call(id: number, name: string, args: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args, _meta: META },
+  });
+}
+
+/** A source fed by the test: `push` queues bytes, `end` ends input. Counts reads. */
+function feed() {
+  const queue: (Uint8Array | null)[] = [];
+  let wake: () => void = () => {};
+  const source = {
+    reads: 0,
+    push(text: string) {
+      queue.push(encoder.encode(text));
+      wake();
+    },
+    end() {
+      queue.push(null);
+      wake();
+    },
+    async read(buffer: Uint8Array): Promise<number | null> {
+      source.reads++;
+      while (queue.length === 0) await new Promise<void>((resolve) => wake = resolve);
+      const next = queue[0];
+      if (next === null) return null;
+      const count = Math.min(buffer.length, next.length);
+      buffer.set(next.subarray(0, count));
+      if (count === next.length) queue.shift();
+      else queue[0] = next.subarray(count);
+      return count;
+    },
+  };
+  return source;
+}
+
+/** A sink that collects output lines; `hold()` makes writes wait until `resume()`. */
+function collector() {
+  let text = "";
+  let gate: Promise<void> | undefined;
+  let open = () => {};
+  const lineWaiters: (() => void)[] = [];
+  return {
+    lines: () => text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line)),
+    hold() {
+      gate = new Promise((resolve) => open = resolve);
+    },
+    resume() {
+      gate = undefined;
+      open();
+    },
+    async untilLines(count: number) {
+      while (this.lines().length < count) {
+        await new Promise<void>((resolve) => lineWaiters.push(resolve));
+      }
+    },
+    async write(bytes: Uint8Array) {
+      if (gate) await gate;
+      text += decoder.decode(bytes);
+      for (const resolve of lineWaiters.splice(0)) resolve();
+      return bytes.length;
+    },
+  };
+}
+
+function start(registry: Registry, overrides: Partial<ServerOptions> = {}) {
+  const input = feed();
+  const output = collector();
+  const server = serve({
+    input,
+    output,
+    dispatcher: createDispatcher({ registry, pageSize: 100, toolTimeoutMs: 10_000 }),
+    maxMessageBytes: 1024,
+    shutdownGraceMs: 1_000,
+    outputBoundChars: 1_000_000,
+    ...overrides,
+  });
+  return { input, output, server };
+}
+
+Deno.test("serve() answers a fast request while a slow one is still running", async () => {
+  let finishSlow = () => {};
+  const registry = registryOf({
+    slow: { handler: () => new Promise<string>((resolve) => finishSlow = () => resolve("slow")) },
+    fast: { handler: () => "fast" },
+  });
+  const { input, output, server } = start(registry);
+  input.push(call(1, "slow") + "\n" + call(2, "fast") + "\n");
+  await output.untilLines(1);
+  deepStrictEqual(output.lines().map((line) => line.id), [2]);
+  finishSlow();
+  await output.untilLines(2);
+  input.end();
+  await server.done;
+  deepStrictEqual(output.lines().map((line) => line.id), [2, 1]);
+  strictEqual(output.lines()[1].result.content[0].text, "slow");
+});
+
+Deno.test("serve() passes the request's signal, id and client to the handler", async () => {
+  let seen: Record<string, unknown> = {};
+  const registry = registryOf({
+    inspect: {
+      handler: (_args: unknown, ctx: Record<string, unknown>) => {
+        seen = { ...ctx, signal: ctx.signal instanceof AbortSignal };
+        return "ok";
+      },
+    },
+  });
+  const { input, output, server } = start(registry);
+  input.push(call(5, "inspect") + "\n");
+  input.end();
+  await server.done;
+  strictEqual(output.lines().length, 1);
+  deepStrictEqual(seen, {
+    requestId: 5,
+    toolName: "inspect",
+    protocolVersion: "2026-07-28",
+    clientInfo: undefined,
+    clientCapabilities: {},
+    signal: true,
+  });
+});
+
+Deno.test("serve() answers an oversize line with -32600 and serves the next line", async () => {
+  const { input, output, server } = start(registryOf({ echo: { handler: () => "echoed" } }), {
+    maxMessageBytes: 200,
+  });
+  input.push(call(1, "echo", { text: "x".repeat(500) }) + "\n" + call(2, "echo") + "\n");
+  input.end();
+  await server.done;
+  deepStrictEqual(output.lines(), [
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32600,
+        message: "Invalid request: the message is longer than the limit of 200 bytes",
+      },
+    },
+    {
+      jsonrpc: "2.0",
+      id: 2,
+      result: {
+        resultType: "complete",
+        content: [{ type: "text", text: "echoed" }],
+        _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
+      },
+    },
+  ]);
+});
+
+Deno.test("serve() stops reading while its output is over the bound, and delivers everything after", async () => {
+  const { input, output, server } = start(
+    registryOf({ echo: { handler: () => "y".repeat(100) } }),
+    {
+      outputBoundChars: 300,
+    },
+  );
+  output.hold();
+  for (let id = 1; id <= 50; id++) input.push(call(id, "echo") + "\n");
+  input.end();
+  // With writes held, the reader must stall after the queue passes the bound.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const readsWhileHeld = input.reads;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  strictEqual(input.reads, readsWhileHeld, "the reader kept reading while output was held");
+  ok(readsWhileHeld < 50, `read ${readsWhileHeld} chunks while output was held`);
+  output.resume();
+  await server.done;
+  deepStrictEqual(
+    output.lines().map((line) => line.id).sort((a, b) => a - b),
+    [
+      ...Array(50).keys(),
+    ].map((i) => i + 1),
+  );
+});
+
+Deno.test("serve() aborts in-flight calls and ends quietly when the output closes", async () => {
+  let aborted = false;
+  const registry = registryOf({
+    wait: {
+      handler: (_args: unknown, ctx: { signal: AbortSignal }) =>
+        new Promise((_, reject) =>
+          ctx.signal.addEventListener("abort", () => {
+            aborted = true;
+            reject(ctx.signal.reason);
+          })
+        ),
+    },
+    echo: { handler: () => "x" },
+  });
+  const input = feed();
+  const server = serve({
+    input,
+    output: { write: () => Promise.reject(new Deno.errors.BrokenPipe("client went away")) },
+    dispatcher: createDispatcher({ registry, pageSize: 100, toolTimeoutMs: 10_000 }),
+    maxMessageBytes: 1024,
+    shutdownGraceMs: 1_000,
+    outputBoundChars: 1_000,
+  });
+  input.push(call(1, "wait") + "\n" + call(2, "echo") + "\n");
+  // The echo answer hits the closed pipe, which must abort the waiting call.
+  while (!aborted) await new Promise((resolve) => setTimeout(resolve, 5));
+  input.push(call(3, "echo") + "\n");
+  await server.done;
+  ok(aborted);
+});
+
+Deno.test("serve() shutdown() lets in-flight requests finish and flushes their answers", async () => {
+  let finish = () => {};
+  const registry = registryOf({
+    slow: { handler: () => new Promise<string>((resolve) => finish = () => resolve("done")) },
+  });
+  const { input, output, server } = start(registry);
+  input.push(call(1, "slow") + "\n");
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const stopped = server.shutdown("test");
+  input.push(call(2, "slow") + "\n"); // arrives after shutdown: not served
+  finish();
+  await stopped;
+  deepStrictEqual(output.lines().map((line) => [line.id, line.result.content[0].text]), [[
+    1,
+    "done",
+  ]]);
+  input.end();
+  await server.done;
+});
