@@ -26,7 +26,9 @@ function parse(text: string): { flags: string[]; steps: Step[] } {
     else if (line.startsWith("> ")) steps.push({ send: line.slice(2), expect: [] });
     else if (line === "= eof") steps.push({ eof: true, expect: [] });
     else if (line.startsWith("< ")) {
-      if (steps.length === 0) throw new Error(`An expected line comes before any sent line: ${line}`);
+      if (steps.length === 0) {
+        throw new Error(`An expected line comes before any sent line: ${line}`);
+      }
       steps[steps.length - 1].expect.push(line.slice(2));
     } else if (line !== "" && !line.startsWith("#")) {
       throw new Error(`Unknown transcript line: ${line}`);
