@@ -41,10 +41,12 @@ function parseWithReviver(line: Uint8Array): unknown {
   return picked;
 }
 
-for (const [label, line] of [
-  ["small tools/call", callLine("hello")],
-  ["tools/call with 1 MiB argument", callLine("x".repeat(1024 * 1024))],
-] as const) {
+for (
+  const [label, line] of [
+    ["small tools/call", callLine("hello")],
+    ["tools/call with 1 MiB argument", callLine("x".repeat(1024 * 1024))],
+  ] as const
+) {
   Deno.bench(`extract() once`, { group: label, baseline: true }, () => {
     extract(line);
   });

@@ -39,6 +39,9 @@ Options:
   -h, --help                 Show this help
   -V, --version              Show the version`;
 
+/** setTimeout's limit (2^31 - 1 ms, about 24.8 days); it also bounds the byte and page flags. */
+export const MAX_FLAG_VALUE = 2_147_483_647;
+
 const NUMERIC_FLAGS = {
   "max-message-bytes": "maxMessageBytes",
   "page-size": "pageSize",
@@ -69,15 +72,17 @@ export function parseCommand(args: string[]): Command {
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
 
+  if (values.tools === "") return { kind: "usage-error", message: "--tools needs a directory" };
   const options: Options = { tools: values.tools, ...DEFAULTS };
   for (const [flag, key] of Object.entries(NUMERIC_FLAGS)) {
     const raw = values[flag as keyof typeof NUMERIC_FLAGS];
     if (raw === undefined) continue;
     const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
+    if (!/^\d+$/.test(raw) || value < 1 || value > MAX_FLAG_VALUE) {
       return {
         kind: "usage-error",
-        message: `Invalid value for --${flag}: "${raw}" is not a positive integer`,
+        message:
+          `Invalid value for --${flag}: "${raw}" is not an integer from 1 to ${MAX_FLAG_VALUE}`,
       };
     }
     options[key] = value;

@@ -1,73 +1,120 @@
-// JSON Schema validation with Ajv, compiled once per schema at start-up (see adr/0006).
-// Inline npm: specifiers so that running main.ts from a URL resolves them too.
-import { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";
-import { Ajv2019 } from "npm:ajv@8.20.0/dist/2019.js";
-import { Ajv as AjvDraft07 } from "npm:ajv@8.20.0";
-import { default as addFormats } from "npm:ajv-formats@3.0.1";
+// JSON Schema validation with @cfworker/json-schema, prepared once per schema at
+// start-up (adr/0006). Inline npm: specifier so that running main.ts from a URL works.
+import { dereference, type Schema, Validator } from "npm:@cfworker/json-schema@4.1.6";
+import { isObject } from "./_json.ts";
 import type { JsonObject } from "./types.ts";
 
-/** A compiled schema: `undefined` when the value is valid, else a readable reason. */
-export type Validator = (value: unknown) => string | undefined;
+/** A prepared schema: `undefined` when the value is valid, else a readable reason. */
+export type SchemaCheck = (value: unknown) => string | undefined;
 
-type AjvInstance = Ajv2020;
-type ErrorObject = NonNullable<AjvInstance["errors"]>[number];
+type Draft = "4" | "7" | "2019-09" | "2020-12";
 
-const DIALECTS: Record<string, () => AjvInstance> = {
-  "https://json-schema.org/draft/2020-12/schema": () => new Ajv2020(OPTIONS),
-  "https://json-schema.org/draft/2019-09/schema": () => new Ajv2019(OPTIONS) as AjvInstance,
-  "http://json-schema.org/draft-07/schema": () => new AjvDraft07(OPTIONS) as AjvInstance,
+const DIALECTS: Record<string, Draft> = {
+  "https://json-schema.org/draft/2020-12/schema": "2020-12",
+  "https://json-schema.org/draft/2019-09/schema": "2019-09",
+  "http://json-schema.org/draft-07/schema": "7",
+  "http://json-schema.org/draft-04/schema": "4",
 };
-const DEFAULT_DIALECT = "https://json-schema.org/draft/2020-12/schema";
 
-const OPTIONS = {
-  // Report every failing field, so the model can fix its whole call at once.
-  allErrors: true,
-  // Tools may carry keywords Ajv does not know (e.g. `x-mcp-header`); they are annotations.
-  strict: false,
-  // Schema `default`s fill in missing arguments before the handler runs.
-  useDefaults: true,
-  // Ajv never fetches: `loadSchema` is not set, so a network $ref fails to compile.
-} as const;
+/** Errors that only say "a part below failed"; the part's own error says what. */
+const WRAPPER_KEYWORDS = new Set([
+  "properties",
+  "patternProperties",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "$ref",
+  "$dynamicRef",
+  "$recursiveRef",
+  "allOf",
+  "false",
+]);
 
 const MAX_REPORTED_ERRORS = 10;
 
-/** The Ajv instance for each dialect, made on first use. */
-const instances = new Map<string, AjvInstance>();
+/** The base URI the validator gives a schema without `$id`. */
+const DEFAULT_BASE = "https://github.com/cfworker";
 
-function dialectOf(schema: JsonObject): string {
+function draftOf(schema: JsonObject): Draft {
   const declared = schema.$schema;
-  if (declared === undefined) return DEFAULT_DIALECT;
+  if (declared === undefined) return "2020-12";
   if (typeof declared !== "string") throw new Error("$schema must be a string");
-  const normalized = declared.replace(/#$/, "");
-  if (!(normalized in DIALECTS)) {
+  const draft = DIALECTS[declared.replace(/#$/, "")];
+  if (!draft) {
     throw new Error(
-      `$schema "${declared}" is not supported; use 2020-12 (the default), 2019-09 or draft-07`,
+      `$schema "${declared}" is not supported; use 2020-12 (the default), 2019-09, draft-07 or draft-04`,
     );
   }
-  return normalized;
+  return draft;
 }
 
-/** Compiles a schema; throws an Error whose message says what is wrong with it. */
-export function compileSchema(schema: JsonObject): Validator {
-  const dialect = dialectOf(schema);
-  let ajv = instances.get(dialect);
-  if (!ajv) {
-    ajv = DIALECTS[dialect]();
-    addFormats.default(ajv as never);
-    instances.set(dialect, ajv);
+/**
+ * Prepares a schema; throws an Error saying what is wrong with it. Every `$ref` must
+ * resolve inside the schema itself: nothing is ever fetched.
+ */
+export function compileSchema(schema: JsonObject): SchemaCheck {
+  const draft = draftOf(schema);
+  const known = new Set(Object.keys(dereference(schema as Schema)));
+  checkSubschemas(schema, typeof schema.$id === "string" ? schema.$id : DEFAULT_BASE, known);
+  const validator = new Validator(schema as Schema, draft, false);
+  return (value) => {
+    const { valid, errors } = validator.validate(value);
+    return valid ? undefined : describe(errors);
+  };
+}
+
+const JSON_TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
+
+/**
+ * The validator does not check schemas against their meta-schema, so the two mistakes
+ * that would otherwise surface only at call time are caught here: a `$ref` that does
+ * not resolve, and a `type` that is not a JSON type (a typo such as "strnig").
+ */
+function checkSubschemas(node: unknown, base: string, known: ReadonlySet<string>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) checkSubschemas(item, base, known);
+    return;
   }
-  const validate = ajv.compile(schema);
-  return (value) => validate(value) ? undefined : describe(validate.errors ?? []);
+  if (!isObject(node)) return;
+  const types = Array.isArray(node.type) ? node.type : [node.type];
+  for (const type of types) {
+    if (type !== undefined && !JSON_TYPES.has(type as string)) {
+      throw new Error(`type ${JSON.stringify(type)} is not a JSON type`);
+    }
+  }
+  const here = typeof node.$id === "string" ? new URL(node.$id, base).href : base;
+  if (typeof node.$ref === "string") {
+    const target = new URL(node.$ref, here).href;
+    const withoutEmptyFragment = target.replace(/#$/, "");
+    if (!known.has(target) && !known.has(withoutEmptyFragment)) {
+      throw new Error(
+        `$ref "${node.$ref}" does not resolve inside the schema (nothing is fetched)`,
+      );
+    }
+  }
+  for (const [key, value] of Object.entries(node)) {
+    // `const`, `enum`, `default` and `examples` hold data, not schemas.
+    if (key !== "const" && key !== "enum" && key !== "default" && key !== "examples") {
+      checkSubschemas(value, here, known);
+    }
+  }
 }
 
-function describe(errors: readonly ErrorObject[]): string {
-  const shown = errors.slice(0, MAX_REPORTED_ERRORS).map((error) => {
-    const where = error.instancePath === "" ? "" : `"${error.instancePath}" `;
-    const extra = error.params && "additionalProperty" in error.params
-      ? `: "${error.params.additionalProperty}"`
-      : "";
-    return `${where}${error.message ?? "is invalid"}${extra}`;
+interface OutputUnit {
+  instanceLocation: string;
+  keyword: string;
+  error: string;
+}
+
+function describe(errors: readonly OutputUnit[]): string {
+  const meaningful = errors.filter((error) => !WRAPPER_KEYWORDS.has(error.keyword));
+  const shown = meaningful.slice(0, MAX_REPORTED_ERRORS).map((error) => {
+    const where = error.instanceLocation.replace(/^#/, "");
+    const reason = error.error.replace(/\.$/, "");
+    return where === "" ? reason : `at "${where}": ${reason}`;
   });
-  const more = errors.length > shown.length ? `; and ${errors.length - shown.length} more` : "";
+  const more = meaningful.length > shown.length
+    ? `; and ${meaningful.length - shown.length} more`
+    : "";
   return shown.join("; ") + more;
 }

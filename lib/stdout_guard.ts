@@ -14,6 +14,9 @@ const stderrStream = {
     while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
     return true;
   },
+  // node:console asks for error listeners before each write, and silently drops the
+  // write if it cannot: these make it a stream it trusts.
+  listenerCount: () => 0,
   on() {},
   once() {},
   removeListener() {},

@@ -39,6 +39,9 @@ export async function callTool(
   args: JsonObject,
   options: CallOptions,
 ): Promise<CallToolResult> {
+  for (const [key, value] of tool.argumentDefaults) {
+    if (!Object.hasOwn(args, key)) args[key] = structuredClone(value);
+  }
   const invalid = tool.validateInput(args);
   if (invalid !== undefined) {
     return errorResult(`Invalid arguments for tool "${tool.name}": ${invalid}`);

@@ -3,7 +3,7 @@
 // together so an author fixes them in one pass.
 import { isObject, messageOf } from "./_json.ts";
 import { pathToFileURL } from "node:url";
-import { compileSchema, type Validator } from "./schema.ts";
+import { compileSchema, type SchemaCheck } from "./schema.ts";
 import type { JsonObject, ToolDefinition } from "./types.ts";
 
 /** A tool as the dispatcher serves it: its definition plus what start-up compiled. */
@@ -12,8 +12,10 @@ export interface Tool {
   /** The file it came from, as shown in messages (e.g. `tools/add.ts`). */
   file: string;
   definition: ToolDefinition;
-  validateInput: Validator;
-  validateOutput: Validator | undefined;
+  validateInput: SchemaCheck;
+  validateOutput: SchemaCheck | undefined;
+  /** Top-level `default`s of the inputSchema's properties, filled into missing arguments. */
+  argumentDefaults: readonly [string, unknown][];
   /** Set by the definition; undefined means the server-wide default applies. */
   timeoutMs: number | undefined;
 }
@@ -35,6 +37,8 @@ export class ToolLoadError extends Error {
   }
 }
 
+/** setTimeout's limit: a longer timer would fire at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 const TOOL_EXTENSIONS = /\.(ts|mts|js|mjs)$/;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const KNOWN_FIELDS = new Set([
@@ -56,8 +60,12 @@ const KNOWN_FIELDS = new Set([
  * subdirectories are not tools.
  */
 export async function loadTools(dir: string | URL): Promise<Registry> {
-  const dirUrl = typeof dir === "string" ? pathToFileURL(dir.endsWith("/") ? dir : `${dir}/`) : dir;
-  const shownDir = typeof dir === "string" ? dir.replace(/\/+$/, "") : "tools";
+  const dirUrl = typeof dir === "string"
+    ? pathToFileURL(dir.endsWith("/") ? dir : `${dir}/`)
+    : new URL(dir.href.endsWith("/") ? dir.href : `${dir.href}/`);
+  const shownDir = typeof dir === "string"
+    ? dir.replace(/\/+$/, "")
+    : decodeURIComponent(dirUrl.pathname).replace(/\/+$/, "");
   let fileNames: string[];
   try {
     fileNames = await toolFileNames(dirUrl);
@@ -115,7 +123,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   for (const key of Object.keys(definition)) {
     if (!KNOWN_FIELDS.has(key)) throw new Error(`unknown field "${key}"`);
   }
-  const name = definition.name ?? defaultName;
+  const name = definition.name === undefined ? defaultName : definition.name;
   if (typeof name !== "string" || !TOOL_NAME.test(name)) {
     throw new Error(
       `the name "${String(name)}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
@@ -143,8 +151,12 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   if (definition._meta !== undefined && !isObject(definition._meta)) {
     throw new Error("_meta must be an object");
   }
-  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0)) {
-    throw new Error("timeoutMs must be a positive number of milliseconds");
+  if (
+    timeoutMs !== undefined &&
+    !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0 &&
+      (timeoutMs as number) <= MAX_TIMEOUT_MS)
+  ) {
+    throw new Error(`timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`);
   }
   return {
     name,
@@ -154,11 +166,19 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     validateOutput: outputSchema === undefined
       ? undefined
       : compileOrExplain(outputSchema, "outputSchema"),
+    argumentDefaults: defaultsOf(inputSchema),
     timeoutMs: timeoutMs as number | undefined,
   };
 }
 
-function compileOrExplain(schema: JsonObject, field: string): Validator {
+function defaultsOf(inputSchema: JsonObject): [string, unknown][] {
+  const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
+  return Object.entries(properties).flatMap(([key, property]) =>
+    isObject(property) && Object.hasOwn(property, "default") ? [[key, property.default]] : []
+  );
+}
+
+function compileOrExplain(schema: JsonObject, field: string): SchemaCheck {
   try {
     return compileSchema(schema);
   } catch (error) {

@@ -94,7 +94,9 @@ Deno.test("callTool() validates arguments before the handler runs", async () => 
   });
   deepStrictEqual(
     await callTool(strict, { n: "1" }, options()),
-    failure('Invalid arguments for tool "t": "/n" must be number'),
+    failure(
+      'Invalid arguments for tool "t": at "/n": Instance type "string" is invalid. Expected "number"',
+    ),
   );
   strictEqual(ran, false);
 });
@@ -108,7 +110,7 @@ Deno.test("callTool() enforces outputSchema on structured content", async () => 
   deepStrictEqual(
     await callTool(tool({ outputSchema, handler: () => ({ m: 1 }) }), {}, options()),
     failure(
-      "Tool \"t\" returned structured content that does not match its outputSchema: must have required property 'n'",
+      'Tool "t" returned structured content that does not match its outputSchema: Instance does not have required property "n"',
     ),
   );
   deepStrictEqual(
