@@ -48,6 +48,8 @@ export function serve(options: ServerOptions): Server {
   const inFlight = new Map<RequestId, InFlight>();
   let stopping: Promise<void> | undefined;
   let outputClosed = false;
+  let markOutputClosed = () => {};
+  const outputClosedEarly = new Promise<void>((resolve) => markOutputClosed = resolve);
 
   const writer = createWriter(options.output, {
     boundChars: options.outputBoundChars,
@@ -57,6 +59,7 @@ export function serve(options: ServerOptions): Server {
         logError(`Cannot write to the output: ${messageOf(error)}`);
       }
       for (const entry of inFlight.values()) entry.controller.abort("the output is closed");
+      markOutputClosed();
     },
   });
 
@@ -161,13 +164,18 @@ export function serve(options: ServerOptions): Server {
 
   function shutdown(reason: string): Promise<void> {
     stopping ??= (async () => {
-      if (reason !== "end of input") logError(`Shutting down: ${reason}`);
+      if (reason !== "end of input" && reason !== "the output is closed") {
+        logError(`Shutting down: ${reason}`);
+      }
       await finish();
     })();
     return stopping;
   }
 
-  const done = readLoop().then(() => shutdown("end of input"));
+  // Input may stay open after the client has closed our output: stop on whichever ends first.
+  const done = Promise.race([readLoop(), outputClosedEarly]).then(() =>
+    shutdown(outputClosed ? "the output is closed" : "end of input")
+  );
   return { done, shutdown };
 }
 

@@ -3,6 +3,18 @@
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 export const FIXTURE_TOOLS = new URL("./fixtures/tools", import.meta.url).pathname;
 
+/** Only guards against a hang; no test asserts how long anything takes. */
+const HANG_GUARD_MS = 30_000;
+
+/** Fails with "No answer to <what>" instead of hanging the suite if `promise` never settles. */
+export function withHangGuard<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`No answer to ${what}`)), HANG_GUARD_MS);
+  });
+  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
+}
+
 export interface ServerProcess {
   child: Deno.ChildProcess;
   /** Writes one line (the newline is added) to the server's stdin. */
@@ -11,6 +23,8 @@ export interface ServerProcess {
   sendBytes(bytes: Uint8Array): Promise<void>;
   /** The next stdout line, or null at end of output. */
   nextLine(): Promise<string | null>;
+  /** Stops reading stdout and closes the pipe, as a client that goes away does. */
+  closeStdout(): Promise<void>;
   /** Closes stdin and waits for exit; returns the rest of stdout, stderr and the exit code. */
   finish(): Promise<{ code: number; rest: string[]; stderr: string }>;
 }
@@ -35,6 +49,9 @@ export function spawnServer(args: string[] = ["--tools", FIXTURE_TOOLS]): Server
     async nextLine() {
       const next = await lines.next();
       return next.done ? null : next.value;
+    },
+    async closeStdout() {
+      await lines.return(undefined);
     },
     async finish() {
       if (!stdinClosed) {

@@ -5,11 +5,9 @@
 // `# flags: ...` adds command-line flags; `{{version}}` stands for the server's version.
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import denoConfig from "../deno.json" with { type: "json" };
-import { FIXTURE_TOOLS, spawnServer } from "./_server_process.ts";
+import { FIXTURE_TOOLS, spawnServer, withHangGuard } from "./_server_process.ts";
 
 const DIR = new URL("./transcripts/", import.meta.url);
-/** Only guards against a hang; no test asserts how long anything takes. */
-const HANG_GUARD_MS = 30_000;
 
 interface Step {
   send?: string;
@@ -35,14 +33,6 @@ function parse(text: string): { flags: string[]; steps: Step[] } {
     }
   }
   return { flags, steps };
-}
-
-function withHangGuard<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`No answer to ${what}`)), HANG_GUARD_MS);
-  });
-  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
 }
 
 const files = [...Deno.readDirSync(DIR)].map((entry) => entry.name).filter((name) =>

@@ -1,0 +1,89 @@
+// main.ts as a process: signals, and what a person at a terminal sees.
+import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
+import { spawnServer, withHangGuard } from "./_server_process.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const TOOLS = new URL("../tools", import.meta.url).pathname;
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+function waitCall(id: number, ms: number): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "wait", arguments: { ms }, _meta: META },
+  });
+}
+
+Deno.test("main.ts on SIGTERM answers the call in flight, then exits 0", async () => {
+  const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "30000"]);
+  await server.send(waitCall(1, 300));
+  await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
+  strictEqual(JSON.parse((await server.nextLine())!).id, 2); // the server is up and reading
+  server.child.kill("SIGTERM");
+  const answer = JSON.parse((await server.nextLine())!);
+  deepStrictEqual([answer.id, answer.result.isError], [1, undefined]);
+  match(answer.result.content[0].text, /^Waited \d+ ms$/);
+  const { code, rest, stderr } = await server.finish();
+  deepStrictEqual(rest, []);
+  strictEqual(code, 0);
+  match(stderr, /Shutting down: received SIGTERM/);
+});
+
+Deno.test("main.ts on SIGTERM aborts a call that outlives the grace period, answers it, exits 0", async () => {
+  const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "100"]);
+  await server.send(waitCall(1, 50_000));
+  await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
+  strictEqual(JSON.parse((await server.nextLine())!).id, 2);
+  server.child.kill("SIGTERM");
+  const answer = JSON.parse((await server.nextLine())!);
+  deepStrictEqual(answer, {
+    jsonrpc: "2.0",
+    id: 1,
+    result: {
+      resultType: "complete",
+      content: [{ type: "text", text: 'Tool "wait" was cancelled: the server is shutting down' }],
+      isError: true,
+      _meta: answer.result._meta,
+    },
+  });
+  strictEqual((await server.finish()).code, 0);
+});
+
+Deno.test("main.ts started in a terminal says on stderr what it serves and how to connect", async () => {
+  // `script` gives the server a pseudo-terminal for stdin; end of input (Ctrl+D) stops it.
+  const command = `${Deno.execPath()} run -A ${MAIN} --tools ${TOOLS} 2>&1 >/dev/null`;
+  const { code, stdout } = await new Deno.Command("script", {
+    args: ["-qec", command, "/dev/null"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const seen = new TextDecoder().decode(stdout);
+  strictEqual(code, 0, seen);
+  match(seen, /toolshed \S+ is an MCP server speaking JSON-RPC on stdin\/stdout/);
+  match(seen, /Serving 5 tool\(s\) from ".*tools": divide, echo, sha256, wait, word_stats/);
+  match(seen, /Connect an MCP client/);
+});
+
+Deno.test("main.ts with piped stdin prints no greeting", async () => {
+  const server = spawnServer(["--tools", TOOLS]);
+  const { code, stderr } = await server.finish();
+  strictEqual(code, 0);
+  strictEqual(stderr, "");
+});
+
+Deno.test("main.ts exits quietly with 0 when the client closes its stdout while stdin stays open", async () => {
+  const server = spawnServer(["--tools", TOOLS]);
+  await server.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+  strictEqual(JSON.parse((await server.nextLine())!).id, 1);
+  await server.closeStdout();
+  await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
+  const status = await withHangGuard(server.child.status, "exit after stdout closed");
+  const { stderr } = await server.finish();
+  strictEqual(status.code, 0);
+  strictEqual(stderr, "");
+});
