@@ -16,6 +16,7 @@ const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
 
 async function main(args: string[]): Promise<number> {
   guardStdout();
+  survivePromisesToolsDropped();
   const command = parseCommand(args);
   switch (command.kind) {
     case "help":
@@ -75,6 +76,22 @@ function greet(registry: Registry, toolsDir: string | URL): void {
       `Connect an MCP client by configuring it to start this command (see the README for\n` +
       `Claude Desktop, Claude Code and VS Code), or type JSON-RPC lines here. Ctrl+D quits.`,
   );
+}
+
+/**
+ * A tool may leave a rejected promise nobody awaits, or throw from a timer callback. By
+ * default either ends a Deno process, taking every in-flight request with it; the server
+ * logs it instead and goes on. (A tool calling Deno.exit() still ends the process.)
+ */
+function survivePromisesToolsDropped(): void {
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    logError("A promise was rejected and nobody handled it (the server goes on)", event.reason);
+  });
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    logError("An uncaught exception was thrown (the server goes on)", event.error);
+  });
 }
 
 function onTerminationSignal(handler: (signal: Deno.Signal) => void): void {

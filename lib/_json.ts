@@ -1,4 +1,4 @@
-// Small JSON helpers shared by the pipeline stages.
+// Small helpers shared by the pipeline stages.
 import type { JsonObject } from "./types.ts";
 
 /** True for a JSON object (not null, not an array). */
@@ -6,7 +6,17 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The message of a thrown value, whatever was thrown. */
+/**
+ * The message of a thrown value, whatever was thrown. Never throws itself: a tool may
+ * throw an object whose `message` getter or string conversion throws.
+ */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return "a thrown value that cannot be shown as text";
+  }
 }
+
+/** setTimeout's limit (2^31 - 1 ms, about 24.8 days): a longer timer fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;

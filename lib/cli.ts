@@ -1,5 +1,6 @@
 // Command-line flags (node:util parseArgs; @std/cli is on JSR, which we cannot reach).
 import { parseArgs } from "node:util";
+import { MAX_TIMER_MS, messageOf } from "./_json.ts";
 
 export interface Options {
   /** The tools directory as given, or undefined for the default. */
@@ -39,8 +40,8 @@ Options:
   -h, --help                 Show this help
   -V, --version              Show the version`;
 
-/** setTimeout's limit (2^31 - 1 ms, about 24.8 days); it also bounds the byte and page flags. */
-export const MAX_FLAG_VALUE = 2_147_483_647;
+/** Numeric flags are timers or sizes; setTimeout's limit bounds them all. */
+export const MAX_FLAG_VALUE = MAX_TIMER_MS;
 
 const NUMERIC_FLAGS = {
   "max-message-bytes": "maxMessageBytes",
@@ -67,7 +68,7 @@ export function parseCommand(args: string[]): Command {
       },
     }));
   } catch (error) {
-    return { kind: "usage-error", message: error instanceof Error ? error.message : String(error) };
+    return { kind: "usage-error", message: messageOf(error) };
   }
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };

@@ -146,19 +146,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   function initialize(params: JsonObject): JsonObject {
     const requested = params.protocolVersion;
-    if (pin.era === "modern") throw unsupportedVersion(MODERN_VERSIONS, requested);
-    if (pin.era === "legacy") {
-      throw new ProtocolError(
-        ErrorCode.InvalidRequest,
-        `Invalid request: the connection is already initialized for "${pin.session.version}"`,
-      );
-    }
     if (typeof requested !== "string") {
       throw invalidParams("Invalid params: protocolVersion must be a string");
     }
     const capabilities = params.capabilities ?? {};
     if (!isObject(capabilities)) {
       throw invalidParams("Invalid params: capabilities must be an object");
+    }
+    if (pin.era === "modern") throw unsupportedVersion(MODERN_VERSIONS, requested);
+    if (pin.era === "legacy") {
+      throw new ProtocolError(
+        ErrorCode.InvalidRequest,
+        `Invalid request: the connection is already initialized for "${pin.session.version}"`,
+      );
     }
     const clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
     // Echo a supported legacy version, else offer the newest legacy one; never 2026-07-28.
@@ -171,7 +171,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     requestId: RequestId,
     params: JsonObject,
     signal: AbortSignal,
-    client: { protocolVersion: string; clientInfo?: JsonObject; clientCapabilities: JsonObject },
+    client: {
+      protocolVersion: string;
+      clientInfo: JsonObject | undefined;
+      clientCapabilities: JsonObject;
+    },
   ): Promise<{ tool: Tool; result: CallToolResult }> {
     const { name } = params;
     const args = params.arguments === undefined ? {} : params.arguments;
@@ -182,7 +186,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const result = await callTool(tool, args, {
       signal,
       defaultTimeoutMs: toolTimeoutMs,
-      context: { requestId, clientInfo: client.clientInfo, ...client },
+      context: { requestId, ...client },
     });
     return { tool, result };
   }

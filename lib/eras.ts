@@ -95,9 +95,11 @@ function relocateRefs(value: unknown, base: string): unknown {
   if (!isObject(value)) return value;
   const copy: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
-    copy[key] = key === "$ref" && typeof item === "string" && item.startsWith("#")
-      ? base + item.slice(1)
-      : relocateRefs(item, base);
+    // Only JSON-pointer refs move; anchors ("#name") and other documents stay as they are.
+    copy[key] =
+      key === "$ref" && typeof item === "string" && (item === "#" || item.startsWith("#/"))
+        ? base + item.slice(1)
+        : relocateRefs(item, base);
   }
   return copy;
 }

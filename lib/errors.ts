@@ -1,6 +1,7 @@
-// The one table of JSON-RPC error codes toolshed sends, and the error kinds that carry
-// them. Only the extractor and the dispatcher decide protocol errors; anything that goes
-// wrong inside a tool is a CallToolResult with `isError: true` instead (see tool_call.ts).
+// The one table of JSON-RPC error codes toolshed sends, and every protocol error it
+// builds. The extractor, the dispatcher and the server's in-flight bookkeeping decide
+// when; this file decides what. Anything that goes wrong inside a tool is a
+// CallToolResult with `isError: true` instead (see tool_call.ts).
 import type { RpcError } from "./types.ts";
 
 export const ErrorCode = {
@@ -60,4 +61,20 @@ export function unsupportedVersion(
 
 export function internalError(detail: string): RpcError {
   return { code: ErrorCode.InternalError, message: `Internal error: ${detail}` };
+}
+
+/** A line longer than `--max-message-bytes`; it is skipped to its newline. */
+export function oversizeLine(limitBytes: number): RpcError {
+  return {
+    code: ErrorCode.InvalidRequest,
+    message: `Invalid request: the message is longer than the limit of ${limitBytes} bytes`,
+  };
+}
+
+/** A request whose id belongs to a request still in progress. */
+export function idInUse(id: string | number): RpcError {
+  return {
+    code: ErrorCode.InvalidRequest,
+    message: `Invalid request: id ${JSON.stringify(id)} is already in use by a request in progress`,
+  };
 }

@@ -14,13 +14,15 @@ import {
 } from "./protocol.ts";
 import type { JsonObject, RequestId, RpcError } from "./types.ts";
 
-/** The per-request `_meta` of a 2026-07-28 request, validated. */
+/**
+ * The per-request `_meta` of a 2026-07-28 request, validated. `logLevel` and
+ * `progressToken` are checked too, but toolshed sends neither log nor progress
+ * notifications, so they are not carried further.
+ */
 export interface Envelope {
   protocolVersion: string;
   clientCapabilities: JsonObject;
   clientInfo: JsonObject | undefined;
-  logLevel: string | undefined;
-  progressToken: string | number | undefined;
 }
 
 export interface Request {
@@ -177,5 +179,5 @@ function readEnvelope(meta: JsonObject): Envelope | string {
   ) {
     return "Invalid _meta field: progressToken must be a string or a number";
   }
-  return { protocolVersion, clientCapabilities, clientInfo, logLevel, progressToken };
+  return { protocolVersion, clientCapabilities, clientInfo };
 }

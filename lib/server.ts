@@ -2,7 +2,7 @@
 // JSON.stringify per response -> the writer. Requests run concurrently; responses leave
 // in the order they finish, matched by id.
 import { messageOf } from "./_json.ts";
-import { ErrorCode, internalError } from "./errors.ts";
+import { idInUse, internalError, oversizeLine } from "./errors.ts";
 import { extract, type Request } from "./extract.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { createLineFramer } from "./framing.ts";
@@ -78,12 +78,7 @@ export function serve(options: ServerOptions): Server {
 
   function startRequest(request: Request): void {
     if (inFlight.has(request.id)) {
-      send(errorResponse(request.id, {
-        code: ErrorCode.InvalidRequest,
-        message: `Invalid request: id ${
-          JSON.stringify(request.id)
-        } is already in use by a request in progress`,
-      }));
+      send(errorResponse(request.id, idInUse(request.id)));
       return;
     }
     const controller = new AbortController();
@@ -121,10 +116,7 @@ export function serve(options: ServerOptions): Server {
       }
     },
     oversize(limit) {
-      send(errorResponse(null, {
-        code: ErrorCode.InvalidRequest,
-        message: `Invalid request: the message is longer than the limit of ${limit} bytes`,
-      }));
+      send(errorResponse(null, oversizeLine(limit)));
     },
   });
 
@@ -145,21 +137,21 @@ export function serve(options: ServerOptions): Server {
     if (!stopping) framer.end();
   }
 
+  /**
+   * Waits up to one grace period for in-flight requests (then aborts them, which answers
+   * them at once), and up to another for the output to be written.
+   */
   async function finish(): Promise<void> {
     const pending = () => Promise.all([...inFlight.values()].map((entry) => entry.settled));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const graceOver = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), options.shutdownGraceMs);
-    });
-    const outcome = await Promise.race([pending(), graceOver]);
-    clearTimeout(timer);
-    if (outcome === "timeout") {
+    if (await settlesWithin(pending(), options.shutdownGraceMs) === "timed out") {
       logError(`${inFlight.size} request(s) still running after the grace period; aborting them`);
       for (const entry of inFlight.values()) entry.controller.abort("the server is shutting down");
-      // Aborted tool calls answer at once with an isError result; wait for those answers.
       await pending();
     }
-    await writer.flushed();
+    // A client that stopped reading must not keep the process alive forever.
+    if (await settlesWithin(writer.flushed(), options.shutdownGraceMs) === "timed out") {
+      logError("The output could not be flushed within the grace period; exiting anyway");
+    }
   }
 
   function shutdown(reason: string): Promise<void> {
@@ -177,6 +169,22 @@ export function serve(options: ServerOptions): Server {
     shutdown(outputClosed ? "the output is closed" : "end of input")
   );
   return { done, shutdown };
+}
+
+/** Races a promise against a timer that is cleared once either settles. */
+async function settlesWithin(
+  promise: Promise<unknown>,
+  ms: number,
+): Promise<"settled" | "timed out"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timed out">((resolve) => {
+    timer = setTimeout(() => resolve("timed out"), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => "settled" as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function errorResponse(id: RequestId | null, error: RpcError) {

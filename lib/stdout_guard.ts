@@ -1,8 +1,10 @@
 // stdout carries MCP messages only. Deno's console.log, info, debug, table, dir, count
 // and time* print to stdout, so before any tool is loaded every console method is
 // replaced by one that prints to stderr: a tool's stray print cannot corrupt the stream.
-// (A tool that writes to Deno.stdout directly is not caught; the README says so.)
+// npm packages write to process.stdout (loggers such as pino do), so it goes to stderr
+// too. A tool that writes to Deno.stdout directly is not caught; the README says so.
 import { Console } from "node:console";
+import process from "node:process";
 
 const encoder = new TextEncoder();
 
@@ -33,4 +35,5 @@ export function guardStdout(): void {
   for (const key of Object.keys(target)) {
     if (typeof source[key] === "function") target[key] = (source[key] as () => void).bind(toStderr);
   }
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 }

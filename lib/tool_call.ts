@@ -4,6 +4,7 @@
 import { isObject, messageOf } from "./_json.ts";
 import type { Tool } from "./tool_loader.ts";
 import { logError } from "./log.ts";
+import { checkCallToolResult } from "./mcp_shapes.ts";
 import type { JsonObject, ToolContext } from "./types.ts";
 
 /** A CallToolResult before the era-specific fields (resultType, _meta) are stamped on. */
@@ -39,10 +40,16 @@ export async function callTool(
   args: JsonObject,
   options: CallOptions,
 ): Promise<CallToolResult> {
-  for (const [key, value] of tool.argumentDefaults) {
-    if (!Object.hasOwn(args, key)) args[key] = structuredClone(value);
+  let invalid: string | undefined;
+  try {
+    for (const [key, value] of tool.argumentDefaults) {
+      if (!Object.hasOwn(args, key)) args[key] = structuredClone(value);
+    }
+    invalid = tool.validateInput(args);
+  } catch (error) {
+    // e.g. a recursive schema meeting arguments nested deeper than the stack allows
+    invalid = `they could not be validated: ${messageOf(error)}`;
   }
-  const invalid = tool.validateInput(args);
   if (invalid !== undefined) {
     return errorResult(`Invalid arguments for tool "${tool.name}": ${invalid}`);
   }
@@ -90,10 +97,14 @@ function rejectOnAbort(signal: AbortSignal): Promise<never> {
   });
 }
 
+/**
+ * Turns what a handler returned into the result that goes on the wire. Values other than
+ * strings pass through JSON once here, so that what is checked (content shapes,
+ * outputSchema) is what the client will receive: NaN becomes null, a Date its string.
+ */
 function toResult(tool: Tool, value: unknown): CallToolResult {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };
   if (value === undefined) return { content: [] };
-  if (isObject(value) && Array.isArray(value.content)) return { ...value } as CallToolResult;
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -105,7 +116,14 @@ function toResult(tool: Tool, value: unknown): CallToolResult {
   if (text === undefined) {
     return errorResult(`Tool "${tool.name}" returned a value that is not JSON: ${typeof value}`);
   }
-  return { content: [{ type: "text", text }], structuredContent: value };
+  const sent: unknown = JSON.parse(text);
+  if (isObject(sent) && Array.isArray(sent.content)) {
+    const invalid = checkCallToolResult(sent);
+    return invalid === undefined
+      ? sent as CallToolResult
+      : errorResult(`Tool "${tool.name}" returned an invalid CallToolResult: ${invalid}`);
+  }
+  return { content: [{ type: "text", text }], structuredContent: sent };
 }
 
 function checkOutput(tool: Tool, result: CallToolResult): CallToolResult {

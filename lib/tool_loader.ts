@@ -1,8 +1,9 @@
 // Tool discovery: every module in the tools directory default-exports one tool definition.
 // A bad tool stops start-up with a message naming its file; all problems are reported
 // together so an author fixes them in one pass.
-import { isObject, messageOf } from "./_json.ts";
+import { isObject, MAX_TIMER_MS, messageOf } from "./_json.ts";
 import { pathToFileURL } from "node:url";
+import { checkAnnotations, checkIcons } from "./mcp_shapes.ts";
 import { compileSchema, type SchemaCheck } from "./schema.ts";
 import type { JsonObject, ToolDefinition } from "./types.ts";
 
@@ -37,8 +38,6 @@ export class ToolLoadError extends Error {
   }
 }
 
-/** setTimeout's limit: a longer timer would fire at once. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 const TOOL_EXTENSIONS = /\.(ts|mts|js|mjs)$/;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const KNOWN_FIELDS = new Set([
@@ -107,7 +106,11 @@ async function loadTool(url: URL, fileName: string, file: string): Promise<Tool>
   try {
     module = await import(url.href);
   } catch (error) {
-    throw new Error(`the module failed to import: ${messageOf(error)}`);
+    // Deno cannot import into a compiled binary a module that was not embedded in it.
+    const hint = Deno.build.standalone
+      ? " (a compiled binary can only load the tools embedded when it was compiled)"
+      : "";
+    throw new Error(`the module failed to import: ${messageOf(error)}${hint}`);
   }
   const definition = module.default;
   if (!isObject(definition)) {
@@ -124,9 +127,10 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     if (!KNOWN_FIELDS.has(key)) throw new Error(`unknown field "${key}"`);
   }
   const name = definition.name === undefined ? defaultName : definition.name;
-  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+  if (typeof name !== "string") throw new Error("name must be a string");
+  if (!TOOL_NAME.test(name)) {
     throw new Error(
-      `the name "${String(name)}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
+      `the name "${name}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
     );
   }
   const { description, inputSchema, outputSchema, handler, title, annotations, icons, timeoutMs } =
@@ -142,21 +146,19 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   }
   if (typeof handler !== "function") throw new Error("handler must be a function");
   if (title !== undefined && typeof title !== "string") throw new Error("title must be a string");
-  if (annotations !== undefined && !isObject(annotations)) {
-    throw new Error("annotations must be an object");
-  }
-  if (icons !== undefined && !(Array.isArray(icons) && icons.every(isObject))) {
-    throw new Error("icons must be an array of objects");
-  }
+  const badAnnotations = annotations === undefined ? undefined : checkAnnotations(annotations);
+  if (badAnnotations) throw new Error(`annotations are invalid: ${badAnnotations}`);
+  const badIcons = icons === undefined ? undefined : checkIcons(icons);
+  if (badIcons) throw new Error(`icons are invalid: ${badIcons}`);
   if (definition._meta !== undefined && !isObject(definition._meta)) {
     throw new Error("_meta must be an object");
   }
   if (
     timeoutMs !== undefined &&
     !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0 &&
-      (timeoutMs as number) <= MAX_TIMEOUT_MS)
+      (timeoutMs as number) <= MAX_TIMER_MS)
   ) {
-    throw new Error(`timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`);
+    throw new Error(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`);
   }
   return {
     name,
@@ -174,7 +176,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
 function defaultsOf(inputSchema: JsonObject): [string, unknown][] {
   const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
   return Object.entries(properties).flatMap(([key, property]) =>
-    isObject(property) && Object.hasOwn(property, "default") ? [[key, property.default]] : []
+    isObject(property) && property.default !== undefined ? [[key, property.default]] : []
   );
 }
 

@@ -23,6 +23,8 @@ export interface ServerProcess {
   sendBytes(bytes: Uint8Array): Promise<void>;
   /** The next stdout line, or null at end of output. */
   nextLine(): Promise<string | null>;
+  /** Closes the server's stdin (end of input) without reading anything. */
+  closeStdin(): Promise<void>;
   /** Stops reading stdout and closes the pipe, as a client that goes away does. */
   closeStdout(): Promise<void>;
   /** Closes stdin and waits for exit; returns the rest of stdout, stderr and the exit code. */
@@ -50,14 +52,17 @@ export function spawnServer(args: string[] = ["--tools", FIXTURE_TOOLS]): Server
       const next = await lines.next();
       return next.done ? null : next.value;
     },
-    async closeStdout() {
-      await lines.return(undefined);
-    },
-    async finish() {
+    async closeStdin() {
       if (!stdinClosed) {
         stdinClosed = true;
         await writer.close().catch(() => {});
       }
+    },
+    async closeStdout() {
+      await lines.return(undefined);
+    },
+    async finish() {
+      await this.closeStdin();
       const rest: string[] = [];
       for await (const line of lines) rest.push(line);
       const { code } = await child.status;

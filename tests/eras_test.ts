@@ -120,3 +120,34 @@ Deno.test("legacyCallResult() wraps a non-object value of a tool without outputS
     { content: [], structuredContent: { result: 7 } },
   );
 });
+
+Deno.test("legacyTool() leaves anchor and external $refs alone when it wraps a schema", () => {
+  const anchored = checkDefinition(
+    {
+      description: "Returns squares",
+      inputSchema: { type: "object" },
+      outputSchema: {
+        type: "array",
+        items: { $ref: "#square" },
+        $defs: { square: { $anchor: "square", type: "integer" }, whole: { $ref: "#" } },
+      },
+      handler: () => [1],
+    },
+    "anchored",
+    "tools/anchored.ts",
+  );
+  deepStrictEqual(legacyTool(anchored, "2025-11-25").outputSchema, {
+    type: "object",
+    properties: {
+      result: {
+        type: "array",
+        items: { $ref: "#square" },
+        $defs: {
+          square: { $anchor: "square", type: "integer" },
+          whole: { $ref: "#/properties/result" },
+        },
+      },
+    },
+    required: ["result"],
+  });
+});

@@ -21,8 +21,6 @@ Deno.test("extract() returns a request with its envelope read from _meta", () =>
         protocolVersion: "2026-07-28",
         clientCapabilities: { sampling: {} },
         clientInfo: undefined,
-        logLevel: undefined,
-        progressToken: 7,
       },
     },
   );

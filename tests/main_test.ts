@@ -87,3 +87,22 @@ Deno.test("main.ts exits quietly with 0 when the client closes its stdout while 
   strictEqual(status.code, 0);
   strictEqual(stderr, "");
 });
+
+Deno.test("main.ts exits within the grace period at end of input even if nobody reads its output", async () => {
+  const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "300"]);
+  const text = "x".repeat(100_000);
+  for (let id = 1; id <= 40; id++) {
+    await server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text }, _meta: META },
+    }));
+  }
+  await server.closeStdin();
+  // 4 MB of answers wait in a pipe nobody reads; the server must not wait for them forever.
+  const status = await withHangGuard(server.child.status, "exit with unread output");
+  strictEqual(status.code, 0);
+  await server.closeStdout();
+  match((await server.finish()).stderr, /could not be flushed within the grace period/);
+});

@@ -153,3 +153,73 @@ Deno.test("callTool() aborts the handler's signal when the request is cancelled"
   deepStrictEqual(await pending, failure('Tool "t" was cancelled: client said stop'));
   strictEqual(handlerSignal?.aborted, true);
 });
+
+Deno.test("callTool() checks and sends structured content as JSON will carry it", async () => {
+  const outputSchema = {
+    type: "object",
+    properties: { ratio: { type: "number" }, when: { type: "string" } },
+  };
+  deepStrictEqual(
+    await callTool(tool({ outputSchema, handler: () => ({ when: new Date(0) }) }), {}, options()),
+    {
+      content: [{ type: "text", text: '{"when":"1970-01-01T00:00:00.000Z"}' }],
+      structuredContent: { when: "1970-01-01T00:00:00.000Z" },
+    },
+  );
+  // NaN travels as null, which the schema does not allow: the model is told, not the client.
+  deepStrictEqual(
+    await callTool(tool({ outputSchema, handler: () => ({ ratio: NaN }) }), {}, options()),
+    failure(
+      'Tool "t" returned structured content that does not match its outputSchema: at "/ratio": Instance type "null" is invalid. Expected "number"',
+    ),
+  );
+});
+
+Deno.test("callTool() answers a malformed CallToolResult from a handler with an isError result", async () => {
+  deepStrictEqual(
+    await callTool(
+      tool({ handler: () => ({ content: [{ type: "text" }, 42], isError: "nope" }) }),
+      {},
+      options(),
+    ),
+    failure(
+      'Tool "t" returned an invalid CallToolResult: at "/content/0": Instance does not have required property "text"; at "/content/1": Instance type "number" is invalid. Expected "object"; at "/isError": Instance type "string" is invalid. Expected "boolean"',
+    ),
+  );
+});
+
+Deno.test("callTool() survives thrown values that cannot be shown as text", async () => {
+  deepStrictEqual(
+    await callTool(
+      tool({
+        handler: () => {
+          throw Object.create(null);
+        },
+      }),
+      {},
+      options(),
+    ),
+    failure("a thrown value that cannot be shown as text"),
+  );
+});
+
+Deno.test("callTool() answers arguments too deep for a recursive schema with an isError result", async () => {
+  const tree = tool({
+    inputSchema: {
+      type: "object",
+      properties: { node: { $ref: "#/$defs/node" } },
+      $defs: { node: { type: "array", items: { $ref: "#/$defs/node" } } },
+    },
+    handler: () => "unreachable",
+  });
+  let deep: unknown[] = [];
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  const result = await callTool(tree, { node: deep }, options());
+  strictEqual(result.isError, true);
+  strictEqual(
+    (result.content[0] as { text: string }).text.startsWith(
+      'Invalid arguments for tool "t": they could not be validated: ',
+    ),
+    true,
+  );
+});

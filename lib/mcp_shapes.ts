@@ -1,0 +1,101 @@
+// The MCP shapes toolshed checks before they reach a client, as JSON Schemas checked by
+// the same validator as tool arguments. A strict client (both official SDKs are) rejects
+// a whole `tools/list` for one bad icon, or a `tools/call` for one bad content block; so
+// tool metadata is checked at load and a handler's own CallToolResult at each call.
+import { compileSchema, type SchemaCheck } from "./schema.ts";
+
+const ICONS = {
+  type: "array",
+  items: {
+    type: "object",
+    properties: {
+      src: { type: "string", pattern: "^(https:|data:)" },
+      mimeType: { type: "string" },
+      sizes: { type: "array", items: { type: "string" } },
+      theme: { enum: ["light", "dark"] },
+    },
+    required: ["src"],
+  },
+};
+
+const ANNOTATIONS = {
+  type: "object",
+  properties: {
+    title: { type: "string" },
+    readOnlyHint: { type: "boolean" },
+    destructiveHint: { type: "boolean" },
+    idempotentHint: { type: "boolean" },
+    openWorldHint: { type: "boolean" },
+  },
+};
+
+/** One `ContentBlock`, by its `type` (MCP 2026-07-28 `ContentBlock` union). */
+const CONTENT_BLOCK = {
+  type: "object",
+  required: ["type"],
+  properties: {
+    type: { enum: ["text", "image", "audio", "resource_link", "resource"] },
+    annotations: {
+      type: "object",
+      properties: {
+        audience: { type: "array", items: { enum: ["user", "assistant"] } },
+        priority: { type: "number", minimum: 0, maximum: 1 },
+        lastModified: { type: "string" },
+      },
+    },
+    _meta: { type: "object" },
+  },
+  allOf: [
+    {
+      if: { properties: { type: { const: "text" } } },
+      then: { required: ["text"], properties: { text: { type: "string" } } },
+    },
+    {
+      if: { properties: { type: { enum: ["image", "audio"] } } },
+      then: {
+        required: ["data", "mimeType"],
+        properties: { data: { type: "string" }, mimeType: { type: "string" } },
+      },
+    },
+    {
+      if: { properties: { type: { const: "resource_link" } } },
+      then: {
+        required: ["uri", "name"],
+        properties: { uri: { type: "string" }, name: { type: "string" } },
+      },
+    },
+    {
+      if: { properties: { type: { const: "resource" } } },
+      then: {
+        required: ["resource"],
+        properties: {
+          resource: {
+            type: "object",
+            required: ["uri"],
+            properties: {
+              uri: { type: "string" },
+              mimeType: { type: "string" },
+              text: { type: "string" },
+              blob: { type: "string" },
+            },
+            anyOf: [{ required: ["text"] }, { required: ["blob"] }],
+          },
+        },
+      },
+    },
+  ],
+};
+
+const CALL_TOOL_RESULT = {
+  type: "object",
+  required: ["content"],
+  properties: {
+    content: { type: "array", items: CONTENT_BLOCK },
+    isError: { type: "boolean" },
+    _meta: { type: "object" },
+  },
+};
+
+export const checkIcons: SchemaCheck = compileSchema(ICONS);
+export const checkAnnotations: SchemaCheck = compileSchema(ANNOTATIONS);
+export const checkCallToolResult: SchemaCheck = compileSchema(CALL_TOOL_RESULT);

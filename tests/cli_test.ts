@@ -1,0 +1,307 @@
+// Command-line flags: parseCommand() on its own, then main.ts as a process for the exit codes.
+import assert from "node:assert/strict";
+import { type Command, DEFAULTS, MAX_FLAG_VALUE, parseCommand, USAGE } from "../lib/cli.ts";
+
+const REPO = new URL("../", import.meta.url);
+const REPO_PATH = decodeURIComponent(REPO.pathname);
+
+const NUMERIC_FLAGS = [
+  ["--max-message-bytes", "maxMessageBytes"],
+  ["--page-size", "pageSize"],
+  ["--tool-timeout", "toolTimeoutMs"],
+  ["--shutdown-grace", "shutdownGraceMs"],
+] as const;
+
+function usageError(message: string): Command {
+  return { kind: "usage-error", message };
+}
+
+/** The usage error for a numeric flag given `raw`. */
+function badNumber(flag: string, raw: string): Command {
+  return usageError(`Invalid value for ${flag}: "${raw}" is not an integer from 1 to 2147483647`);
+}
+
+Deno.test("MAX_FLAG_VALUE is setTimeout's limit, 2^31 - 1", () => {
+  assert.strictEqual(MAX_FLAG_VALUE, 2 ** 31 - 1);
+  assert.strictEqual(MAX_FLAG_VALUE, 2147483647);
+});
+
+Deno.test("parseCommand() serves with the defaults when given no arguments", () => {
+  assert.deepStrictEqual(parseCommand([]), {
+    kind: "serve",
+    options: {
+      tools: undefined,
+      maxMessageBytes: 32 * 1024 * 1024,
+      pageSize: 100,
+      toolTimeoutMs: 60_000,
+      shutdownGraceMs: 5_000,
+    },
+  });
+});
+
+Deno.test("parseCommand() takes the tools directory as given", () => {
+  assert.deepStrictEqual(parseCommand(["--tools", "my/tools"]), {
+    kind: "serve",
+    options: { tools: "my/tools", ...DEFAULTS },
+  });
+  assert.deepStrictEqual(parseCommand(["--tools=../other/"]), {
+    kind: "serve",
+    options: { tools: "../other/", ...DEFAULTS },
+  });
+});
+
+for (const [flag, key] of NUMERIC_FLAGS) {
+  Deno.test(`parseCommand() parses ${flag} into ${key}, leaving the others at their defaults`, () => {
+    assert.deepStrictEqual(parseCommand([flag, "1234"]), {
+      kind: "serve",
+      options: { tools: undefined, ...DEFAULTS, [key]: 1234 },
+    });
+    assert.deepStrictEqual(parseCommand([`${flag}=1`]), {
+      kind: "serve",
+      options: { tools: undefined, ...DEFAULTS, [key]: 1 },
+    });
+  });
+
+  Deno.test(`parseCommand() takes ${flag} up to 2147483647, with or without leading zeros`, () => {
+    assert.deepStrictEqual(parseCommand([flag, "2147483647"]), {
+      kind: "serve",
+      options: { tools: undefined, ...DEFAULTS, [key]: 2147483647 },
+    });
+    assert.deepStrictEqual(parseCommand([flag, "007"]), {
+      kind: "serve",
+      options: { tools: undefined, ...DEFAULTS, [key]: 7 },
+    });
+  });
+
+  Deno.test(`parseCommand() rejects a ${flag} that is not an integer from 1 to 2147483647`, () => {
+    for (
+      const raw of [
+        "abc",
+        "0",
+        "00",
+        "1.5",
+        "",
+        " 5",
+        "1e3",
+        "0x10",
+        "2147483648",
+        "3000000000",
+        "9007199254740992",
+      ]
+    ) {
+      assert.deepStrictEqual(parseCommand([`${flag}=${raw}`]), badNumber(flag, raw), raw);
+    }
+    assert.deepStrictEqual(parseCommand([flag, "abc"]), badNumber(flag, "abc"));
+    assert.deepStrictEqual(parseCommand([`${flag}=-5`]), badNumber(flag, "-5"));
+  });
+}
+
+Deno.test("parseCommand() parses every numeric flag together", () => {
+  assert.deepStrictEqual(
+    parseCommand([
+      "--tools",
+      "t",
+      "--max-message-bytes",
+      "2048",
+      "--page-size",
+      "7",
+      "--tool-timeout",
+      "250",
+      "--shutdown-grace",
+      "10",
+    ]),
+    {
+      kind: "serve",
+      options: {
+        tools: "t",
+        maxMessageBytes: 2048,
+        pageSize: 7,
+        toolTimeoutMs: 250,
+        shutdownGraceMs: 10,
+      },
+    },
+  );
+});
+
+Deno.test("parseCommand() reports the first invalid numeric flag in flag order", () => {
+  assert.deepStrictEqual(
+    parseCommand(["--shutdown-grace", "x", "--page-size", "0"]),
+    badNumber("--page-size", "0"),
+  );
+});
+
+Deno.test("parseCommand() rejects a --tool-timeout beyond setTimeout's limit", () => {
+  // A longer timer would fire at once, so every call would time out immediately.
+  assert.deepStrictEqual(
+    parseCommand(["--tool-timeout", "3000000000"]),
+    usageError(
+      'Invalid value for --tool-timeout: "3000000000" is not an integer from 1 to 2147483647',
+    ),
+  );
+});
+
+Deno.test("parseCommand() rejects an empty tools directory", () => {
+  assert.deepStrictEqual(parseCommand(["--tools", ""]), usageError("--tools needs a directory"));
+  assert.deepStrictEqual(parseCommand(["--tools="]), usageError("--tools needs a directory"));
+  // Checked before the numeric flags.
+  assert.deepStrictEqual(
+    parseCommand(["--page-size", "0", "--tools", ""]),
+    usageError("--tools needs a directory"),
+  );
+});
+
+Deno.test("parseCommand() treats a separate negative value as a missing argument", () => {
+  assert.deepStrictEqual(
+    parseCommand(["--page-size", "-5"]),
+    usageError(
+      "Option '--page-size' argument is ambiguous.\n" +
+        "Did you forget to specify the option argument for '--page-size'?\n" +
+        "To specify an option argument starting with a dash use '--page-size=-XYZ'.",
+    ),
+  );
+});
+
+Deno.test("parseCommand() rejects a flag without its value", () => {
+  assert.deepStrictEqual(
+    parseCommand(["--tool-timeout"]),
+    usageError("Option '--tool-timeout <value>' argument missing"),
+  );
+  assert.deepStrictEqual(
+    parseCommand(["--tools"]),
+    usageError("Option '--tools <value>' argument missing"),
+  );
+});
+
+Deno.test("parseCommand() rejects an unknown flag", () => {
+  assert.deepStrictEqual(parseCommand(["--bogus"]), usageError("Unknown option '--bogus'"));
+  assert.deepStrictEqual(parseCommand(["-x"]), usageError("Unknown option '-x'"));
+  // A typo of a real flag is not guessed at.
+  assert.deepStrictEqual(
+    parseCommand(["--page-sise", "5"]),
+    usageError("Unknown option '--page-sise'"),
+  );
+});
+
+Deno.test("parseCommand() rejects positional arguments", () => {
+  assert.deepStrictEqual(
+    parseCommand(["tools"]),
+    usageError("Unexpected argument 'tools'. This command does not take positional arguments"),
+  );
+  assert.deepStrictEqual(
+    parseCommand(["--page-size", "5", "extra"]),
+    usageError("Unexpected argument 'extra'. This command does not take positional arguments"),
+  );
+});
+
+Deno.test("parseCommand() recognises -h and --help", () => {
+  assert.deepStrictEqual(parseCommand(["-h"]), { kind: "help" });
+  assert.deepStrictEqual(parseCommand(["--help"]), { kind: "help" });
+  // Help wins over a bad value, but not over an unknown flag.
+  assert.deepStrictEqual(parseCommand(["--page-size", "0", "--help"]), { kind: "help" });
+  assert.deepStrictEqual(
+    parseCommand(["--help", "--bogus"]),
+    usageError("Unknown option '--bogus'"),
+  );
+  assert.deepStrictEqual(
+    parseCommand(["--help=yes"]),
+    usageError("Option '-h, --help' does not take an argument"),
+  );
+});
+
+Deno.test("parseCommand() recognises -V and --version", () => {
+  assert.deepStrictEqual(parseCommand(["-V"]), { kind: "version" });
+  assert.deepStrictEqual(parseCommand(["--version"]), { kind: "version" });
+  assert.deepStrictEqual(parseCommand(["--version", "--tool-timeout", "nope"]), {
+    kind: "version",
+  });
+});
+
+Deno.test("USAGE lists every flag with the defaults", () => {
+  assert.ok(USAGE.startsWith("Usage: toolshed [options]\n"));
+  for (
+    const flag of [
+      "--tools DIR",
+      "--max-message-bytes N",
+      "--page-size N",
+      "--tool-timeout MS",
+      "--shutdown-grace MS",
+      "-h, --help",
+      "-V, --version",
+    ]
+  ) {
+    assert.ok(USAGE.includes(flag), flag);
+  }
+  assert.ok(USAGE.includes(`(default: ${DEFAULTS.maxMessageBytes})`));
+  assert.ok(USAGE.includes(`(default: ${DEFAULTS.pageSize})`));
+  assert.ok(USAGE.includes(`(default: ${DEFAULTS.toolTimeoutMs})`));
+  assert.ok(USAGE.includes(`(default: ${DEFAULTS.shutdownGraceMs})`));
+});
+
+interface Output {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function runMain(args: string[]): Promise<Output> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "main.ts", ...args],
+    cwd: REPO_PATH,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder();
+  return { code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
+}
+
+Deno.test("main.ts exits 2 on a usage error, 1 on a bad tool, 0 for --version and --help; only stderr is written", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_cli_" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/broken.ts`,
+      'export default { description: "d", inputSchema: { type: "object" } };\n',
+    );
+    const { version } = JSON.parse(await Deno.readTextFile(new URL("deno.json", REPO)));
+    assert.strictEqual(typeof version, "string");
+
+    const [usage, emptyTools, badTool, versionRun, helpRun] = await Promise.all([
+      runMain(["--page-size", "nope"]),
+      runMain(["--tools", ""]),
+      runMain(["--tools", dir]),
+      runMain(["--version"]),
+      runMain(["--help"]),
+    ]);
+
+    assert.strictEqual(usage.code, 2, usage.stderr);
+    assert.strictEqual(usage.stdout, "");
+    assert.strictEqual(
+      usage.stderr,
+      'toolshed: Invalid value for --page-size: "nope" is not an integer from 1 to 2147483647' +
+        `\n\n${USAGE}\n`,
+    );
+
+    assert.strictEqual(emptyTools.code, 2, emptyTools.stderr);
+    assert.strictEqual(emptyTools.stdout, "");
+    assert.strictEqual(emptyTools.stderr, `toolshed: --tools needs a directory\n\n${USAGE}\n`);
+
+    assert.strictEqual(badTool.code, 1, badTool.stderr);
+    assert.strictEqual(badTool.stdout, "");
+    assert.strictEqual(
+      badTool.stderr,
+      `toolshed: Cannot start: 1 problem(s) with the tools\n` +
+        `  Cannot load tool "${dir}/broken.ts": handler must be a function\n`,
+    );
+
+    assert.strictEqual(versionRun.code, 0, versionRun.stderr);
+    assert.strictEqual(versionRun.stdout, "");
+    assert.strictEqual(versionRun.stderr, `toolshed ${version}\n`);
+
+    assert.strictEqual(helpRun.code, 0, helpRun.stderr);
+    assert.strictEqual(helpRun.stdout, "");
+    assert.strictEqual(helpRun.stderr, `${USAGE}\n`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,682 @@
+// Tool discovery: which files are tools, and the exact start-up message for each bad one.
+// Every test writes its tool files into a fresh temporary directory (a fresh module URL,
+// so the module cache never hides a change) and removes it afterwards.
+import assert from "node:assert/strict";
+import { relative } from "node:path";
+import { pathToFileURL } from "node:url";
+import { loadTools, type Registry, ToolLoadError } from "../lib/tool_loader.ts";
+
+const REPO_TOOLS = decodeURIComponent(new URL("../tools", import.meta.url).pathname);
+
+const NAME_RULE = 'use 1 to 128 letters, digits, "_", "-" or "."';
+const TIMEOUT_RULE = "timeoutMs must be an integer from 1 to 2147483647 (milliseconds)";
+
+/** A valid tool module whose definition gets `extra` (source text of more fields). */
+function toolSource(extra = ""): string {
+  return `export default {
+  description: "A test tool",
+  inputSchema: { type: "object" },
+  handler: () => "ok",
+  ${extra}
+};
+`;
+}
+
+/** Writes `files` (relative path -> source; `null` makes a directory) into a temporary dir. */
+async function withToolsDir(
+  files: Record<string, string | null>,
+  fn: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_loader_" });
+  try {
+    for (const [path, source] of Object.entries(files)) {
+      const target = `${dir}/${path}`;
+      if (source === null) {
+        await Deno.mkdir(target, { recursive: true });
+        continue;
+      }
+      const parent = target.slice(0, target.lastIndexOf("/"));
+      await Deno.mkdir(parent, { recursive: true });
+      await Deno.writeTextFile(target, source);
+    }
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Loads `dir`, which must fail; returns the problems after checking the error's shape. */
+async function loadProblems(dir: string | URL): Promise<readonly string[]> {
+  let registry: Registry | undefined;
+  try {
+    registry = await loadTools(dir);
+  } catch (error) {
+    assert.ok(error instanceof ToolLoadError, `expected a ToolLoadError, got ${String(error)}`);
+    assert.strictEqual(error.name, "ToolLoadError");
+    assert.strictEqual(error.message, error.problems.join("\n"));
+    return error.problems;
+  }
+  assert.fail(`loadTools() succeeded with ${registry.tools.map((tool) => tool.name).join(", ")}`);
+}
+
+function names(registry: Registry): string[] {
+  return registry.tools.map((tool) => tool.name);
+}
+
+Deno.test("loadTools() loads the repo's tools directory with the five tools sorted by name", async () => {
+  const registry = await loadTools(REPO_TOOLS);
+  assert.deepStrictEqual(names(registry), ["divide", "echo", "sha256", "wait", "word_stats"]);
+  assert.deepStrictEqual([...registry.byName.keys()].sort(), names(registry));
+  for (const tool of registry.tools) {
+    assert.strictEqual(registry.byName.get(tool.name), tool);
+    assert.strictEqual(tool.file, `${REPO_TOOLS}/${tool.name}.ts`);
+    assert.strictEqual(typeof tool.definition.handler, "function");
+  }
+});
+
+Deno.test("loadTools() shows a relative directory in tool files as it was given", async () => {
+  const given = `${relative(Deno.cwd(), REPO_TOOLS)}/`;
+  const registry = await loadTools(given);
+  assert.strictEqual(registry.byName.get("echo")?.file, `${given.replace(/\/$/, "")}/echo.ts`);
+});
+
+Deno.test("loadTools() names a tool after its file unless the definition sets name", async () => {
+  await withToolsDir({
+    "alpha.ts": toolSource(),
+    "beta.ts": toolSource('name: "gamma",'),
+  }, async (dir) => {
+    const registry = await loadTools(dir);
+    assert.deepStrictEqual(names(registry), ["alpha", "gamma"]);
+    assert.strictEqual(registry.byName.get("beta"), undefined);
+    assert.strictEqual(registry.byName.get("gamma")?.file, `${dir}/beta.ts`);
+    assert.strictEqual(registry.byName.get("alpha")?.file, `${dir}/alpha.ts`);
+  });
+});
+
+Deno.test("loadTools() sorts tools by name, not by file name", async () => {
+  await withToolsDir({
+    "a.ts": toolSource('name: "zulu",'),
+    "b.ts": toolSource('name: "Bravo",'),
+    "c.ts": toolSource('name: "alpha",'),
+  }, async (dir) => {
+    // Code-unit order: upper case sorts before lower case.
+    assert.deepStrictEqual(names(await loadTools(dir)), ["Bravo", "alpha", "zulu"]);
+  });
+});
+
+Deno.test("loadTools() compiles the schemas and keeps timeoutMs of a loaded tool", async () => {
+  await withToolsDir({
+    "strict.ts": toolSource(`
+  timeoutMs: 1500,
+  outputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },`)
+      .replace(
+        'inputSchema: { type: "object" }',
+        'inputSchema: { type: "object", properties: { text: { type: "string" } }, ' +
+          'required: ["text"], additionalProperties: false }',
+      ),
+    "plain.ts": toolSource(),
+  }, async (dir) => {
+    const registry = await loadTools(dir);
+    const strict = registry.byName.get("strict");
+    assert.ok(strict);
+    assert.strictEqual(strict.timeoutMs, 1500);
+    assert.strictEqual(strict.validateInput({ text: "hi" }), undefined);
+    assert.strictEqual(
+      strict.validateInput({}),
+      'Instance does not have required property "text"',
+    );
+    assert.strictEqual(
+      strict.validateInput({ text: 1 }),
+      'at "/text": Instance type "number" is invalid. Expected "string"',
+    );
+    assert.ok(strict.validateOutput);
+    assert.strictEqual(strict.validateOutput({ n: 1 }), undefined);
+    assert.strictEqual(
+      strict.validateOutput({ n: "1" }),
+      'at "/n": Instance type "string" is invalid. Expected "integer"',
+    );
+
+    const plain = registry.byName.get("plain");
+    assert.ok(plain);
+    assert.strictEqual(plain.timeoutMs, undefined);
+    assert.strictEqual(plain.validateOutput, undefined);
+  });
+});
+
+Deno.test("loadTools() keeps the largest timeoutMs setTimeout allows", async () => {
+  await withToolsDir({ "patient.ts": toolSource("timeoutMs: 2147483647,") }, async (dir) => {
+    assert.strictEqual((await loadTools(dir)).byName.get("patient")?.timeoutMs, 2147483647);
+  });
+});
+
+Deno.test("loadTools() collects the top-level property defaults of the inputSchema", async () => {
+  await withToolsDir({
+    "defaults.ts": toolSource().replace(
+      'inputSchema: { type: "object" }',
+      `inputSchema: {
+    type: "object",
+    properties: {
+      count: { type: "integer", default: 10 },
+      text: { type: "string" },
+      mode: { type: "string", default: "fast" },
+      off: { type: "boolean", default: false },
+      nothing: { default: null },
+      nested: {
+        type: "object",
+        properties: { depth: { type: "integer", default: 3 } },
+        default: {},
+      },
+    },
+  }`,
+    ),
+    "plain.ts": toolSource(),
+  }, async (dir) => {
+    const registry = await loadTools(dir);
+    // Only the properties' own defaults, in property order; nested ones are not collected.
+    assert.deepStrictEqual(registry.byName.get("defaults")?.argumentDefaults, [
+      ["count", 10],
+      ["mode", "fast"],
+      ["off", false],
+      ["nothing", null],
+      ["nested", {}],
+    ]);
+    assert.deepStrictEqual(registry.byName.get("plain")?.argumentDefaults, []);
+  });
+});
+
+Deno.test("loadTools() loads two tools whose schemas share an $id, each with its own validator", async () => {
+  const schemaOf = (type: string) =>
+    `inputSchema: { $id: "https://example.com/args.json", type: "object", ` +
+    `properties: { v: { type: "${type}" } } }`;
+  await withToolsDir({
+    "text.ts": toolSource().replace('inputSchema: { type: "object" }', schemaOf("string")),
+    "number.ts": toolSource().replace('inputSchema: { type: "object" }', schemaOf("integer")),
+  }, async (dir) => {
+    const registry = await loadTools(dir);
+    assert.deepStrictEqual(names(registry), ["number", "text"]);
+    const text = registry.byName.get("text");
+    const number = registry.byName.get("number");
+    assert.ok(text && number);
+    assert.strictEqual(text.validateInput({ v: "x" }), undefined);
+    assert.strictEqual(
+      text.validateInput({ v: 1 }),
+      'at "/v": Instance type "number" is invalid. Expected "string"',
+    );
+    assert.strictEqual(number.validateInput({ v: 1 }), undefined);
+    assert.strictEqual(
+      number.validateInput({ v: "x" }),
+      'at "/v": Instance type "string" is invalid. Expected "integer"',
+    );
+  });
+});
+
+Deno.test("loadTools() loads a draft-04 inputSchema", async () => {
+  await withToolsDir({
+    "old.ts": toolSource().replace(
+      'inputSchema: { type: "object" }',
+      'inputSchema: { $schema: "http://json-schema.org/draft-04/schema#", type: "object", ' +
+        'properties: { n: { type: "number", minimum: 0, exclusiveMinimum: true } } }',
+    ),
+  }, async (dir) => {
+    const old = (await loadTools(dir)).byName.get("old");
+    assert.ok(old);
+    assert.strictEqual(old.validateInput({ n: 1 }), undefined);
+    assert.notStrictEqual(old.validateInput({ n: 0 }), undefined);
+  });
+});
+
+Deno.test("loadTools() loads .ts, .mts, .js and .mjs files and skips every other entry", async () => {
+  const throwing = (flag: string) =>
+    `(globalThis as Record<string, unknown>)[${JSON.stringify(flag)}] = true;\n` +
+    `throw new Error("${flag} must not be imported");\n`;
+  const throwingJs = (flag: string) =>
+    `globalThis[${
+      JSON.stringify(flag)
+    }] = true;\nthrow new Error("${flag} must not be imported");\n`;
+  await withToolsDir({
+    "a.ts": toolSource(),
+    "b.mts": toolSource(),
+    "c.js": toolSource(),
+    "d.mjs": toolSource(),
+    "_x.ts": throwing("toolshedTestImported_x"),
+    "_helper.js": throwingJs("toolshedTestImported_helper"),
+    ".hidden.ts": throwing("toolshedTestImportedHidden"),
+    "notes.txt": "not a tool",
+    "data.json": '{ "description": "not a tool" }',
+    "component.tsx": throwing("toolshedTestImportedTsx"),
+    "README.md": "# not a tool",
+    "sub/inner.ts": toolSource(),
+    "folder.ts/inside.ts": toolSource(),
+    "empty": null,
+  }, async (dir) => {
+    const registry = await loadTools(dir);
+    assert.deepStrictEqual(names(registry), ["a", "b", "c", "d"]);
+    assert.deepStrictEqual(registry.tools.map((tool) => tool.file), [
+      `${dir}/a.ts`,
+      `${dir}/b.mts`,
+      `${dir}/c.js`,
+      `${dir}/d.mjs`,
+    ]);
+    const global = globalThis as Record<string, unknown>;
+    for (
+      const flag of [
+        "toolshedTestImported_x",
+        "toolshedTestImported_helper",
+        "toolshedTestImportedHidden",
+        "toolshedTestImportedTsx",
+      ]
+    ) {
+      assert.strictEqual(global[flag], undefined, `${flag} was imported`);
+    }
+  });
+});
+
+Deno.test("loadTools() loads an empty directory as a registry with no tools", async () => {
+  await withToolsDir({ "_only_helper.ts": "export const x = 1;\n" }, async (dir) => {
+    const registry = await loadTools(dir);
+    assert.deepStrictEqual(registry.tools, []);
+    assert.strictEqual(registry.byName.size, 0);
+  });
+});
+
+/** One bad file among good ones: the single problem must be exactly this, naming the file. */
+interface BadToolCase {
+  what: string;
+  fileName: string;
+  source: string;
+  reason: string;
+}
+
+const BAD_TOOLS: BadToolCase[] = [
+  {
+    what: "a file name that is not a valid tool name",
+    fileName: "bad name.ts",
+    source: toolSource(),
+    reason: `the name "bad name" is invalid: ${NAME_RULE}`,
+  },
+  {
+    what: "a name field with a slash",
+    fileName: "slash.ts",
+    source: toolSource('name: "a/b",'),
+    reason: `the name "a/b" is invalid: ${NAME_RULE}`,
+  },
+  {
+    what: "an empty name field",
+    fileName: "empty_name.ts",
+    source: toolSource('name: "",'),
+    reason: `the name "" is invalid: ${NAME_RULE}`,
+  },
+  {
+    what: "a name of 129 characters",
+    fileName: "long.ts",
+    source: toolSource(`name: "${"n".repeat(129)}",`),
+    reason: `the name "${"n".repeat(129)}" is invalid: ${NAME_RULE}`,
+  },
+  {
+    what: "a missing description",
+    fileName: "no_description.ts",
+    source: 'export default { inputSchema: { type: "object" }, handler: () => "ok" };\n',
+    reason: "description must be a non-empty string",
+  },
+  {
+    what: "an empty description",
+    fileName: "empty_description.ts",
+    source: toolSource().replace('"A test tool"', '""'),
+    reason: "description must be a non-empty string",
+  },
+  {
+    what: "a description of only spaces",
+    fileName: "blank_description.ts",
+    source: toolSource().replace('"A test tool"', '"   "'),
+    reason: "description must be a non-empty string",
+  },
+  {
+    what: "a description that is not a string",
+    fileName: "numeric_description.ts",
+    source: toolSource().replace('"A test tool"', "7"),
+    reason: "description must be a non-empty string",
+  },
+  {
+    what: "a missing inputSchema",
+    fileName: "no_input_schema.ts",
+    source: 'export default { description: "d", handler: () => "ok" };\n',
+    reason: 'inputSchema must be an object schema with type "object"',
+  },
+  {
+    what: 'an inputSchema whose root type is not "object"',
+    fileName: "string_root.ts",
+    source: toolSource().replace(
+      'inputSchema: { type: "object" }',
+      'inputSchema: { type: "string" }',
+    ),
+    reason: 'inputSchema must be an object schema with type "object"',
+  },
+  {
+    what: "an inputSchema without a root type",
+    fileName: "untyped_root.ts",
+    source: toolSource().replace('inputSchema: { type: "object" }', "inputSchema: {}"),
+    reason: 'inputSchema must be an object schema with type "object"',
+  },
+  {
+    what: "an outputSchema that is not an object",
+    fileName: "string_output.ts",
+    source: toolSource('outputSchema: "object",'),
+    reason: "outputSchema must be a JSON Schema object",
+  },
+  {
+    what: "an outputSchema that is an array",
+    fileName: "array_output.ts",
+    source: toolSource("outputSchema: [],"),
+    reason: "outputSchema must be a JSON Schema object",
+  },
+  {
+    what: "a missing handler",
+    fileName: "no_handler.ts",
+    source: 'export default { description: "d", inputSchema: { type: "object" } };\n',
+    reason: "handler must be a function",
+  },
+  {
+    what: "a handler that is not a function",
+    fileName: "string_handler.ts",
+    source: toolSource().replace('handler: () => "ok"', 'handler: "ok"'),
+    reason: "handler must be a function",
+  },
+  {
+    what: "an unknown field (a typo of description)",
+    fileName: "typo.ts",
+    source:
+      'export default { descripton: "d", inputSchema: { type: "object" }, handler: () => 1 };\n',
+    reason: 'unknown field "descripton"',
+  },
+  {
+    what: "a timeoutMs of zero",
+    fileName: "zero_timeout.ts",
+    source: toolSource("timeoutMs: 0,"),
+    reason: TIMEOUT_RULE,
+  },
+  {
+    what: "a negative timeoutMs",
+    fileName: "negative_timeout.ts",
+    source: toolSource("timeoutMs: -100,"),
+    reason: TIMEOUT_RULE,
+  },
+  {
+    what: "a timeoutMs given as a string",
+    fileName: "string_timeout.ts",
+    source: toolSource('timeoutMs: "1000",'),
+    reason: TIMEOUT_RULE,
+  },
+  {
+    what: "a NaN timeoutMs",
+    fileName: "nan_timeout.ts",
+    source: toolSource("timeoutMs: NaN,"),
+    reason: TIMEOUT_RULE,
+  },
+  {
+    what: "a timeoutMs with a fraction",
+    fileName: "fraction_timeout.ts",
+    source: toolSource("timeoutMs: 1.5,"),
+    reason: TIMEOUT_RULE,
+  },
+  {
+    what: "a timeoutMs beyond setTimeout's limit",
+    fileName: "huge_timeout.ts",
+    source: toolSource("timeoutMs: 3000000000,"),
+    reason: TIMEOUT_RULE,
+  },
+  {
+    what: "an infinite timeoutMs",
+    fileName: "infinite_timeout.ts",
+    source: toolSource("timeoutMs: Infinity,"),
+    reason: TIMEOUT_RULE,
+  },
+  {
+    what: "a title that is not a string",
+    fileName: "numeric_title.ts",
+    source: toolSource("title: 5,"),
+    reason: "title must be a string",
+  },
+  {
+    what: "annotations that are not an object",
+    fileName: "string_annotations.ts",
+    source: toolSource('annotations: "readOnly",'),
+    reason: 'annotations are invalid: Instance type "string" is invalid. Expected "object"',
+  },
+  {
+    what: "icons that are not an array of objects",
+    fileName: "bad_icons.ts",
+    source: toolSource('icons: ["data:image/png;base64,AA=="],'),
+    reason: 'icons are invalid: at "/0": Instance type "string" is invalid. Expected "object"',
+  },
+  {
+    what: "a _meta that is not an object",
+    fileName: "bad_meta.ts",
+    source: toolSource("_meta: [],"),
+    reason: "_meta must be an object",
+  },
+  {
+    what: "a module that throws on import",
+    fileName: "explodes.ts",
+    source: 'throw new Error("kaboom at import");\nexport default {};\n',
+    reason: "the module failed to import: kaboom at import",
+  },
+  {
+    what: "a module without a default export",
+    fileName: "named_only.ts",
+    source: toolSource().replace("export default", "export const tool ="),
+    reason: "the module must default-export a tool object ({ description, inputSchema, handler })",
+  },
+  {
+    what: "a module whose default export is a function",
+    fileName: "function_default.ts",
+    source: 'export default function handler() {\n  return "ok";\n}\n',
+    reason: "the module must default-export a tool object ({ description, inputSchema, handler })",
+  },
+  {
+    what: "a module whose default export is null",
+    fileName: "null_default.ts",
+    source: "export default null;\n",
+    reason: "the module must default-export a tool object ({ description, inputSchema, handler })",
+  },
+  {
+    what: "an inputSchema with an unsupported $schema dialect (draft-06)",
+    fileName: "draft06.ts",
+    source: toolSource().replace(
+      'inputSchema: { type: "object" }',
+      'inputSchema: { $schema: "http://json-schema.org/draft-06/schema#", type: "object" }',
+    ),
+    reason: "inputSchema is not a valid JSON Schema: " +
+      '$schema "http://json-schema.org/draft-06/schema#" is not supported; ' +
+      "use 2020-12 (the default), 2019-09, draft-07 or draft-04",
+  },
+  {
+    what: "an inputSchema with a dangling same-document $ref",
+    fileName: "dangling_ref.ts",
+    source: toolSource().replace(
+      'inputSchema: { type: "object" }',
+      'inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } }',
+    ),
+    reason: "inputSchema is not a valid JSON Schema: " +
+      '$ref "#/$defs/missing" does not resolve inside the schema (nothing is fetched)',
+  },
+  {
+    what: "an inputSchema with a misspelt type",
+    fileName: "typo_type.ts",
+    source: toolSource().replace(
+      'inputSchema: { type: "object" }',
+      'inputSchema: { type: "object", properties: { a: { type: "strnig" } } }',
+    ),
+    reason: 'inputSchema is not a valid JSON Schema: type "strnig" is not a JSON type',
+  },
+  {
+    what: "an outputSchema that is not a valid JSON Schema",
+    fileName: "bad_output_schema.ts",
+    source: toolSource('outputSchema: { type: "object", properties: { n: { type: "integr" } } },'),
+    reason: 'outputSchema is not a valid JSON Schema: type "integr" is not a JSON type',
+  },
+];
+
+for (const { what, fileName, source, reason } of BAD_TOOLS) {
+  Deno.test(`loadTools() rejects ${what} with a message naming the file`, async () => {
+    await withToolsDir({ "good.ts": toolSource(), [fileName]: source }, async (dir) => {
+      assert.deepStrictEqual(await loadProblems(dir), [
+        `Cannot load tool "${dir}/${fileName}": ${reason}`,
+      ]);
+    });
+  });
+}
+
+Deno.test("loadTools() rejects a name field that is not a string (null, 42), naming the file", async () => {
+  // Only a missing name falls back to the file name.
+  for (const value of ["null", "42"]) {
+    await withToolsDir({
+      "good.ts": toolSource(),
+      "odd_name.ts": toolSource(`name: ${value},`),
+    }, async (dir) => {
+      assert.deepStrictEqual(await loadProblems(dir), [
+        `Cannot load tool "${dir}/odd_name.ts": name must be a string`,
+      ], value);
+    });
+  }
+});
+
+Deno.test("loadTools() falls back to the file name when name is undefined", async () => {
+  await withToolsDir({ "fallback.ts": toolSource("name: undefined,") }, async (dir) => {
+    assert.deepStrictEqual(names(await loadTools(dir)), ["fallback"]);
+  });
+});
+
+Deno.test("loadTools() rejects a name field that repeats another file's name, naming both files", async () => {
+  await withToolsDir({
+    "echo.ts": toolSource(),
+    "zeta.ts": toolSource('name: "echo",'),
+  }, async (dir) => {
+    assert.deepStrictEqual(await loadProblems(dir), [
+      `Cannot load tool "${dir}/zeta.ts": the name "echo" is already used by "${dir}/echo.ts"`,
+    ]);
+  });
+});
+
+Deno.test("loadTools() blames the later file (by file name) for a duplicate name", async () => {
+  await withToolsDir({
+    "alpha.ts": toolSource('name: "zeta",'),
+    "zeta.ts": toolSource(),
+  }, async (dir) => {
+    assert.deepStrictEqual(await loadProblems(dir), [
+      `Cannot load tool "${dir}/zeta.ts": the name "zeta" is already used by "${dir}/alpha.ts"`,
+    ]);
+  });
+});
+
+Deno.test("loadTools() fails on a network $ref at load, with a message, without fetching it", async () => {
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    requests++;
+    return Response.json({ type: "string" });
+  });
+  try {
+    const ref = `http://127.0.0.1:${server.addr.port}/args.json`;
+    const source = toolSource().replace(
+      'inputSchema: { type: "object" }',
+      `inputSchema: { type: "object", properties: { a: { $ref: ${JSON.stringify(ref)} } } }`,
+    );
+    await withToolsDir({ "remote_ref.ts": source }, async (dir) => {
+      assert.deepStrictEqual(await loadProblems(dir), [
+        `Cannot load tool "${dir}/remote_ref.ts": inputSchema is not a valid JSON Schema: ` +
+        `$ref "${ref}" does not resolve inside the schema (nothing is fetched)`,
+      ]);
+    });
+    assert.strictEqual(requests, 0);
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("loadTools() reports every bad file in one error, each naming its file", async () => {
+  await withToolsDir({
+    "a_good.ts": toolSource(),
+    "b_typo.ts":
+      'export default { descripton: "d", inputSchema: { type: "object" }, handler: () => 1 };',
+    "c_no_handler.ts": 'export default { description: "d", inputSchema: { type: "object" } };',
+    "d_throws.ts": 'throw new Error("boom");',
+    "e_good.ts": toolSource(),
+    "f_dup.ts": toolSource('name: "a_good",'),
+    "g_bad timeout.ts": toolSource("timeoutMs: -1,"),
+  }, async (dir) => {
+    assert.deepStrictEqual(await loadProblems(dir), [
+      `Cannot load tool "${dir}/b_typo.ts": unknown field "descripton"`,
+      `Cannot load tool "${dir}/c_no_handler.ts": handler must be a function`,
+      `Cannot load tool "${dir}/d_throws.ts": the module failed to import: boom`,
+      `Cannot load tool "${dir}/f_dup.ts": the name "a_good" is already used by "${dir}/a_good.ts"`,
+      `Cannot load tool "${dir}/g_bad timeout.ts": the name "g_bad timeout" is invalid: ${NAME_RULE}`,
+    ]);
+  });
+});
+
+Deno.test("loadTools() reports a missing tools directory with the path as given", async () => {
+  await withToolsDir({}, async (dir) => {
+    const problems = await loadProblems(`${dir}/nope/`);
+    assert.strictEqual(problems.length, 1);
+    assert.ok(
+      problems[0].startsWith(`Cannot read the tools directory "${dir}/nope": `),
+      problems[0],
+    );
+    assert.match(problems[0], /No such file or directory/);
+  });
+});
+
+Deno.test("loadTools() reports a tools path that is a file as an unreadable directory", async () => {
+  await withToolsDir({ "a.ts": toolSource() }, async (dir) => {
+    const problems = await loadProblems(`${dir}/a.ts`);
+    assert.strictEqual(problems.length, 1);
+    assert.ok(
+      problems[0].startsWith(`Cannot read the tools directory "${dir}/a.ts": `),
+      problems[0],
+    );
+    assert.match(problems[0], /Not a directory/);
+  });
+});
+
+Deno.test("loadTools() loads a directory given as a file URL", async () => {
+  await withToolsDir({
+    "one.ts": toolSource(),
+    "two.mjs": toolSource('name: "deux",'),
+    "_skip.ts": 'throw new Error("not a tool");',
+  }, async (dir) => {
+    const registry = await loadTools(pathToFileURL(`${dir}/`));
+    assert.deepStrictEqual(names(registry), ["deux", "one"]);
+    assert.strictEqual(registry.byName.get("one")?.definition.description, "A test tool");
+  });
+});
+
+Deno.test("loadTools() loads a directory URL without a trailing slash", async () => {
+  await withToolsDir(
+    { "one.ts": toolSource(), "two.mjs": toolSource('name: "deux",') },
+    async (dir) => {
+      const registry = await loadTools(pathToFileURL(dir));
+      assert.deepStrictEqual(names(registry), ["deux", "one"]);
+      assert.strictEqual(registry.byName.get("one")?.file, `${dir}/one.ts`);
+    },
+  );
+});
+
+Deno.test("loadTools() shows a directory URL as its decoded path in messages", async () => {
+  await withToolsDir({
+    "my tools/good.ts": toolSource(),
+    "my tools/no_handler.ts":
+      'export default { description: "d", inputSchema: { type: "object" } };\n',
+  }, async (dir) => {
+    for (const url of [pathToFileURL(`${dir}/my tools/`), pathToFileURL(`${dir}/my tools`)]) {
+      assert.ok(url.href.includes("my%20tools"), url.href);
+      assert.deepStrictEqual(await loadProblems(url), [
+        `Cannot load tool "${dir}/my tools/no_handler.ts": handler must be a function`,
+      ]);
+    }
+    const missing = await loadProblems(pathToFileURL(`${dir}/nope/`));
+    assert.strictEqual(missing.length, 1);
+    assert.ok(
+      missing[0].startsWith(`Cannot read the tools directory "${dir}/nope": `),
+      missing[0],
+    );
+  });
+});
