@@ -15,7 +15,7 @@ import { loadTools, type Registry, ToolLoadError } from "./lib/tool_loader.ts";
 const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
 
 async function main(args: string[]): Promise<number> {
-  guardStdout();
+  const stdout = guardStdout();
   survivePromisesToolsDropped();
   const command = parseCommand(args);
   switch (command.kind) {
@@ -52,7 +52,7 @@ async function main(args: string[]): Promise<number> {
 
   const server = serve({
     input: Deno.stdin,
-    output: Deno.stdout,
+    output: stdout,
     dispatcher: createDispatcher({
       registry,
       pageSize: options.pageSize,
@@ -86,11 +86,17 @@ function greet(registry: Registry, toolsDir: string | URL): void {
 function survivePromisesToolsDropped(): void {
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
-    logError("A promise was rejected and nobody handled it (the server goes on)", event.reason);
+    logError(
+      "A promise was rejected and nobody handled it (the server goes on)",
+      event.reason,
+    );
   });
   globalThis.addEventListener("error", (event) => {
     event.preventDefault();
-    logError("An uncaught exception was thrown (the server goes on)", event.error);
+    logError(
+      "An uncaught exception was thrown (the server goes on)",
+      event.error,
+    );
   });
 }
 

@@ -1,5 +1,5 @@
-// Command-line flags (node:util parseArgs; @std/cli is on JSR, which we cannot reach).
-import { parseArgs } from "node:util";
+// Command-line flags, parsed by lib/_args.ts (node:util costs ~5 ms of start-up, adr/0008).
+import { parseArgs } from "./_args.ts";
 import { MAX_TIMER_MS, messageOf } from "./_json.ts";
 
 export interface Options {
@@ -55,8 +55,6 @@ export function parseCommand(args: string[]): Command {
   try {
     ({ values } = parseArgs({
       args,
-      strict: true,
-      allowPositionals: false,
       options: {
         tools: { type: "string" },
         "max-message-bytes": { type: "string" },
@@ -73,7 +71,9 @@ export function parseCommand(args: string[]): Command {
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
 
-  if (values.tools === "") return { kind: "usage-error", message: "--tools needs a directory" };
+  if (values.tools === "") {
+    return { kind: "usage-error", message: "--tools needs a directory" };
+  }
   const options: Options = { tools: values.tools, ...DEFAULTS };
   for (const [flag, key] of Object.entries(NUMERIC_FLAGS)) {
     const raw = values[flag as keyof typeof NUMERIC_FLAGS];

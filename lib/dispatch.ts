@@ -3,6 +3,7 @@
 // era pin (adr/0004): the first 2026-07-28 request pins the connection modern, an
 // `initialize` pins it legacy; `server/discover` answers in any state without pinning.
 import { isObject, messageOf } from "./_json.ts";
+import { isThenable, type MaybePromise, then } from "./_maybe.ts";
 import {
   ErrorCode,
   internalError,
@@ -21,7 +22,7 @@ import {
   MODERN_VERSIONS,
   SERVER_INFO,
 } from "./protocol.ts";
-import { callTool, type CallToolResult } from "./tool_call.ts";
+import { callTool } from "./tool_call.ts";
 import { createToolLister } from "./tool_list.ts";
 import type { Registry, Tool } from "./tool_loader.ts";
 import type { JsonObject, RequestId } from "./types.ts";
@@ -35,8 +36,11 @@ export interface DispatcherOptions {
 }
 
 export interface Dispatcher {
-  /** Answers one request with a JSON-RPC response object. Never rejects. */
-  request(request: Request, signal: AbortSignal): Promise<JsonObject>;
+  /**
+   * Answers one request with a JSON-RPC response object: at once when every step is
+   * synchronous, else as a promise. Never throws or rejects.
+   */
+  request(request: Request, signal: AbortSignal): MaybePromise<JsonObject>;
 }
 
 /** The state a legacy (handshake-era) session keeps per connection. */
@@ -72,7 +76,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const listTools = createToolLister(registry, options.pageSize);
   let pin: Pin = { era: "open" };
 
-  async function serveModern(request: Request, envelope: Envelope, signal: AbortSignal) {
+  function serveModern(
+    request: Request,
+    envelope: Envelope,
+    signal: AbortSignal,
+  ): MaybePromise<JsonObject> {
     const { method, params } = request;
     if (!MODERN_VERSIONS.includes(envelope.protocolVersion)) {
       throw unsupportedVersion(MODERN_VERSIONS, envelope.protocolVersion);
@@ -101,12 +109,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           cacheScope: "public",
         });
       case "tools/call": {
-        const { result } = await runTool(request.id, params, signal, {
-          protocolVersion: envelope.protocolVersion,
-          clientInfo: envelope.clientInfo,
-          clientCapabilities: envelope.clientCapabilities,
+        const { tool, args } = toolCallOf(params);
+        const result = callTool(tool, args, {
+          signal,
+          defaultTimeoutMs: toolTimeoutMs,
+          context: {
+            requestId: request.id,
+            protocolVersion: envelope.protocolVersion,
+            clientInfo: envelope.clientInfo,
+            clientCapabilities: envelope.clientCapabilities,
+          },
         });
-        return modernResult(result);
+        return then(result, modernResult);
       }
       default:
         throw REMOVED_IN_2026.has(method)
@@ -115,7 +129,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  async function serveLegacy(request: Request, signal: AbortSignal) {
+  function serveLegacy(request: Request, signal: AbortSignal): MaybePromise<JsonObject> {
     const { method, params } = request;
     if (method === "initialize") return initialize(params);
     if (method === "server/discover" || pin.era === "modern") {
@@ -132,12 +146,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           (tool) => legacyTool(tool, session.version),
         );
       case "tools/call": {
-        const { tool, result } = await runTool(request.id, params, signal, {
-          protocolVersion: session.version,
-          clientInfo: session.clientInfo,
-          clientCapabilities: session.clientCapabilities,
+        const { tool, args } = toolCallOf(params);
+        const result = callTool(tool, args, {
+          signal,
+          defaultTimeoutMs: toolTimeoutMs,
+          context: {
+            requestId: request.id,
+            protocolVersion: session.version,
+            clientInfo: session.clientInfo,
+            clientCapabilities: session.clientCapabilities,
+          },
         });
-        return legacyCallResult(result, tool, session.version);
+        return then(result, (ready) => legacyCallResult(ready, tool, session.version));
       }
       default:
         throw methodNotFound(method);
@@ -167,43 +187,36 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return { protocolVersion: version, capabilities: CAPABILITIES, serverInfo: SERVER_INFO };
   }
 
-  async function runTool(
-    requestId: RequestId,
-    params: JsonObject,
-    signal: AbortSignal,
-    client: {
-      protocolVersion: string;
-      clientInfo: JsonObject | undefined;
-      clientCapabilities: JsonObject;
-    },
-  ): Promise<{ tool: Tool; result: CallToolResult }> {
+  /** The tool and arguments of a `tools/call`, or the -32602 its params deserve. */
+  function toolCallOf(params: JsonObject): { tool: Tool; args: JsonObject } {
     const { name } = params;
     const args = params.arguments === undefined ? {} : params.arguments;
     if (typeof name !== "string") throw invalidParams("Invalid params: name must be a string");
     if (!isObject(args)) throw invalidParams("Invalid params: arguments must be an object");
     const tool = registry.byName.get(name);
     if (!tool) throw invalidParams(`Unknown tool: "${name}"`);
-    const result = await callTool(tool, args, {
-      signal,
-      defaultTimeoutMs: toolTimeoutMs,
-      context: { requestId, ...client },
-    });
-    return { tool, result };
+    return { tool, args };
   }
 
   return {
-    async request(request, signal) {
-      try {
-        const result = request.envelope
-          ? await serveModern(request, request.envelope, signal)
-          : await serveLegacy(request, signal);
-        return { jsonrpc: "2.0", id: request.id, result };
-      } catch (error) {
+    request(request, signal) {
+      const answer = (result: JsonObject) => ({ jsonrpc: "2.0", id: request.id, result });
+      const fail = (error: unknown) => {
         if (error instanceof ProtocolError) {
           return { jsonrpc: "2.0", id: request.id, error: error.toRpcError() };
         }
         logError(`Request "${request.method}" failed`, error);
         return { jsonrpc: "2.0", id: request.id, error: internalError(messageOf(error)) };
+      };
+      try {
+        const result = request.envelope
+          ? serveModern(request, request.envelope, signal)
+          : serveLegacy(request, signal);
+        return isThenable(result)
+          ? (result as Promise<JsonObject>).then(answer, fail)
+          : answer(result);
+      } catch (error) {
+        return fail(error);
       }
     },
   };

@@ -3,6 +3,7 @@
 // a whole `tools/list` for one bad icon, or a `tools/call` for one bad content block; so
 // tool metadata is checked at load and a handler's own CallToolResult at each call.
 import { compileSchema, type SchemaCheck } from "./schema.ts";
+import type { JsonObject } from "./types.ts";
 
 const ICONS = {
   type: "array",
@@ -96,6 +97,12 @@ const CALL_TOOL_RESULT = {
   },
 };
 
-export const checkIcons: SchemaCheck = compileSchema(ICONS);
-export const checkAnnotations: SchemaCheck = compileSchema(ANNOTATIONS);
-export const checkCallToolResult: SchemaCheck = compileSchema(CALL_TOOL_RESULT);
+/** Prepares a schema on first use: most servers never need some of these checks. */
+function onFirstUse(schema: JsonObject): SchemaCheck {
+  let check: SchemaCheck | undefined;
+  return (value) => (check ??= compileSchema(schema))(value);
+}
+
+export const checkIcons: SchemaCheck = onFirstUse(ICONS);
+export const checkAnnotations: SchemaCheck = onFirstUse(ANNOTATIONS);
+export const checkCallToolResult: SchemaCheck = onFirstUse(CALL_TOOL_RESULT);

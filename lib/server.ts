@@ -2,12 +2,13 @@
 // JSON.stringify per response -> the writer. Requests run concurrently; responses leave
 // in the order they finish, matched by id.
 import { messageOf } from "./_json.ts";
+import { isThenable } from "./_maybe.ts";
 import { idInUse, internalError, oversizeLine } from "./errors.ts";
 import { extract, type Request } from "./extract.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { createLineFramer } from "./framing.ts";
 import { logError } from "./log.ts";
-import type { RequestId, RpcError } from "./types.ts";
+import type { JsonObject, RequestId, RpcError } from "./types.ts";
 import { type ByteSink, createWriter } from "./writer.ts";
 
 /** Where bytes come from: `Deno.stdin` or anything with the same `read`. */
@@ -82,9 +83,12 @@ export function serve(options: ServerOptions): Server {
       return;
     }
     const controller = new AbortController();
+    const outcome = dispatcher.request(request, controller.signal);
+    // Answered at once (a synchronous tool): nothing is in flight, nothing to cancel.
+    if (!isThenable(outcome)) return send(outcome as { id: RequestId });
     const entry: InFlight = { controller, settled: Promise.resolve(), cancelled: false };
     inFlight.set(request.id, entry);
-    entry.settled = dispatcher.request(request, controller.signal).then((response) => {
+    entry.settled = (outcome as Promise<JsonObject>).then((response) => {
       if (inFlight.get(request.id) === entry) inFlight.delete(request.id);
       if (!entry.cancelled) send(response as { id: RequestId });
     });
@@ -131,7 +135,10 @@ export function serve(options: ServerOptions): Server {
         break;
       }
       if (count === null) break;
+      // Answers that are ready by the end of the chunk leave together, in one write.
+      writer.hold();
       framer.push(buffer.subarray(0, count));
+      writer.release();
       await writer.belowBound();
     }
     if (!stopping) framer.end();

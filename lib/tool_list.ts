@@ -4,10 +4,10 @@ import { invalidParams } from "./errors.ts";
 import type { Registry, Tool } from "./tool_loader.ts";
 import type { JsonObject } from "./types.ts";
 
-export interface ToolPage {
+export type ToolPage = {
   tools: JsonObject[];
   nextCursor?: string;
-}
+};
 
 /** Lists pages of Tool objects as `describe` renders them; `key` names that rendering. */
 export type ToolLister = (

@@ -2,7 +2,6 @@
 // A bad tool stops start-up with a message naming its file; all problems are reported
 // together so an author fixes them in one pass.
 import { isObject, MAX_TIMER_MS, messageOf } from "./_json.ts";
-import { pathToFileURL } from "node:url";
 import { checkAnnotations, checkIcons } from "./mcp_shapes.ts";
 import { compileSchema, type SchemaCheck } from "./schema.ts";
 import type { JsonObject, ToolDefinition } from "./types.ts";
@@ -60,7 +59,7 @@ const KNOWN_FIELDS = new Set([
  */
 export async function loadTools(dir: string | URL): Promise<Registry> {
   const dirUrl = typeof dir === "string"
-    ? pathToFileURL(dir.endsWith("/") ? dir : `${dir}/`)
+    ? directoryUrl(dir)
     : new URL(dir.href.endsWith("/") ? dir.href : `${dir.href}/`);
   const shownDir = typeof dir === "string"
     ? dir.replace(/\/+$/, "")
@@ -69,31 +68,62 @@ export async function loadTools(dir: string | URL): Promise<Registry> {
   try {
     fileNames = await toolFileNames(dirUrl);
   } catch (error) {
-    throw new ToolLoadError([`Cannot read the tools directory "${shownDir}": ${messageOf(error)}`]);
+    throw new ToolLoadError([
+      `Cannot read the tools directory "${shownDir}": ${messageOf(error)}`,
+    ]);
   }
 
+  // Modules load in parallel; names are checked in file order, so messages are stable.
+  const loaded = await Promise.allSettled(
+    fileNames.map((fileName) =>
+      loadTool(new URL(fileName, dirUrl), fileName, `${shownDir}/${fileName}`)
+    ),
+  );
   const problems: string[] = [];
   const byName = new Map<string, Tool>();
-  for (const fileName of fileNames) {
-    const file = `${shownDir}/${fileName}`;
-    try {
-      const tool = await loadTool(new URL(fileName, dirUrl), fileName, file);
-      const clash = byName.get(tool.name);
-      if (clash) throw new Error(`the name "${tool.name}" is already used by "${clash.file}"`);
-      byName.set(tool.name, tool);
-    } catch (error) {
-      problems.push(`Cannot load tool "${file}": ${messageOf(error)}`);
+  loaded.forEach((outcome, index) => {
+    const file = `${shownDir}/${fileNames[index]}`;
+    if (outcome.status === "rejected") {
+      problems.push(`Cannot load tool "${file}": ${messageOf(outcome.reason)}`);
+      return;
     }
-  }
+    const tool = outcome.value;
+    const clash = byName.get(tool.name);
+    if (clash) {
+      problems.push(
+        `Cannot load tool "${file}": the name "${tool.name}" is already used by "${clash.file}"`,
+      );
+      return;
+    }
+    byName.set(tool.name, tool);
+  });
   if (problems.length > 0) throw new ToolLoadError(problems);
   const tools = [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   return { tools, byName };
 }
 
+/**
+ * The file URL of a directory path, relative to the working directory or absolute (POSIX
+ * or Windows). Written out because node:url would load the Node compatibility layer.
+ */
+export function directoryUrl(path: string): URL {
+  const absolute = /^([/\\]|[A-Za-z]:[/\\])/.test(path) ? path : `${Deno.cwd()}/${path}`;
+  const slashed = absolute.replaceAll("\\", "/");
+  const rooted = slashed.startsWith("/") ? slashed : `/${slashed}`;
+  const encoded = encodeURI(rooted).replaceAll("#", "%23").replaceAll(
+    "?",
+    "%3F",
+  );
+  return new URL(`file://${encoded.endsWith("/") ? encoded : `${encoded}/`}`);
+}
+
 async function toolFileNames(dirUrl: URL): Promise<string[]> {
   const names: string[] = [];
   for await (const entry of Deno.readDir(dirUrl)) {
-    if (entry.isDirectory || /^[_.]/.test(entry.name) || !TOOL_EXTENSIONS.test(entry.name)) {
+    if (
+      entry.isDirectory || /^[_.]/.test(entry.name) ||
+      !TOOL_EXTENSIONS.test(entry.name)
+    ) {
       continue;
     }
     names.push(entry.name);
@@ -101,7 +131,11 @@ async function toolFileNames(dirUrl: URL): Promise<string[]> {
   return names.sort();
 }
 
-async function loadTool(url: URL, fileName: string, file: string): Promise<Tool> {
+async function loadTool(
+  url: URL,
+  fileName: string,
+  file: string,
+): Promise<Tool> {
   let module: Record<string, unknown>;
   try {
     module = await import(url.href);
@@ -118,11 +152,19 @@ async function loadTool(url: URL, fileName: string, file: string): Promise<Tool>
       "the module must default-export a tool object ({ description, inputSchema, handler })",
     );
   }
-  return checkDefinition(definition, fileName.replace(TOOL_EXTENSIONS, ""), file);
+  return checkDefinition(
+    definition,
+    fileName.replace(TOOL_EXTENSIONS, ""),
+    file,
+  );
 }
 
 /** Checks a definition field by field; throws with the first problem found. */
-export function checkDefinition(definition: JsonObject, defaultName: string, file: string): Tool {
+export function checkDefinition(
+  definition: JsonObject,
+  defaultName: string,
+  file: string,
+): Tool {
   for (const key of Object.keys(definition)) {
     if (!KNOWN_FIELDS.has(key)) throw new Error(`unknown field "${key}"`);
   }
@@ -133,8 +175,16 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
       `the name "${name}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
     );
   }
-  const { description, inputSchema, outputSchema, handler, title, annotations, icons, timeoutMs } =
-    definition;
+  const {
+    description,
+    inputSchema,
+    outputSchema,
+    handler,
+    title,
+    annotations,
+    icons,
+    timeoutMs,
+  } = definition;
   if (typeof description !== "string" || description.trim() === "") {
     throw new Error("description must be a non-empty string");
   }
@@ -144,10 +194,16 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   if (outputSchema !== undefined && !isObject(outputSchema)) {
     throw new Error("outputSchema must be a JSON Schema object");
   }
-  if (typeof handler !== "function") throw new Error("handler must be a function");
-  if (title !== undefined && typeof title !== "string") throw new Error("title must be a string");
+  if (typeof handler !== "function") {
+    throw new Error("handler must be a function");
+  }
+  if (title !== undefined && typeof title !== "string") {
+    throw new Error("title must be a string");
+  }
   const badAnnotations = annotations === undefined ? undefined : checkAnnotations(annotations);
-  if (badAnnotations) throw new Error(`annotations are invalid: ${badAnnotations}`);
+  if (badAnnotations) {
+    throw new Error(`annotations are invalid: ${badAnnotations}`);
+  }
   const badIcons = icons === undefined ? undefined : checkIcons(icons);
   if (badIcons) throw new Error(`icons are invalid: ${badIcons}`);
   if (definition._meta !== undefined && !isObject(definition._meta)) {
@@ -158,7 +214,9 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0 &&
       (timeoutMs as number) <= MAX_TIMER_MS)
   ) {
-    throw new Error(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`);
+    throw new Error(
+      `timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`,
+    );
   }
   return {
     name,

@@ -10,6 +10,10 @@ export interface ByteSink {
 export interface Writer {
   /** Queues one serialized message; the newline is added here. */
   send(line: string): void;
+  /** Holds queued messages back until `release()`, so that a burst leaves in one write. */
+  hold(): void;
+  /** Starts writing what `hold()` held back. */
+  release(): void;
   /** Resolves once everything queued so far is written (or the sink has failed). */
   flushed(): Promise<void>;
   /** Resolves when the queue is below its bound again (immediately when it is). */
@@ -30,6 +34,7 @@ export function createWriter(sink: ByteSink, options: WriterOptions): Writer {
   let queuedChars = 0;
   let writing: Promise<void> | undefined;
   let closed = false;
+  let held = false;
   let waiters: (() => void)[] = [];
 
   function release(): void {
@@ -63,7 +68,14 @@ export function createWriter(sink: ByteSink, options: WriterOptions): Writer {
       if (closed) return;
       queue.push(line);
       queuedChars += line.length;
-      writing ??= drain();
+      if (!held) writing ??= drain();
+    },
+    hold() {
+      held = true;
+    },
+    release() {
+      held = false;
+      if (queue.length > 0) writing ??= drain();
     },
     async flushed() {
       while (writing) await writing;
