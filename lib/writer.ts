@@ -16,6 +16,8 @@ export interface Writer {
   release(): void;
   /** Resolves once everything queued so far is written (or the sink has failed). */
   flushed(): Promise<void>;
+  /** True while output is queued or being written. */
+  writing(): boolean;
   /** Resolves when the queue is below its bound again (immediately when it is). */
   belowBound(): Promise<void>;
 }
@@ -80,6 +82,7 @@ export function createWriter(sink: ByteSink, options: WriterOptions): Writer {
     async flushed() {
       while (writing) await writing;
     },
+    writing: () => writing !== undefined || queue.length > 0,
     belowBound() {
       if (closed || queuedChars <= options.boundChars) return Promise.resolve();
       return new Promise((resolve) => waiters.push(resolve));
