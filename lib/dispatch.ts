@@ -40,7 +40,7 @@ export interface Dispatcher {
    * Answers one request with a JSON-RPC response object: at once when every step is
    * synchronous, else as a promise. Never throws or rejects.
    */
-  request(request: Request, signal: AbortSignal): MaybePromise<JsonObject>;
+  request(request: Request, controller: AbortController): MaybePromise<JsonObject>;
 }
 
 /** The state a legacy (handshake-era) session keeps per connection. */
@@ -79,7 +79,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function serveModern(
     request: Request,
     envelope: Envelope,
-    signal: AbortSignal,
+    controller: AbortController,
   ): MaybePromise<JsonObject> {
     const { method, params } = request;
     if (!MODERN_VERSIONS.includes(envelope.protocolVersion)) {
@@ -111,7 +111,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       case "tools/call": {
         const { tool, args } = toolCallOf(params);
         const result = callTool(tool, args, {
-          signal,
+          controller,
           defaultTimeoutMs: toolTimeoutMs,
           context: {
             requestId: request.id,
@@ -129,7 +129,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  function serveLegacy(request: Request, signal: AbortSignal): MaybePromise<JsonObject> {
+  function serveLegacy(request: Request, controller: AbortController): MaybePromise<JsonObject> {
     const { method, params } = request;
     if (method === "initialize") return initialize(params);
     if (method === "server/discover" || pin.era === "modern") {
@@ -148,7 +148,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       case "tools/call": {
         const { tool, args } = toolCallOf(params);
         const result = callTool(tool, args, {
-          signal,
+          controller,
           defaultTimeoutMs: toolTimeoutMs,
           context: {
             requestId: request.id,
@@ -199,7 +199,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   return {
-    request(request, signal) {
+    request(request, controller) {
       const answer = (result: JsonObject) => ({ jsonrpc: "2.0", id: request.id, result });
       const fail = (error: unknown) => {
         if (error instanceof ProtocolError) {
@@ -210,8 +210,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       };
       try {
         const result = request.envelope
-          ? serveModern(request, request.envelope, signal)
-          : serveLegacy(request, signal);
+          ? serveModern(request, request.envelope, controller)
+          : serveLegacy(request, controller);
         return isThenable(result)
           ? (result as Promise<JsonObject>).then(answer, fail)
           : answer(result);

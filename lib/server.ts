@@ -83,7 +83,7 @@ export function serve(options: ServerOptions): Server {
       return;
     }
     const controller = new AbortController();
-    const outcome = dispatcher.request(request, controller.signal);
+    const outcome = dispatcher.request(request, controller);
     // Answered at once (a synchronous tool): nothing is in flight, nothing to cancel.
     if (!isThenable(outcome)) return send(outcome as { id: RequestId });
     const entry: InFlight = { controller, settled: Promise.resolve(), cancelled: false };

@@ -17,8 +17,11 @@ export interface CallToolResult {
 }
 
 export interface CallOptions {
-  /** Aborted when the request is cancelled or the server stops. */
-  signal: AbortSignal;
+  /**
+   * The request's controller: its signal is the handler's `ctx.signal`, aborted when the
+   * request is cancelled or the server stops; the call aborts it itself on timeout.
+   */
+  controller: AbortController;
   /** Used when the tool sets no `timeoutMs` of its own. */
   defaultTimeoutMs: number;
   context: Omit<ToolContext, "signal" | "toolName">;
@@ -60,56 +63,27 @@ export function callTool(
     return errorResult(`Invalid arguments for tool "${tool.name}": ${invalid}`);
   }
 
-  // The call's own signal is made only when the handler reads ctx.signal, or returns a
-  // promise that the timeout and cancellation must be able to cut short.
-  let controller: AbortController | undefined;
-  let forwardAbort: (() => void) | undefined;
-  const callSignal = (): AbortSignal => {
-    if (!controller) {
-      const own = controller = new AbortController();
-      forwardAbort = () => own.abort(options.signal.reason);
-      if (options.signal.aborted) forwardAbort();
-      else options.signal.addEventListener("abort", forwardAbort, { once: true });
-    }
-    return controller.signal;
-  };
-  const release = () => {
-    if (forwardAbort) options.signal.removeEventListener("abort", forwardAbort);
-  };
-  const ctx: ToolContext = {
-    ...options.context,
-    toolName: tool.name,
-    get signal() {
-      return callSignal();
-    },
-  };
-
+  const { controller } = options;
+  const ctx: ToolContext = { ...options.context, toolName: tool.name, signal: controller.signal };
   let value: unknown;
   try {
     value = tool.definition.handler(args, ctx);
   } catch (error) {
-    release();
-    return failure(tool, controller, error);
+    return failure(tool, controller.signal, error);
   }
-  if (!isThenable(value)) {
-    release();
-    return settle(tool, value);
-  }
-  const signal = callSignal();
+  if (!isThenable(value)) return settle(tool, value);
+
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
   const timer = setTimeout(
-    () => controller!.abort(new ToolTimeout(tool.name, timeoutMs)),
+    () => controller.abort(new ToolTimeout(tool.name, timeoutMs)),
     timeoutMs,
   );
   // The handler may ignore its signal; the race still answers on time (its work goes on
   // in the background, which is all JavaScript allows).
-  return Promise.race([value, rejectOnAbort(signal)]).then(
+  return Promise.race([value, rejectOnAbort(controller.signal)]).then(
     (ready) => settle(tool, ready),
-    (error) => failure(tool, controller, error),
-  ).finally(() => {
-    clearTimeout(timer);
-    release();
-  });
+    (error) => failure(tool, controller.signal, error),
+  ).finally(() => clearTimeout(timer));
 }
 
 /** Turns a handler's value into the result on the wire, checked. Never throws. */
@@ -125,13 +99,9 @@ function settle(tool: Tool, value: unknown): CallToolResult {
 }
 
 /** What a thrown error, a timeout or a cancellation tells the model. */
-function failure(
-  tool: Tool,
-  controller: AbortController | undefined,
-  error: unknown,
-): CallToolResult {
-  if (controller?.signal.aborted) {
-    const reason = controller.signal.reason;
+function failure(tool: Tool, signal: AbortSignal, error: unknown): CallToolResult {
+  if (signal.aborted) {
+    const reason = signal.reason;
     return errorResult(
       reason instanceof ToolTimeout
         ? reason.message

@@ -13,7 +13,7 @@ Deno.test("README: the tools/add.ts example loads and adds two numbers", async (
     const registry = await loadTools(dir);
     deepStrictEqual(registry.tools.map((tool) => tool.name), ["add"]);
     const result = await callTool(registry.byName.get("add")!, { a: 2, b: 3 }, {
-      signal: new AbortController().signal,
+      controller: new AbortController(),
       defaultTimeoutMs: 10_000,
       context: {
         requestId: 1,

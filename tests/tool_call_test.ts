@@ -10,9 +10,9 @@ function tool(definition: Record<string, unknown>): Tool {
   );
 }
 
-function options(signal = new AbortController().signal, defaultTimeoutMs = 10_000): CallOptions {
+function options(controller = new AbortController(), defaultTimeoutMs = 10_000): CallOptions {
   return {
-    signal,
+    controller,
     defaultTimeoutMs,
     context: {
       requestId: 1,
@@ -147,7 +147,7 @@ Deno.test("callTool() aborts the handler's signal when the request is cancelled"
       return new Promise(() => {});
     },
   });
-  const pending = callTool(waiting, {}, options(controller.signal));
+  const pending = callTool(waiting, {}, options(controller));
   await Promise.resolve();
   controller.abort("client said stop");
   deepStrictEqual(await pending, failure('Tool "t" was cancelled: client said stop'));
