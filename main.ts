@@ -9,7 +9,7 @@ import { logError } from "./lib/log.ts";
 import { SERVER_INFO } from "./lib/protocol.ts";
 import { serve } from "./lib/server.ts";
 import { guardStdout } from "./lib/stdout_guard.ts";
-import { loadTools, type Registry, ToolLoadError } from "./lib/tool_loader.ts";
+import { type LoadedTools, loadTools, type Registry, ToolLoadError } from "./lib/tool_loader.ts";
 
 /** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
 const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
@@ -36,9 +36,16 @@ async function main(args: string[]): Promise<number> {
   // A compiled binary serves the tools embedded beside main.ts unless told otherwise.
   const toolsDir = options.tools ??
     (Deno.build.standalone ? new URL("./tools/", import.meta.url) : "tools");
-  let registry: Registry;
+  // The files a compiled binary embeds are not on disk: no program among them can run.
+  const embedded = Deno.build.standalone && options.tools === undefined;
+  let registry: LoadedTools;
   try {
-    registry = await loadTools(toolsDir);
+    registry = await loadTools(toolsDir, {
+      passEnv: options.passEnv,
+      maxOutputBytes: options.maxOutputBytes,
+      allowOutsideSymlinks: options.allowOutsideSymlinks,
+      skipExecutables: embedded,
+    });
   } catch (error) {
     if (!(error instanceof ToolLoadError)) throw error;
     logError(
@@ -47,6 +54,13 @@ async function main(args: string[]): Promise<number> {
       }`,
     );
     return 1;
+  }
+  if (registry.skipped.length > 0) {
+    logError(
+      `Not serving the ${registry.skipped.length} executable tool(s) embedded in this binary ` +
+        `(${registry.skipped.join(", ")}): a compiled binary cannot run programs it embeds; ` +
+        `serve them from a directory on disk with --tools DIR`,
+    );
   }
   if (Deno.stdin.isTerminal()) greet(registry, toolsDir);
 
@@ -86,17 +100,11 @@ function greet(registry: Registry, toolsDir: string | URL): void {
 function survivePromisesToolsDropped(): void {
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
-    logError(
-      "A promise was rejected and nobody handled it (the server goes on)",
-      event.reason,
-    );
+    logError("A promise was rejected and nobody handled it (the server goes on)", event.reason);
   });
   globalThis.addEventListener("error", (event) => {
     event.preventDefault();
-    logError(
-      "An uncaught exception was thrown (the server goes on)",
-      event.error,
-    );
+    logError("An uncaught exception was thrown (the server goes on)", event.error);
   });
 }
 

@@ -1,6 +1,7 @@
 // Command-line flags, parsed by lib/_args.ts (node:util costs ~5 ms of start-up, adr/0008).
 import { parseArgs } from "./_args.ts";
 import { MAX_TIMER_MS, messageOf } from "./_json.ts";
+import { MAX_OUTPUT_BYTES } from "./executable_tool.ts";
 
 export interface Options {
   /** The tools directory as given, or undefined for the default. */
@@ -9,6 +10,12 @@ export interface Options {
   pageSize: number;
   toolTimeoutMs: number;
   shutdownGraceMs: number;
+  /** Most bytes an executable tool may print on stdout in one call. */
+  maxOutputBytes: number;
+  /** Environment variables passed through to every executable tool (when set). */
+  passEnv: readonly string[];
+  /** Serve executables and sidecars that are symlinks to files outside the tools directory. */
+  allowOutsideSymlinks: boolean;
 }
 
 export type Command =
@@ -22,6 +29,9 @@ export const DEFAULTS = {
   pageSize: 100,
   toolTimeoutMs: 60_000,
   shutdownGraceMs: 5_000,
+  maxOutputBytes: MAX_OUTPUT_BYTES,
+  passEnv: [],
+  allowOutsideSymlinks: false,
 } as const;
 
 export const USAGE = `Usage: toolshed [options]
@@ -37,6 +47,12 @@ Options:
                              (default: ${DEFAULTS.toolTimeoutMs})
   --shutdown-grace MS        Time in-flight requests may finish after input ends or on
                              SIGTERM/SIGINT (default: ${DEFAULTS.shutdownGraceMs})
+  --max-output-bytes N       Most bytes an executable tool may print on stdout in one
+                             call (default: ${DEFAULTS.maxOutputBytes})
+  --pass-env NAME            Pass this environment variable on to executable tools
+                             (repeatable; PATH, HOME, LANG, LC_ALL, TZ, TMPDIR always are)
+  --allow-outside-symlinks   Serve executables and sidecars that are symlinks to files
+                             outside the tools directory
   -h, --help                 Show this help
   -V, --version              Show the version`;
 
@@ -48,6 +64,7 @@ const NUMERIC_FLAGS = {
   "page-size": "pageSize",
   "tool-timeout": "toolTimeoutMs",
   "shutdown-grace": "shutdownGraceMs",
+  "max-output-bytes": "maxOutputBytes",
 } as const;
 
 export function parseCommand(args: string[]): Command {
@@ -61,6 +78,9 @@ export function parseCommand(args: string[]): Command {
         "page-size": { type: "string" },
         "tool-timeout": { type: "string" },
         "shutdown-grace": { type: "string" },
+        "max-output-bytes": { type: "string" },
+        "pass-env": { type: "string", multiple: true },
+        "allow-outside-symlinks": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -88,5 +108,15 @@ export function parseCommand(args: string[]): Command {
     }
     options[key] = value;
   }
+  const passEnv = values["pass-env"] ?? [];
+  const badName = passEnv.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+  if (badName !== undefined) {
+    return {
+      kind: "usage-error",
+      message: `Invalid value for --pass-env: "${badName}" is not an environment variable name`,
+    };
+  }
+  if (passEnv.length > 0) options.passEnv = passEnv;
+  if (values["allow-outside-symlinks"]) options.allowOutsideSymlinks = true;
   return { kind: "serve", options };
 }

@@ -1,7 +1,9 @@
-// Tool discovery: every module in the tools directory default-exports one tool definition.
-// A bad tool stops start-up with a message naming its file; all problems are reported
-// together so an author fixes them in one pass.
+// Tool discovery: every module in the tools directory default-exports one tool definition,
+// and every executable with a JSON sidecar beside it is a tool too (adr/0007). A bad tool
+// stops start-up with a message naming its file; all problems are reported together so
+// an author fixes them in one pass.
 import { isObject, MAX_TIMER_MS, messageOf } from "./_json.ts";
+import { executableHandler, MAX_OUTPUT_BYTES } from "./executable_tool.ts";
 import { checkAnnotations, checkIcons } from "./mcp_shapes.ts";
 import { compileSchema, type SchemaCheck } from "./schema.ts";
 import type { JsonObject, ToolDefinition } from "./types.ts";
@@ -26,6 +28,34 @@ export interface Registry {
   byName: ReadonlyMap<string, Tool>;
 }
 
+/** What loadTools() found: the registry, and the executable tools it left out. */
+export interface LoadedTools extends Registry {
+  /** Sidecars whose programs are not served (see `LoadOptions.skipExecutables`). */
+  skipped: readonly string[];
+}
+
+/** How executable tools are found and run; the defaults are the flags' defaults. */
+export interface LoadOptions {
+  /** Environment variables every program receives (when set), beyond the base set. */
+  passEnv: readonly string[];
+  /** Most bytes a program may print on stdout in one call. */
+  maxOutputBytes: number;
+  /** Serve executables and sidecars that are symlinks to files outside the directory. */
+  allowOutsideSymlinks: boolean;
+  /**
+   * Leave executable tools out, listing their sidecars in `skipped`: the files a compiled
+   * binary embeds are not on disk, so no program among them can be run.
+   */
+  skipExecutables: boolean;
+}
+
+export const DEFAULT_LOAD_OPTIONS: LoadOptions = {
+  passEnv: [],
+  maxOutputBytes: MAX_OUTPUT_BYTES,
+  allowOutsideSymlinks: false,
+  skipExecutables: false,
+};
+
 /** Start-up failed because of the tools; `problems` holds one sentence per bad file. */
 export class ToolLoadError extends Error {
   readonly problems: readonly string[];
@@ -39,6 +69,18 @@ export class ToolLoadError extends Error {
 
 const TOOL_EXTENSIONS = /\.(ts|mts|js|mjs)$/;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** What a sidecar may hold: a tool definition without name, _meta or handler, plus env. */
+const SIDECAR_FIELDS = new Set([
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "annotations",
+  "icons",
+  "timeoutMs",
+  "env",
+]);
 const KNOWN_FIELDS = new Set([
   "name",
   "title",
@@ -53,36 +95,42 @@ const KNOWN_FIELDS = new Set([
 ]);
 
 /**
- * Loads every tool module in `dir`: a path (relative to the working directory) or a
- * directory URL. Files whose names start with `_` or `.`, other extensions and
- * subdirectories are not tools.
+ * Loads every tool in `dir`, a path (relative to the working directory) or a directory
+ * URL: modules (`.ts`, `.mts`, `.js`, `.mjs`) and executables with a `.json` sidecar.
+ * Files whose names start with `_` or `.`, subdirectories and other files without the
+ * executable bit are not tools.
  */
-export async function loadTools(dir: string | URL): Promise<Registry> {
+export async function loadTools(
+  dir: string | URL,
+  options: LoadOptions = DEFAULT_LOAD_OPTIONS,
+): Promise<LoadedTools> {
   const dirUrl = typeof dir === "string"
     ? directoryUrl(dir)
     : new URL(dir.href.endsWith("/") ? dir.href : `${dir.href}/`);
   const shownDir = typeof dir === "string"
     ? dir.replace(/\/+$/, "")
     : decodeURIComponent(dirUrl.pathname).replace(/\/+$/, "");
-  let fileNames: string[];
+  let entries: Entries;
   try {
-    fileNames = await toolFileNames(dirUrl);
+    entries = await readEntries(dirUrl);
   } catch (error) {
-    throw new ToolLoadError([
-      `Cannot read the tools directory "${shownDir}": ${messageOf(error)}`,
-    ]);
+    throw new ToolLoadError([`Cannot read the tools directory "${shownDir}": ${messageOf(error)}`]);
   }
 
-  // Modules load in parallel; names are checked in file order, so messages are stable.
-  const loaded = await Promise.allSettled(
-    fileNames.map((fileName) =>
-      loadTool(new URL(fileName, dirUrl), fileName, `${shownDir}/${fileName}`)
-    ),
-  );
+  const sources: Source[] = entries.modules.map((fileName) => ({
+    fileName,
+    load: () => loadTool(new URL(fileName, dirUrl), fileName, `${shownDir}/${fileName}`),
+  }));
+  if (!options.skipExecutables) {
+    sources.push(...executableSources(entries, dirUrl, shownDir, options));
+    sources.sort((a, b) => a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0);
+  }
+  // Tools load in parallel; names are checked in file order, so messages are stable.
+  const loaded = await Promise.allSettled(sources.map((source) => source.load()));
   const problems: string[] = [];
   const byName = new Map<string, Tool>();
   loaded.forEach((outcome, index) => {
-    const file = `${shownDir}/${fileNames[index]}`;
+    const file = `${shownDir}/${sources[index].fileName}`;
     if (outcome.status === "rejected") {
       problems.push(`Cannot load tool "${file}": ${messageOf(outcome.reason)}`);
       return;
@@ -99,7 +147,10 @@ export async function loadTools(dir: string | URL): Promise<Registry> {
   });
   if (problems.length > 0) throw new ToolLoadError(problems);
   const tools = [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  return { tools, byName };
+  const skipped = options.skipExecutables
+    ? entries.sidecars.map((fileName) => `${shownDir}/${fileName}`)
+    : [];
+  return { tools, byName, skipped };
 }
 
 /**
@@ -110,32 +161,164 @@ export function directoryUrl(path: string): URL {
   const absolute = /^([/\\]|[A-Za-z]:[/\\])/.test(path) ? path : `${Deno.cwd()}/${path}`;
   const slashed = absolute.replaceAll("\\", "/");
   const rooted = slashed.startsWith("/") ? slashed : `/${slashed}`;
-  const encoded = encodeURI(rooted).replaceAll("#", "%23").replaceAll(
-    "?",
-    "%3F",
-  );
+  const encoded = encodeURI(rooted).replaceAll("#", "%23").replaceAll("?", "%3F");
   return new URL(`file://${encoded.endsWith("/") ? encoded : `${encoded}/`}`);
 }
 
-async function toolFileNames(dirUrl: URL): Promise<string[]> {
-  const names: string[] = [];
-  for await (const entry of Deno.readDir(dirUrl)) {
-    if (
-      entry.isDirectory || /^[_.]/.test(entry.name) ||
-      !TOOL_EXTENSIONS.test(entry.name)
-    ) {
-      continue;
-    }
-    names.push(entry.name);
-  }
-  return names.sort();
+/** One tool to load, by the file its messages name. */
+interface Source {
+  fileName: string;
+  load(): Promise<Tool>;
 }
 
-async function loadTool(
-  url: URL,
-  fileName: string,
-  file: string,
+/** The directory's entries that may be tools, by file name. */
+interface Entries {
+  /** Tool modules, sorted. */
+  modules: string[];
+  /** `.json` files: every one is a sidecar, sorted. */
+  sidecars: string[];
+  /** Every other regular file (or symlink to one), and whether it has an executable bit. */
+  others: Map<string, boolean>;
+}
+
+async function readEntries(dirUrl: URL): Promise<Entries> {
+  const modules: string[] = [];
+  const sidecars: string[] = [];
+  const otherNames: string[] = [];
+  for await (const entry of Deno.readDir(dirUrl)) {
+    if (entry.isDirectory || /^[_.]/.test(entry.name)) continue;
+    if (TOOL_EXTENSIONS.test(entry.name)) modules.push(entry.name);
+    else if (entry.name.endsWith(".json")) sidecars.push(entry.name);
+    else otherNames.push(entry.name);
+  }
+  const others = new Map<string, boolean>();
+  await Promise.all(otherNames.map(async (name) => {
+    try {
+      const info = await Deno.stat(new URL(name, dirUrl));
+      if (info.isFile) others.set(name, ((info.mode ?? 0) & 0o111) !== 0);
+    } catch {
+      // A dangling symlink: not a file, so not a tool.
+    }
+  }));
+  return { modules: modules.sort(), sidecars: sidecars.sort(), others };
+}
+
+/**
+ * Pairs executables with sidecars: `add` or `add.<ext>` goes with `add.json` (an exact
+ * `<file>.json` first). Every pairing problem becomes a source that fails with it.
+ */
+function executableSources(
+  entries: Entries,
+  dirUrl: URL,
+  shownDir: string,
+  options: LoadOptions,
+): Source[] {
+  const sidecars = new Set(entries.sidecars);
+  const sidecarOf = (fileName: string): string | undefined => {
+    if (sidecars.has(`${fileName}.json`)) return `${fileName}.json`;
+    const stem = fileName.slice(0, fileName.lastIndexOf("."));
+    return stem !== "" && sidecars.has(`${stem}.json`) ? `${stem}.json` : undefined;
+  };
+  const programs = new Map<string, string[]>(entries.sidecars.map((name) => [name, []]));
+  const notExecutable = new Map<string, string[]>(entries.sidecars.map((name) => [name, []]));
+  const sources: Source[] = [];
+  for (const [fileName, executable] of [...entries.others].sort(([a], [b]) => a < b ? -1 : 1)) {
+    const sidecar = sidecarOf(fileName);
+    if (sidecar !== undefined) {
+      (executable ? programs : notExecutable).get(sidecar)!.push(fileName);
+    } else if (executable) {
+      const dot = fileName.lastIndexOf(".");
+      const expected = `${dot > 0 ? fileName.slice(0, dot) : fileName}.json`;
+      const problem = new Error(
+        `an executable needs a sidecar "${shownDir}/${expected}" holding its definition ` +
+          `(a file that is not a tool must not have the executable bit)`,
+      );
+      sources.push({ fileName, load: () => Promise.reject(problem) });
+    }
+  }
+  const shown = (fileName: string) => `"${shownDir}/${fileName}"`;
+  for (const sidecar of entries.sidecars) {
+    const name = sidecar.slice(0, -".json".length);
+    const found = programs.get(sidecar)!;
+    const idle = notExecutable.get(sidecar)!;
+    let load: () => Promise<Tool>;
+    if (found.length === 1) {
+      load = () => loadExecutableTool(dirUrl, shownDir, sidecar, found[0], options);
+    } else {
+      const problem = new Error(
+        found.length > 1
+          ? `the name "${name}" is claimed by more than one executable: ${
+            found.map(shown).join(" and ")
+          }`
+          : idle.length > 0
+          ? `${idle.map(shown).join(" and ")} ${
+            idle.length > 1 ? "are" : "is"
+          } not executable (chmod +x gives it the executable bit)`
+          : `the sidecar has no executable beside it: expected ${shown(name)} or ` +
+            `${shown(`${name}.<ext>`)} with the executable bit`,
+      );
+      load = () => Promise.reject(problem);
+    }
+    sources.push({ fileName: sidecar, load });
+  }
+  return sources;
+}
+
+async function loadExecutableTool(
+  dirUrl: URL,
+  shownDir: string,
+  sidecarName: string,
+  programName: string,
+  options: LoadOptions,
 ): Promise<Tool> {
+  const sidecarUrl = new URL(sidecarName, dirUrl);
+  const programUrl = new URL(programName, dirUrl);
+  if (!options.allowOutsideSymlinks) {
+    const inside = `${await Deno.realPath(dirUrl)}/`;
+    for (const [url, fileName] of [[programUrl, programName], [sidecarUrl, sidecarName]] as const) {
+      const real = await Deno.realPath(url);
+      if (!real.startsWith(inside)) {
+        throw new Error(
+          `"${shownDir}/${fileName}" is a symlink to "${real}", outside the tools directory ` +
+            `(--allow-outside-symlinks allows it)`,
+        );
+      }
+    }
+  }
+  let sidecar: unknown;
+  try {
+    sidecar = JSON.parse(await Deno.readTextFile(sidecarUrl));
+  } catch (error) {
+    throw new Error(`the sidecar is not valid JSON: ${messageOf(error)}`);
+  }
+  if (!isObject(sidecar)) {
+    throw new Error("the sidecar must hold a JSON object ({ description, inputSchema })");
+  }
+  for (const key of Object.keys(sidecar)) {
+    if (!SIDECAR_FIELDS.has(key)) throw new Error(`unknown field "${key}"`);
+  }
+  const { env = [], ...fields } = sidecar;
+  if (!Array.isArray(env) || !env.every((name) => typeof name === "string")) {
+    throw new Error("env must be an array of environment variable names");
+  }
+  const badName = env.find((name) => !ENV_NAME.test(name));
+  if (badName !== undefined) {
+    throw new Error(`env holds "${badName}", which is not an environment variable name`);
+  }
+  const handler = executableHandler({
+    program: decodeURIComponent(programUrl.pathname),
+    file: `${shownDir}/${programName}`,
+    passEnv: [...options.passEnv, ...env],
+    maxOutputBytes: options.maxOutputBytes,
+  });
+  return checkDefinition(
+    { ...fields, handler },
+    sidecarName.slice(0, -".json".length),
+    `${shownDir}/${sidecarName}`,
+  );
+}
+
+async function loadTool(url: URL, fileName: string, file: string): Promise<Tool> {
   let module: Record<string, unknown>;
   try {
     module = await import(url.href);
@@ -152,19 +335,11 @@ async function loadTool(
       "the module must default-export a tool object ({ description, inputSchema, handler })",
     );
   }
-  return checkDefinition(
-    definition,
-    fileName.replace(TOOL_EXTENSIONS, ""),
-    file,
-  );
+  return checkDefinition(definition, fileName.replace(TOOL_EXTENSIONS, ""), file);
 }
 
 /** Checks a definition field by field; throws with the first problem found. */
-export function checkDefinition(
-  definition: JsonObject,
-  defaultName: string,
-  file: string,
-): Tool {
+export function checkDefinition(definition: JsonObject, defaultName: string, file: string): Tool {
   for (const key of Object.keys(definition)) {
     if (!KNOWN_FIELDS.has(key)) throw new Error(`unknown field "${key}"`);
   }
@@ -175,16 +350,8 @@ export function checkDefinition(
       `the name "${name}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
     );
   }
-  const {
-    description,
-    inputSchema,
-    outputSchema,
-    handler,
-    title,
-    annotations,
-    icons,
-    timeoutMs,
-  } = definition;
+  const { description, inputSchema, outputSchema, handler, title, annotations, icons, timeoutMs } =
+    definition;
   if (typeof description !== "string" || description.trim() === "") {
     throw new Error("description must be a non-empty string");
   }
@@ -194,16 +361,10 @@ export function checkDefinition(
   if (outputSchema !== undefined && !isObject(outputSchema)) {
     throw new Error("outputSchema must be a JSON Schema object");
   }
-  if (typeof handler !== "function") {
-    throw new Error("handler must be a function");
-  }
-  if (title !== undefined && typeof title !== "string") {
-    throw new Error("title must be a string");
-  }
+  if (typeof handler !== "function") throw new Error("handler must be a function");
+  if (title !== undefined && typeof title !== "string") throw new Error("title must be a string");
   const badAnnotations = annotations === undefined ? undefined : checkAnnotations(annotations);
-  if (badAnnotations) {
-    throw new Error(`annotations are invalid: ${badAnnotations}`);
-  }
+  if (badAnnotations) throw new Error(`annotations are invalid: ${badAnnotations}`);
   const badIcons = icons === undefined ? undefined : checkIcons(icons);
   if (badIcons) throw new Error(`icons are invalid: ${badIcons}`);
   if (definition._meta !== undefined && !isObject(definition._meta)) {
@@ -214,9 +375,7 @@ export function checkDefinition(
     !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0 &&
       (timeoutMs as number) <= MAX_TIMER_MS)
   ) {
-    throw new Error(
-      `timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`,
-    );
+    throw new Error(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`);
   }
   return {
     name,

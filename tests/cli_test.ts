@@ -10,6 +10,7 @@ const NUMERIC_FLAGS = [
   ["--page-size", "pageSize"],
   ["--tool-timeout", "toolTimeoutMs"],
   ["--shutdown-grace", "shutdownGraceMs"],
+  ["--max-output-bytes", "maxOutputBytes"],
 ] as const;
 
 function usageError(message: string): Command {
@@ -35,6 +36,9 @@ Deno.test("parseCommand() serves with the defaults when given no arguments", () 
       pageSize: 100,
       toolTimeoutMs: 60_000,
       shutdownGraceMs: 5_000,
+      maxOutputBytes: 16 * 1024 * 1024,
+      passEnv: [],
+      allowOutsideSymlinks: false,
     },
   });
 });
@@ -109,6 +113,8 @@ Deno.test("parseCommand() parses every numeric flag together", () => {
       "250",
       "--shutdown-grace",
       "10",
+      "--max-output-bytes",
+      "4096",
     ]),
     {
       kind: "serve",
@@ -118,8 +124,40 @@ Deno.test("parseCommand() parses every numeric flag together", () => {
         pageSize: 7,
         toolTimeoutMs: 250,
         shutdownGraceMs: 10,
+        maxOutputBytes: 4096,
+        passEnv: [],
+        allowOutsideSymlinks: false,
       },
     },
+  );
+});
+
+Deno.test("parseCommand() collects every --pass-env and takes --allow-outside-symlinks", () => {
+  assert.deepStrictEqual(
+    parseCommand(["--pass-env", "GITHUB_TOKEN", "--pass-env=_X1", "--allow-outside-symlinks"]),
+    {
+      kind: "serve",
+      options: {
+        tools: undefined,
+        ...DEFAULTS,
+        passEnv: ["GITHUB_TOKEN", "_X1"],
+        allowOutsideSymlinks: true,
+      },
+    },
+  );
+});
+
+Deno.test("parseCommand() rejects a --pass-env that is not an environment variable name", () => {
+  for (const name of ["", "A-B", "1X", "A=B", "PATH "]) {
+    assert.deepStrictEqual(
+      parseCommand(["--pass-env", "HOME", `--pass-env=${name}`]),
+      usageError(`Invalid value for --pass-env: "${name}" is not an environment variable name`),
+      name,
+    );
+  }
+  assert.deepStrictEqual(
+    parseCommand(["--allow-outside-symlinks=yes"]),
+    usageError('Option "--allow-outside-symlinks" does not take a value'),
   );
 });
 
@@ -221,6 +259,9 @@ Deno.test("USAGE lists every flag with the defaults", () => {
       "--page-size N",
       "--tool-timeout MS",
       "--shutdown-grace MS",
+      "--max-output-bytes N",
+      "--pass-env NAME",
+      "--allow-outside-symlinks",
       "-h, --help",
       "-V, --version",
     ]
@@ -231,6 +272,7 @@ Deno.test("USAGE lists every flag with the defaults", () => {
   assert.ok(USAGE.includes(`(default: ${DEFAULTS.pageSize})`));
   assert.ok(USAGE.includes(`(default: ${DEFAULTS.toolTimeoutMs})`));
   assert.ok(USAGE.includes(`(default: ${DEFAULTS.shutdownGraceMs})`));
+  assert.ok(USAGE.includes(`(default: ${DEFAULTS.maxOutputBytes})`));
 });
 
 interface Output {

@@ -83,6 +83,19 @@ async function call(
   return asToolResult(await client.callTool({ name, arguments: args }), `${name} result`);
 }
 
+/** Whether a program is on the PATH (json_query answers with an error result without jq). */
+async function onPath(program: string): Promise<boolean> {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    if (dir === "") continue;
+    try {
+      if ((await Deno.stat(`${dir}/${program}`)).isFile) return true;
+    } catch {
+      // Not in this directory.
+    }
+  }
+  return false;
+}
+
 /** Lists the example tools and calls each one, asserting the real results. */
 async function exerciseEveryExampleTool(client: ToolClient): Promise<void> {
   const { tools } = await client.listTools();
@@ -92,7 +105,7 @@ async function exerciseEveryExampleTool(client: ToolClient): Promise<void> {
   }));
   assert.deepEqual(
     [...byName.keys()].sort(),
-    ["divide", "echo", "sha256", "wait", "word_stats"],
+    ["csv_to_json", "divide", "echo", "json_query", "sha256", "wait", "word_stats"],
     // The v2 client answers an empty list, without asking, when the server's capabilities lack `tools`.
     "tools/list names every example tool",
   );
@@ -133,6 +146,36 @@ async function exerciseEveryExampleTool(client: ToolClient): Promise<void> {
   assert.equal(
     onlyText(digest, "sha256"),
     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+  );
+
+  // Executable tools (a shell script and a Python program, each with a JSON sidecar).
+  const query = await call(client, "json_query", {
+    filter: "[.items[] | select(.price > 2) | .name]",
+    json: { items: [{ name: "tea", price: 3 }, { name: "bun", price: 1.5 }] },
+  });
+  if (await onPath("jq")) {
+    assert.notEqual(query.isError, true, JSON.stringify(query));
+    assert.equal(onlyText(query, "json_query"), '["tea"]');
+  } else {
+    assert.equal(query.isError, true, JSON.stringify(query));
+    assert.match(onlyText(query, "json_query without jq"), /json_query needs jq/);
+  }
+
+  const table = await call(client, "csv_to_json", { csv: 'name,note\nAda,"first, of all"\n' });
+  assert.notEqual(table.isError, true, JSON.stringify(table));
+  const rows = {
+    columns: ["name", "note"],
+    rows: [{ name: "Ada", note: "first, of all" }],
+    rowCount: 1,
+  };
+  assert.deepEqual(table.structuredContent, rows);
+  assert.deepEqual(JSON.parse(onlyText(table, "csv_to_json")), rows);
+
+  const ragged = await call(client, "csv_to_json", { csv: "a,b\n1\n" });
+  assert.equal(ragged.isError, true, JSON.stringify(ragged));
+  assert.equal(
+    onlyText(ragged, "csv_to_json ragged"),
+    "Line 2 has 1 field(s), but the header has 2",
   );
 
   const invalid = await call(client, "divide", { dividend: 7 });

@@ -65,7 +65,10 @@ Deno.test("main.ts started in a terminal says on stderr what it serves and how t
   const seen = new TextDecoder().decode(stdout);
   strictEqual(code, 0, seen);
   match(seen, /toolshed \S+ is an MCP server speaking JSON-RPC on stdin\/stdout/);
-  match(seen, /Serving 5 tool\(s\) from ".*tools": divide, echo, sha256, wait, word_stats/);
+  match(
+    seen,
+    /Serving 7 tool\(s\) from ".*tools": csv_to_json, divide, echo, json_query, sha256, wait, word_stats/,
+  );
   match(seen, /Connect an MCP client/);
 });
 

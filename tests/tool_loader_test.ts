@@ -4,7 +4,12 @@
 import assert from "node:assert/strict";
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { loadTools, type Registry, ToolLoadError } from "../lib/tool_loader.ts";
+import {
+  DEFAULT_LOAD_OPTIONS,
+  loadTools,
+  type Registry,
+  ToolLoadError,
+} from "../lib/tool_loader.ts";
 
 const REPO_TOOLS = decodeURIComponent(new URL("../tools", import.meta.url).pathname);
 
@@ -63,13 +68,24 @@ function names(registry: Registry): string[] {
   return registry.tools.map((tool) => tool.name);
 }
 
-Deno.test("loadTools() loads the repo's tools directory with the five tools sorted by name", async () => {
+Deno.test("loadTools() loads the repo's tools directory with the seven tools sorted by name", async () => {
   const registry = await loadTools(REPO_TOOLS);
-  assert.deepStrictEqual(names(registry), ["divide", "echo", "sha256", "wait", "word_stats"]);
+  assert.deepStrictEqual(names(registry), [
+    "csv_to_json",
+    "divide",
+    "echo",
+    "json_query",
+    "sha256",
+    "wait",
+    "word_stats",
+  ]);
+  // An executable tool is named after its sidecar, whose path its messages show.
+  const executables = ["csv_to_json", "json_query"];
   assert.deepStrictEqual([...registry.byName.keys()].sort(), names(registry));
   for (const tool of registry.tools) {
     assert.strictEqual(registry.byName.get(tool.name), tool);
-    assert.strictEqual(tool.file, `${REPO_TOOLS}/${tool.name}.ts`);
+    const extension = executables.includes(tool.name) ? "json" : "ts";
+    assert.strictEqual(tool.file, `${REPO_TOOLS}/${tool.name}.${extension}`);
     assert.strictEqual(typeof tool.definition.handler, "function");
   }
 });
@@ -225,7 +241,7 @@ Deno.test("loadTools() loads a draft-04 inputSchema", async () => {
   });
 });
 
-Deno.test("loadTools() loads .ts, .mts, .js and .mjs files and skips every other entry", async () => {
+Deno.test("loadTools() loads .ts, .mts, .js and .mjs files and skips other files that are not executable", async () => {
   const throwing = (flag: string) =>
     `(globalThis as Record<string, unknown>)[${JSON.stringify(flag)}] = true;\n` +
     `throw new Error("${flag} must not be imported");\n`;
@@ -242,7 +258,7 @@ Deno.test("loadTools() loads .ts, .mts, .js and .mjs files and skips every other
     "_helper.js": throwingJs("toolshedTestImported_helper"),
     ".hidden.ts": throwing("toolshedTestImportedHidden"),
     "notes.txt": "not a tool",
-    "data.json": '{ "description": "not a tool" }',
+    "_data.json": '{ "description": "not a tool" }',
     "component.tsx": throwing("toolshedTestImportedTsx"),
     "README.md": "# not a tool",
     "sub/inner.ts": toolSource(),
@@ -680,3 +696,331 @@ Deno.test("loadTools() shows a directory URL as its decoded path in messages", a
     );
   });
 });
+
+// Executable tools: a program with the executable bit and a JSON sidecar beside it.
+
+/** A file's text and mode, or a symlink to `link`. */
+type Entry = string | { text: string; mode: number } | { link: string };
+
+const SH = (body: string) => ({ text: `#!/bin/sh\ncat >/dev/null\n${body}\n`, mode: 0o755 });
+const SIDECAR = '{ "description": "A program", "inputSchema": { "type": "object" } }\n';
+
+/** Writes `files` (a string is a file with mode 0644) into a temporary dir. */
+async function withExecutables(
+  files: Record<string, Entry>,
+  fn: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolshed_exec_" }));
+  try {
+    for (const [name, entry] of Object.entries(files)) {
+      const path = `${dir}/${name}`;
+      if (typeof entry === "string") {
+        await Deno.writeTextFile(path, entry, { mode: 0o644 });
+      } else if ("link" in entry) {
+        await Deno.symlink(entry.link, path);
+      } else {
+        await Deno.writeTextFile(path, entry.text);
+        await Deno.chmod(path, entry.mode);
+      }
+    }
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const noSignal = new AbortController().signal;
+const context = {
+  signal: noSignal,
+  requestId: 1,
+  toolName: "t",
+  protocolVersion: "2026-07-28",
+  clientInfo: undefined,
+  clientCapabilities: {},
+};
+
+Deno.test("loadTools() loads an executable with its sidecar, with or without an extension, beside modules", async () => {
+  await withExecutables({
+    "add.sh": SH('echo "sh"'),
+    "add.json": SIDECAR,
+    "greet": SH('echo "no extension"'),
+    "greet.json": SIDECAR.replace("A program", "Greets"),
+    "my.tool.sh": SH('echo "dotted"'),
+    "my.tool.json": SIDECAR,
+    "module.ts": toolSource(),
+    "README.md": "# not a tool, not executable\n",
+    "notes.txt": "not a tool",
+    "_helper.sh": SH("exit 1"),
+    ".hidden": SH("exit 1"),
+  }, async (dir) => {
+    const registry = await loadTools(dir);
+    assert.deepStrictEqual(names(registry), ["add", "greet", "module", "my.tool"]);
+    assert.deepStrictEqual(registry.tools.map((tool) => tool.file), [
+      `${dir}/add.json`,
+      `${dir}/greet.json`,
+      `${dir}/module.ts`,
+      `${dir}/my.tool.json`,
+    ]);
+    assert.strictEqual(registry.byName.get("greet")?.definition.description, "Greets");
+    const outputs: unknown[] = [];
+    for (const name of ["add", "greet", "my.tool"]) {
+      outputs.push(await registry.byName.get(name)!.definition.handler({}, context));
+    }
+    assert.deepStrictEqual(outputs, [
+      { content: [{ type: "text", text: "sh" }] },
+      { content: [{ type: "text", text: "no extension" }] },
+      { content: [{ type: "text", text: "dotted" }] },
+    ]);
+  });
+});
+
+Deno.test("loadTools() keeps a sidecar's timeoutMs and checks its schemas as a module's", async () => {
+  await withExecutables({
+    "slow.sh": SH("sleep 1"),
+    "slow.json": JSON.stringify({
+      description: "Slow",
+      inputSchema: { type: "object", properties: { n: { type: "integer", default: 3 } } },
+      outputSchema: { type: "object" },
+      timeoutMs: 1500,
+      title: "Slow one",
+      annotations: { readOnlyHint: true },
+      icons: [{ src: "data:image/png;base64,AA==" }],
+    }),
+  }, async (dir) => {
+    const slow = (await loadTools(dir)).byName.get("slow");
+    assert.ok(slow);
+    assert.strictEqual(slow.timeoutMs, 1500);
+    assert.deepStrictEqual(slow.argumentDefaults, [["n", 3]]);
+    assert.notStrictEqual(slow.validateInput({ n: "x" }), undefined);
+    assert.ok(slow.validateOutput);
+  });
+});
+
+Deno.test("loadTools() passes the variables a sidecar's env names, and --pass-env's, to its program", async () => {
+  Deno.env.set("TOOLSHED_TEST_FROM_SIDECAR", "sidecar value");
+  Deno.env.set("TOOLSHED_TEST_FROM_FLAG", "flag value");
+  Deno.env.set("TOOLSHED_TEST_NOT_PASSED", "secret");
+  try {
+    await withExecutables({
+      "show.sh": SH(
+        'echo "$TOOLSHED_TEST_FROM_SIDECAR|$TOOLSHED_TEST_FROM_FLAG|${TOOLSHED_TEST_NOT_PASSED:-unset}"',
+      ),
+      "show.json": JSON.stringify({
+        description: "Shows variables",
+        inputSchema: { type: "object" },
+        env: ["TOOLSHED_TEST_FROM_SIDECAR", "TOOLSHED_TEST_UNSET_ANYWHERE"],
+      }),
+    }, async (dir) => {
+      const registry = await loadTools(dir, {
+        ...DEFAULT_LOAD_OPTIONS,
+        passEnv: ["TOOLSHED_TEST_FROM_FLAG"],
+      });
+      assert.deepStrictEqual(await registry.byName.get("show")!.definition.handler({}, context), {
+        content: [{ type: "text", text: "sidecar value|flag value|unset" }],
+      });
+    });
+  } finally {
+    for (const name of ["FROM_SIDECAR", "FROM_FLAG", "NOT_PASSED"]) {
+      Deno.env.delete(`TOOLSHED_TEST_${name}`);
+    }
+  }
+});
+
+Deno.test("loadTools() serves a symlink into the tools directory, and one outside only when allowed", async () => {
+  const outside = await Deno.makeTempDir({ prefix: "toolshed_outside_" });
+  try {
+    await Deno.writeTextFile(`${outside}/program.sh`, SH('echo "outside"').text);
+    await Deno.chmod(`${outside}/program.sh`, 0o755);
+    await withExecutables({
+      "_impl.sh": SH('echo "inside"'),
+      "inner.sh": { link: "_impl.sh" },
+      "inner.json": SIDECAR,
+      "outer.sh": { link: `${outside}/program.sh` },
+      "outer.json": SIDECAR,
+    }, async (dir) => {
+      const real = await Deno.realPath(`${outside}/program.sh`);
+      assert.deepStrictEqual(await loadProblems(dir), [
+        `Cannot load tool "${dir}/outer.json": "${dir}/outer.sh" is a symlink to "${real}", ` +
+        "outside the tools directory (--allow-outside-symlinks allows it)",
+      ]);
+      const registry = await loadTools(dir, {
+        ...DEFAULT_LOAD_OPTIONS,
+        allowOutsideSymlinks: true,
+      });
+      assert.deepStrictEqual(names(registry), ["inner", "outer"]);
+      assert.deepStrictEqual(await registry.byName.get("outer")!.definition.handler({}, context), {
+        content: [{ type: "text", text: "outside" }],
+      });
+    });
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("loadTools() refuses a sidecar that is a symlink outside the tools directory", async () => {
+  const outside = await Deno.makeTempDir({ prefix: "toolshed_outside_" });
+  try {
+    await Deno.writeTextFile(`${outside}/sidecar.json`, SIDECAR);
+    await withExecutables({
+      "away.sh": SH("echo away"),
+      "away.json": { link: `${outside}/sidecar.json` },
+    }, async (dir) => {
+      const real = await Deno.realPath(`${outside}/sidecar.json`);
+      assert.deepStrictEqual(await loadProblems(dir), [
+        `Cannot load tool "${dir}/away.json": "${dir}/away.json" is a symlink to "${real}", ` +
+        "outside the tools directory (--allow-outside-symlinks allows it)",
+      ]);
+    });
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("loadTools() in skipExecutables mode (a compiled binary's own tools) lists sidecars instead of serving them", async () => {
+  await withExecutables({
+    "module.ts": toolSource(),
+    "add.sh": SH("echo 1"),
+    "add.json": SIDECAR,
+    "lone.json": SIDECAR,
+    "stray.sh": SH("echo 1"),
+  }, async (dir) => {
+    const loaded = await loadTools(dir, { ...DEFAULT_LOAD_OPTIONS, skipExecutables: true });
+    assert.deepStrictEqual(names(loaded), ["module"]);
+    assert.deepStrictEqual(loaded.skipped, [`${dir}/add.json`, `${dir}/lone.json`]);
+    // Served from disk, the same directory is refused: stray.sh and lone.json are unpaired.
+    assert.strictEqual((await loadProblems(dir)).length, 2);
+  });
+});
+
+/** One bad executable layout beside a good tool: the problem must be exactly this. */
+interface BadLayoutCase {
+  what: string;
+  files: Record<string, Entry>;
+  /** The file named, and the reason; `DIR` stands for the directory. */
+  file: string;
+  reason: string;
+}
+
+const BAD_LAYOUTS: BadLayoutCase[] = [
+  {
+    what: "a sidecar without an executable",
+    files: { "add.json": SIDECAR },
+    file: "add.json",
+    reason: 'the sidecar has no executable beside it: expected "DIR/add" or "DIR/add.<ext>" ' +
+      "with the executable bit",
+  },
+  {
+    what: "an executable without a sidecar",
+    files: { "add.sh": SH("echo 1") },
+    file: "add.sh",
+    reason: 'an executable needs a sidecar "DIR/add.json" holding its definition ' +
+      "(a file that is not a tool must not have the executable bit)",
+  },
+  {
+    what: "an executable README without a sidecar",
+    files: { "README.md": { text: "# tools\n", mode: 0o755 } },
+    file: "README.md",
+    reason: 'an executable needs a sidecar "DIR/README.json" holding its definition ' +
+      "(a file that is not a tool must not have the executable bit)",
+  },
+  {
+    what: "an executable without extension or sidecar",
+    files: { "add": SH("echo 1") },
+    file: "add",
+    reason: 'an executable needs a sidecar "DIR/add.json" holding its definition ' +
+      "(a file that is not a tool must not have the executable bit)",
+  },
+  {
+    what: "a program without the executable bit",
+    files: { "add.sh": "#!/bin/sh\necho 1\n", "add.json": SIDECAR },
+    file: "add.json",
+    reason: '"DIR/add.sh" is not executable (chmod +x gives it the executable bit)',
+  },
+  {
+    what: "a name claimed by a module and an executable",
+    files: { "add.ts": toolSource(), "add.sh": SH("echo 1"), "add.json": SIDECAR },
+    file: "add.ts",
+    reason: 'the name "add" is already used by "DIR/add.json"',
+  },
+  {
+    what: "a name claimed by two executables",
+    files: { "add.py": SH("echo 1"), "add.sh": SH("echo 1"), "add.json": SIDECAR },
+    file: "add.json",
+    reason: 'the name "add" is claimed by more than one executable: "DIR/add.py" and "DIR/add.sh"',
+  },
+  {
+    what: "a sidecar that is not JSON",
+    files: { "add.sh": SH("echo 1"), "add.json": "{ description: 'x' }" },
+    file: "add.json",
+    reason: "the sidecar is not valid JSON: ",
+  },
+  {
+    what: "a sidecar that is not an object",
+    files: { "add.sh": SH("echo 1"), "add.json": "[]" },
+    file: "add.json",
+    reason: "the sidecar must hold a JSON object ({ description, inputSchema })",
+  },
+  {
+    what: "a sidecar with an unknown field (a typo)",
+    files: { "add.sh": SH("echo 1"), "add.json": SIDECAR.replace("description", "descripton") },
+    file: "add.json",
+    reason: 'unknown field "descripton"',
+  },
+  {
+    what: "a sidecar naming the tool (the file name does)",
+    files: { "add.sh": SH("echo 1"), "add.json": SIDECAR.replace("{", '{ "name": "plus",') },
+    file: "add.json",
+    reason: 'unknown field "name"',
+  },
+  {
+    what: "a sidecar without a description",
+    files: { "add.sh": SH("echo 1"), "add.json": '{ "inputSchema": { "type": "object" } }' },
+    file: "add.json",
+    reason: "description must be a non-empty string",
+  },
+  {
+    what: "a sidecar whose inputSchema root is not an object",
+    files: {
+      "add.sh": SH("echo 1"),
+      "add.json": SIDECAR.replace('"type": "object"', '"type": "string"'),
+    },
+    file: "add.json",
+    reason: 'inputSchema must be an object schema with type "object"',
+  },
+  {
+    what: "a sidecar with a bad timeoutMs",
+    files: { "add.sh": SH("echo 1"), "add.json": SIDECAR.replace("{", '{ "timeoutMs": 0,') },
+    file: "add.json",
+    reason: TIMEOUT_RULE,
+  },
+  {
+    what: "a sidecar whose env is not an array of names",
+    files: { "add.sh": SH("echo 1"), "add.json": SIDECAR.replace("{", '{ "env": "HOME",') },
+    file: "add.json",
+    reason: "env must be an array of environment variable names",
+  },
+  {
+    what: "a sidecar whose env holds a bad name",
+    files: { "add.sh": SH("echo 1"), "add.json": SIDECAR.replace("{", '{ "env": ["A-B"],') },
+    file: "add.json",
+    reason: 'env holds "A-B", which is not an environment variable name',
+  },
+  {
+    what: "a sidecar whose file name is not a valid tool name",
+    files: { "a b.sh": SH("echo 1"), "a b.json": SIDECAR },
+    file: "a b.json",
+    reason: `the name "a b" is invalid: ${NAME_RULE}`,
+  },
+];
+
+for (const { what, files, file, reason } of BAD_LAYOUTS) {
+  Deno.test(`loadTools() rejects ${what} with a message naming the files`, async () => {
+    await withExecutables({ "good.ts": toolSource(), ...files }, async (dir) => {
+      const problems = await loadProblems(dir);
+      assert.strictEqual(problems.length, 1, problems.join("\n"));
+      const expected = `Cannot load tool "${dir}/${file}": ${reason.replaceAll("DIR", dir)}`;
+      if (reason.endsWith(": ")) assert.ok(problems[0].startsWith(expected), problems[0]);
+      else assert.strictEqual(problems[0], expected);
+    });
+  });
+}

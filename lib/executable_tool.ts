@@ -1,0 +1,282 @@
+// Running a program as a tool: the handler of an executable tool (a file in the tools
+// directory with a JSON sidecar, adr/0007). Each call spawns the program directly (no
+// shell) in a new session, so that it leads its own process group; writes the validated
+// arguments as JSON to its stdin; forwards its stderr to ours line by line; and reads
+// its stdout, up to a cap, as the result. On cancellation, timeout or overflow the whole
+// group gets SIGTERM, then SIGKILL after a grace; when the program exits, whatever it
+// left running in its group gets SIGKILL. Nothing here knows about the protocol.
+import { messageOf } from "./_json.ts";
+import type { JsonObject, ToolContext } from "./types.ts";
+
+/** Environment variables a program receives from the server's environment, when set. */
+export const BASE_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"] as const;
+
+/** What a program may use to find its bearings; set by toolshed for every call. */
+export const CONTEXT_ENV = {
+  toolName: "TOOLSHED_TOOL_NAME",
+  protocolVersion: "TOOLSHED_PROTOCOL_VERSION",
+  clientName: "TOOLSHED_CLIENT_NAME",
+} as const;
+
+/** How long a program may take to exit after SIGTERM before its group gets SIGKILL. */
+export const KILL_GRACE_MS = 2_000;
+
+/** The default of --max-output-bytes: most bytes read from a program's stdout per call. */
+export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+
+/** The most of a program's printed text an error result carries (its end is kept). */
+const MESSAGE_CHARS = 16 * 1024;
+
+/** A stderr line longer than this is forwarded in pieces, so memory stays bounded. */
+const STDERR_LINE_CHARS = 64 * 1024;
+
+export interface ExecutableOptions {
+  /** The program's absolute path. */
+  program: string;
+  /** As shown in messages (e.g. `tools/stats.sh`). */
+  file: string;
+  /** Names of further environment variables passed through from the server's environment. */
+  passEnv: readonly string[];
+  /** Most bytes read from stdout; past it the group is stopped and the call fails. */
+  maxOutputBytes: number;
+  /** SIGTERM-to-SIGKILL grace; tests shorten it. */
+  killGraceMs?: number;
+}
+
+const encoder = new TextEncoder();
+
+/** Process groups of running programs, killed outright if the server exits before them. */
+const liveGroups = new Set<number>();
+let unloadListening = false;
+
+/**
+ * Builds the handler of an executable tool. The environment it passes on is read here,
+ * once, so that a server without permission to read it fails at start-up.
+ */
+export function executableHandler(
+  options: ExecutableOptions,
+): (args: JsonObject, ctx: ToolContext) => Promise<unknown> {
+  const inherited: Record<string, string> = {};
+  for (const name of [...BASE_ENV, ...options.passEnv]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) inherited[name] = value;
+  }
+  return (args, ctx) => run(options, { ...inherited, ...contextEnv(ctx) }, args, ctx);
+}
+
+function contextEnv(ctx: ToolContext): Record<string, string> {
+  const env: Record<string, string> = {
+    [CONTEXT_ENV.toolName]: ctx.toolName,
+    [CONTEXT_ENV.protocolVersion]: ctx.protocolVersion,
+  };
+  const client = ctx.clientInfo?.name;
+  // An environment value cannot hold NUL; the name is for display only, so drop it then.
+  if (typeof client === "string" && !client.includes("\0")) env[CONTEXT_ENV.clientName] = client;
+  return env;
+}
+
+async function run(
+  options: ExecutableOptions,
+  env: Record<string, string>,
+  args: JsonObject,
+  ctx: ToolContext,
+): Promise<unknown> {
+  ctx.signal.throwIfAborted();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(options.program, {
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      clearEnv: true,
+      env,
+      // setsid() in the child: it leads a new session and process group whose id is its pid.
+      detached: true,
+    }).spawn();
+  } catch (error) {
+    throw new Error(
+      error instanceof Deno.errors.NotFound
+        ? `Cannot run "${options.file}": it, or the interpreter its "#!" line names, was not found`
+        : `Cannot run "${options.file}": ${messageOf(error)}`,
+    );
+  }
+  const group = watchGroup(child.pid, options.killGraceMs ?? KILL_GRACE_MS);
+  const stop = () => group.terminate();
+  ctx.signal.addEventListener("abort", stop, { once: true });
+  try {
+    const stdinWritten = writeAll(child.stdin, JSON.stringify(args));
+    const stderr = forwardStderr(child.stderr, ctx.toolName);
+    const stdout = readCapped(child.stdout, options.maxOutputBytes, stop);
+    const status = await child.status;
+    group.leaderExited();
+    const [output, errorText] = await Promise.all([stdout, stderr, stdinWritten]);
+    if (ctx.signal.aborted) return undefined; // the call was already answered (or not at all)
+    if (output === undefined) {
+      return failure(
+        `Tool "${ctx.toolName}" printed more than ${options.maxOutputBytes} bytes on stdout ` +
+          `(the limit set by --max-output-bytes), so it was stopped`,
+      );
+    }
+    const text = new TextDecoder().decode(output);
+    if (!status.success) return failure(exitMessage(ctx.toolName, status, text, errorText));
+    return resultOf(text);
+  } finally {
+    ctx.signal.removeEventListener("abort", stop);
+    group.leaderExited();
+  }
+}
+
+/** stdout as the result: a JSON object with a `content` array is the CallToolResult itself. */
+function resultOf(text: string): unknown {
+  if (/^\s*\{/.test(text)) {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (
+        typeof value === "object" && value !== null &&
+        Array.isArray((value as JsonObject).content)
+      ) {
+        return value;
+      }
+    } catch {
+      // Not JSON: plain text after all.
+    }
+  }
+  return { content: [{ type: "text", text: withoutFinalNewline(text) }] };
+}
+
+function failure(text: string): JsonObject {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function exitMessage(
+  toolName: string,
+  status: Deno.CommandStatus,
+  stdout: string,
+  stderr: string,
+): string {
+  const printed = withoutFinalNewline(stdout.trim() === "" ? stderr : stdout);
+  if (status.signal === null && printed.trim() !== "") {
+    return printed.length <= MESSAGE_CHARS
+      ? printed
+      : `…${printed.slice(printed.length - MESSAGE_CHARS)}`;
+  }
+  const how = status.signal === null
+    ? `exited with code ${status.code}`
+    : `was killed by ${status.signal}`;
+  const tail = printed.trim() === "" ? "" : `: ${printed.slice(-MESSAGE_CHARS)}`;
+  return `Tool "${toolName}" ${how}${tail}`;
+}
+
+function withoutFinalNewline(text: string): string {
+  return text.replace(/\r?\n$/, "");
+}
+
+interface Group {
+  /** SIGTERM now, SIGKILL after the grace unless the program has exited by then. */
+  terminate(): void;
+  /** The program has exited: SIGKILL whatever it left running in its group. */
+  leaderExited(): void;
+}
+
+function watchGroup(pgid: number, graceMs: number): Group {
+  if (!unloadListening) {
+    unloadListening = true;
+    globalThis.addEventListener("unload", () => {
+      for (const id of liveGroups) signalGroup(id, "SIGKILL");
+    });
+  }
+  liveGroups.add(pgid);
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  let over = false;
+  return {
+    terminate() {
+      if (over || graceTimer !== undefined) return;
+      signalGroup(pgid, "SIGTERM");
+      graceTimer = setTimeout(() => signalGroup(pgid, "SIGKILL"), graceMs);
+    },
+    leaderExited() {
+      if (over) return;
+      over = true;
+      clearTimeout(graceTimer);
+      signalGroup(pgid, "SIGKILL");
+      liveGroups.delete(pgid);
+    },
+  };
+}
+
+function signalGroup(pgid: number, signal: Deno.Signal): void {
+  try {
+    Deno.kill(-pgid, signal);
+  } catch {
+    // ESRCH: nothing is left in the group.
+  }
+}
+
+/** Writes the arguments and closes stdin; a program that does not read them is no error. */
+async function writeAll(stdin: WritableStream<Uint8Array>, text: string): Promise<void> {
+  const writer = stdin.getWriter();
+  try {
+    await writer.write(encoder.encode(text));
+    await writer.close();
+  } catch {
+    // EPIPE: the program closed its stdin or exited without reading everything.
+  }
+}
+
+/** Reads stdout up to `cap` bytes; past it calls `onOverflow`, stops reading and gives undefined. */
+async function readCapped(
+  stream: ReadableStream<Uint8Array>,
+  cap: number,
+  onOverflow: () => void,
+): Promise<Uint8Array | undefined> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > cap) {
+      onOverflow();
+      return undefined; // leaving the loop cancels the stream: the pipe is closed
+    }
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
+/**
+ * Forwards stderr to the server's stderr, each line prefixed with `[toolName] `, and
+ * returns its last MESSAGE_CHARS characters for an error message.
+ */
+async function forwardStderr(stream: ReadableStream<Uint8Array>, toolName: string) {
+  const prefix = `[${toolName}] `;
+  let pending = "";
+  let tail = "";
+  const emit = (line: string) => writeStderr(`${prefix}${line}\n`);
+  for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+    tail = (tail + text).slice(-MESSAGE_CHARS);
+    pending += text;
+    let newline;
+    while ((newline = pending.indexOf("\n")) !== -1) {
+      emit(pending.slice(0, newline).replace(/\r$/, ""));
+      pending = pending.slice(newline + 1);
+    }
+    while (pending.length > STDERR_LINE_CHARS) {
+      emit(pending.slice(0, STDERR_LINE_CHARS));
+      pending = pending.slice(STDERR_LINE_CHARS);
+    }
+  }
+  if (pending !== "") emit(pending);
+  return tail;
+}
+
+/** Writes to the server's stderr as is (console.error would interpret "%" sequences). */
+function writeStderr(text: string): void {
+  const bytes = encoder.encode(text);
+  let offset = 0;
+  while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
+}

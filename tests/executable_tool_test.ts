@@ -1,0 +1,360 @@
+// Executable tools: programs in the tools directory with a JSON sidecar (adr/0007). The
+// fixtures are in tests/fixtures/exec_tools/. Each program started here carries a fresh
+// mark in its environment (passed on like any variable a tool asks for), so that the
+// tests can find every process it left behind in /proc: there must be none.
+import assert from "node:assert/strict";
+import { type CallOptions, callTool, type CallToolResult } from "../lib/tool_call.ts";
+import { BASE_ENV, executableHandler } from "../lib/executable_tool.ts";
+import { checkDefinition, DEFAULT_LOAD_OPTIONS, loadTools, type Tool } from "../lib/tool_loader.ts";
+import {
+  eventually,
+  freshMark,
+  groupMembers,
+  MARK_VARIABLE,
+  markedProcesses,
+  zombieChildren,
+} from "./_processes.ts";
+import { spawnServer, withHangGuard } from "./_server_process.ts";
+
+const EXEC_TOOLS = decodeURIComponent(new URL("./fixtures/exec_tools", import.meta.url).pathname);
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** The fixture tools, with the mark passed on to their programs. */
+async function fixtures(options: Partial<typeof DEFAULT_LOAD_OPTIONS> = {}) {
+  const mark = freshMark();
+  const registry = await loadTools(EXEC_TOOLS, {
+    ...DEFAULT_LOAD_OPTIONS,
+    passEnv: [MARK_VARIABLE],
+    ...options,
+  });
+  const tool = (name: string): Tool => {
+    const found = registry.byName.get(name);
+    assert.ok(found, `no fixture tool "${name}"`);
+    return found;
+  };
+  return { mark, tool };
+}
+
+function callOptions(controller = new AbortController()): CallOptions {
+  return {
+    controller,
+    defaultTimeoutMs: 20_000,
+    context: {
+      requestId: 1,
+      protocolVersion: "2026-07-28",
+      clientInfo: { name: "executable-test", version: "1.0.0" },
+      clientCapabilities: {},
+    },
+  };
+}
+
+function onlyText(result: CallToolResult): string {
+  assert.equal(result.content.length, 1, JSON.stringify(result));
+  const block = result.content[0] as { type: string; text: string };
+  assert.equal(block.type, "text");
+  return block.text;
+}
+
+const failure = (text: string) => ({ content: [{ type: "text", text }], isError: true });
+
+async function noneLeft(mark: string, server?: number): Promise<void> {
+  await eventually(
+    () => markedProcesses(mark, server).length === 0,
+    "the programs' processes to end",
+  );
+  assert.deepEqual(markedProcesses(mark, server), []);
+}
+
+Deno.test("executable tool: arguments full of shell metacharacters reach the program byte for byte", async () => {
+  const { mark, tool } = await fixtures();
+  const canary = `${await Deno.makeTempDir()}/pwned`;
+  const args = {
+    substitution: `$(touch ${canary})`,
+    backticks: `\`touch ${canary}\``,
+    separators: `; touch ${canary} && echo | cat || true &`,
+    quotes: `'single' "double" \\"escaped\\" \\' \\\\`,
+    lines: "one\ntwo\r\nthree\n",
+    unicode: "é 日本語 🎉 \u202e \u0000 after NUL \u001b[31m",
+    glob: "* ? [a-z] ~ $HOME ${PATH} %s %n",
+    nested: [{ "key with spaces": "$(id)" }, null, 1.5, true],
+  };
+  const result = await callTool(tool("cat_stdin"), structuredClone(args), callOptions());
+  assert.equal(result.isError, undefined, JSON.stringify(result));
+  // The program received exactly the serialized arguments (cat_stdin echoes stdin).
+  assert.equal(onlyText(result), JSON.stringify(args));
+  await assert.rejects(Deno.stat(canary), Deno.errors.NotFound);
+  await Deno.remove(canary.slice(0, canary.lastIndexOf("/")), { recursive: true });
+  await noneLeft(mark);
+});
+
+Deno.test("executable tool: a 500 KiB argument round-trips", async () => {
+  const { tool } = await fixtures();
+  const args = { text: "ü".repeat(256 * 1024) }; // 512 KiB of UTF-8
+  const result = await callTool(tool("cat_stdin"), structuredClone(args), callOptions());
+  assert.equal(onlyText(result), JSON.stringify(args));
+});
+
+Deno.test("executable tool: a failing program's message reaches the model as isError", async () => {
+  const { mark, tool } = await fixtures();
+  // stdout when it printed something there, else stderr, else the exit status.
+  assert.deepEqual(
+    await callTool(tool("fail"), {}, callOptions()),
+    failure('Cannot frobnicate "widget": the disk is full'),
+  );
+  assert.deepEqual(
+    await callTool(tool("fail_stderr"), {}, callOptions()),
+    failure("only stderr knows why"),
+  );
+  assert.deepEqual(
+    await callTool(tool("fail_silent"), {}, callOptions()),
+    failure('Tool "fail_silent" exited with code 5'),
+  );
+  await noneLeft(mark);
+});
+
+Deno.test("executable tool: a program that cannot start is an isError result naming its file", async () => {
+  const { tool } = await fixtures();
+  assert.deepEqual(
+    await callTool(tool("no_interpreter"), {}, callOptions()),
+    failure(
+      `Cannot run "${EXEC_TOOLS}/no_interpreter.sh": it, or the interpreter its "#!" line ` +
+        "names, was not found",
+    ),
+  );
+});
+
+Deno.test("executable tool: stdout is one text block, or the CallToolResult it holds", async () => {
+  const { tool } = await fixtures();
+  // One final newline is dropped; JSON without a content array is text like any other.
+  assert.deepEqual(await callTool(tool("noisy"), {}, callOptions()), {
+    content: [{ type: "text", text: "quiet answer" }],
+  });
+  assert.deepEqual(await callTool(tool("plain_json"), {}, callOptions()), {
+    content: [{ type: "text", text: '{"a":1}' }],
+  });
+  // A whole CallToolResult, its structured content checked against the outputSchema.
+  assert.deepEqual(await callTool(tool("result"), {}, callOptions()), {
+    content: [{ type: "text", text: "seven" }],
+    structuredContent: { n: 7 },
+  });
+  // Checked as a TypeScript tool's result is.
+  const bad = await callTool(tool("bad_result"), {}, callOptions());
+  assert.equal(bad.isError, true);
+  assert.match(onlyText(bad), /^Tool "bad_result" returned an invalid CallToolResult: /);
+});
+
+Deno.test("executable tool: the program's environment holds only the allowed variables", async () => {
+  Deno.env.set("TOOLSHED_TEST_SECRET", "must not leak");
+  try {
+    const { mark, tool } = await fixtures();
+    const result = await callTool(tool("env"), {}, callOptions());
+    const seen = Object.fromEntries(
+      onlyText(result).split("\n").map((line) => [line.slice(0, line.indexOf("=")), line]),
+    );
+    const expected: Record<string, string> = {};
+    for (const name of BASE_ENV) {
+      const value = Deno.env.get(name);
+      if (value !== undefined) expected[name] = `${name}=${value}`;
+    }
+    Object.assign(expected, {
+      [MARK_VARIABLE]: `${MARK_VARIABLE}=${mark}`,
+      TOOLSHED_TOOL_NAME: "TOOLSHED_TOOL_NAME=env",
+      TOOLSHED_PROTOCOL_VERSION: "TOOLSHED_PROTOCOL_VERSION=2026-07-28",
+      TOOLSHED_CLIENT_NAME: "TOOLSHED_CLIENT_NAME=executable-test",
+    });
+    assert.deepEqual(seen, expected);
+  } finally {
+    Deno.env.delete("TOOLSHED_TEST_SECRET");
+  }
+});
+
+Deno.test("executable tool: output past the cap stops the program and is an isError result", async () => {
+  const { mark, tool } = await fixtures({ maxOutputBytes: 1024 * 1024 });
+  assert.deepEqual(
+    await callTool(tool("flood"), {}, callOptions()),
+    failure(
+      'Tool "flood" printed more than 1048576 bytes on stdout (the limit set by ' +
+        "--max-output-bytes), so it was stopped",
+    ),
+  );
+  await noneLeft(mark);
+});
+
+Deno.test("executable tool: a program that exits leaving a child behind answers, and the child is killed", async () => {
+  const { mark, tool } = await fixtures();
+  // The background child holds stdout open: without the group kill, the call would hang.
+  const result = await withHangGuard(
+    Promise.resolve(callTool(tool("leaver"), {}, callOptions())),
+    "leaver",
+  );
+  assert.deepEqual(result, { content: [{ type: "text", text: "done" }] });
+  await noneLeft(mark);
+});
+
+Deno.test("executable tool: on abort, a program ignoring SIGTERM and its child are killed after the grace", async () => {
+  const mark = freshMark();
+  const stubborn = checkDefinition(
+    {
+      description: "Ignores SIGTERM",
+      inputSchema: { type: "object" },
+      handler: executableHandler({
+        program: `${EXEC_TOOLS}/stubborn.sh`,
+        file: "stubborn.sh",
+        passEnv: [MARK_VARIABLE],
+        maxOutputBytes: 1024,
+        killGraceMs: 100,
+      }),
+    },
+    "stubborn",
+    "stubborn.json",
+  );
+  const controller = new AbortController();
+  const ctx = { ...callOptions().context, signal: controller.signal, toolName: "stubborn" };
+  const running = stubborn.definition.handler({}, ctx);
+  await eventually(() => markedProcesses(mark).length === 2, "the shell and its sleep to start");
+  const [{ pgrp }] = markedProcesses(mark);
+  // The program leads its own process group (and session): the whole group is signalled.
+  assert.ok(markedProcesses(mark).every((process) => process.pgrp === pgrp));
+  assert.ok(markedProcesses(mark).some((process) => process.pid === pgrp));
+  controller.abort(new Error("cancelled by the test"));
+  // The handler settles only once its program has been reaped.
+  assert.equal(await withHangGuard(running as Promise<unknown>, "the stubborn handler"), undefined);
+  await noneLeft(mark);
+  await eventually(() => groupMembers(pgrp).length === 0, "the group to be empty");
+  assert.deepEqual(zombieChildren(Deno.pid), []);
+});
+
+Deno.test("executable tool: 200 calls in parallel all answer and leave no process behind", async () => {
+  const { mark, tool } = await fixtures();
+  const results = await withHangGuard(
+    Promise.all(
+      Array.from({ length: 200 }, () => callTool(tool("leaver"), {}, callOptions())),
+    ),
+    "200 parallel calls",
+  );
+  for (const result of results) {
+    assert.deepEqual(result, { content: [{ type: "text", text: "done" }] });
+  }
+  await noneLeft(mark);
+  assert.deepEqual(zombieChildren(Deno.pid), []);
+});
+
+// Through the real server process.
+
+function call(id: number, name: string, args: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args, _meta: META },
+  });
+}
+
+function startServer(...flags: string[]) {
+  const mark = freshMark(); // inherited by the server, which passes it on
+  const server = spawnServer(["--tools", EXEC_TOOLS, "--pass-env", MARK_VARIABLE, ...flags]);
+  return { mark, server };
+}
+
+async function answer(server: ReturnType<typeof spawnServer>): Promise<Record<string, unknown>> {
+  const line = await withHangGuard(server.nextLine(), "a response");
+  assert.ok(line !== null, "the server closed its output");
+  return JSON.parse(line);
+}
+
+Deno.test("main.ts with executable tools: a program sleeping past its timeout is answered isError and killed", async () => {
+  const { mark, server } = startServer();
+  await server.send(call(1, "sleeper"));
+  const response = await answer(server);
+  assert.deepEqual(response.result, {
+    resultType: "complete",
+    content: [{ type: "text", text: 'Tool "sleeper" timed out after 300 ms' }],
+    isError: true,
+    _meta: (response.result as Record<string, unknown>)._meta,
+  });
+  await noneLeft(mark, server.child.pid);
+  await eventually(() => zombieChildren(server.child.pid).length === 0, "the server to reap");
+  const { code } = await server.finish();
+  assert.equal(code, 0);
+});
+
+Deno.test("main.ts with executable tools: notifications/cancelled kills a program and the grandchild it forked", async () => {
+  const { mark, server } = startServer();
+  await server.send(call(1, "forker"));
+  // forker.sh, its sleep, and the grandchild shell (or its sleep) that ignores SIGTERM.
+  await eventually(
+    () => markedProcesses(mark, server.child.pid).length >= 3,
+    "the program and its children",
+  );
+  await server.send(JSON.stringify({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: 1, reason: "the user changed their mind", _meta: META },
+  }));
+  await noneLeft(mark, server.child.pid);
+  // The cancelled call gets no answer; the next request does.
+  await server.send(call(2, "noisy"));
+  assert.equal((await answer(server)).id, 2);
+  const { code, rest } = await server.finish();
+  assert.deepEqual([code, rest], [0, []]);
+});
+
+Deno.test("main.ts with executable tools: shutdown kills a program that ignores SIGTERM", async () => {
+  const { mark, server } = startServer("--shutdown-grace", "100");
+  await server.send(call(1, "stubborn"));
+  await eventually(
+    () => markedProcesses(mark, server.child.pid).length === 2,
+    "the shell and its sleep",
+  );
+  // End of input: after the grace the call is aborted and answered, and the server exits
+  // without waiting out the program's SIGTERM grace, killing what is left as it goes.
+  const { code, rest } = await server.finish();
+  assert.equal(code, 0);
+  assert.equal(rest.length, 1);
+  assert.equal(JSON.parse(rest[0]).result.isError, true);
+  await noneLeft(mark, server.child.pid);
+});
+
+Deno.test("main.ts with executable tools: stderr goes to the server's stderr, prefixed, never to stdout", async () => {
+  const { server } = startServer();
+  await server.send(call(1, "noisy"));
+  await server.send(call(2, "fail"));
+  const answers = [await answer(server), await answer(server)];
+  assert.deepEqual(answers.map((response) => response.id).sort(), [1, 2]);
+  const { rest, stderr } = await server.finish();
+  assert.deepEqual(rest, []);
+  for (const response of answers) {
+    assert.doesNotMatch(JSON.stringify(response), /first line|a detail on stderr/);
+  }
+  // The two programs ran at the same time: their lines may interleave, never mix.
+  const lines = stderr.split("\n");
+  assert.deepEqual(lines.filter((line) => line.startsWith("[noisy] ")), [
+    "[noisy] first line",
+    "[noisy] second %s %d line",
+    "[noisy] no final newline",
+  ]);
+  assert.deepEqual(lines.filter((line) => line.startsWith("[fail] ")), [
+    "[fail] a detail on stderr",
+  ]);
+});
+
+Deno.test("main.ts with executable tools: 500 KiB and 16 MiB arguments round-trip", async () => {
+  const { server } = startServer();
+  for (const [id, size] of [[1, 500 * 1024], [2, 16 * 1024 * 1024]]) {
+    // Exactly `size` bytes of UTF-8: 16 MiB is also the default output cap, which it meets.
+    const ascii = 'abcdefghijklmnopqrstuvwxyz0123456789 "\\\n';
+    const text = ascii.repeat(Math.ceil(size / ascii.length)).slice(0, size - 6) + "é🎉";
+    assert.equal(new TextEncoder().encode(text).length, size);
+    await server.send(call(id, "echo_text", { text }));
+    const response = await answer(server);
+    assert.equal(response.id, id);
+    const result = response.result as { content: { text: string }[]; isError?: boolean };
+    assert.equal(result.isError, undefined);
+    assert.equal(result.content[0].text.length, text.length);
+    assert.ok(result.content[0].text === text, `the ${size}-byte text came back changed`);
+  }
+  assert.equal((await server.finish()).code, 0);
+});
