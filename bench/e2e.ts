@@ -1,0 +1,281 @@
+// deno-lint-ignore-file no-console -- a benchmark prints its tables for people
+// The end-to-end stdio benchmark (deno task bench:e2e): real server processes, real pipes,
+// every response checked. Contestants are measured round by round, interleaved, and every
+// ratio is taken within a round before the median is taken, so machine noise that hits
+// one round hits every contestant in it.
+//
+//   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-readme]
+//
+// Prints the tables, writes bench/results/e2e-latest.json, and with --write-readme puts
+// the tables into README.md between the e2e markers.
+import { parseArgs } from "node:util";
+import type { Contestant } from "./e2e/client.ts";
+import { measureRound, median, type RoundResult, type Workload } from "./e2e/measure.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+const CONTESTANTS: Contestant[] = [
+  {
+    key: "bare",
+    label: "bare Deno loop (the ceiling)",
+    args: ["run", "-A", `${ROOT}bench/contestants/bare_loop.ts`],
+    era: "modern",
+  },
+  {
+    key: "toolshed-modern",
+    label: "toolshed, 2026-07-28 requests",
+    args: ["run", "-A", `${ROOT}main.ts`, "--tools", `${ROOT}bench/tools`],
+    era: "modern",
+  },
+  {
+    key: "toolshed-legacy",
+    label: "toolshed, 2025-11-25 session",
+    args: ["run", "-A", `${ROOT}main.ts`, "--tools", `${ROOT}bench/tools`],
+    era: "legacy",
+  },
+  {
+    key: "sdk-v2",
+    label: "official TS SDK v2 2.4.0, 2026-07-28",
+    args: ["run", "-A", `${ROOT}bench/contestants/sdk_v2_server.ts`],
+    era: "modern",
+  },
+];
+
+const TOOLSHED = ["toolshed-modern", "toolshed-legacy"];
+
+interface Target {
+  figure: string;
+  target: string;
+  /** The ratio for one toolshed contestant in one round. */
+  ratio(round: Record<string, RoundResult>, key: string): number;
+  holds(ratio: number): boolean;
+}
+
+const perByte = (result: RoundResult, size: number) => result.payloadMs[size] / size;
+
+const TARGETS: Target[] = [
+  {
+    figure: "pipelined throughput vs bare loop",
+    target: "≥ 0.85×",
+    ratio: (r, k) => r[k].pipelinedRps / r.bare.pipelinedRps,
+    holds: (x) => x >= 0.85,
+  },
+  {
+    figure: "pipelined throughput vs official SDK v2",
+    target: "≥ 4×",
+    ratio: (r, k) => r[k].pipelinedRps / r["sdk-v2"].pipelinedRps,
+    holds: (x) => x >= 4,
+  },
+  {
+    figure: "sequential p50 latency vs bare loop",
+    target: "≤ 1.25×",
+    ratio: (r, k) => r[k].seqP50Ms / r.bare.seqP50Ms,
+    holds: (x) => x <= 1.25,
+  },
+  {
+    figure: "cold start vs bare loop",
+    target: "≤ 1.3×",
+    ratio: (r, k) => r[k].coldStartMs / r.bare.coldStartMs,
+    holds: (x) => x <= 1.3,
+  },
+  {
+    figure: "peak RSS vs bare loop",
+    target: "≤ 1.3×",
+    ratio: (r, k) => r[k].peakRssMb / r.bare.peakRssMb,
+    holds: (x) => x <= 1.3,
+  },
+  {
+    figure: "1 MiB echo round trip vs bare loop",
+    target: "≤ 1.3×",
+    ratio: (r, k) => r[k].payloadMs[MIB] / r.bare.payloadMs[MIB],
+    holds: (x) => x <= 1.3,
+  },
+  {
+    figure: "per-byte cost at 16 MiB vs at 1 MiB",
+    target: "≤ 1.5×",
+    ratio: (r, k) => perByte(r[k], 16 * MIB) / perByte(r[k], MIB),
+    holds: (x) => x <= 1.5,
+  },
+];
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      rounds: { type: "string", default: "5" },
+      quick: { type: "boolean", default: false },
+      "write-readme": { type: "boolean", default: false },
+    },
+  });
+  const rounds = Number(values.rounds);
+  const work: Workload = values.quick
+    ? { sequential: 300, pipelined: 3_000, inFlight: 64, payloadSizes: [KIB, MIB, 16 * MIB] }
+    : {
+      sequential: 2_000,
+      pipelined: 20_000,
+      inFlight: 64,
+      payloadSizes: [KIB, 16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB],
+    };
+
+  progress(`Warming up (compiling and caching each contestant once)…`);
+  for (const contestant of CONTESTANTS) {
+    await measureRound(contestant, { ...work, sequential: 10, pipelined: 64, payloadSizes: [] });
+  }
+
+  const results: Record<string, RoundResult>[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const byKey: Record<string, RoundResult> = {};
+    // Rotate the order each round so that no contestant always runs first or last.
+    const order = CONTESTANTS.map((_, i) => CONTESTANTS[(i + round) % CONTESTANTS.length]);
+    for (const contestant of order) {
+      progress(`Round ${round + 1}/${rounds}: ${contestant.label}`);
+      byKey[contestant.key] = await measureRound(contestant, work);
+    }
+    results.push(byKey);
+  }
+
+  const report = summarize(results, work);
+  const tables = render(report);
+  console.log(tables);
+  const out = `${ROOT}bench/results/e2e-latest.json`;
+  await Deno.mkdir(`${ROOT}bench/results`, { recursive: true });
+  await Deno.writeTextFile(out, JSON.stringify(report, null, 2) + "\n");
+  progress(`Wrote ${out}`);
+  if (values["write-readme"]) {
+    await writeReadme(tables);
+    progress("Updated the performance section of README.md");
+  }
+}
+
+function summarize(results: Record<string, RoundResult>[], work: Workload) {
+  const metrics = Object.keys(results[0].bare) as (keyof RoundResult)[];
+  const medians: Record<string, Record<string, unknown>> = {};
+  for (const contestant of CONTESTANTS) {
+    const mine = results.map((round) => round[contestant.key]);
+    const summary: Record<string, unknown> = {};
+    for (const metric of metrics) {
+      if (metric === "payloadMs") {
+        summary.payloadMs = Object.fromEntries(
+          work.payloadSizes.map((size) => [size, median(mine.map((r) => r.payloadMs[size]))]),
+        );
+      } else {
+        summary[metric] = median(mine.map((r) => r[metric] as number));
+      }
+    }
+    medians[contestant.key] = summary;
+  }
+  const targets = TARGETS.filter((t) =>
+    work.payloadSizes.includes(16 * MIB) || !t.figure.includes("16 MiB")
+  ).map((target) => {
+    const ratios = Object.fromEntries(
+      TOOLSHED.map((key) => [key, median(results.map((round) => target.ratio(round, key)))]),
+    );
+    return {
+      figure: target.figure,
+      target: target.target,
+      ratios,
+      holds: Object.fromEntries(TOOLSHED.map((key) => [key, target.holds(ratios[key])])),
+    };
+  });
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    machine: machine(),
+    deno: Deno.version.deno,
+    rounds: results.length,
+    workload: work,
+    contestants: CONTESTANTS.map(({ key, label, era }) => ({ key, label, era })),
+    medians,
+    targets,
+    rounds_raw: results,
+  };
+}
+
+type Report = ReturnType<typeof summarize>;
+
+function render(report: Report): string {
+  const m = (key: string) => report.medians[key] as unknown as RoundResult;
+  // NaN marks a payload a server did not answer (the SDK's 10 MiB read-buffer cap).
+  const fixed = (value: number, digits: number) =>
+    Number.isNaN(value) ? "no answer" : value.toLocaleString("en-US", {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
+  const lines = [
+    `Measured ${report.date} on ${report.machine}, Deno ${report.deno}: medians of ` +
+    `${report.rounds} interleaved rounds (\`deno task bench:e2e\`). Ratios are medians of ` +
+    `per-round ratios.`,
+    "",
+    "| server | cold start ms | seq p50 ms | seq p99 ms | seq req/s | pipelined req/s (64 in flight) | peak RSS MB | 1 MiB echo ms | CPU µs/request |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const contestant of report.contestants) {
+    const r = m(contestant.key);
+    lines.push(
+      `| ${contestant.label} | ${fixed(r.coldStartMs, 0)} | ${fixed(r.seqP50Ms, 3)} | ${
+        fixed(r.seqP99Ms, 3)
+      } | ${fixed(r.seqRps, 0)} | ${fixed(r.pipelinedRps, 0)} | ${fixed(r.peakRssMb, 1)} | ${
+        fixed(r.payloadMs[MIB], 1)
+      } | ${fixed(r.cpuUsPerRequest, 1)} |`,
+    );
+  }
+  const sizes = report.workload.payloadSizes;
+  lines.push(
+    "",
+    `Echo round trip by payload size, ms: ${
+      sizes.map((s) => s >= MIB ? `${s / MIB} MiB` : `${s / KIB} KiB`).join(", ")
+    }.`,
+    "",
+    `| server | ${sizes.map((s) => s >= MIB ? `${s / MIB} MiB` : `${s / KIB} KiB`).join(" | ")} |`,
+    `|---|${sizes.map(() => "---").join("|")}|`,
+  );
+  for (const contestant of report.contestants) {
+    const r = m(contestant.key);
+    lines.push(
+      `| ${contestant.label} | ${sizes.map((s) => fixed(r.payloadMs[s], 2)).join(" | ")} |`,
+    );
+  }
+  lines.push(
+    "",
+    "| target | wanted | toolshed, 2026-07-28 | toolshed, 2025-11-25 |",
+    "|---|---|---|---|",
+  );
+  for (const target of report.targets) {
+    const cell = (key: string) =>
+      `${fixed(target.ratios[key], 2)}× ${target.holds[key] ? "✓" : "✗ missed"}`;
+    lines.push(
+      `| ${target.figure} | ${target.target} | ${cell("toolshed-modern")} | ${
+        cell("toolshed-legacy")
+      } |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function machine(): string {
+  const cpu = Deno.readTextFileSync("/proc/cpuinfo").match(/^model name\s*:\s*(.+)$/m)?.[1];
+  return `${navigator.hardwareConcurrency} cores (${cpu ?? "unknown CPU"}), ${Deno.build.os}`;
+}
+
+async function writeReadme(tables: string): Promise<void> {
+  const path = `${ROOT}README.md`;
+  const readme = await Deno.readTextFile(path);
+  const begin = "<!-- e2e:begin (generated by deno task bench:e2e --write-readme) -->";
+  const end = "<!-- e2e:end -->";
+  const from = readme.indexOf(begin);
+  const to = readme.indexOf(end);
+  if (from === -1 || to === -1) throw new Error("README.md has no e2e markers");
+  await Deno.writeTextFile(
+    path,
+    readme.slice(0, from + begin.length) + "\n" + tables + "\n" + readme.slice(to),
+  );
+  // Keep the README as `deno fmt` wants it, so the gate stays green after a run.
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", path], stderr: "null" }).output();
+}
+
+function progress(message: string): void {
+  console.error(message);
+}
+
+if (import.meta.main) await main();
