@@ -25,7 +25,7 @@ import {
 import { callTool } from "./tool_call.ts";
 import { createToolLister } from "./tool_list.ts";
 import type { Registry, Tool } from "./tool_loader.ts";
-import type { JsonObject, RequestId } from "./types.ts";
+import type { JsonObject } from "./types.ts";
 
 export interface DispatcherOptions {
   registry: Registry;
