@@ -1,6 +1,6 @@
 // Running a program as a tool: the handler of an executable tool (a file in the tools
-// directory with a JSON sidecar, adr/0007). Each call spawns the program directly (no
-// shell) in a new session, so that it leads its own process group; writes the validated
+// directory with a JSON sidecar, adr/0007). Each call spawns the program without a shell
+// in a new session, so that it leads its own process group; writes the validated
 // arguments as JSON to its stdin; forwards its stderr to ours line by line; and reads
 // its stdout, up to a cap, as the result. On cancellation, timeout or overflow the whole
 // group gets SIGTERM, then SIGKILL after a grace; when the program exits, whatever it
@@ -30,6 +30,38 @@ const MESSAGE_CHARS = 16 * 1024;
 /** A stderr line longer than this is forwarded in pieces, so memory stays bounded. */
 const STDERR_LINE_CHARS = 64 * 1024;
 
+/**
+ * How a program comes to lead a new session (setsid(2)), hence its own process group:
+ * - "setsid": spawned through util-linux's `setsid` program, which calls setsid() and
+ *   execs the program in the same process (no shell, no fork: the pid is the program's).
+ * - "detached": Deno.Command's `detached` option, setsid() between fork and exec. It
+ *   makes the runtime fork the whole Deno process instead of its faster spawn path,
+ *   ~1.5 ms more per call (bench/executable_bench.ts), so it is the fallback where no
+ *   `setsid` program exists (macOS).
+ */
+export type Launcher = "setsid" | "detached";
+
+const SETSID_PATHS = ["/usr/bin/setsid", "/bin/setsid"];
+let setsidPath: string | null | undefined;
+
+/** The `setsid` program, looked up once, or null where there is none. */
+function findSetsid(): string | null {
+  if (setsidPath === undefined) {
+    setsidPath = null;
+    for (const path of SETSID_PATHS) {
+      try {
+        if (Deno.statSync(path).isFile) {
+          setsidPath = path;
+          break;
+        }
+      } catch {
+        // Not here.
+      }
+    }
+  }
+  return setsidPath;
+}
+
 export interface ExecutableOptions {
   /** The program's absolute path. */
   program: string;
@@ -41,6 +73,8 @@ export interface ExecutableOptions {
   maxOutputBytes: number;
   /** SIGTERM-to-SIGKILL grace; tests shorten it. */
   killGraceMs?: number;
+  /** Defaults to "setsid" where that program exists, else "detached". */
+  launcher?: Launcher;
 }
 
 const encoder = new TextEncoder();
@@ -61,7 +95,21 @@ export function executableHandler(
     const value = Deno.env.get(name);
     if (value !== undefined) inherited[name] = value;
   }
-  return (args, ctx) => run(options, { ...inherited, ...contextEnv(ctx) }, args, ctx);
+  const setsid = options.launcher === "detached" ? null : findSetsid();
+  if (options.launcher === "setsid" && setsid === null) {
+    throw new Error(`no setsid program in ${SETSID_PATHS.join(" or ")}`);
+  }
+  const spawn = (env: Record<string, string>) =>
+    new Deno.Command(setsid ?? options.program, {
+      args: setsid === null ? [] : ["--", options.program],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      clearEnv: true,
+      env,
+      detached: setsid === null,
+    }).spawn();
+  return (args, ctx) => run(options, () => spawn({ ...inherited, ...contextEnv(ctx) }), args, ctx);
 }
 
 function contextEnv(ctx: ToolContext): Record<string, string> {
@@ -77,27 +125,17 @@ function contextEnv(ctx: ToolContext): Record<string, string> {
 
 async function run(
   options: ExecutableOptions,
-  env: Record<string, string>,
+  spawn: () => Deno.ChildProcess,
   args: JsonObject,
   ctx: ToolContext,
 ): Promise<unknown> {
   ctx.signal.throwIfAborted();
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(options.program, {
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      clearEnv: true,
-      env,
-      // setsid() in the child: it leads a new session and process group whose id is its pid.
-      detached: true,
-    }).spawn();
+    child = spawn();
   } catch (error) {
     throw new Error(
-      error instanceof Deno.errors.NotFound
-        ? `Cannot run "${options.file}": it, or the interpreter its "#!" line names, was not found`
-        : `Cannot run "${options.file}": ${messageOf(error)}`,
+      cannotRun(options.file, error instanceof Deno.errors.NotFound ? undefined : messageOf(error)),
     );
   }
   const group = watchGroup(child.pid, options.killGraceMs ?? KILL_GRACE_MS);
@@ -118,12 +156,27 @@ async function run(
       );
     }
     const text = new TextDecoder().decode(output);
+    const execFailed = SETSID_FAILED.exec(errorText);
+    if ((status.code === 126 || status.code === 127) && execFailed) {
+      const reason = execFailed[1];
+      return failure(cannotRun(options.file, /No such file/.test(reason) ? undefined : reason));
+    }
     if (!status.success) return failure(exitMessage(ctx.toolName, status, text, errorText));
     return resultOf(text);
   } finally {
     ctx.signal.removeEventListener("abort", stop);
     group.leaderExited();
   }
+}
+
+/** What util-linux's setsid prints when it cannot exec the program (exit status 126 or 127). */
+const SETSID_FAILED = /^setsid: failed to execute .*: ([^:\n]+)\n?$/;
+
+/** Why a program did not start; no reason means it (or its interpreter) was not found. */
+function cannotRun(file: string, reason: string | undefined): string {
+  return reason === undefined
+    ? `Cannot run "${file}": it, or the interpreter its "#!" line names, was not found`
+    : `Cannot run "${file}": ${reason}`;
 }
 
 /** stdout as the result: a JSON object with a `content` array is the CallToolResult itself. */
@@ -191,8 +244,8 @@ function watchGroup(pgid: number, graceMs: number): Group {
   return {
     terminate() {
       if (over || graceTimer !== undefined) return;
-      signalGroup(pgid, "SIGTERM");
-      graceTimer = setTimeout(() => signalGroup(pgid, "SIGKILL"), graceMs);
+      signalGroupOrLeader(pgid, "SIGTERM");
+      graceTimer = setTimeout(() => signalGroupOrLeader(pgid, "SIGKILL"), graceMs);
     },
     leaderExited() {
       if (over) return;
@@ -204,11 +257,27 @@ function watchGroup(pgid: number, graceMs: number): Group {
   };
 }
 
-function signalGroup(pgid: number, signal: Deno.Signal): void {
+/** Signals a process group; false when it has no member (ESRCH). */
+function signalGroup(pgid: number, signal: Deno.Signal): boolean {
   try {
     Deno.kill(-pgid, signal);
+    return true;
   } catch {
-    // ESRCH: nothing is left in the group.
+    return false;
+  }
+}
+
+/**
+ * Signals the group, or its leader-to-be if the group does not exist yet: `setsid` may
+ * not have called setsid() when a call is cancelled right after the spawn. The leader has
+ * not been reaped (the caller checked), so its pid is still its own.
+ */
+function signalGroupOrLeader(pgid: number, signal: Deno.Signal): void {
+  if (signalGroup(pgid, signal)) return;
+  try {
+    Deno.kill(pgid, signal);
+  } catch {
+    // It has exited.
   }
 }
 

@@ -4,7 +4,7 @@
 // tests can find every process it left behind in /proc: there must be none.
 import assert from "node:assert/strict";
 import { type CallOptions, callTool, type CallToolResult } from "../lib/tool_call.ts";
-import { BASE_ENV, executableHandler } from "../lib/executable_tool.ts";
+import { BASE_ENV, executableHandler, type Launcher } from "../lib/executable_tool.ts";
 import { checkDefinition, DEFAULT_LOAD_OPTIONS, loadTools, type Tool } from "../lib/tool_loader.ts";
 import {
   eventually,
@@ -194,38 +194,82 @@ Deno.test("executable tool: a program that exits leaving a child behind answers,
   await noneLeft(mark);
 });
 
-Deno.test("executable tool: on abort, a program ignoring SIGTERM and its child are killed after the grace", async () => {
-  const mark = freshMark();
-  const stubborn = checkDefinition(
+/** A fixture program as a tool started by the given launcher, with its mark passed on. */
+function direct(program: string, launcher: Launcher, killGraceMs?: number): Tool {
+  return checkDefinition(
     {
-      description: "Ignores SIGTERM",
+      description: program,
       inputSchema: { type: "object" },
       handler: executableHandler({
-        program: `${EXEC_TOOLS}/stubborn.sh`,
-        file: "stubborn.sh",
+        program: `${EXEC_TOOLS}/${program}`,
+        file: program,
         passEnv: [MARK_VARIABLE],
-        maxOutputBytes: 1024,
-        killGraceMs: 100,
+        maxOutputBytes: 1024 * 1024,
+        killGraceMs,
+        launcher,
       }),
     },
-    "stubborn",
-    "stubborn.json",
+    program.replace(/\..*$/, ""),
+    `${program}.json`,
   );
-  const controller = new AbortController();
-  const ctx = { ...callOptions().context, signal: controller.signal, toolName: "stubborn" };
-  const running = stubborn.definition.handler({}, ctx);
-  await eventually(() => markedProcesses(mark).length === 2, "the shell and its sleep to start");
-  const [{ pgrp }] = markedProcesses(mark);
-  // The program leads its own process group (and session): the whole group is signalled.
-  assert.ok(markedProcesses(mark).every((process) => process.pgrp === pgrp));
-  assert.ok(markedProcesses(mark).some((process) => process.pid === pgrp));
-  controller.abort(new Error("cancelled by the test"));
-  // The handler settles only once its program has been reaped.
-  assert.equal(await withHangGuard(running as Promise<unknown>, "the stubborn handler"), undefined);
-  await noneLeft(mark);
-  await eventually(() => groupMembers(pgrp).length === 0, "the group to be empty");
-  assert.deepEqual(zombieChildren(Deno.pid), []);
-});
+}
+
+for (const launcher of ["setsid", "detached"] as const) {
+  Deno.test(`executable tool (${launcher}): on abort, a program ignoring SIGTERM and its child are killed after the grace`, async () => {
+    const mark = freshMark();
+    const stubborn = direct("stubborn.sh", launcher, 100);
+    const controller = new AbortController();
+    const ctx = { ...callOptions().context, signal: controller.signal, toolName: "stubborn" };
+    const running = stubborn.definition.handler({}, ctx);
+    await eventually(() => markedProcesses(mark).length === 2, "the shell and its sleep to start");
+    const [{ pgrp }] = markedProcesses(mark);
+    // The program leads its own process group (and session): the whole group is signalled.
+    assert.ok(markedProcesses(mark).every((process) => process.pgrp === pgrp));
+    assert.ok(markedProcesses(mark).every((process) => process.session === pgrp));
+    assert.ok(markedProcesses(mark).some((process) => process.pid === pgrp));
+    controller.abort(new Error("cancelled by the test"));
+    // The handler settles only once its program has been reaped.
+    assert.equal(await withHangGuard(running as Promise<unknown>, "the handler"), undefined);
+    await noneLeft(mark);
+    await eventually(() => groupMembers(pgrp).length === 0, "the group to be empty");
+    assert.deepEqual(zombieChildren(Deno.pid), []);
+  });
+
+  Deno.test(`executable tool (${launcher}): a call cancelled at once leaves nothing running`, async () => {
+    const mark = freshMark();
+    // A grace longer than the hang guard: only the first SIGTERM can end these calls.
+    const sleeper = direct("sleeper.sh", launcher, 60_000);
+    for (let i = 0; i < 20; i++) {
+      const controller = new AbortController();
+      const ctx = { ...callOptions().context, signal: controller.signal, toolName: "sleeper" };
+      const running = sleeper.definition.handler({}, ctx);
+      controller.abort(new Error("cancelled by the test")); // before setsid() may have run
+      await withHangGuard(running as Promise<unknown>, "the handler");
+    }
+    await noneLeft(mark);
+  });
+
+  Deno.test(`executable tool (${launcher}): arguments arrive byte for byte, a child left behind is killed, a missing interpreter is reported`, async () => {
+    const mark = freshMark();
+    const args = { text: "$(id) `id`; 'x' \"y\" \n\u0000 é 🎉" };
+    assert.deepEqual(
+      await callTool(direct("cat_stdin", launcher), structuredClone(args), callOptions()),
+      {
+        content: [{ type: "text", text: JSON.stringify(args) }],
+      },
+    );
+    assert.deepEqual(await callTool(direct("leaver.sh", launcher), {}, callOptions()), {
+      content: [{ type: "text", text: "done" }],
+    });
+    assert.deepEqual(
+      await callTool(direct("no_interpreter.sh", launcher), {}, callOptions()),
+      failure(
+        'Cannot run "no_interpreter.sh": it, or the interpreter its "#!" line names, was not found',
+      ),
+    );
+    await noneLeft(mark);
+  });
+}
 
 Deno.test("executable tool: 200 calls in parallel all answer and leave no process behind", async () => {
   const { mark, tool } = await fixtures();
