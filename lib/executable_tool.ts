@@ -42,24 +42,47 @@ const STDERR_LINE_CHARS = 64 * 1024;
 export type Launcher = "setsid" | "detached";
 
 const SETSID_PATHS = ["/usr/bin/setsid", "/bin/setsid"];
+/** The `setsid` program that spawned, once one has; null once none did; undefined before. */
 let setsidPath: string | null | undefined;
 
-/** The `setsid` program, looked up once, or null where there is none. */
-function findSetsid(): string | null {
-  if (setsidPath === undefined) {
-    setsidPath = null;
-    for (const path of SETSID_PATHS) {
-      try {
-        if (Deno.statSync(path).isFile) {
-          setsidPath = path;
-          break;
-        }
-      } catch {
-        // Not here.
-      }
+interface SpawnOptions {
+  program: string;
+  env: Record<string, string>;
+  launcher: Launcher | undefined;
+}
+
+/**
+ * Spawns a program as the leader of a new session. The `setsid` program is found by
+ * trying to spawn it (a stat would need read permission on /usr/bin): Deno reports a
+ * missing one as NotFound, while a missing program is setsid's own exit status 127.
+ */
+function spawnLeader({ program, env, launcher }: SpawnOptions): Deno.ChildProcess {
+  const command = (path: string | null) =>
+    new Deno.Command(path ?? program, {
+      args: path === null ? [] : ["--", program],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      clearEnv: true,
+      env,
+      detached: path === null,
+    });
+  if (launcher === "detached") return command(null).spawn();
+  if (setsidPath !== undefined && (setsidPath !== null || launcher === undefined)) {
+    return command(setsidPath).spawn();
+  }
+  for (const path of SETSID_PATHS) {
+    try {
+      const child = command(path).spawn();
+      setsidPath = path;
+      return child;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
   }
-  return setsidPath;
+  if (launcher === "setsid") throw new Error(`no setsid program in ${SETSID_PATHS.join(" or ")}`);
+  setsidPath = null;
+  return command(null).spawn();
 }
 
 export interface ExecutableOptions {
@@ -83,33 +106,24 @@ const encoder = new TextEncoder();
 const liveGroups = new Set<number>();
 let unloadListening = false;
 
-/**
- * Builds the handler of an executable tool. The environment it passes on is read here,
- * once, so that a server without permission to read it fails at start-up.
- */
+/** Builds the handler of an executable tool. */
 export function executableHandler(
   options: ExecutableOptions,
 ): (args: JsonObject, ctx: ToolContext) => Promise<unknown> {
-  const inherited: Record<string, string> = {};
-  for (const name of [...BASE_ENV, ...options.passEnv]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) inherited[name] = value;
-  }
-  const setsid = options.launcher === "detached" ? null : findSetsid();
-  if (options.launcher === "setsid" && setsid === null) {
-    throw new Error(`no setsid program in ${SETSID_PATHS.join(" or ")}`);
-  }
-  const spawn = (env: Record<string, string>) =>
-    new Deno.Command(setsid ?? options.program, {
-      args: setsid === null ? [] : ["--", options.program],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      clearEnv: true,
-      env,
-      detached: setsid === null,
-    }).spawn();
-  return (args, ctx) => run(options, () => spawn({ ...inherited, ...contextEnv(ctx) }), args, ctx);
+  const names = [...BASE_ENV, ...options.passEnv];
+  return (args, ctx) => {
+    const spawn = () => {
+      // Read at each call: without --allow-env this fails the call, not the server's start.
+      const env: Record<string, string> = {};
+      for (const name of names) {
+        const value = Deno.env.get(name);
+        if (value !== undefined) env[name] = value;
+      }
+      Object.assign(env, contextEnv(ctx));
+      return spawnLeader({ program: options.program, env, launcher: options.launcher });
+    };
+    return run(options, spawn, args, ctx);
+  };
 }
 
 function contextEnv(ctx: ToolContext): Record<string, string> {

@@ -402,3 +402,31 @@ Deno.test("main.ts with executable tools: 500 KiB and 16 MiB arguments round-tri
   }
   assert.equal((await server.finish()).code, 0);
 });
+
+Deno.test("README: the tools/add.sh example and its sidecar load and add two integers", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const example = readme.match(
+    /```sh\n(#!\/usr\/bin\/env bash\n# tools\/add\.sh[\s\S]*?)```\n\n```json\n([\s\S]*?)```/,
+  );
+  if (!example) throw new Error("README has no tools/add.sh example with its sidecar");
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/add.sh`, example[1], { mode: 0o755 });
+    await Deno.chmod(`${dir}/add.sh`, 0o755);
+    await Deno.writeTextFile(`${dir}/add.json`, example[2]);
+    const registry = await loadTools(dir);
+    assert.deepEqual(registry.tools.map((tool) => tool.name), ["add"]);
+    assert.deepEqual(await callTool(registry.byName.get("add")!, { a: 2, b: 3 }, callOptions()), {
+      content: [{ type: "text", text: "5" }],
+    });
+    // The schema keeps the arithmetic expansion away from anything but integers.
+    const hostile = await callTool(
+      registry.byName.get("add")!,
+      { a: "x[$(id)]", b: 1 },
+      callOptions(),
+    );
+    assert.equal(hostile.isError, true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
