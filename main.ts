@@ -8,15 +8,17 @@ import { createDispatcher } from "./lib/dispatch.ts";
 import { logError } from "./lib/log.ts";
 import { SERVER_INFO } from "./lib/protocol.ts";
 import { serve } from "./lib/server.ts";
+import { guardProcess } from "./lib/process_guard.ts";
 import { guardStdout } from "./lib/stdout_guard.ts";
 import { type LoadedTools, loadTools, type Registry, ToolLoadError } from "./lib/tool_loader.ts";
 
 /** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
 const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
+/** Bytes of requests waiting for a free slot, past which toolshed stops reading. */
+const WAITING_BOUND_BYTES = 16 * 1024 * 1024;
 
-async function main(args: string[]): Promise<number> {
+async function main(args: string[], exit: (code: number) => never): Promise<number> {
   const stdout = guardStdout();
-  survivePromisesToolsDropped();
   const command = parseCommand(args);
   switch (command.kind) {
     case "help":
@@ -75,8 +77,10 @@ async function main(args: string[]): Promise<number> {
     maxMessageBytes: options.maxMessageBytes,
     shutdownGraceMs: options.shutdownGraceMs,
     outputBoundChars: OUTPUT_BOUND_CHARS,
+    maxConcurrency: options.maxConcurrency,
+    waitingBoundBytes: WAITING_BOUND_BYTES,
   });
-  onTerminationSignal((signal) => server.shutdown(`received ${signal}`).then(() => Deno.exit(0)));
+  onTerminationSignal(exit, (signal) => server.shutdown(`received ${signal}`).then(() => exit(0)));
   await server.done;
   return 0;
 }
@@ -92,28 +96,15 @@ function greet(registry: Registry, toolsDir: string | URL): void {
   );
 }
 
-/**
- * A tool may leave a rejected promise nobody awaits, or throw from a timer callback. By
- * default either ends a Deno process, taking every in-flight request with it; the server
- * logs it instead and goes on. (A tool calling Deno.exit() still ends the process.)
- */
-function survivePromisesToolsDropped(): void {
-  globalThis.addEventListener("unhandledrejection", (event) => {
-    event.preventDefault();
-    logError("A promise was rejected and nobody handled it (the server goes on)", event.reason);
-  });
-  globalThis.addEventListener("error", (event) => {
-    event.preventDefault();
-    logError("An uncaught exception was thrown (the server goes on)", event.error);
-  });
-}
-
-function onTerminationSignal(handler: (signal: Deno.Signal) => void): void {
+function onTerminationSignal(
+  exit: (code: number) => never,
+  handler: (signal: Deno.Signal) => void,
+): void {
   let received = false;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     try {
       Deno.addSignalListener(signal, () => {
-        if (received) Deno.exit(1); // a second signal: stop now
+        if (received) exit(1); // a second signal: stop now
         received = true;
         handler(signal);
       });
@@ -124,5 +115,6 @@ function onTerminationSignal(handler: (signal: Deno.Signal) => void): void {
 }
 
 if (import.meta.main) {
-  Deno.exit(await main(Deno.args));
+  const exit = guardProcess();
+  exit(await main(Deno.args, exit));
 }

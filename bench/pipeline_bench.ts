@@ -56,6 +56,8 @@ async function throughToolshed(input: Uint8Array): Promise<void> {
     maxMessageBytes: 32 * 1024 * 1024,
     shutdownGraceMs: 5_000,
     outputBoundChars: 16 * 1024 * 1024,
+    maxConcurrency: 64,
+    waitingBoundBytes: 16 * 1024 * 1024,
   });
   await server.done;
 }

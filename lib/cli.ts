@@ -10,6 +10,8 @@ export interface Options {
   pageSize: number;
   toolTimeoutMs: number;
   shutdownGraceMs: number;
+  /** Requests that may run at once; more wait their turn. */
+  maxConcurrency: number;
   /** Most bytes an executable tool may print on stdout in one call. */
   maxOutputBytes: number;
   /** Environment variables passed through to every executable tool (when set). */
@@ -29,6 +31,7 @@ export const DEFAULTS = {
   pageSize: 100,
   toolTimeoutMs: 60_000,
   shutdownGraceMs: 5_000,
+  maxConcurrency: 64,
   maxOutputBytes: MAX_OUTPUT_BYTES,
   passEnv: [],
   allowOutsideSymlinks: false,
@@ -47,6 +50,8 @@ Options:
                              (default: ${DEFAULTS.toolTimeoutMs})
   --shutdown-grace MS        Time in-flight requests may finish after input ends or on
                              SIGTERM/SIGINT (default: ${DEFAULTS.shutdownGraceMs})
+  --max-concurrency N        Requests that may run at once; more wait their turn
+                             (default: ${DEFAULTS.maxConcurrency})
   --max-output-bytes N       Most bytes an executable tool may print on stdout in one
                              call (default: ${DEFAULTS.maxOutputBytes})
   --pass-env NAME            Pass this environment variable on to executable tools
@@ -64,6 +69,7 @@ const NUMERIC_FLAGS = {
   "page-size": "pageSize",
   "tool-timeout": "toolTimeoutMs",
   "shutdown-grace": "shutdownGraceMs",
+  "max-concurrency": "maxConcurrency",
   "max-output-bytes": "maxOutputBytes",
 } as const;
 
@@ -78,6 +84,7 @@ export function parseCommand(args: string[]): Command {
         "page-size": { type: "string" },
         "tool-timeout": { type: "string" },
         "shutdown-grace": { type: "string" },
+        "max-concurrency": { type: "string" },
         "max-output-bytes": { type: "string" },
         "pass-env": { type: "string", multiple: true },
         "allow-outside-symlinks": { type: "boolean" },

@@ -71,6 +71,11 @@ export function oversizeLine(limitBytes: number): RpcError {
   };
 }
 
+/** A request that was still waiting for its turn when the grace period of shutdown ended. */
+export function shuttingDown(): RpcError {
+  return internalError("the server shut down before this request could start");
+}
+
 /** A request whose id belongs to a request still in progress. */
 export function idInUse(id: string | number): RpcError {
   return {

@@ -2,13 +2,13 @@
 // JSON.stringify per response -> the writer. Requests run concurrently; responses leave
 // in the order they finish, matched by id.
 import { messageOf } from "./_json.ts";
-import { isThenable } from "./_maybe.ts";
-import { idInUse, internalError, oversizeLine } from "./errors.ts";
-import { extract, type Request } from "./extract.ts";
+import { internalError, oversizeLine, shuttingDown } from "./errors.ts";
+import { extract } from "./extract.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { createLineFramer } from "./framing.ts";
+import { createInFlight } from "./in_flight.ts";
 import { logError } from "./log.ts";
-import type { JsonObject, RequestId, RpcError } from "./types.ts";
+import type { RequestId, RpcError } from "./types.ts";
 import { type ByteSink, createWriter } from "./writer.ts";
 
 /** Where bytes come from: `Deno.stdin` or anything with the same `read`. */
@@ -26,6 +26,10 @@ export interface ServerOptions {
   shutdownGraceMs: number;
   /** Serialized output waiting to be written past which reading pauses. */
   outputBoundChars: number;
+  /** Requests that may run at once; more wait in arrival order. */
+  maxConcurrency: number;
+  /** Bytes of waiting requests past which reading pauses. */
+  waitingBoundBytes: number;
 }
 
 export interface Server {
@@ -35,18 +39,9 @@ export interface Server {
   shutdown(reason: string): Promise<void>;
 }
 
-interface InFlight {
-  controller: AbortController;
-  settled: Promise<void>;
-  /** Set by `notifications/cancelled`: the response must not be sent. */
-  cancelled: boolean;
-}
-
 const READ_CHUNK_BYTES = 64 * 1024;
 
 export function serve(options: ServerOptions): Server {
-  const { dispatcher } = options;
-  const inFlight = new Map<RequestId, InFlight>();
   let stopping: Promise<void> | undefined;
   let outputClosed = false;
   let markOutputClosed = () => {};
@@ -59,7 +54,8 @@ export function serve(options: ServerOptions): Server {
       if (!(error instanceof Deno.errors.BrokenPipe)) {
         logError(`Cannot write to the output: ${messageOf(error)}`);
       }
-      for (const entry of inFlight.values()) entry.controller.abort("the output is closed");
+      requests.dropWaiting();
+      requests.abortRunning("the output is closed");
       markOutputClosed();
     },
   });
@@ -77,30 +73,16 @@ export function serve(options: ServerOptions): Server {
     writer.send(line);
   }
 
-  function startRequest(request: Request): void {
-    if (inFlight.has(request.id)) {
-      send(errorResponse(request.id, idInUse(request.id)));
-      return;
-    }
-    const controller = new AbortController();
-    const outcome = dispatcher.request(request, controller);
-    // Answered at once (a synchronous tool): nothing is in flight, nothing to cancel.
-    if (!isThenable(outcome)) return send(outcome as { id: RequestId });
-    const entry: InFlight = { controller, settled: Promise.resolve(), cancelled: false };
-    inFlight.set(request.id, entry);
-    entry.settled = (outcome as Promise<JsonObject>).then((response) => {
-      if (inFlight.get(request.id) === entry) inFlight.delete(request.id);
-      if (!entry.cancelled) send(response as { id: RequestId });
-    });
-  }
+  const requests = createInFlight({
+    dispatcher: options.dispatcher,
+    maxConcurrency: options.maxConcurrency,
+    waitingBoundBytes: options.waitingBoundBytes,
+    send: (response) => send(response as { id: RequestId }),
+  });
 
   function cancel(params: Record<string, unknown>): void {
-    const entry = inFlight.get(params.requestId as RequestId);
-    if (!entry) return; // unknown or finished: cancellation races are normal
-    entry.cancelled = true;
-    inFlight.delete(params.requestId as RequestId);
     const reason = typeof params.reason === "string" ? params.reason : "cancelled by the client";
-    entry.controller.abort(reason);
+    requests.cancel(params.requestId as RequestId, reason);
   }
 
   const framer = createLineFramer(options.maxMessageBytes, {
@@ -109,7 +91,7 @@ export function serve(options: ServerOptions): Server {
       const message = extract(bytes);
       switch (message.kind) {
         case "request":
-          return startRequest(message);
+          return requests.start(message, bytes.length);
         case "notification":
           if (message.method === "notifications/cancelled") cancel(message.params);
           return;
@@ -139,7 +121,9 @@ export function serve(options: ServerOptions): Server {
       writer.hold();
       framer.push(buffer.subarray(0, count));
       writer.release();
+      // Backpressure: a client that outpaces us waits in the pipe, not in our memory.
       await writer.belowBound();
+      await requests.waitingBelowBound();
     }
     if (!stopping) framer.end();
   }
@@ -151,13 +135,15 @@ export function serve(options: ServerOptions): Server {
   async function finish(): Promise<void> {
     // Timers are set only when there is something to wait for: the first setTimeout of a
     // process costs ~3 ms, which an idle server's exit should not pay.
-    const pending = () => Promise.all([...inFlight.values()].map((entry) => entry.settled));
     if (
-      inFlight.size > 0 && await settlesWithin(pending(), options.shutdownGraceMs) === "timed out"
+      requests.busy() &&
+      await settlesWithin(requests.idle(), options.shutdownGraceMs) === "timed out"
     ) {
-      logError(`${inFlight.size} request(s) still running after the grace period; aborting them`);
-      for (const entry of inFlight.values()) entry.controller.abort("the server is shutting down");
-      await pending();
+      logError("Requests still running after the grace period; aborting them");
+      requests.answerWaiting(shuttingDown());
+      requests.abortRunning("the server is shutting down");
+      // Aborted tool calls answer at once with an isError result; wait for those answers.
+      await requests.idle();
     }
     // A client that stopped reading must not keep the process alive forever.
     if (

@@ -100,6 +100,8 @@ function start(registry: Registry, overrides: Partial<ServerOptions> = {}) {
     maxMessageBytes: 1024,
     shutdownGraceMs: 1_000,
     outputBoundChars: 1_000_000,
+    maxConcurrency: 64,
+    waitingBoundBytes: 1_000_000,
     ...overrides,
   });
   return { input, output, server };
@@ -224,6 +226,8 @@ Deno.test("serve() aborts in-flight calls and ends quietly when the output close
     maxMessageBytes: 1024,
     shutdownGraceMs: 1_000,
     outputBoundChars: 1_000,
+    maxConcurrency: 64,
+    waitingBoundBytes: 1_000,
   });
   input.push(call(1, "wait") + "\n" + call(2, "echo") + "\n");
   // The echo answer hits the closed pipe, which must abort the waiting call.
@@ -251,4 +255,30 @@ Deno.test("serve() shutdown() lets in-flight requests finish and flushes their a
   ]]);
   input.end();
   await server.done;
+});
+
+Deno.test("serve() runs no more than maxConcurrency requests at once; the rest wait their turn", async () => {
+  let running = 0;
+  let most = 0;
+  const registry = registryOf({
+    nap: {
+      handler: async () => {
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running--;
+        return "rested";
+      },
+    },
+  });
+  const { input, output, server } = start(registry, { maxConcurrency: 3 });
+  for (let id = 1; id <= 12; id++) input.push(call(id, "nap") + "\n");
+  input.end();
+  await server.done;
+  deepStrictEqual(
+    output.lines().map((line) => line.id).sort((a, b) => a - b),
+    [
+      ...Array(12).keys(),
+    ].map((i) => i + 1),
+  );
+  strictEqual(most, 3);
 });

@@ -1,0 +1,143 @@
+// Requests between arrival and answer: at most `maxConcurrency` run at once, the rest wait
+// in arrival order; cancellation finds them by id in either state; shutdown can wait for
+// them, abort them, or answer the ones that never started.
+import { idInUse } from "./errors.ts";
+import type { Dispatcher } from "./dispatch.ts";
+import type { Request } from "./extract.ts";
+import { isThenable } from "./_maybe.ts";
+import type { JsonObject, RequestId, RpcError } from "./types.ts";
+
+export interface InFlightOptions {
+  dispatcher: Dispatcher;
+  /** Requests that may run at once; more wait their turn. */
+  maxConcurrency: number;
+  /** Bytes of waiting requests past which `waitingBelowBound()` holds the reader back. */
+  waitingBoundBytes: number;
+  /** Where answers go (already matched to their ids). */
+  send(response: JsonObject): void;
+}
+
+export interface InFlight {
+  /** Runs a request now, or queues it when `maxConcurrency` requests are running. */
+  start(request: Request, bytes: number): void;
+  /** Forgets a request (running or waiting); its answer is never sent. */
+  cancel(id: RequestId, reason: string): void;
+  /** Aborts every running request's signal; they answer as soon as their handlers see it. */
+  abortRunning(reason: string): void;
+  /** Answers every waiting request with `error` instead of running it. */
+  answerWaiting(error: RpcError): void;
+  /** Drops waiting requests without an answer (when nothing can be written any more). */
+  dropWaiting(): void;
+  /** True while any request is running or waiting. */
+  busy(): boolean;
+  /** Resolves when no request is running or waiting. */
+  idle(): Promise<void>;
+  /** Resolves when waiting requests hold at most the bound (at once when they do). */
+  waitingBelowBound(): Promise<void>;
+}
+
+interface Entry {
+  request: Request;
+  bytes: number;
+  controller: AbortController | undefined;
+  cancelled: boolean;
+}
+
+export function createInFlight(options: InFlightOptions): InFlight {
+  const { dispatcher, maxConcurrency } = options;
+  /** Running (async) and waiting requests by id; a synchronous one is never entered here. */
+  const entries = new Map<RequestId, Entry>();
+  const waiting: Entry[] = [];
+  let waitingBytes = 0;
+  let running = 0;
+  let idleWaiters: (() => void)[] = [];
+  let boundWaiters: (() => void)[] = [];
+
+  function wake(): void {
+    if (waitingBytes <= options.waitingBoundBytes && boundWaiters.length > 0) {
+      const ready = boundWaiters;
+      boundWaiters = [];
+      for (const resolve of ready) resolve();
+    }
+    if (running === 0 && waiting.length === 0 && idleWaiters.length > 0) {
+      const ready = idleWaiters;
+      idleWaiters = [];
+      for (const resolve of ready) resolve();
+    }
+  }
+
+  function run(entry: Entry): void {
+    const controller = new AbortController();
+    const outcome = dispatcher.request(entry.request, controller);
+    // Answered at once (a synchronous tool): nothing to track, nothing to cancel.
+    if (!isThenable(outcome)) return options.send(outcome);
+    entry.controller = controller;
+    entries.set(entry.request.id, entry);
+    running++;
+    (outcome as Promise<JsonObject>).then((response) => {
+      running--;
+      if (entries.get(entry.request.id) === entry) entries.delete(entry.request.id);
+      if (!entry.cancelled) options.send(response);
+      startWaiting();
+      wake();
+    });
+  }
+
+  function startWaiting(): void {
+    while (running < maxConcurrency && waiting.length > 0) {
+      const entry = waiting.shift()!;
+      waitingBytes -= entry.bytes;
+      entries.delete(entry.request.id);
+      run(entry);
+    }
+  }
+
+  return {
+    start(request, bytes) {
+      if (entries.has(request.id)) {
+        options.send({ jsonrpc: "2.0", id: request.id, error: idInUse(request.id) });
+        return;
+      }
+      const entry: Entry = { request, bytes, controller: undefined, cancelled: false };
+      if (running < maxConcurrency) return run(entry);
+      entries.set(request.id, entry);
+      waiting.push(entry);
+      waitingBytes += bytes;
+    },
+    cancel(id, reason) {
+      const entry = entries.get(id);
+      if (!entry) return; // unknown or finished: cancellation races are normal
+      entry.cancelled = true;
+      entries.delete(id);
+      if (entry.controller) return entry.controller.abort(reason);
+      waiting.splice(waiting.indexOf(entry), 1); // it never started: it just leaves the line
+      waitingBytes -= entry.bytes;
+      wake();
+    },
+    abortRunning(reason) {
+      for (const entry of entries.values()) entry.controller?.abort(reason);
+    },
+    answerWaiting(error) {
+      for (const entry of waiting.splice(0)) {
+        entries.delete(entry.request.id);
+        options.send({ jsonrpc: "2.0", id: entry.request.id, error });
+      }
+      waitingBytes = 0;
+      wake();
+    },
+    dropWaiting() {
+      for (const entry of waiting.splice(0)) entries.delete(entry.request.id);
+      waitingBytes = 0;
+      wake();
+    },
+    busy: () => running > 0 || waiting.length > 0,
+    idle() {
+      if (running === 0 && waiting.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    waitingBelowBound() {
+      if (waitingBytes <= options.waitingBoundBytes) return Promise.resolve();
+      return new Promise((resolve) => boundWaiters.push(resolve));
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import type { Dispatcher } from "../lib/dispatch.ts";
+import type { Request } from "../lib/extract.ts";
+import { createInFlight } from "../lib/in_flight.ts";
+import type { JsonObject } from "../lib/types.ts";
+
+/** A dispatcher whose async requests finish when the test says so; "sync" ones at once. */
+function controllable() {
+  const running = new Map<unknown, { finish(): void; controller: AbortController }>();
+  let maxRunning = 0;
+  const dispatcher: Dispatcher = {
+    request(request, controller) {
+      const answer = { jsonrpc: "2.0", id: request.id, result: { method: request.method } };
+      if (request.method === "sync") return answer;
+      return new Promise<JsonObject>((resolve) => {
+        const finish = () => {
+          running.delete(request.id);
+          resolve(answer);
+        };
+        controller.signal.addEventListener("abort", finish);
+        running.set(request.id, { finish, controller });
+        maxRunning = Math.max(maxRunning, running.size);
+      });
+    },
+  };
+  return { dispatcher, running, maxRunning: () => maxRunning };
+}
+
+function request(id: number | string, method = "slow"): Request {
+  return { kind: "request", id, method, params: {}, envelope: undefined };
+}
+
+function setup(maxConcurrency: number, waitingBoundBytes = 1_000_000) {
+  const sent: JsonObject[] = [];
+  const peer = controllable();
+  const inFlight = createInFlight({
+    dispatcher: peer.dispatcher,
+    maxConcurrency,
+    waitingBoundBytes,
+    send: (response) => sent.push(response),
+  });
+  const ids = () => sent.map((response) => response.id);
+  return { sent, ids, peer, inFlight };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("createInFlight() runs at most maxConcurrency requests and starts the rest in order", async () => {
+  const { ids, peer, inFlight } = setup(2);
+  for (let id = 1; id <= 5; id++) inFlight.start(request(id), 10);
+  deepStrictEqual([...peer.running.keys()], [1, 2]);
+  peer.running.get(2)!.finish();
+  await tick();
+  deepStrictEqual([...peer.running.keys()], [1, 3]);
+  while (peer.running.size > 0) {
+    for (const { finish } of [...peer.running.values()]) finish();
+    await tick();
+  }
+  await inFlight.idle();
+  deepStrictEqual(ids(), [2, 1, 3, 4, 5]);
+  strictEqual(peer.maxRunning(), 2);
+});
+
+Deno.test("createInFlight() answers synchronous requests at once without tracking them", () => {
+  const { ids, inFlight } = setup(1);
+  inFlight.start(request(1, "sync"), 10);
+  inFlight.start(request(1, "sync"), 10); // the same id is free again at once
+  deepStrictEqual(ids(), [1, 1]);
+  strictEqual(inFlight.busy(), false);
+});
+
+Deno.test("createInFlight() rejects an id in use by a running or a waiting request", () => {
+  const { sent, inFlight } = setup(1);
+  inFlight.start(request("a"), 10);
+  inFlight.start(request("b"), 10); // waits
+  inFlight.start(request("a"), 10);
+  inFlight.start(request("b"), 10);
+  deepStrictEqual(sent.map((response) => [response.id, (response.error as JsonObject).code]), [
+    ["a", -32600],
+    ["b", -32600],
+  ]);
+});
+
+Deno.test("createInFlight() cancels a waiting request before it starts and a running one by abort", async () => {
+  const { ids, peer, inFlight } = setup(1);
+  inFlight.start(request(1), 10);
+  inFlight.start(request(2), 10);
+  inFlight.start(request(3), 10);
+  inFlight.cancel(2, "not needed");
+  inFlight.cancel(1, "stop");
+  await tick();
+  deepStrictEqual([...peer.running.keys()], [3]);
+  strictEqual(peer.maxRunning(), 1);
+  peer.running.get(3)!.finish();
+  await inFlight.idle();
+  deepStrictEqual(ids(), [3]);
+});
+
+Deno.test("createInFlight() holds the reader back while waiting requests pass the byte bound", async () => {
+  const { peer, inFlight } = setup(1, 100);
+  inFlight.start(request(1), 60);
+  inFlight.start(request(2), 60);
+  let free = false;
+  inFlight.waitingBelowBound().then(() => free = true);
+  await tick();
+  strictEqual(free, true, "60 bytes waiting is within the bound of 100");
+  inFlight.start(request(3), 60); // 120 bytes waiting
+  let released = false;
+  const waiting = inFlight.waitingBelowBound().then(() => released = true);
+  await tick();
+  strictEqual(released, false);
+  peer.running.get(1)!.finish(); // 2 starts, 60 bytes wait
+  await waiting;
+  strictEqual(released, true);
+  for (const id of [2, 3]) {
+    await tick();
+    peer.running.get(id)!.finish();
+  }
+  await inFlight.idle();
+});
+
+Deno.test("createInFlight() answers waiting requests with an error at shutdown and aborts running ones", async () => {
+  const { sent, inFlight } = setup(1);
+  inFlight.start(request(1), 10);
+  inFlight.start(request(2), 10);
+  inFlight.answerWaiting({ code: -32603, message: "Internal error: shutting down" });
+  inFlight.abortRunning("shutting down");
+  await inFlight.idle();
+  deepStrictEqual(sent, [
+    { jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error: shutting down" } },
+    { jsonrpc: "2.0", id: 1, result: { method: "slow" } },
+  ]);
+});
