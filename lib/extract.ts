@@ -56,6 +56,8 @@ export interface Ignored {
 export type Incoming = Request | Notification | Rejected | Ignored;
 
 const utf8 = new TextDecoder();
+/** A line of nothing but JSON's own whitespace (not every Unicode space) is no message. */
+const JSON_WHITESPACE_ONLY = /^[ \t\r\n]*$/;
 // Strict decoding validates every byte and costs ~10x the lax decoder on long lines
 // (bench/extract_bench.ts), so it runs only when the lax result has a U+FFFD in it.
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
@@ -78,7 +80,7 @@ export function extract(line: Uint8Array): Incoming {
   try {
     message = JSON.parse(text);
   } catch (error) {
-    if (text.trim() === "") return { kind: "ignored", reason: "blank line" };
+    if (JSON_WHITESPACE_ONLY.test(text)) return { kind: "ignored", reason: "blank line" };
     const detail = error instanceof Error ? error.message : String(error);
     return rejected(null, ErrorCode.ParseError, `Parse error: ${detail}`);
   }
@@ -110,6 +112,13 @@ function classify(message: unknown): Incoming {
     );
   }
   const hasId = Object.hasOwn(message, "id");
+  // A client's response, whatever its id: JSON-RPC sends id null when it could not read one.
+  if (
+    hasId && message.jsonrpc === "2.0" && !Object.hasOwn(message, "method") &&
+    (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))
+  ) {
+    return { kind: "ignored", reason: "a response from the client" };
+  }
   const id = isUsableId(message.id) ? message.id : null;
   if (hasId && id === null) {
     return rejected(
@@ -122,9 +131,6 @@ function classify(message: unknown): Incoming {
     return rejected(id, ErrorCode.InvalidRequest, 'Invalid request: jsonrpc must be "2.0"');
   }
   if (!Object.hasOwn(message, "method")) {
-    if (hasId && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) {
-      return { kind: "ignored", reason: "a response from the client" };
-    }
     return rejected(id, ErrorCode.InvalidRequest, "Invalid request: method is missing");
   }
   const method = message.method;
