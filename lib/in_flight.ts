@@ -95,7 +95,9 @@ export function createInFlight(options: InFlightOptions): InFlight {
   return {
     start(request, bytes) {
       if (entries.has(request.id)) {
-        options.send({ jsonrpc: "2.0", id: request.id, error: idInUse(request.id) });
+        // Answered with id null: an answer carrying the id would be taken by the client as
+        // the answer to the first request, which goes on.
+        options.send({ jsonrpc: "2.0", id: null, error: idInUse(request.id) });
         return;
       }
       const entry: Entry = { request, bytes, controller: undefined, cancelled: false };

@@ -35,7 +35,10 @@ export interface ServerOptions {
 export interface Server {
   /** Resolves when input has ended and everything has been answered and written. */
   done: Promise<void>;
-  /** Stops reading, lets in-flight requests finish within the grace period, flushes. */
+  /**
+   * Stops reading, lets in-flight requests finish within the grace period, flushes; a
+   * second call while that is under way aborts what is still running.
+   */
   shutdown(reason: string): Promise<void>;
 }
 
@@ -154,8 +157,20 @@ export function serve(options: ServerOptions): Server {
     }
   }
 
+  /**
+   * Starts a graceful shutdown; asked again while one is under way (say, SIGTERM after the
+   * client closed stdin), stops at once: waiting requests are answered, running ones
+   * aborted. Clients close stdin, then send SIGTERM, then SIGKILL: by the SIGKILL,
+   * everything (a tool's child processes included) must already be ended.
+   */
   function shutdown(reason: string): Promise<void> {
-    stopping ??= (async () => {
+    if (stopping) {
+      logError(`Shutting down now: ${reason}`);
+      requests.answerWaiting(shuttingDown());
+      requests.abortRunning("the server is shutting down");
+      return stopping;
+    }
+    stopping = (async () => {
       if (reason !== "end of input" && reason !== "the output is closed") {
         logError(`Shutting down: ${reason}`);
       }

@@ -75,9 +75,9 @@ Deno.test("createInFlight() rejects an id in use by a running or a waiting reque
   inFlight.start(request("b"), 10); // waits
   inFlight.start(request("a"), 10);
   inFlight.start(request("b"), 10);
-  deepStrictEqual(sent.map((response) => [response.id, (response.error as JsonObject).code]), [
-    ["a", -32600],
-    ["b", -32600],
+  deepStrictEqual(sent.map((response) => [response.id, (response.error as JsonObject).message]), [
+    [null, 'Invalid request: id "a" is already in use by a request in progress'],
+    [null, 'Invalid request: id "b" is already in use by a request in progress'],
   ]);
 });
 

@@ -109,3 +109,17 @@ Deno.test("main.ts exits within the grace period at end of input even if nobody 
   await server.closeStdout();
   match((await server.finish()).stderr, /could not be flushed within the grace period/);
 });
+
+Deno.test("main.ts on SIGTERM after end of input stops waiting for the grace period", async () => {
+  // The official clients close stdin, wait, then send SIGTERM, then SIGKILL.
+  const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "60000"]);
+  await server.send(waitCall(1, 50_000));
+  await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
+  strictEqual(JSON.parse((await server.nextLine())!).id, 2);
+  await server.closeStdin();
+  server.child.kill("SIGTERM");
+  const answer = JSON.parse((await withHangGuard(server.nextLine(), "the aborted call"))!);
+  deepStrictEqual([answer.id, answer.result.isError], [1, true]);
+  const { code, rest } = await withHangGuard(server.finish(), "exit after SIGTERM");
+  deepStrictEqual([code, rest], [0, []]);
+});

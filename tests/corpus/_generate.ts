@@ -489,7 +489,7 @@ write("proto_keys.jsonl", [
   request("pk-17", "ping"),
 ]);
 
-// Documented: a request whose id is still in flight gets -32600 "already in use" and the
+// Documented: a request whose id is still in flight gets -32600 "already in use" (id null) and the
 // first goes on; once cancelled, the first is never answered.
 const cancelled = (requestId: unknown) =>
   JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } });
