@@ -1,7 +1,15 @@
-// stdout carries MCP messages only. Before any tool is loaded, everything that could
-// print to stdout is pointed at stderr: the console methods that print to stdout, and
-// Deno.stdout itself (which Node's process.stdout also writes through, so npm loggers
-// are covered). The server keeps the one real stdout writer for itself.
+// stdout carries MCP messages only. Before any tool is loaded, every other way to reach
+// stdout is pointed at stderr, and the server keeps the one real stdout writer for itself.
+//
+// Where it can (Linux and macOS, with FFI permission, as `-A` gives, and stdout a pipe or
+// a terminal), it does so at the file descriptor: the real stdout is kept on a new descriptor, and descriptor 1 becomes a
+// copy of stderr. Then nothing in the process can write protocol-breaking bytes, whatever
+// API it uses: console, Deno.stdout, Node's process.stdout and fs.writeSync(1) (pino's
+// default), Workers, /dev/stdout, child processes that inherit stdout.
+//
+// Without FFI it falls back to the APIs: Deno.stdout's methods (which Node's
+// process.stdout writes through) and the console methods that print to stdout are pointed
+// at stderr. Writes to the descriptor itself (fs.writeSync(1), Workers) then get through.
 //
 // No node: module is imported here on purpose: loading Deno's Node compatibility layer
 // costs ~10 ms of start-up (adr/0008).
@@ -11,12 +19,69 @@ type Inspectable = Parameters<typeof Deno.inspect>[0];
 
 /** Points every other path to stdout at stderr; returns the only writer left for stdout. */
 export function guardStdout(): ByteSink {
+  return moveStdoutDescriptor() ?? guardStdoutApis();
+}
+
+/**
+ * Keeps the real stdout on a fresh descriptor and makes descriptor 1 a copy of stderr.
+ * Returns undefined (changing nothing) where that is not possible.
+ */
+function moveStdoutDescriptor(): ByteSink | undefined {
+  if (Deno.build.os !== "linux" && Deno.build.os !== "darwin") return undefined;
+  if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return undefined;
+  // Only a pipe (what MCP clients give) or a terminal can be reopened without changing how
+  // writes land; a regular file shares its offset with other writers, a socket cannot be
+  // reopened at all.
+  try {
+    const target = Deno.statSync("/dev/fd/1");
+    if (!target.isFifo && !target.isCharDevice) return undefined;
+  } catch {
+    return undefined;
+  }
+  let libc;
+  try {
+    libc = Deno.dlopen(Deno.build.os === "darwin" ? "libSystem.dylib" : "libc.so.6", {
+      dup: { parameters: ["i32"], result: "i32" },
+      dup2: { parameters: ["i32", "i32"], result: "i32" },
+      close: { parameters: ["i32"], result: "i32" },
+    });
+  } catch {
+    return undefined;
+  }
+  try {
+    const kept = libc.symbols.dup(1);
+    if (kept < 0) return undefined;
+    let stdout: Deno.FsFile;
+    try {
+      // Opening /dev/fd/N gives the pipe or terminal again, as a resource Deno can write to.
+      stdout = Deno.openSync(`/dev/fd/${kept}`, { write: true });
+    } catch {
+      return undefined;
+    } finally {
+      libc.symbols.close(kept);
+    }
+    if (libc.symbols.dup2(2, 1) < 0) {
+      stdout.close();
+      return undefined;
+    }
+    return { write: (bytes) => stdout.write(bytes) };
+  } finally {
+    libc.close();
+  }
+}
+
+/** The fallback: the APIs that print to stdout are pointed at stderr. */
+function guardStdoutApis(): ByteSink {
   const stdout = Deno.stdout;
   const realWrite = stdout.write.bind(stdout);
+  const refuseClose = () => {
+    throw new Error("stdout belongs to the MCP server and cannot be closed by a tool");
+  };
   Object.defineProperties(stdout, {
     write: { value: Deno.stderr.write.bind(Deno.stderr) },
     writeSync: { value: Deno.stderr.writeSync.bind(Deno.stderr) },
     writable: { get: () => Deno.stderr.writable },
+    close: { value: refuseClose },
   });
   redirectConsole();
   return { write: realWrite };
