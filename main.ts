@@ -116,5 +116,14 @@ function onTerminationSignal(
 
 if (import.meta.main) {
   const exit = guardProcess();
-  exit(await main(Deno.args, exit));
+  // The process guard logs and survives unhandled rejections, so a fault of the server's
+  // own must be caught here, or the process would end quietly with 0.
+  let code: number;
+  try {
+    code = await main(Deno.args, exit);
+  } catch (error) {
+    logError("Cannot go on: the server itself failed", error);
+    code = 1;
+  }
+  exit(code);
 }
