@@ -5,7 +5,7 @@
 // main.ts only wires the stages; each one lives in lib/ with one concern.
 import { parseCommand, USAGE } from "./lib/cli.ts";
 import { createDispatcher } from "./lib/dispatch.ts";
-import { logError } from "./lib/log.ts";
+import { logError, stderrLog } from "./lib/log.ts";
 import { SERVER_INFO } from "./lib/protocol.ts";
 import { serve } from "./lib/server.ts";
 import { guardProcess } from "./lib/process_guard.ts";
@@ -14,6 +14,8 @@ import { type LoadedTools, loadTools, type Registry, ToolLoadError } from "./lib
 
 /** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
 const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
+/** How long diagnostics may take to reach stderr before the process exits anyway. */
+const FLUSH_STDERR_MS = 1_000;
 /** Bytes of requests waiting for a free slot, past which toolshed stops reading. */
 const WAITING_BOUND_BYTES = 16 * 1024 * 1024;
 
@@ -80,7 +82,11 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     maxConcurrency: options.maxConcurrency,
     waitingBoundBytes: WAITING_BOUND_BYTES,
   });
-  onTerminationSignal(exit, (signal) => server.shutdown(`received ${signal}`).then(() => exit(0)));
+  onTerminationSignal(exit, async (signal) => {
+    await server.shutdown(`received ${signal}`);
+    await stderrLog.flush(FLUSH_STDERR_MS);
+    exit(0);
+  });
   await server.done;
   return 0;
 }
@@ -125,5 +131,6 @@ if (import.meta.main) {
     logError("Cannot go on: the server itself failed", error);
     code = 1;
   }
+  await stderrLog.flush(FLUSH_STDERR_MS);
   exit(code);
 }

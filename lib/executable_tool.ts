@@ -6,6 +6,7 @@
 // group gets SIGTERM, then SIGKILL after a grace; when the program exits, whatever it
 // left running in its group gets SIGKILL. Nothing here knows about the protocol.
 import { messageOf } from "./_json.ts";
+import { stderrLog } from "./log.ts";
 import type { JsonObject, ToolContext } from "./types.ts";
 
 /** Environment variables a program receives from the server's environment, when set. */
@@ -357,9 +358,7 @@ async function forwardStderr(stream: ReadableStream<Uint8Array>, toolName: strin
   return tail;
 }
 
-/** Writes to the server's stderr as is (console.error would interpret "%" sequences). */
+/** Writes to the server's stderr as is, without blocking (lib/log.ts). */
 function writeStderr(text: string): void {
-  const bytes = encoder.encode(text);
-  let offset = 0;
-  while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
+  stderrLog.write(text);
 }

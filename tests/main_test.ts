@@ -123,3 +123,48 @@ Deno.test("main.ts on SIGTERM after end of input stops waiting for the grace per
   const { code, rest } = await withHangGuard(server.finish(), "exit after SIGTERM");
   deepStrictEqual([code, rest], [0, []]);
 });
+
+Deno.test("main.ts keeps answering when a tool floods a stderr that nobody reads", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      MAIN,
+      "--tools",
+      new URL("./fixtures/exec_tools", import.meta.url).pathname,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped", // never read until the end: the pipe fills after 64 KiB
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  const send = (message: unknown) => writer.write(encoder.encode(JSON.stringify(message) + "\n"));
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  const nextLine = async () => {
+    while (!buffered.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("stdout ended");
+      buffered += value;
+    }
+    const line = buffered.slice(0, buffered.indexOf("\n"));
+    buffered = buffered.slice(line.length + 1);
+    return JSON.parse(line);
+  };
+  await send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "shouter" } });
+  deepStrictEqual((await withHangGuard(nextLine(), "the shouting tool")).result.content, [
+    { type: "text", text: "shouted" },
+  ]);
+  await send({ jsonrpc: "2.0", id: 2, method: "ping" });
+  deepStrictEqual(await withHangGuard(nextLine(), "a ping after the flood"), {
+    jsonrpc: "2.0",
+    id: 2,
+    result: {},
+  });
+  await writer.close();
+  const stderr = await new Response(child.stderr).text();
+  await reader.cancel();
+  strictEqual((await child.status).code, 0);
+  match(stderr, /\[shouter\] x{100}/);
+});
