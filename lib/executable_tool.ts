@@ -22,6 +22,9 @@ export const CONTEXT_ENV = {
 /** How long a program may take to exit after SIGTERM before its group gets SIGKILL. */
 export const KILL_GRACE_MS = 2_000;
 
+/** How long stdout and stderr may stay open after the program has exited. */
+const PIPES_AFTER_EXIT_MS = 1_000;
+
 /** The default of --max-output-bytes: most bytes read from a program's stdout per call. */
 export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
@@ -158,11 +161,15 @@ async function run(
   ctx.signal.addEventListener("abort", stop, { once: true });
   try {
     const stdinWritten = writeAll(child.stdin, JSON.stringify(args));
-    const stderr = forwardStderr(child.stderr, ctx.toolName);
-    const stdout = readCapped(child.stdout, options.maxOutputBytes, stop);
+    const pipesAbandoned = new AbortController();
+    const stderr = forwardStderr(child.stderr, ctx.toolName, pipesAbandoned.signal);
+    const stdout = readCapped(child.stdout, options.maxOutputBytes, stop, pipesAbandoned.signal);
     const status = await child.status;
     group.leaderExited();
-    const [output, errorText] = await Promise.all([stdout, stderr, stdinWritten]);
+    // What the program printed is in the pipes by now; only an escaped descendant keeps them.
+    const abandon = setTimeout(() => pipesAbandoned.abort(), PIPES_AFTER_EXIT_MS);
+    const [output, errorText] = await Promise.all([stdout, stderr, stdinWritten])
+      .finally(() => clearTimeout(abandon));
     if (ctx.signal.aborted) return undefined; // the call was already answered (or not at all)
     if (output === undefined) {
       return failure(
@@ -312,10 +319,11 @@ async function readCapped(
   stream: ReadableStream<Uint8Array>,
   cap: number,
   onOverflow: () => void,
+  giveUp: AbortSignal,
 ): Promise<Uint8Array | undefined> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of stream) {
+  for await (const chunk of chunksUntil(stream, giveUp)) {
     size += chunk.length;
     if (size > cap) {
       onOverflow();
@@ -336,12 +344,18 @@ async function readCapped(
  * Forwards stderr to the server's stderr, each line prefixed with `[toolName] `, and
  * returns its last MESSAGE_CHARS characters for an error message.
  */
-async function forwardStderr(stream: ReadableStream<Uint8Array>, toolName: string) {
+async function forwardStderr(
+  stream: ReadableStream<Uint8Array>,
+  toolName: string,
+  giveUp: AbortSignal,
+) {
   const prefix = `[${toolName}] `;
   let pending = "";
   let tail = "";
   const emit = (line: string) => writeStderr(`${prefix}${line}\n`);
-  for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+  const decoder = new TextDecoder();
+  for await (const chunk of chunksUntil(stream, giveUp)) {
+    const text = decoder.decode(chunk, { stream: true });
     tail = (tail + text).slice(-MESSAGE_CHARS);
     pending += text;
     let newline;
@@ -354,8 +368,34 @@ async function forwardStderr(stream: ReadableStream<Uint8Array>, toolName: strin
       pending = pending.slice(STDERR_LINE_CHARS);
     }
   }
+  pending += decoder.decode();
   if (pending !== "") emit(pending);
   return tail;
+}
+
+/**
+ * The chunks of a stream until it ends or `giveUp` is aborted, when reading stops and the
+ * stream is cancelled. A descendant that left the process group (say, a daemon that called
+ * setsid) can hold a pipe open after the program has exited; the call must not wait on it.
+ */
+async function* chunksUntil(
+  stream: ReadableStream<Uint8Array>,
+  giveUp: AbortSignal,
+): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  const stopped = new Promise<null>((resolve) => {
+    if (giveUp.aborted) resolve(null);
+    giveUp.addEventListener("abort", () => resolve(null), { once: true });
+  });
+  try {
+    while (true) {
+      const next = await Promise.race([reader.read(), stopped]);
+      if (next === null || next.done) return;
+      yield next.value;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
 }
 
 /** Writes to the server's stderr as is, without blocking (lib/log.ts). */

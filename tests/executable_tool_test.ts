@@ -430,3 +430,24 @@ Deno.test("README: the tools/add.sh example and its sidecar load and add two int
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("executable tool: a descendant that left the process group cannot hold the call open", async () => {
+  const { mark, tool } = await fixtures();
+  try {
+    // The daemon keeps stdout open for 300 s; the call answers once the program has exited.
+    assert.deepEqual(
+      await withHangGuard(
+        Promise.resolve(callTool(tool("daemonizer"), {}, callOptions())),
+        "the call whose daemon holds stdout",
+      ),
+      { content: [{ type: "text", text: "started a daemon" }] },
+    );
+  } finally {
+    // It escaped the group kill on purpose (adr/0007 accepts that); end it here.
+    for (const process of markedProcesses(mark)) {
+      try {
+        Deno.kill(process.pid, "SIGKILL");
+      } catch { /* already gone */ }
+    }
+  }
+});
