@@ -17,7 +17,7 @@ const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
 /** How long diagnostics may take to reach stderr before the process exits anyway. */
 const FLUSH_STDERR_MS = 1_000;
 /** Bytes of requests waiting for a free slot, past which toolshed stops reading. */
-const WAITING_BOUND_BYTES = 16 * 1024 * 1024;
+const WAITING_BOUND_BYTES = 1024 * 1024;
 
 async function main(args: string[], exit: (code: number) => never): Promise<number> {
   const stdout = guardStdout();
