@@ -1,0 +1,1 @@
+// The floor: Deno starting and running an empty module.

@@ -1,0 +1,2 @@
+// The first timer of a process.
+clearTimeout(setTimeout(() => {}, 1000));
