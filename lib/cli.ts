@@ -1,7 +1,7 @@
 // Command-line flags, parsed by lib/_args.ts (node:util costs ~5 ms of start-up, adr/0008).
 import { parseArgs } from "./_args.ts";
 import { MAX_TIMER_MS, messageOf } from "./_json.ts";
-import { MAX_OUTPUT_BYTES } from "./executable_tool.ts";
+import { ENV_NAME, MAX_OUTPUT_BYTES } from "./executable_tool.ts";
 
 export interface Options {
   /** The tools directory as given, or undefined for the default. */
@@ -116,7 +116,7 @@ export function parseCommand(args: string[]): Command {
     options[key] = value;
   }
   const passEnv = values["pass-env"] ?? [];
-  const badName = passEnv.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+  const badName = passEnv.find((name) => !ENV_NAME.test(name));
   if (badName !== undefined) {
     return {
       kind: "usage-error",

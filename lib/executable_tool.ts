@@ -19,6 +19,9 @@ export const CONTEXT_ENV = {
   clientName: "TOOLSHED_CLIENT_NAME",
 } as const;
 
+/** What an environment variable's name may be (for sidecars' `env` and --pass-env). */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** How long a program may take to exit after SIGTERM before its group gets SIGKILL. */
 export const KILL_GRACE_MS = 2_000;
 

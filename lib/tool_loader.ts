@@ -3,7 +3,7 @@
 // stops start-up with a message naming its file; all problems are reported together so
 // an author fixes them in one pass.
 import { isObject, MAX_TIMER_MS, messageOf } from "./_json.ts";
-import { executableHandler, MAX_OUTPUT_BYTES } from "./executable_tool.ts";
+import { ENV_NAME, executableHandler, MAX_OUTPUT_BYTES } from "./executable_tool.ts";
 import { checkAnnotations, checkIcons } from "./mcp_shapes.ts";
 import { compileSchema, type SchemaCheck } from "./schema.ts";
 import type { JsonObject, ToolDefinition } from "./types.ts";
@@ -69,7 +69,6 @@ export class ToolLoadError extends Error {
 
 const TOOL_EXTENSIONS = /\.(ts|mts|js|mjs)$/;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** What a sidecar may hold: a tool definition without name, _meta or handler, plus env. */
 const SIDECAR_FIELDS = new Set([
   "title",
