@@ -4,7 +4,8 @@
 // arguments as JSON to its stdin; forwards its stderr to ours line by line; and reads
 // its stdout, up to a cap, as the result. On cancellation, timeout or overflow the whole
 // group gets SIGTERM, then SIGKILL after a grace; when the program exits, whatever it
-// left running in its group gets SIGKILL. Nothing here knows about the protocol.
+// left running in its group gets SIGKILL. Like any tool handler it returns what the tool
+// says (a CallToolResult, `isError` for a failed program); nothing here knows JSON-RPC.
 import { messageOf } from "./_json.ts";
 import { stderrLog } from "./log.ts";
 import type { JsonObject, ToolContext } from "./types.ts";
