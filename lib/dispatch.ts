@@ -22,10 +22,10 @@ import {
   MODERN_VERSIONS,
   SERVER_INFO,
 } from "./protocol.ts";
-import { callTool } from "./tool_call.ts";
+import { callTool, type CallToolResult } from "./tool_call.ts";
 import { createToolLister } from "./tool_list.ts";
 import type { Registry, Tool } from "./tool_loader.ts";
-import type { JsonObject } from "./types.ts";
+import type { JsonObject, ToolContext } from "./types.ts";
 
 export interface DispatcherOptions {
   registry: Registry;
@@ -108,20 +108,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           ttlMs: LIST_TTL_MS,
           cacheScope: "public",
         });
-      case "tools/call": {
-        const { tool, args } = toolCallOf(params);
-        const result = callTool(tool, args, {
-          controller,
-          defaultTimeoutMs: toolTimeoutMs,
-          context: {
-            requestId: request.id,
-            protocolVersion: envelope.protocolVersion,
-            clientInfo: envelope.clientInfo,
-            clientCapabilities: envelope.clientCapabilities,
-          },
-        });
-        return then(result, modernResult);
-      }
+      case "tools/call":
+        return then(runTool(request, controller, envelope).result, modernResult);
       default:
         throw REMOVED_IN_2026.has(method)
           ? methodNotFound(method, `(removed in protocol version ${MODERN_VERSIONS[0]})`)
@@ -146,16 +134,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           (tool) => legacyTool(tool, session.version),
         );
       case "tools/call": {
-        const { tool, args } = toolCallOf(params);
-        const result = callTool(tool, args, {
-          controller,
-          defaultTimeoutMs: toolTimeoutMs,
-          context: {
-            requestId: request.id,
-            protocolVersion: session.version,
-            clientInfo: session.clientInfo,
-            clientCapabilities: session.clientCapabilities,
-          },
+        const { tool, result } = runTool(request, controller, {
+          protocolVersion: session.version,
+          clientInfo: session.clientInfo,
+          clientCapabilities: session.clientCapabilities,
         });
         return then(result, (ready) => legacyCallResult(ready, tool, session.version));
       }
@@ -187,15 +169,29 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return { protocolVersion: version, capabilities: CAPABILITIES, serverInfo: SERVER_INFO };
   }
 
-  /** The tool and arguments of a `tools/call`, or the -32602 its params deserve. */
-  function toolCallOf(params: JsonObject): { tool: Tool; args: JsonObject } {
-    const { name } = params;
-    const args = params.arguments === undefined ? {} : params.arguments;
+  /** Starts a `tools/call`, or throws the -32602 its params deserve. */
+  function runTool(
+    request: Request,
+    controller: AbortController,
+    client: Pick<ToolContext, "protocolVersion" | "clientInfo" | "clientCapabilities">,
+  ): { tool: Tool; result: MaybePromise<CallToolResult> } {
+    const { name, arguments: given } = request.params;
+    const args = given === undefined ? {} : given;
     if (typeof name !== "string") throw invalidParams("Invalid params: name must be a string");
     if (!isObject(args)) throw invalidParams("Invalid params: arguments must be an object");
     const tool = registry.byName.get(name);
     if (!tool) throw invalidParams(`Unknown tool: "${name}"`);
-    return { tool, args };
+    const result = callTool(tool, args, {
+      controller,
+      defaultTimeoutMs: toolTimeoutMs,
+      context: {
+        requestId: request.id,
+        protocolVersion: client.protocolVersion,
+        clientInfo: client.clientInfo,
+        clientCapabilities: client.clientCapabilities,
+      },
+    });
+    return { tool, result };
   }
 
   return {

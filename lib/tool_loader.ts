@@ -69,8 +69,8 @@ export class ToolLoadError extends Error {
 
 const TOOL_EXTENSIONS = /\.(ts|mts|js|mjs)$/;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-/** What a sidecar may hold: a tool definition without name, _meta or handler, plus env. */
-const SIDECAR_FIELDS = new Set([
+/** The fields a tool module and a sidecar share. */
+const DEFINITION_FIELDS = [
   "title",
   "description",
   "inputSchema",
@@ -78,20 +78,10 @@ const SIDECAR_FIELDS = new Set([
   "annotations",
   "icons",
   "timeoutMs",
-  "env",
-]);
-const KNOWN_FIELDS = new Set([
-  "name",
-  "title",
-  "description",
-  "inputSchema",
-  "outputSchema",
-  "annotations",
-  "icons",
-  "_meta",
-  "timeoutMs",
-  "handler",
-]);
+];
+const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
+/** What a sidecar may hold: a definition without name, _meta or handler, plus env. */
+const SIDECAR_FIELDS = new Set([...DEFINITION_FIELDS, "env"]);
 
 /**
  * Loads every tool in `dir`, a path (relative to the working directory) or a directory
