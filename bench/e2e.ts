@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
     options: {
-      rounds: { type: "string", default: "5" },
+      rounds: { type: "string", default: "7" },
       quick: { type: "boolean", default: false },
       "write-readme": { type: "boolean", default: false },
     },
