@@ -41,6 +41,20 @@ Deno.bench("dispatcher, 2026-07-28", { group: "tools/call echo" }, async () => {
 Deno.bench("dispatcher, 2025-11-25 session", { group: "tools/call echo" }, async () => {
   await legacy.request(legacyCall, signal);
 });
+const tools = registry.tools;
+Deno.bench("the page built by hand", { group: "tools/list", baseline: true }, () => {
+  const _ = {
+    jsonrpc: "2.0",
+    id: 1,
+    result: {
+      tools: tools.map((tool) => ({
+        name: tool.name,
+        description: tool.definition.description,
+        inputSchema: tool.definition.inputSchema,
+      })),
+    },
+  };
+});
 Deno.bench("dispatcher tools/list (10 tools)", { group: "tools/list" }, async () => {
   await modern.request(modernList, signal);
 });

@@ -120,7 +120,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function serveLegacy(request: Request, controller: AbortController): MaybePromise<JsonObject> {
     const { method, params } = request;
     if (method === "initialize") return initialize(params);
-    if (method === "server/discover" || pin.era === "modern") {
+    // A modern method, or any request on a modern connection, without its _meta. On a
+    // legacy connection server/discover is just a method the session does not have (and
+    // its error must not speak 2026-07-28).
+    if ((method === "server/discover" && pin.era !== "legacy") || pin.era === "modern") {
       throw invalidParams(`Missing required _meta field: ${META_PROTOCOL_VERSION}`);
     }
     const session = pin.era === "legacy" ? pin.session : UNINITIALIZED;

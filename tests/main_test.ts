@@ -18,20 +18,22 @@ function waitCall(id: number, ms: number): string {
   });
 }
 
-Deno.test("main.ts on SIGTERM answers the call in flight, then exits 0", async () => {
-  const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "30000"]);
-  await server.send(waitCall(1, 300));
-  await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
-  strictEqual(JSON.parse((await server.nextLine())!).id, 2); // the server is up and reading
-  server.child.kill("SIGTERM");
-  const answer = JSON.parse((await server.nextLine())!);
-  deepStrictEqual([answer.id, answer.result.isError], [1, undefined]);
-  match(answer.result.content[0].text, /^Waited \d+ ms$/);
-  const { code, rest, stderr } = await server.finish();
-  deepStrictEqual(rest, []);
-  strictEqual(code, 0);
-  match(stderr, /Shutting down: received SIGTERM/);
-});
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`main.ts on ${signal} answers the call in flight, then exits 0`, async () => {
+    const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "30000"]);
+    await server.send(waitCall(1, 300));
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
+    strictEqual(JSON.parse((await server.nextLine())!).id, 2); // the server is up and reading
+    server.child.kill(signal);
+    const answer = JSON.parse((await server.nextLine())!);
+    deepStrictEqual([answer.id, answer.result.isError], [1, undefined]);
+    match(answer.result.content[0].text, /^Waited \d+ ms$/);
+    const { code, rest, stderr } = await server.finish();
+    deepStrictEqual(rest, []);
+    strictEqual(code, 0);
+    match(stderr, new RegExp(`Shutting down: received ${signal}`));
+  });
+}
 
 Deno.test("main.ts on SIGTERM aborts a call that outlives the grace period, answers it, exits 0", async () => {
   const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "100"]);

@@ -15,6 +15,10 @@ interface Step {
   expect: string[];
 }
 
+/** Words of the 2026-07-28 revision that no answer in a legacy session may contain. */
+const MODERN_VOCABULARY = /resultType|ttlMs|cacheScope|io\.modelcontextprotocol\//;
+const CLAIM = '"io.modelcontextprotocol/protocolVersion"';
+
 function parse(text: string): { flags: string[]; steps: Step[] } {
   const flags: string[] = [];
   const steps: Step[] = [];
@@ -54,6 +58,13 @@ for (const file of files) {
           continue;
         }
         await server.send(step.send!);
+        // In legacy_* transcripts, answers to requests without a 2026-07-28 claim must not
+        // speak 2026-07-28: checked on the expected lines, which the actual ones must equal.
+        if (file.startsWith("legacy_") && !step.send!.includes(CLAIM)) {
+          for (const expected of step.expect) {
+            assertEquals(MODERN_VOCABULARY.test(expected), false, `2026 words in: ${expected}`);
+          }
+        }
         for (const expected of step.expect) {
           const actual = await withHangGuard(server.nextLine(), step.send!);
           assertEquals(actual, expected, `answer to ${step.send}`);
