@@ -143,8 +143,7 @@ export function serve(options: ServerOptions): Server {
       await settlesWithin(requests.idle(), options.shutdownGraceMs) === "timed out"
     ) {
       logError("Requests still running after the grace period; aborting them");
-      requests.answerWaiting(shuttingDown());
-      requests.abortRunning("the server is shutting down");
+      stopNow();
       // Aborted tool calls answer at once with an isError result; wait for those answers.
       await requests.idle();
     }
@@ -157,6 +156,12 @@ export function serve(options: ServerOptions): Server {
     }
   }
 
+  /** Answers the requests that never started and aborts the running ones. */
+  function stopNow(): void {
+    requests.answerWaiting(shuttingDown());
+    requests.abortRunning("the server is shutting down");
+  }
+
   /**
    * Starts a graceful shutdown; asked again while one is under way (say, SIGTERM after the
    * client closed stdin), stops at once: waiting requests are answered, running ones
@@ -166,8 +171,7 @@ export function serve(options: ServerOptions): Server {
   function shutdown(reason: string): Promise<void> {
     if (stopping) {
       logError(`Shutting down now: ${reason}`);
-      requests.answerWaiting(shuttingDown());
-      requests.abortRunning("the server is shutting down");
+      stopNow();
       return stopping;
     }
     stopping = (async () => {
