@@ -6,6 +6,7 @@
 // group gets SIGTERM, then SIGKILL after a grace; when the program exits, whatever it
 // left running in its group gets SIGKILL. Like any tool handler it returns what the tool
 // says (a CallToolResult, `isError` for a failed program); nothing here knows JSON-RPC.
+import { concatBytes } from "./_bytes.ts";
 import { messageOf } from "./_json.ts";
 import { stderrLog } from "./log.ts";
 import type { JsonObject, ToolContext } from "./types.ts";
@@ -335,13 +336,7 @@ async function readCapped(
     }
     chunks.push(chunk);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
+  return concatBytes(chunks);
 }
 
 /**

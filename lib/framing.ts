@@ -3,6 +3,7 @@
 // Each byte is scanned once (only the new chunk is searched for "\n"), so a long line
 // costs linear time however it is split. A line longer than the limit is reported once
 // and skipped through its newline, after which framing resynchronizes.
+import { concatBytes } from "./_bytes.ts";
 
 /** Where framed lines go. `line` must use the bytes before it returns: they may be reused. */
 export interface LineSink {
@@ -36,13 +37,7 @@ export function createLineFramer(maxLineBytes: number, sink: LineSink): LineFram
 
   function joinPending(last: Uint8Array): Uint8Array {
     if (pending.length === 0) return last;
-    const whole = new Uint8Array(pendingBytes + last.length);
-    let offset = 0;
-    for (const part of pending) {
-      whole.set(part, offset);
-      offset += part.length;
-    }
-    whole.set(last, offset);
+    const whole = concatBytes([...pending, last]);
     pending = [];
     pendingBytes = 0;
     return whole;

@@ -5,6 +5,7 @@
 // stop the event loop once the pipe is full). Past the bound, lines are dropped and the
 // number dropped is reported once stderr moves again.
 import type { ByteSink } from "./writer.ts";
+import { concatBytes } from "./_bytes.ts";
 
 export interface StderrLog {
   /** Queues text for stderr, or drops it when the queue is full. */
@@ -36,7 +37,7 @@ export function createStderrLog(sink: ByteSink, boundBytes: number): StderrLog {
         }
         queue = [];
         queuedBytes = 0;
-        const chunk = join(parts);
+        const chunk = concatBytes(parts);
         let offset = 0;
         while (offset < chunk.length) offset += await sink.write(chunk.subarray(offset));
       }
@@ -70,17 +71,6 @@ export function createStderrLog(sink: ByteSink, boundBytes: number): StderrLog {
       clearTimeout(timer);
     },
   };
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const whole = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
 }
 
 /** The server's stderr. */

@@ -12,10 +12,13 @@
 // (d) nothing the server read polluted a prototype (checked in-process).
 //
 // It also runs input through serve() in-process, with the real dispatcher and registry.
+import { concatBytes as concat } from "../lib/_bytes.ts";
 import { createDispatcher } from "../lib/dispatch.ts";
 import { serve } from "../lib/server.ts";
 import { loadTools, type Registry } from "../lib/tool_loader.ts";
 import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";
+
+export { concat };
 
 const encoder = new TextEncoder();
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
@@ -392,18 +395,6 @@ export async function runInProcess(
   });
   await withHangGuard(server.done, "the end of input");
   return concat(parts);
-}
-
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const whole = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
 }
 
 export function withSentinels(input: Uint8Array): Uint8Array {

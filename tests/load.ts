@@ -12,6 +12,7 @@
 //
 // Prints the figures and exits 1 if any check fails. Linux only (it reads /proc).
 import { parseArgs } from "node:util";
+import { concatBytes } from "../lib/_bytes.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const TOOLS = `${ROOT}tests/fixtures/load_tools`;
@@ -76,23 +77,12 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
     let start = 0;
     for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
       parts.push(chunk.subarray(start, newline));
-      yield decoder.decode(join(parts));
+      yield decoder.decode(concatBytes(parts));
       parts = [];
       start = newline + 1;
     }
     if (start < chunk.length) parts.push(chunk.slice(start));
   }
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const whole = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
 }
 
 function echoRequest(id: number, text: string): string {

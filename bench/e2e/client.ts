@@ -1,5 +1,6 @@
 // A minimal MCP client for the end-to-end benchmark: it spawns one server process, speaks
 // one protocol era to it over real stdio pipes, and checks every response it gets.
+import { concatBytes } from "../../lib/_bytes.ts";
 
 export type Era = "modern" | "legacy";
 
@@ -116,7 +117,7 @@ function lineReader(reader: ReadableStreamDefaultReader<Uint8Array>) {
         return;
       }
       parts.push(chunk.subarray(start, newline));
-      ready.push(decoder.decode(join(parts)));
+      ready.push(decoder.decode(concatBytes(parts)));
       parts = [];
       start = newline + 1;
     }
@@ -138,17 +139,4 @@ function lineReader(reader: ReadableStreamDefaultReader<Uint8Array>) {
     },
     cancel: () => reader.cancel(),
   };
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const whole = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
 }
