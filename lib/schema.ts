@@ -1,8 +1,19 @@
-// JSON Schema validation with @cfworker/json-schema, prepared once per schema at
-// start-up (adr/0006). Inline npm: specifier so that running main.ts from a URL works.
-import { dereference, type Schema, Validator } from "npm:@cfworker/json-schema@4.1.6";
+// JSON Schema validation, prepared once per schema at start-up. The validator is
+// @cfworker/json-schema 4.1.6 (adr/0006), kept in lib/vendor/ with the patches that bound
+// its work per request (adr/0009): a budget of steps, a cap on collected errors,
+// uniqueItems by hashing, patterns compiled once and linear-time formats.
+import {
+  dereference,
+  limits,
+  type Schema,
+  Validator,
+} from "./vendor/cfworker_json_schema/index.ts";
 import { isObject } from "./_json.ts";
 import type { JsonObject } from "./types.ts";
+import metaDraft04 from "./vendor/json_schema_meta/draft-04.json" with { type: "json" };
+import metaDraft07 from "./vendor/json_schema_meta/draft-07.json" with { type: "json" };
+import meta201909 from "./vendor/json_schema_meta/2019-09.json" with { type: "json" };
+import meta202012 from "./vendor/json_schema_meta/2020-12.json" with { type: "json" };
 
 /** A prepared schema: `undefined` when the value is valid, else a readable reason. */
 export type SchemaCheck = (value: unknown) => string | undefined;
@@ -14,6 +25,14 @@ const DIALECTS: Record<string, Draft> = {
   "https://json-schema.org/draft/2019-09/schema": "2019-09",
   "http://json-schema.org/draft-07/schema": "7",
   "http://json-schema.org/draft-04/schema": "4",
+};
+
+/** Each draft's meta-schema documents, the first one the meta-schema itself. */
+const META_SCHEMAS: Record<Draft, readonly JsonObject[]> = {
+  "4": metaDraft04,
+  "7": metaDraft07,
+  "2019-09": meta201909,
+  "2020-12": meta202012,
 };
 
 /** Errors that only say "a part below failed"; the part's own error says what. */
@@ -31,10 +50,41 @@ const WRAPPER_KEYWORDS = new Set([
   "false",
 ]);
 
+/** Errors shown in a message; the rest are counted. */
 const MAX_REPORTED_ERRORS = 10;
+
+/**
+ * Errors the validator keeps per list (a failing value's own errors plus the wrappers
+ * around them). Past it, every loop stops at its next failure: an argument of millions of
+ * wrong items costs no more than its first hundred errors.
+ */
+export const MAX_COLLECTED_ERRORS = 100;
+
+/** Steps any validation may take, however small its value. */
+export const BASE_STEPS = 100_000;
+
+/**
+ * Steps allowed per unit of a value's weight (a value, a key, 64 characters of a string)
+ * at the least; a larger schema gets one per subschema. An ordinary validation applies each
+ * subschema to each value at most once, so it never runs out; a schema whose branches
+ * check the same values again (recursive `anyOf`/`oneOf`) would, exponentially, and is
+ * stopped here instead.
+ */
+export const MIN_STEPS_PER_WEIGHT = 16;
 
 /** The base URI the validator gives a schema without `$id`. */
 const DEFAULT_BASE = "https://github.com/cfworker";
+
+/** A validation that would take longer than its budget of steps allows. */
+export class ValidationTooCostly extends Error {
+  constructor(steps: number, perWeight: number) {
+    super(
+      `checking them took more than ${steps} steps (${perWeight} per value): the schema ` +
+        `checks the same values again and again, as recursive "anyOf" or "oneOf" branches do`,
+    );
+    this.name = "ValidationTooCostly";
+  }
+}
 
 function draftOf(schema: JsonObject): Draft {
   const declared = schema.$schema;
@@ -50,20 +100,88 @@ function draftOf(schema: JsonObject): Draft {
 }
 
 /**
- * Prepares a schema; throws an Error saying what is wrong with it. Every `$ref` must
- * resolve inside the schema itself: nothing is ever fetched.
+ * Prepares a schema; throws an Error saying what is wrong with it: a `$ref` that does not
+ * resolve inside the schema (nothing is ever fetched), a `type` that is not a JSON type, a
+ * violation of its draft's meta-schema (a pattern that does not compile with the `u` flag
+ * among them), or a cycle of references that validation could never leave.
  */
 export function compileSchema(schema: JsonObject): SchemaCheck {
   const draft = draftOf(schema);
-  const known = new Set(Object.keys(dereference(schema as Schema)));
+  const lookup = dereference(schema as Schema);
+  const known = new Set(Object.keys(lookup));
   // draft-04 names the base URI `id`; later drafts `$id`.
   const idKeyword = draft === "4" ? "id" : "$id";
-  checkSubschemas(schema, DEFAULT_BASE, known, idKeyword);
+  const subschemas = checkSubschemas(schema, DEFAULT_BASE, known, idKeyword);
+  const metaProblem = checkMeta(draft)(schema);
+  if (metaProblem !== undefined) {
+    throw new Error(`it breaks its draft's meta-schema: ${metaProblem}`);
+  }
+  refuseEndlessReferences(schema, lookup, draft);
   const validator = new Validator(schema as Schema, draft, false);
-  return (value) => {
-    const { valid, errors } = validator.validate(value);
-    return valid ? undefined : describe(errors);
+  const perWeight = Math.max(MIN_STEPS_PER_WEIGHT, subschemas);
+  return (value) => bounded(validator, value, perWeight);
+}
+
+/** Validates within the budget of steps and errors; throws ValidationTooCostly past it. */
+function bounded(validator: Validator, value: unknown, perWeight: number): string | undefined {
+  let grown = false;
+  limits.remaining = BASE_STEPS;
+  limits.maxErrors = MAX_COLLECTED_ERRORS;
+  limits.saturated = false;
+  limits.exhausted = () => {
+    // Weighed only when the base budget runs out: small values never pay for it.
+    if (!grown) {
+      grown = true;
+      limits.remaining += perWeight * weightOf(value);
+      if (limits.remaining >= 0) return;
+    }
+    throw new ValidationTooCostly(BASE_STEPS + perWeight * weightOf(value), perWeight);
   };
+  try {
+    const { valid, errors } = validator.validate(value);
+    return valid ? undefined : describe(errors, limits.saturated);
+  } finally {
+    limits.remaining = Infinity;
+    limits.maxErrors = Infinity;
+    limits.exhausted = () => {};
+  }
+}
+
+/** A value's size in the units the validator spends steps on. */
+function weightOf(value: unknown): number {
+  let weight = 0;
+  const stack = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    weight++;
+    if (typeof next === "string") weight += next.length >> 6;
+    else if (Array.isArray(next)) { for (const item of next) stack.push(item); }
+    else if (isObject(next)) {
+      for (const key in next) {
+        weight++;
+        stack.push(next[key]);
+      }
+    }
+  }
+  return weight;
+}
+
+/** The meta-schema checks, prepared on first use (most servers use one draft). */
+const metaChecks = new Map<Draft, SchemaCheck>();
+
+function checkMeta(draft: Draft): SchemaCheck {
+  let check = metaChecks.get(draft);
+  if (check === undefined) {
+    const [meta, ...vocabularies] = META_SCHEMAS[draft];
+    const validator = new Validator(meta as Schema, draft, false);
+    for (const vocabulary of vocabularies) validator.addSchema(vocabulary as Schema);
+    check = (value) => {
+      const { valid, errors } = validator.validate(value);
+      return valid ? undefined : describe(errors, false);
+    };
+    metaChecks.set(draft, check);
+  }
+  return check;
 }
 
 const JSON_TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
@@ -92,7 +210,7 @@ const SUBSCHEMA_MAP = [
 ];
 
 /** The subschemas directly inside a schema, by the keywords that hold them. */
-function subschemasOf(schema: JsonObject): unknown[] {
+export function subschemasOf(schema: JsonObject): unknown[] {
   const found: unknown[] = [];
   for (const key of SUBSCHEMA) if (key in schema) found.push(schema[key]);
   for (const key of SUBSCHEMA_ARRAY) {
@@ -112,17 +230,17 @@ function subschemasOf(schema: JsonObject): unknown[] {
 }
 
 /**
- * The validator does not check schemas against their meta-schema, so the two mistakes
- * that would otherwise surface only at call time are caught here: a `$ref` that does
- * not resolve, and a `type` that is not a JSON type (a typo such as "strnig").
+ * Catches, with a message of our own, the two mistakes that would otherwise surface
+ * only at call time: a `$ref` that does not resolve, and a `type` that is not a JSON type
+ * (a typo such as "strnig"). Returns how many subschemas the schema has.
  */
 function checkSubschemas(
   schema: unknown,
   base: string,
   known: ReadonlySet<string>,
   idKeyword: string,
-): void {
-  if (!isObject(schema)) return; // `true`/`false` schemas, or not a schema at all
+): number {
+  if (!isObject(schema)) return 1; // `true`/`false` schemas, or not a schema at all
   const id = schema[idKeyword];
   const here = typeof id === "string" ? new URL(id, base).href : base;
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
@@ -139,9 +257,82 @@ function checkSubschemas(
       );
     }
   }
+  let count = 1;
   for (const subschema of subschemasOf(schema)) {
-    checkSubschemas(subschema, here, known, idKeyword);
+    count += checkSubschemas(subschema, here, known, idKeyword);
   }
+  return count;
+}
+
+/** Keywords that apply a subschema to the same value (not to a part of it). */
+const SAME_VALUE = ["not", "if", "then", "else"];
+const SAME_VALUE_ARRAY = ["allOf", "anyOf", "oneOf"];
+
+/**
+ * Refuses a cycle of references that never descends into the value, such as
+ * `{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}` reached from the
+ * root: the validator would follow it until the stack overflows, on every call.
+ */
+function refuseEndlessReferences(
+  root: JsonObject,
+  lookup: Record<string, Schema | boolean>,
+  draft: Draft,
+): void {
+  const done = new Set<JsonObject>();
+  const path: JsonObject[] = [];
+  const names = new Map<JsonObject, string>();
+
+  const sameValue = (schema: JsonObject): unknown[] => {
+    const next: unknown[] = [];
+    const ref = (schema as Schema).__absolute_ref__ ?? schema.$ref;
+    if (typeof ref === "string") {
+      next.push(lookup[ref]);
+      names.set(lookup[ref] as JsonObject, schema.$ref as string);
+      // draft-04 and draft-07 ignore the keywords beside `$ref`.
+      if (draft === "4" || draft === "7") return next;
+    }
+    const recursive = (schema as Schema).__absolute_recursive_ref__;
+    if (schema.$recursiveRef !== undefined && typeof recursive === "string") {
+      next.push(lookup[recursive]);
+    }
+    for (const key of SAME_VALUE) if (key in schema) next.push(schema[key]);
+    for (const key of SAME_VALUE_ARRAY) {
+      if (Array.isArray(schema[key])) next.push(...(schema[key] as unknown[]));
+    }
+    for (const key of ["dependentSchemas", "dependencies"]) {
+      if (isObject(schema[key])) {
+        next.push(...Object.values(schema[key] as JsonObject).filter((v) => !Array.isArray(v)));
+      }
+    }
+    return next;
+  };
+
+  // Depth-first search over the same-value edges from every subschema: a node met again
+  // while it is still on the path closes a cycle.
+  const finished = new Set<JsonObject>();
+  const visit = (schema: unknown): void => {
+    if (!isObject(schema) || finished.has(schema)) return;
+    const start = path.indexOf(schema);
+    if (start !== -1) {
+      const cycle = [...path.slice(start), schema].map((step) => names.get(step) ?? "#");
+      throw new Error(
+        `its references form a cycle that never descends into the value ` +
+          `(${cycle.join(" → ")}), so validating anything would never end`,
+      );
+    }
+    path.push(schema);
+    for (const next of sameValue(schema)) visit(next);
+    path.pop();
+    finished.add(schema);
+  };
+  const all: unknown[] = [root];
+  for (let i = 0; i < all.length; i++) {
+    if (isObject(all[i]) && !done.has(all[i] as JsonObject)) {
+      done.add(all[i] as JsonObject);
+      all.push(...subschemasOf(all[i] as JsonObject));
+    }
+  }
+  for (const schema of all) visit(schema);
 }
 
 interface OutputUnit {
@@ -150,7 +341,7 @@ interface OutputUnit {
   error: string;
 }
 
-function describe(errors: readonly OutputUnit[]): string {
+function describe(errors: readonly OutputUnit[], incomplete: boolean): string {
   // A `false` schema's error repeats its parent's ("does not match additional properties
   // schema"), so it is shown only when nothing else explains the failure.
   const meaningful = errors.filter((error) => !WRAPPER_KEYWORDS.has(error.keyword));
@@ -164,7 +355,8 @@ function describe(errors: readonly OutputUnit[]): string {
       : error.error.replace(/\.$/, "");
     return where === "" ? reason : `at "${where}": ${reason}`;
   });
-  const more = reported.length > shown.length ? `; and ${reported.length - shown.length} more` : "";
+  const rest = reported.length - shown.length;
+  const more = incomplete ? "; and more" : rest > 0 ? `; and ${rest} more` : "";
   return shown.join("; ") + more;
 }
 

@@ -90,10 +90,11 @@ export function serve(options: ServerOptions): Server {
 
   const framer = createLineFramer(options.maxMessageBytes, {
     line(bytes) {
-      if (stopping) return;
       const message = extract(bytes);
       switch (message.kind) {
         case "request":
+          // Read after shutdown began (the rest of the last chunk): answered, never dropped.
+          if (stopping) return send(errorResponse(message.id, shuttingDown()));
           return requests.start(message, bytes.length);
         case "notification":
           if (message.method === "notifications/cancelled") cancel(message.params);

@@ -1,6 +1,7 @@
 // The pipeline in-process, with memory streams in place of stdin and stdout.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { createDispatcher } from "../lib/dispatch.ts";
+import { shuttingDown } from "../lib/errors.ts";
 import { SERVER_INFO } from "../lib/protocol.ts";
 import { serve, type ServerOptions } from "../lib/server.ts";
 import { checkDefinition, type Registry } from "../lib/tool_loader.ts";
@@ -246,13 +247,15 @@ Deno.test("serve() shutdown() lets in-flight requests finish and flushes their a
   input.push(call(1, "slow") + "\n");
   await new Promise((resolve) => setTimeout(resolve, 20));
   const stopped = server.shutdown("test");
-  input.push(call(2, "slow") + "\n"); // arrives after shutdown: not served
+  input.push(call(2, "slow") + "\n"); // read after shutdown began: answered, not run
+  await output.untilLines(1);
   finish();
   await stopped;
-  deepStrictEqual(output.lines().map((line) => [line.id, line.result.content[0].text]), [[
-    1,
-    "done",
-  ]]);
+  deepStrictEqual(output.lines().map((line) => [line.id, line.result?.content[0].text]), [
+    [2, undefined],
+    [1, "done"],
+  ]);
+  deepStrictEqual(output.lines()[0].error, shuttingDown());
   input.end();
   await server.done;
 });

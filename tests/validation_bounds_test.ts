@@ -1,0 +1,193 @@
+// Bounded validation (issue 8, adr/0009): hostile arguments that made the unpatched
+// validator run for minutes or crash the process are answered at about the cost of their
+// size, and schemas that would fail every call are refused at start-up. Each hostile shape
+// runs in a Worker behind a hang guard, so a regression fails instead of freezing the suite.
+import assert from "node:assert/strict";
+import { compileSchema, MAX_COLLECTED_ERRORS } from "../lib/schema.ts";
+import { patternsOf, refuseUnsafePatterns } from "../lib/pattern_safety.ts";
+import { loadTools, ToolLoadError } from "../lib/tool_loader.ts";
+import type { JsonObject } from "../lib/types.ts";
+import { SHAPES } from "./_hostile_shapes.ts";
+import { withHangGuard } from "./_server_process.ts";
+
+/** Validates a hostile shape in a Worker; the hang guard fails a validation that never ends. */
+async function validateInWorker(name: string, size: number): Promise<string> {
+  const worker = new Worker(new URL("./_hostile_worker.ts", import.meta.url), { type: "module" });
+  try {
+    const outcome = new Promise<string>((resolve, reject) => {
+      worker.onmessage = (event) => resolve(event.data);
+      worker.onerror = (event) => reject(new Error(event.message));
+    });
+    worker.postMessage({ name, size });
+    return await withHangGuard(outcome, `validating "${name}"`);
+  } finally {
+    worker.terminate();
+  }
+}
+
+const MiB = 1024 * 1024;
+const shape = (name: string) => SHAPES.find((candidate) => candidate.name.startsWith(name))!.name;
+
+Deno.test("compileSchema() stops collecting errors at a bound: 4 million failing items", async () => {
+  const outcome = await validateInWorker(shape("error flood"), 8 * MiB);
+  assert.match(outcome, /^at "\/list\/0": Instance type "number" is invalid/);
+  assert.ok(outcome.endsWith("; and more"), outcome.slice(-80));
+});
+
+Deno.test("compileSchema() checks uniqueItems in one pass: 800,000 distinct strings", async () => {
+  assert.equal(await validateInWorker(shape("uniqueItems"), 8 * MiB), "valid");
+});
+
+Deno.test('compileSchema() checks format "url" in linear time: a 1 MiB host name', async () => {
+  assert.equal(await validateInWorker(shape('format "url"'), MiB), "valid");
+});
+
+Deno.test("compileSchema() stops a validation whose branches re-check the same values", async () => {
+  const outcome = await validateInWorker(shape("recursive oneOf"), MiB);
+  assert.match(outcome, /^threw: checking them took more than \d+ steps \(\d+ per value\)/);
+});
+
+Deno.test("compileSchema() keeps validation results exact under the bounds", () => {
+  const unique = compileSchema({ type: "array", uniqueItems: true });
+  assert.equal(unique([1, "1", [1, 2], [2, 1], { a: 1, b: [2] }, { b: [2], a: 2 }]), undefined);
+  assert.equal(
+    unique([0, { a: 1, b: [2, { c: null }] }, "x", { b: [2, { c: null }], a: 1 }]),
+    "Duplicate items at indexes 1 and 3",
+  );
+  assert.equal(unique([1, 1.0]), "Duplicate items at indexes 0 and 1");
+  // A discriminated union of recursive nodes, the property that tells them apart first:
+  // the branch that fails stops at it, so deep input is linear and accepted.
+  const node = (kind: string): JsonObject => ({
+    type: "object",
+    properties: {
+      kind: { const: kind },
+      children: { type: "array", items: { $ref: "#/$defs/n" } },
+    },
+    required: ["kind"],
+  });
+  const tree = compileSchema({
+    type: "object",
+    properties: { root: { $ref: "#/$defs/n" } },
+    $defs: { n: { oneOf: [node("a"), node("b")] } },
+  });
+  let deep: JsonObject = { kind: "a" };
+  for (let i = 0; i < 100; i++) deep = { kind: i % 2 ? "a" : "b", children: [deep] };
+  assert.equal(tree({ root: deep }), undefined);
+  // Many failures: the first ten are shown, whatever the bound cut off is summarised.
+  const strings = compileSchema({ type: "array", items: { type: "string" } });
+  const message = strings(new Array(MAX_COLLECTED_ERRORS * 10).fill(0))!;
+  assert.equal(message.split("; at").length, 10);
+  assert.ok(message.endsWith("; and more"));
+});
+
+/** The message compileSchema throws for `schema`. */
+function refusal(schema: JsonObject): string {
+  assert.throws(() => compileSchema(schema));
+  try {
+    compileSchema(schema);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return "";
+}
+
+Deno.test("compileSchema() refuses a schema that breaks its draft's meta-schema", () => {
+  assert.equal(
+    refusal({ type: "object", properties: { name: { type: "string" } }, required: "name" }),
+    `it breaks its draft's meta-schema: at "/required": Instance type "string" is invalid. Expected "array"`,
+  );
+  assert.match(
+    refusal({ type: "object", properties: { n: { type: "integer", minimum: "1" } } }),
+    /^it breaks its draft's meta-schema: .*at "\/properties\/n\/minimum": Instance type "string" is invalid/,
+  );
+  assert.match(
+    refusal({ $schema: "http://json-schema.org/draft-07/schema#", type: "object", required: [1] }),
+    /^it breaks its draft's meta-schema: at "\/required\/0": /,
+  );
+});
+
+Deno.test("compileSchema() refuses a pattern that does not compile with the u flag", () => {
+  // Valid without the `u` flag, which the validator uses: a lone "]" and an escaped "-".
+  for (const pattern of ["^[a-z]]$", "^a\\-b$"]) {
+    assert.doesNotThrow(() => new RegExp(pattern));
+    assert.match(
+      refusal({ type: "object", properties: { s: { type: "string", pattern } } }),
+      /^it breaks its draft's meta-schema: .*at "\/properties\/s\/pattern": String does not match format "regex"/,
+    );
+  }
+  assert.match(
+    refusal({ type: "object", patternProperties: { "^x]": { type: "string" } } }),
+    /^it breaks its draft's meta-schema: at "\/patternProperties": /,
+  );
+});
+
+Deno.test("compileSchema() refuses references that loop without descending into the value", () => {
+  assert.equal(
+    refusal({
+      type: "object",
+      properties: { x: { $ref: "#/$defs/a" } },
+      $defs: { a: { $ref: "#/$defs/b" }, b: { allOf: [{ $ref: "#/$defs/a" }] } },
+    }),
+    "its references form a cycle that never descends into the value " +
+      "(#/$defs/a → #/$defs/b → # → #/$defs/a), so validating anything would never end",
+  );
+  assert.match(refusal({ type: "object", anyOf: [{ $ref: "#" }] }), /form a cycle/);
+  // Recursion through `properties` or `items` descends: it ends with the value.
+  assert.doesNotThrow(() =>
+    compileSchema({
+      type: "object",
+      properties: { next: { $ref: "#" }, list: { type: "array", items: { $ref: "#" } } },
+    })
+  );
+});
+
+Deno.test("refuseUnsafePatterns() refuses patterns that can backtrack catastrophically", async () => {
+  const schema = (pattern: string): JsonObject => ({
+    type: "object",
+    properties: { s: { type: "string", pattern } },
+  });
+  for (const pattern of ["^(a+)+$", "^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}$"]) {
+    await assert.rejects(
+      refuseUnsafePatterns(schema(pattern), "inputSchema"),
+      new RegExp(
+        `^Error: inputSchema has the pattern "${
+          RegExp.escape(pattern)
+        }", which can backtrack catastrophically \\(ReDoS\\)`,
+      ),
+    );
+  }
+  for (const pattern of ["^[a-z]+$", "^\\d{3}-\\d{4}$", "^#[0-9a-fA-F]{6}$", "^(https:|data:)"]) {
+    await refuseUnsafePatterns(schema(pattern), "inputSchema");
+  }
+  assert.deepEqual(
+    patternsOf({
+      type: "object",
+      patternProperties: { "^x-": { type: "string", pattern: "^a" } },
+      $defs: { d: { propertyNames: { pattern: "^[a-z]+$" } } },
+    }),
+    ["^x-", "^a", "^[a-z]+$"],
+  );
+});
+
+Deno.test("loadTools() names the tool and the pattern that could stall the server", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_patterns_" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/mail.ts`,
+      `export default {
+  description: "Sends mail",
+  inputSchema: { type: "object", properties: { to: { type: "string", pattern: "^([a-z]+)*@x$" } } },
+  handler: () => "sent",
+};\n`,
+    );
+    const error = await loadTools(dir).then(() => undefined, (error) => error);
+    assert.ok(error instanceof ToolLoadError);
+    assert.equal(error.problems.length, 1);
+    assert.match(
+      error.problems[0],
+      /^Cannot load tool ".*\/mail\.ts": inputSchema has the pattern "\^\(\[a-z\]\+\)\*@x\$", which can backtrack catastrophically/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
