@@ -1,7 +1,7 @@
 // Patterns in a schema run on client strings with the runtime's backtracking regex
 // engine; one that can backtrack super-linearly lets a client stall the server with a
 // short string (ReDoS). Such a pattern is refused at start-up, found by redos-detector
-// (adr/0009), which is loaded only when some schema has a pattern.
+// (adr/0010), which is loaded only when some schema has a pattern.
 import { isObject } from "./_json.ts";
 import { subschemasOf } from "./schema.ts";
 import type { JsonObject } from "./types.ts";

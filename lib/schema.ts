@@ -1,6 +1,6 @@
 // JSON Schema validation, prepared once per schema at start-up. The validator is
 // @cfworker/json-schema 4.1.6 (adr/0006), kept in lib/vendor/ with the patches that bound
-// its work per request (adr/0009): a budget of steps, a cap on collected errors,
+// its work per request (adr/0010): a budget of steps, a cap on collected errors,
 // uniqueItems by hashing, patterns compiled once and linear-time formats.
 import {
   dereference,

@@ -1,10 +1,11 @@
-// Bounded validation (issue 8, adr/0009): hostile arguments that made the unpatched
+// Bounded validation (issue 8, adr/0010): hostile arguments that made the unpatched
 // validator run for minutes or crash the process are answered at about the cost of their
 // size, and schemas that would fail every call are refused at start-up. Each hostile shape
 // runs in a Worker behind a hang guard, so a regression fails instead of freezing the suite.
 import assert from "node:assert/strict";
 import { compileSchema, MAX_COLLECTED_ERRORS } from "../lib/schema.ts";
 import { patternsOf, refuseUnsafePatterns } from "../lib/pattern_safety.ts";
+import { checkCallToolResult } from "../lib/mcp_shapes.ts";
 import { loadTools, ToolLoadError } from "../lib/tool_loader.ts";
 import type { JsonObject } from "../lib/types.ts";
 import { SHAPES } from "./_hostile_shapes.ts";
@@ -190,4 +191,10 @@ Deno.test("loadTools() names the tool and the pattern that could stall the serve
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("checkCallToolResult() stops at a bound: a million malformed content blocks", () => {
+  const message = checkCallToolResult({ content: new Array(1_000_000).fill({ type: "text" }) })!;
+  assert.match(message, /^at "\/content\/0": Instance does not have required property "text"/);
+  assert.ok(message.endsWith("; and more"), message.slice(-80));
 });
