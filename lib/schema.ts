@@ -119,23 +119,31 @@ export function compileSchema(schema: JsonObject): SchemaCheck {
   refuseEndlessReferences(schema, lookup, draft);
   const validator = new Validator(schema as Schema, draft, false);
   const perWeight = Math.max(MIN_STEPS_PER_WEIGHT, subschemas);
-  return (value) => bounded(validator, value, perWeight);
+  const trackEvaluated = usesUnevaluated(schema);
+  return (value) => bounded(validator, value, perWeight, trackEvaluated);
 }
 
 /** Validates within the budget of steps and errors; throws ValidationTooCostly past it. */
-function bounded(validator: Validator, value: unknown, perWeight: number): string | undefined {
-  let grown = false;
+function bounded(
+  validator: Validator,
+  value: unknown,
+  perWeight: number,
+  trackEvaluated: boolean,
+): string | undefined {
+  let allowed = BASE_STEPS;
+  limits.trackEvaluated = trackEvaluated;
   limits.remaining = BASE_STEPS;
   limits.maxErrors = MAX_COLLECTED_ERRORS;
   limits.saturated = false;
   limits.exhausted = () => {
     // Weighed only when the base budget runs out: small values never pay for it.
-    if (!grown) {
-      grown = true;
-      limits.remaining += perWeight * weightOf(value);
+    if (allowed === BASE_STEPS) {
+      const more = perWeight * weightOf(value);
+      allowed += more;
+      limits.remaining += more;
       if (limits.remaining >= 0) return;
     }
-    throw new ValidationTooCostly(BASE_STEPS + perWeight * weightOf(value), perWeight);
+    throw new ValidationTooCostly(allowed, perWeight);
   };
   try {
     const { valid, errors } = validator.validate(value);
@@ -143,27 +151,43 @@ function bounded(validator: Validator, value: unknown, perWeight: number): strin
   } finally {
     limits.remaining = Infinity;
     limits.maxErrors = Infinity;
+    limits.trackEvaluated = true;
     limits.exhausted = () => {};
   }
 }
 
-/** A value's size in the units the validator spends steps on. */
+/**
+ * A value's size in the units the validator spends steps on: one per value and per key,
+ * one per 64 characters of a string. Only containers go on the stack.
+ */
 function weightOf(value: unknown): number {
   let weight = 0;
-  const stack = [value];
-  while (stack.length > 0) {
-    const next = stack.pop();
+  const stack: unknown[] = [];
+  const add = (item: unknown): void => {
     weight++;
-    if (typeof next === "string") weight += next.length >> 6;
-    else if (Array.isArray(next)) { for (const item of next) stack.push(item); }
-    else if (isObject(next)) {
+    if (typeof item === "string") weight += item.length >> 6;
+    else if (typeof item === "object" && item !== null) stack.push(item);
+  };
+  add(value);
+  while (stack.length > 0) {
+    const next = stack.pop() as object;
+    if (Array.isArray(next)) {
+      for (let i = 0; i < next.length; i++) add(next[i]);
+    } else {
       for (const key in next) {
         weight++;
-        stack.push(next[key]);
+        add((next as JsonObject)[key]);
       }
     }
   }
   return weight;
+}
+
+/** Whether any subschema has `unevaluatedProperties` or `unevaluatedItems`. */
+function usesUnevaluated(schema: unknown): boolean {
+  if (!isObject(schema)) return false;
+  if ("unevaluatedProperties" in schema || "unevaluatedItems" in schema) return true;
+  return subschemasOf(schema).some(usesUnevaluated);
 }
 
 /** The meta-schema checks, prepared on first use (most servers use one draft). */

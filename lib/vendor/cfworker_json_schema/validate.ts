@@ -27,7 +27,13 @@ export const limits = {
   remaining: Infinity,
   exhausted: (): void => {},
   maxErrors: Infinity,
-  saturated: false
+  saturated: false,
+  /**
+   * Whether to record which properties and items were evaluated. Only
+   * `unevaluatedProperties` and `unevaluatedItems` read the record, and writing it for
+   * every item of a large array was most of the cost of validating one.
+   */
+  trackEvaluated: true
 };
 
 function addErrors(errors: OutputUnit[], more: OutputUnit[]): void {
@@ -75,6 +81,67 @@ function compiledPattern(pattern: string): RegExp {
     patterns.set(pattern, regex);
   }
   return regex;
+}
+
+/**
+ * toolshed patch: the keywords of a schema object, read once into an object of one fixed
+ * shape. Reading ~50 keywords, most of them absent, from schema objects of many shapes
+ * at every application was most of the validator's time (the reads are megamorphic).
+ */
+const keywordCache = new WeakMap<object, Schema>();
+function keywordsOf(schema: Schema): Schema {
+  let keywords = keywordCache.get(schema);
+  if (keywords === undefined) {
+    keywords = {
+    $ref: schema.$ref,
+    $recursiveRef: schema.$recursiveRef,
+    $recursiveAnchor: schema.$recursiveAnchor,
+    type: schema.type,
+    const: schema.const,
+    enum: schema.enum,
+    required: schema.required,
+    not: schema.not,
+    anyOf: schema.anyOf,
+    allOf: schema.allOf,
+    oneOf: schema.oneOf,
+    if: schema.if,
+    then: schema.then,
+    else: schema.else,
+    format: schema.format,
+    properties: schema.properties,
+    patternProperties: schema.patternProperties,
+    additionalProperties: schema.additionalProperties,
+    unevaluatedProperties: schema.unevaluatedProperties,
+    minProperties: schema.minProperties,
+    maxProperties: schema.maxProperties,
+    propertyNames: schema.propertyNames,
+    dependentRequired: schema.dependentRequired,
+    dependentSchemas: schema.dependentSchemas,
+    dependencies: schema.dependencies,
+    prefixItems: schema.prefixItems,
+    items: schema.items,
+    additionalItems: schema.additionalItems,
+    unevaluatedItems: schema.unevaluatedItems,
+    contains: schema.contains,
+    minContains: schema.minContains,
+    maxContains: schema.maxContains,
+    minItems: schema.minItems,
+    maxItems: schema.maxItems,
+    uniqueItems: schema.uniqueItems,
+    minimum: schema.minimum,
+    maximum: schema.maximum,
+    exclusiveMinimum: schema.exclusiveMinimum,
+    exclusiveMaximum: schema.exclusiveMaximum,
+    multipleOf: schema.multipleOf,
+    minLength: schema.minLength,
+    maxLength: schema.maxLength,
+    pattern: schema.pattern,
+    __absolute_ref__: schema.__absolute_ref__,
+    __absolute_recursive_ref__: schema.__absolute_recursive_ref__
+    };
+    keywordCache.set(schema, keywords);
+  }
+  return keywords;
 }
 
 // ---- end of toolshed patches ----
@@ -228,7 +295,7 @@ export function validate(
 
     __absolute_ref__,
     __absolute_recursive_ref__
-  } = schema;
+  } = keywordsOf(schema);
 
   const errors: OutputUnit[] = [];
 
@@ -774,7 +841,7 @@ export function validate(
         // must not apply to it. Only a valid result is an annotation for "unevaluatedProperties".
         thisEvaluated[key] = true;
         if (result.valid) {
-          evaluated[key] = true;
+          if (limits.trackEvaluated) evaluated[key] = true;
         } else {
           stop = shortCircuit || limits.saturated;
           errors.push(
@@ -815,7 +882,7 @@ export function validate(
           // Covered by "patternProperties" whether or not it is valid; see "properties" above.
           thisEvaluated[key] = true;
           if (result.valid) {
-            evaluated[key] = true;
+            if (limits.trackEvaluated) evaluated[key] = true;
           } else {
             stop = shortCircuit || limits.saturated;
             errors.push(
@@ -852,7 +919,7 @@ export function validate(
           keywordLocation
         );
         if (result.valid) {
-          evaluated[key] = true;
+          if (limits.trackEvaluated) evaluated[key] = true;
         } else {
           stop = shortCircuit || limits.saturated;
           errors.push(
@@ -885,7 +952,7 @@ export function validate(
             keywordLocation
           );
           if (result.valid) {
-            evaluated[key] = true;
+            if (limits.trackEvaluated) evaluated[key] = true;
           } else {
             errors.push(
               {
@@ -938,7 +1005,7 @@ export function validate(
           `${instanceLocation}/${i}`,
           `${keywordLocation}/${i}`
         );
-        evaluated[i] = true;
+        if (limits.trackEvaluated) evaluated[i] = true;
         if (!result.valid) {
           stop = shortCircuit || limits.saturated;
           errors.push(
@@ -970,7 +1037,7 @@ export function validate(
             `${instanceLocation}/${i}`,
             `${keywordLocation}/${i}`
           );
-          evaluated[i] = true;
+          if (limits.trackEvaluated) evaluated[i] = true;
           if (!result.valid) {
             stop = shortCircuit || limits.saturated;
             errors.push(
@@ -997,7 +1064,7 @@ export function validate(
             `${instanceLocation}/${i}`,
             keywordLocation
           );
-          evaluated[i] = true;
+          if (limits.trackEvaluated) evaluated[i] = true;
           if (!result.valid) {
             stop = shortCircuit || limits.saturated;
             errors.push(
@@ -1027,7 +1094,7 @@ export function validate(
             `${instanceLocation}/${i}`,
             keywordLocation
           );
-          evaluated[i] = true;
+          if (limits.trackEvaluated) evaluated[i] = true;
           if (!result.valid) {
             stop = shortCircuit || limits.saturated;
             errors.push(
@@ -1076,7 +1143,7 @@ export function validate(
             keywordLocation
           );
           if (result.valid) {
-            evaluated[j] = true;
+            if (limits.trackEvaluated) evaluated[j] = true;
             contained++;
           } else {
             addErrors(errors, result.errors);
@@ -1128,7 +1195,7 @@ export function validate(
           `${instanceLocation}/${i}`,
           keywordLocation
         );
-        evaluated[i] = true;
+        if (limits.trackEvaluated) evaluated[i] = true;
         if (!result.valid) {
           errors.push(
             {
