@@ -36,6 +36,13 @@ export const limits = {
   trackEvaluated: true
 };
 
+/**
+ * The record of evaluated properties and items when nothing reads it: every use of a
+ * record is skipped or gated on `limits.trackEvaluated`, and making fresh objects the
+ * prototypes of other fresh objects (`Object.create(evaluated)`) was slow in V8.
+ */
+const NO_RECORD: Evaluated = Object.freeze(Object.create(null));
+
 function addErrors(errors: OutputUnit[], more: OutputUnit[]): void {
   for (const unit of more) {
     if (errors.length >= limits.maxErrors) {
@@ -197,7 +204,7 @@ export function validate(
   recursiveAnchor: Schema | null = null,
   instanceLocation = '#',
   schemaLocation = '#',
-  evaluated: Evaluated = Object.create(null)
+  evaluated: Evaluated = limits.trackEvaluated ? Object.create(null) : NO_RECORD
 ): ValidationResult {
   // toolshed patch: every application of a schema to a value spends one unit of work.
   if (--limits.remaining < 0) limits.exhausted();
@@ -485,7 +492,7 @@ export function validate(
     const errorsLength = errors.length;
     let anyValid = false;
     for (const [i, subSchema] of $anyOf.entries()) {
-      const subEvaluated: Evaluated = Object.create(evaluated);
+      const subEvaluated: Evaluated = limits.trackEvaluated ? Object.create(evaluated) : NO_RECORD;
       const result = validate(
         instance,
         subSchema,
@@ -520,7 +527,7 @@ export function validate(
     const errorsLength = errors.length;
     let allValid = true;
     for (const [i, subSchema] of $allOf.entries()) {
-      const subEvaluated: Evaluated = Object.create(evaluated);
+      const subEvaluated: Evaluated = limits.trackEvaluated ? Object.create(evaluated) : NO_RECORD;
       const result = validate(
         instance,
         subSchema,
@@ -554,7 +561,7 @@ export function validate(
     const keywordLocation = `${schemaLocation}/oneOf`;
     const errorsLength = errors.length;
     const matches = $oneOf.filter((subSchema, i) => {
-      const subEvaluated: Evaluated = Object.create(evaluated);
+      const subEvaluated: Evaluated = limits.trackEvaluated ? Object.create(evaluated) : NO_RECORD;
       const result = validate(
         instance,
         subSchema,
@@ -584,13 +591,13 @@ export function validate(
     }
   }
 
-  if (instanceType === 'object' || instanceType === 'array') {
+  if (limits.trackEvaluated && (instanceType === 'object' || instanceType === 'array')) {
     Object.assign(evaluated, ...subEvaluateds);
   }
 
   if ($if !== undefined) {
     const keywordLocation = `${schemaLocation}/if`;
-    const ifEvaluated: Evaluated = Object.create(null);
+    const ifEvaluated: Evaluated = limits.trackEvaluated ? Object.create(null) : NO_RECORD;
     const conditionResult = validate(
       instance,
       $if,
