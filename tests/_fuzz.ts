@@ -5,6 +5,7 @@
 // included), client responses and prototype keys. Everything comes from a seeded PRNG, so
 // a seed and a run number reproduce a run's input byte for byte.
 import { encodeCursor } from "../lib/tool_list.ts";
+import { hostileToolName, SHAPES } from "./_hostile_shapes.ts";
 import type { Registry } from "../lib/tool_loader.ts";
 import {
   concat,
@@ -166,6 +167,8 @@ export function generateRun(random: Random, count: number): Uint8Array {
   }
 
   function argumentsFor(tool: string): Json {
+    const hostile = SHAPES.findIndex((_, index) => hostileToolName(index) === tool);
+    if (hostile !== -1) return SHAPES[hostile].hostile(16 + int(random, 16 * 1024)) as Json;
     switch (tool) {
       case "echo":
         return { text: randomString(random, 40) };
@@ -195,7 +198,10 @@ export function generateRun(random: Random, count: number): Uint8Array {
         ? encodeCursor(pick(random, TOOL_NAMES))
         : randomString(random, 8);
     } else if (method === "tools/call") {
-      let tool: string = pick(random, TOOLS);
+      // Now and then a hostile argument (issue 8): bounded work, one answer, like any call.
+      let tool: string = chance(random, 0.01)
+        ? hostileToolName(int(random, SHAPES.length))
+        : pick(random, TOOLS);
       if ((tool === "slow" || tool === "stubborn") && holders >= 16) tool = "echo";
       if (tool === "slow" || tool === "stubborn") holders++;
       params.name = tool;

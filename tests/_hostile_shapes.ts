@@ -2,6 +2,7 @@
 // shape is one a client can send under --max-message-bytes that made the unpatched
 // validator take seconds to hours or crash the process. Shared by the tests (run in a
 // Worker with a hang guard, tests/_hostile_worker.ts) and bench/validation_bench.ts.
+import { checkDefinition, type Tool } from "../lib/tool_loader.ts";
 import type { JsonObject } from "../lib/types.ts";
 
 export interface Shape {
@@ -81,3 +82,17 @@ export const SHAPES: readonly Shape[] = [
     }),
   },
 ];
+
+/** The name of the tool that takes shape `index`'s arguments (see hostileTools()). */
+export const hostileToolName = (index: number): string => `hostile${index}`;
+
+/** One tool per shape, with the shape's schema, for the fuzzer's in-process server. */
+export function hostileTools(): Tool[] {
+  return SHAPES.map((shape, index) =>
+    checkDefinition(
+      { description: shape.name, inputSchema: shape.schema, handler: () => "accepted" },
+      hostileToolName(index),
+      `tests/_hostile_shapes.ts#${index}`,
+    )
+  );
+}

@@ -12,6 +12,7 @@
 // (d) nothing the server read polluted a prototype (checked in-process).
 //
 // It also runs input through serve() in-process, with the real dispatcher and registry.
+import { hostileTools } from "./_hostile_shapes.ts";
 import { concatBytes as concat } from "../lib/_bytes.ts";
 import { createDispatcher } from "../lib/dispatch.ts";
 import { serve } from "../lib/server.ts";
@@ -342,7 +343,10 @@ const NOT_IN_PROCESS = new Set([
 /** The fixture tools, loaded as the server loads them, minus those unsafe in a test process. */
 export async function fixtureRegistry(): Promise<Registry> {
   const loaded = await loadTools(FIXTURE_TOOLS);
-  const tools = loaded.tools.filter((tool) => !NOT_IN_PROCESS.has(tool.name));
+  const tools = [
+    ...loaded.tools.filter((tool) => !NOT_IN_PROCESS.has(tool.name)),
+    ...hostileTools(),
+  ].sort((a, b) => a.name < b.name ? -1 : 1);
   return { tools, byName: new Map(tools.map((tool) => [tool.name, tool])) };
 }
 
