@@ -47,6 +47,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     registry = await loadTools(toolsDir, {
       passEnv: options.passEnv,
       maxOutputBytes: options.maxOutputBytes,
+      maxPrograms: options.maxPrograms,
       allowOutsideSymlinks: options.allowOutsideSymlinks,
       skipExecutables: embedded,
     });

@@ -2,13 +2,16 @@
 // directory with a JSON sidecar, adr/0007). Each call spawns the program without a shell
 // in a new session, so that it leads its own process group; writes the validated
 // arguments as JSON to its stdin; forwards its stderr to ours line by line; and reads
-// its stdout, up to a cap, as the result. On cancellation, timeout or overflow the whole
-// group gets SIGTERM, then SIGKILL after a grace; when the program exits, whatever it
-// left running in its group gets SIGKILL. Like any tool handler it returns what the tool
-// says (a CallToolResult, `isError` for a failed program); nothing here knows JSON-RPC.
+// its stdout, up to a cap, as the result (text unless the sidecar says otherwise,
+// adr/0009). On cancellation, timeout or overflow the whole group gets SIGTERM, then
+// SIGKILL after a grace; when the program exits, whatever it left running in its group
+// gets SIGKILL. A call holds one of the server's program slots from before the spawn until
+// then. Like any tool handler it returns what the tool says (a CallToolResult, `isError`
+// for a failed program); nothing here knows JSON-RPC.
 import { concatBytes } from "./_bytes.ts";
-import { messageOf } from "./_json.ts";
-import { stderrLog } from "./log.ts";
+import { isObject, messageOf } from "./_json.ts";
+import { logError, stderrLog } from "./log.ts";
+import type { ProgramSlots } from "./program_slots.ts";
 import type { JsonObject, ToolContext } from "./types.ts";
 
 /** Environment variables a program receives from the server's environment, when set. */
@@ -21,14 +24,39 @@ export const CONTEXT_ENV = {
   clientName: "TOOLSHED_CLIENT_NAME",
 } as const;
 
+/**
+ * The most UTF-16 code units of the client's name passed on in TOOLSHED_CLIENT_NAME: the
+ * kernel refuses to start a program with a variable over 128 KiB (E2BIG).
+ */
+export const CLIENT_NAME_CHARS = 1024;
+
+/** Whether the cut of a long client name has been reported (once per process). */
+let clientNameCutReported = false;
+
 /** What an environment variable's name may be (for sidecars' `env` and --pass-env). */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** How long a program may take to exit after SIGTERM before its group gets SIGKILL. */
 export const KILL_GRACE_MS = 2_000;
 
-/** How long stdout and stderr may stay open after the program has exited. */
+/** How long stdout or stderr may give nothing after the program has exited before it is left. */
 const PIPES_AFTER_EXIT_MS = 1_000;
+
+/**
+ * That time is counted in ticks, each its own turn of the event loop: a loop blocked for a
+ * while (a busy machine, spawns) costs one tick, not the whole wait, so data that is in the
+ * pipe is read before the pipe is left.
+ */
+const PIPE_IDLE_TICKS = 10;
+
+/**
+ * How a program's stdout becomes its result (the sidecar's `output`, adr/0009): "text" is
+ * one text block; "json" is one JSON value, returned as structured content; "result" is
+ * a whole CallToolResult.
+ */
+export type OutputMode = "text" | "json" | "result";
+
+export const OUTPUT_MODES: readonly OutputMode[] = ["text", "json", "result"];
 
 /** The default of --max-output-bytes: most bytes read from a program's stdout per call. */
 export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -38,6 +66,12 @@ const MESSAGE_CHARS = 16 * 1024;
 
 /** A stderr line longer than this is forwarded in pieces, so memory stays bounded. */
 const STDERR_LINE_CHARS = 64 * 1024;
+
+/**
+ * Prefixed stderr text handed to the log at a time: a chunk of empty lines would grow by
+ * the prefix's length per byte otherwise.
+ */
+const STDERR_BATCH_CHARS = 64 * 1024;
 
 /**
  * How a program comes to lead a new session (setsid(2)), hence its own process group:
@@ -103,6 +137,13 @@ export interface ExecutableOptions {
   passEnv: readonly string[];
   /** Most bytes read from stdout; past it the group is stopped and the call fails. */
   maxOutputBytes: number;
+  /** How stdout becomes the result; defaults to "text". */
+  output?: OutputMode;
+  /**
+   * The server's program slots (--max-programs), held from before the spawn until the
+   * program's group is dead. The loader always passes them; without, nothing is bounded.
+   */
+  slots?: ProgramSlots;
   /** SIGTERM-to-SIGKILL grace; tests shorten it. */
   killGraceMs?: number;
   /** Defaults to "setsid" where that program exists, else "detached". */
@@ -141,9 +182,27 @@ function contextEnv(ctx: ToolContext): Record<string, string> {
     [CONTEXT_ENV.protocolVersion]: ctx.protocolVersion,
   };
   const client = ctx.clientInfo?.name;
-  // An environment value cannot hold NUL; the name is for display only, so drop it then.
-  if (typeof client === "string" && !client.includes("\0")) env[CONTEXT_ENV.clientName] = client;
+  if (typeof client === "string") {
+    const shown = boundedClientName(client);
+    // An environment value cannot hold NUL; the name is for display only, so drop it then.
+    if (!shown.includes("\0")) env[CONTEXT_ENV.clientName] = shown;
+  }
   return env;
+}
+
+/** The client's name cut to CLIENT_NAME_CHARS, never inside a surrogate pair. */
+function boundedClientName(name: string): string {
+  if (name.length <= CLIENT_NAME_CHARS) return name;
+  if (!clientNameCutReported) {
+    clientNameCutReported = true;
+    logError(
+      `The client's name is ${name.length} characters long; programs get its first ` +
+        `${CLIENT_NAME_CHARS} in ${CONTEXT_ENV.clientName}`,
+    );
+  }
+  const last = name.charCodeAt(CLIENT_NAME_CHARS - 1);
+  const end = last >= 0xd800 && last <= 0xdbff ? CLIENT_NAME_CHARS - 1 : CLIENT_NAME_CHARS;
+  return name.slice(0, end);
 }
 
 async function run(
@@ -153,6 +212,24 @@ async function run(
   ctx: ToolContext,
 ): Promise<unknown> {
   ctx.signal.throwIfAborted();
+  // A call cancelled while it waits leaves the line (rejecting) without ever spawning.
+  const release = options.slots ? await options.slots.acquire(ctx.signal) : () => {};
+  try {
+    ctx.signal.throwIfAborted(); // granted just as the call was cancelled
+    return await runHolding(options, spawn, args, ctx, release);
+  } finally {
+    release();
+  }
+}
+
+/** Runs the program once a slot is held; `release` frees it once the group is dead. */
+async function runHolding(
+  options: ExecutableOptions,
+  spawn: () => Deno.ChildProcess,
+  args: JsonObject,
+  ctx: ToolContext,
+  release: () => void,
+): Promise<unknown> {
   let child: Deno.ChildProcess;
   try {
     child = spawn();
@@ -166,15 +243,15 @@ async function run(
   ctx.signal.addEventListener("abort", stop, { once: true });
   try {
     const stdinWritten = writeAll(child.stdin, JSON.stringify(args));
-    const pipesAbandoned = new AbortController();
-    const stderr = forwardStderr(child.stderr, ctx.toolName, pipesAbandoned.signal);
-    const stdout = readCapped(child.stdout, options.maxOutputBytes, stop, pipesAbandoned.signal);
+    const exited = new AbortController();
+    const stderr = forwardStderr(child.stderr, ctx.toolName, exited.signal);
+    const stdout = readCapped(child.stdout, options.maxOutputBytes, stop, exited.signal);
     const status = await child.status;
     group.leaderExited();
+    release();
     // What the program printed is in the pipes by now; only an escaped descendant keeps them.
-    const abandon = setTimeout(() => pipesAbandoned.abort(), PIPES_AFTER_EXIT_MS);
-    const [output, errorText] = await Promise.all([stdout, stderr, stdinWritten])
-      .finally(() => clearTimeout(abandon));
+    exited.abort();
+    const [output, errorText] = await Promise.all([stdout, stderr, stdinWritten]);
     if (ctx.signal.aborted) return undefined; // the call was already answered (or not at all)
     if (output === undefined) {
       return failure(
@@ -189,7 +266,7 @@ async function run(
       return failure(cannotRun(options.file, /No such file/.test(reason) ? undefined : reason));
     }
     if (!status.success) return failure(exitMessage(ctx.toolName, status, text, errorText));
-    return resultOf(text);
+    return resultOf(text, options.output ?? "text", ctx.toolName);
   } finally {
     ctx.signal.removeEventListener("abort", stop);
     group.leaderExited();
@@ -206,22 +283,29 @@ function cannotRun(file: string, reason: string | undefined): string {
     : `Cannot run "${file}": ${reason}`;
 }
 
-/** stdout as the result: a JSON object with a `content` array is the CallToolResult itself. */
-function resultOf(text: string): unknown {
-  if (/^\s*\{/.test(text)) {
-    try {
-      const value: unknown = JSON.parse(text);
-      if (
-        typeof value === "object" && value !== null &&
-        Array.isArray((value as JsonObject).content)
-      ) {
-        return value;
-      }
-    } catch {
-      // Not JSON: plain text after all.
-    }
+/**
+ * stdout as the result, as the sidecar's `output` says. Only "result" lets stdout decide
+ * `isError`, links or structured content: data a tool passes through must not pose as one.
+ */
+function resultOf(text: string, mode: OutputMode, toolName: string): unknown {
+  const block = { type: "text", text: withoutFinalNewline(text) };
+  if (mode === "text") return { content: [block] };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const expected = mode === "result" ? ' (one JSON object with a "content" array)' : "";
+    return failure(
+      `Tool "${toolName}" printed output that is not JSON, but its sidecar sets ` +
+        `"output": "${mode}"${expected}: ${messageOf(error)}`,
+    );
   }
-  return { content: [{ type: "text", text: withoutFinalNewline(text) }] };
+  if (mode === "json") return { content: [block], structuredContent: value };
+  if (isObject(value) && Array.isArray(value.content)) return value;
+  return failure(
+    `Tool "${toolName}" printed JSON that is not a CallToolResult, but its sidecar sets ` +
+      `"output": "result": print one JSON object with a "content" array`,
+  );
 }
 
 function failure(text: string): JsonObject {
@@ -324,11 +408,11 @@ async function readCapped(
   stream: ReadableStream<Uint8Array>,
   cap: number,
   onOverflow: () => void,
-  giveUp: AbortSignal,
+  exited: AbortSignal,
 ): Promise<Uint8Array | undefined> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of chunksUntil(stream, giveUp)) {
+  for await (const chunk of chunksUntil(stream, exited)) {
     size += chunk.length;
     if (size > cap) {
       onOverflow();
@@ -341,54 +425,70 @@ async function readCapped(
 
 /**
  * Forwards stderr to the server's stderr, each line prefixed with `[toolName] `, and
- * returns its last MESSAGE_CHARS characters for an error message.
+ * returns its last MESSAGE_CHARS characters for an error message. While the server's
+ * stderr queue is full it reads no more, so the program waits on its own writes (as with
+ * any pipe) and nothing is lost; lib/log.ts drops lines only once stderr stalls.
  */
 async function forwardStderr(
   stream: ReadableStream<Uint8Array>,
   toolName: string,
-  giveUp: AbortSignal,
-) {
+  exited: AbortSignal,
+): Promise<string> {
   const prefix = `[${toolName}] `;
+  const source = `stderr from tool "${toolName}"`;
   let pending = "";
   let tail = "";
-  const emit = (line: string) => writeStderr(`${prefix}${line}\n`);
+  let out = "";
+  let lines = 0;
+  const emit = async (line: string) => {
+    out += `${prefix}${line}\n`;
+    lines++;
+    if (out.length < STDERR_BATCH_CHARS) return;
+    await stderrLog.forward(out, lines, source);
+    out = "";
+    lines = 0;
+  };
   const decoder = new TextDecoder();
-  for await (const chunk of chunksUntil(stream, giveUp)) {
+  for await (const chunk of chunksUntil(stream, exited)) {
     const text = decoder.decode(chunk, { stream: true });
     tail = (tail + text).slice(-MESSAGE_CHARS);
     pending += text;
+    let start = 0;
     let newline;
-    while ((newline = pending.indexOf("\n")) !== -1) {
-      emit(pending.slice(0, newline).replace(/\r$/, ""));
-      pending = pending.slice(newline + 1);
+    while ((newline = pending.indexOf("\n", start)) !== -1) {
+      await emit(pending.slice(start, newline).replace(/\r$/, ""));
+      start = newline + 1;
     }
+    pending = pending.slice(start);
     while (pending.length > STDERR_LINE_CHARS) {
-      emit(pending.slice(0, STDERR_LINE_CHARS));
+      await emit(pending.slice(0, STDERR_LINE_CHARS));
       pending = pending.slice(STDERR_LINE_CHARS);
     }
+    if (lines > 0) await stderrLog.forward(out, lines, source);
+    out = "";
+    lines = 0;
   }
   pending += decoder.decode();
-  if (pending !== "") emit(pending);
+  if (pending !== "") await emit(pending);
+  if (lines > 0) await stderrLog.forward(out, lines, source);
   return tail;
 }
 
 /**
- * The chunks of a stream until it ends or `giveUp` is aborted, when reading stops and the
- * stream is cancelled. A descendant that left the process group (say, a daemon that called
- * setsid) can hold a pipe open after the program has exited; the call must not wait on it.
+ * The chunks of a stream until it ends, or until the program has exited and a read has
+ * waited PIPES_AFTER_EXIT_MS for data; then reading stops and the stream is cancelled. A
+ * descendant that left the process group (say, a daemon that called setsid) can hold a
+ * pipe open after the program has exited; the call must not wait on it. Time the caller
+ * spends between chunks (waiting for room on stderr) does not count.
  */
 async function* chunksUntil(
   stream: ReadableStream<Uint8Array>,
-  giveUp: AbortSignal,
+  exited: AbortSignal,
 ): AsyncGenerator<Uint8Array> {
   const reader = stream.getReader();
-  const stopped = new Promise<null>((resolve) => {
-    if (giveUp.aborted) resolve(null);
-    giveUp.addEventListener("abort", () => resolve(null), { once: true });
-  });
   try {
     while (true) {
-      const next = await Promise.race([reader.read(), stopped]);
+      const next = await readUnlessIdle(reader, exited);
       if (next === null || next.done) return;
       yield next.value;
     }
@@ -397,7 +497,27 @@ async function* chunksUntil(
   }
 }
 
-/** Writes to the server's stderr as is, without blocking (lib/log.ts). */
-function writeStderr(text: string): void {
-  stderrLog.write(text);
+/** The next read, or null once the program has exited and no data came for a while. */
+async function readUnlessIdle(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  exited: AbortSignal,
+): Promise<ReadableStreamReadResult<Uint8Array> | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let giveUp = () => {};
+  const idle = new Promise<null>((resolve) => {
+    let ticks = 0;
+    const tick = () => {
+      if (++ticks >= PIPE_IDLE_TICKS) resolve(null);
+      else timer = setTimeout(tick, PIPES_AFTER_EXIT_MS / PIPE_IDLE_TICKS);
+    };
+    giveUp = () => timer = setTimeout(tick, PIPES_AFTER_EXIT_MS / PIPE_IDLE_TICKS);
+  });
+  if (exited.aborted) giveUp();
+  else exited.addEventListener("abort", giveUp, { once: true });
+  try {
+    return await Promise.race([reader.read(), idle]);
+  } finally {
+    clearTimeout(timer);
+    exited.removeEventListener("abort", giveUp);
+  }
 }

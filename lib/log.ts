@@ -2,14 +2,26 @@
 //
 // They are written asynchronously through a bounded queue: a client that pipes our stderr
 // and does not read it must not be able to block the server (a synchronous write would
-// stop the event loop once the pipe is full). Past the bound, lines are dropped and the
-// number dropped is reported once stderr moves again.
+// stop the event loop once the pipe is full). Past the bound, diagnostic lines are dropped
+// and the number dropped is reported once stderr moves again.
+//
+// A program's stderr is forwarded with backpressure instead: while the queue is full, its
+// forwarder waits (and stops reading the program's pipe), so nothing is lost while stderr
+// moves. Only once stderr has taken no write for a while (nobody reads it) are forwarded
+// lines dropped, counted and reported, so that the program is not stuck on its own writes.
 import type { ByteSink } from "./writer.ts";
 import { concatBytes } from "./_bytes.ts";
 
 export interface StderrLog {
   /** Queues text for stderr, or drops it when the queue is full. */
   write(text: string): void;
+  /**
+   * Queues `lines` line(s) of text forwarded from `source` (as notices name it, e.g.
+   * `stderr from tool "x"`). While the queue is full it gives a promise that resolves once
+   * the text is queued, or dropped because stderr has stalled; the caller should read no
+   * more meanwhile. Undefined means the text was dealt with at once.
+   */
+  forward(text: string, lines: number, source: string): Promise<void> | undefined;
   /** Resolves when everything queued is written, or after `ms` at the latest. */
   flush(ms: number): Promise<void>;
 }
@@ -17,37 +29,120 @@ export interface StderrLog {
 /** How much unwritten diagnostic text may wait before lines are dropped. */
 export const LOG_BOUND_BYTES = 1024 * 1024;
 
+/** How long a write to stderr may take before forwarded lines are dropped instead of waiting. */
+export const STALL_MS = 1_000;
+
+/**
+ * The most bytes given to one write: a blocking write to a pipe returns only once all of it
+ * is in, so a large one to a slow but steady reader would look like a stall.
+ */
+const WRITE_BYTES = 64 * 1024;
+
 const encoder = new TextEncoder();
 
-export function createStderrLog(sink: ByteSink, boundBytes: number): StderrLog {
+export function createStderrLog(
+  sink: ByteSink,
+  boundBytes: number,
+  stallMs: number = STALL_MS,
+): StderrLog {
+  // Forwarded text fills at most half the queue, keeping the rest for diagnostics.
+  const forwardBoundBytes = Math.floor(boundBytes / 2);
   let queue: Uint8Array[] = [];
   let queuedBytes = 0;
   let dropped = 0;
+  const droppedFrom = new Map<string, number>();
   let pumping: Promise<void> | undefined;
+  /** True while a write has been pending for stallMs or longer. */
+  let stalled = false;
+  /** Forwarders waiting for room, woken when the queue empties or stderr stalls. */
+  let waiters: (() => void)[] = [];
+
+  function wakeWaiters(): void {
+    const woken = waiters;
+    waiters = [];
+    for (const wake of woken) wake();
+  }
+
+  function notices(): Uint8Array[] {
+    const parts: Uint8Array[] = [];
+    if (dropped > 0) {
+      parts.push(encoder.encode(
+        `toolshed: ${dropped} line(s) of diagnostics dropped: the queue of unwritten stderr ` +
+          `text passed its bound of ${sizeText(boundBytes)}\n`,
+      ));
+      dropped = 0;
+    }
+    for (const [source, count] of droppedFrom) {
+      parts.push(encoder.encode(
+        `toolshed: ${count} line(s) of ${source} dropped: the server's stderr took no writes ` +
+          `for ${durationText(stallMs)}\n`,
+      ));
+    }
+    droppedFrom.clear();
+    return parts;
+  }
+
+  async function writeOut(chunk: Uint8Array): Promise<void> {
+    let offset = 0;
+    while (offset < chunk.length) {
+      const timer = setTimeout(() => {
+        stalled = true;
+        wakeWaiters(); // they drop their text now rather than wait on a reader that is gone
+      }, stallMs);
+      try {
+        offset += await sink.write(chunk.subarray(offset, offset + WRITE_BYTES));
+      } finally {
+        clearTimeout(timer);
+      }
+      stalled = false;
+    }
+  }
 
   async function pump(): Promise<void> {
     try {
-      while (queue.length > 0 || dropped > 0) {
-        const parts = queue;
-        if (dropped > 0) {
-          parts.push(encoder.encode(
-            `toolshed: ${dropped} line(s) of diagnostics dropped: stderr was not being read\n`,
-          ));
-          dropped = 0;
-        }
+      while (queue.length > 0 || dropped > 0 || droppedFrom.size > 0) {
+        // After the first pass, reached once a write has finished: stderr moves, so the
+        // notices of what was dropped meanwhile can go out.
+        const parts = [...queue, ...notices()];
         queue = [];
         queuedBytes = 0;
-        const chunk = concatBytes(parts);
-        let offset = 0;
-        while (offset < chunk.length) offset += await sink.write(chunk.subarray(offset));
+        wakeWaiters();
+        await writeOut(concatBytes(parts));
       }
     } catch {
       // stderr is gone: there is nowhere left to say anything.
       queue = [];
       queuedBytes = 0;
+      dropped = 0;
+      droppedFrom.clear();
     } finally {
       pumping = undefined;
+      stalled = false;
+      wakeWaiters();
     }
+  }
+
+  function enqueue(bytes: Uint8Array): void {
+    queue.push(bytes);
+    queuedBytes += bytes.length;
+    pumping ??= pump();
+  }
+
+  function forwardBytes(
+    bytes: Uint8Array,
+    lines: number,
+    source: string,
+  ): Promise<void> | undefined {
+    if (queuedBytes === 0 || queuedBytes + bytes.length <= forwardBoundBytes) {
+      enqueue(bytes);
+      return undefined;
+    }
+    if (stalled) {
+      droppedFrom.set(source, (droppedFrom.get(source) ?? 0) + lines);
+      return undefined;
+    }
+    return new Promise<void>((resolve) => waiters.push(resolve))
+      .then(() => forwardBytes(bytes, lines, source));
   }
 
   return {
@@ -57,9 +152,10 @@ export function createStderrLog(sink: ByteSink, boundBytes: number): StderrLog {
         dropped++;
         return;
       }
-      queue.push(bytes);
-      queuedBytes += bytes.length;
-      pumping ??= pump();
+      enqueue(bytes);
+    },
+    forward(text, lines, source) {
+      return forwardBytes(encoder.encode(text), lines, source);
     },
     async flush(ms) {
       if (!pumping) return;
@@ -71,6 +167,18 @@ export function createStderrLog(sink: ByteSink, boundBytes: number): StderrLog {
       clearTimeout(timer);
     },
   };
+}
+
+/** `1 MiB`, `64 KiB` or `10 bytes`. */
+function sizeText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** `1 s` or `30 ms`. */
+function durationText(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** The server's stderr. */

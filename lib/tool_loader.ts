@@ -3,8 +3,16 @@
 // stops start-up with a message naming its file; all problems are reported together so
 // an author fixes them in one pass.
 import { isObject, MAX_TIMER_MS, messageOf } from "./_json.ts";
-import { ENV_NAME, executableHandler, MAX_OUTPUT_BYTES } from "./executable_tool.ts";
+import {
+  ENV_NAME,
+  executableHandler,
+  MAX_OUTPUT_BYTES,
+  OUTPUT_MODES,
+  type OutputMode,
+} from "./executable_tool.ts";
+import { createProgramSlots, type ProgramSlots } from "./program_slots.ts";
 import { checkAnnotations, checkIcons } from "./mcp_shapes.ts";
+import { refuseUnsafePatterns } from "./pattern_safety.ts";
 import { compileSchema, type SchemaCheck } from "./schema.ts";
 import type { JsonObject, ToolDefinition } from "./types.ts";
 
@@ -40,6 +48,8 @@ export interface LoadOptions {
   passEnv: readonly string[];
   /** Most bytes a program may print on stdout in one call. */
   maxOutputBytes: number;
+  /** Most programs alive at once, running or stopping; calls beyond it wait. */
+  maxPrograms: number;
   /** Serve executables and sidecars that are symlinks to files outside the directory. */
   allowOutsideSymlinks: boolean;
   /**
@@ -52,6 +62,7 @@ export interface LoadOptions {
 export const DEFAULT_LOAD_OPTIONS: LoadOptions = {
   passEnv: [],
   maxOutputBytes: MAX_OUTPUT_BYTES,
+  maxPrograms: 64,
   allowOutsideSymlinks: false,
   skipExecutables: false,
 };
@@ -80,8 +91,8 @@ const DEFINITION_FIELDS = [
   "timeoutMs",
 ];
 const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
-/** What a sidecar may hold: a definition without name, _meta or handler, plus env. */
-const SIDECAR_FIELDS = new Set([...DEFINITION_FIELDS, "env"]);
+/** What a sidecar may hold: a definition without name, _meta or handler, plus env and output. */
+const SIDECAR_FIELDS = new Set([...DEFINITION_FIELDS, "env", "output"]);
 
 /**
  * Loads every tool in `dir`, a path (relative to the working directory) or a directory
@@ -111,11 +122,13 @@ export async function loadTools(
     load: () => loadTool(new URL(fileName, dirUrl), fileName, `${shownDir}/${fileName}`),
   }));
   if (!options.skipExecutables) {
-    sources.push(...executableSources(entries, dirUrl, shownDir, options));
+    // One set of slots for every program this server runs.
+    const slots = createProgramSlots(options.maxPrograms);
+    sources.push(...executableSources(entries, dirUrl, shownDir, options, slots));
     sources.sort((a, b) => a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0);
   }
   // Tools load in parallel; names are checked in file order, so messages are stable.
-  const loaded = await Promise.allSettled(sources.map((source) => source.load()));
+  const loaded = await Promise.allSettled(sources.map((source) => loadSafely(source)));
   const problems: string[] = [];
   const byName = new Map<string, Tool>();
   loaded.forEach((outcome, index) => {
@@ -152,6 +165,16 @@ export function directoryUrl(path: string): URL {
   const rooted = slashed.startsWith("/") ? slashed : `/${slashed}`;
   const encoded = encodeURI(rooted).replaceAll("#", "%23").replaceAll("?", "%3F");
   return new URL(`file://${encoded.endsWith("/") ? encoded : `${encoded}/`}`);
+}
+
+/** Loads a tool and refuses it if a pattern in its schemas could stall the server. */
+async function loadSafely(source: Source): Promise<Tool> {
+  const tool = await source.load();
+  await refuseUnsafePatterns(tool.definition.inputSchema, "inputSchema");
+  if (tool.definition.outputSchema !== undefined) {
+    await refuseUnsafePatterns(tool.definition.outputSchema, "outputSchema");
+  }
+  return tool;
 }
 
 /** One tool to load, by the file its messages name. */
@@ -201,6 +224,7 @@ function executableSources(
   dirUrl: URL,
   shownDir: string,
   options: LoadOptions,
+  slots: ProgramSlots,
 ): Source[] {
   const sidecars = new Set(entries.sidecars);
   const sidecarOf = (fileName: string): string | undefined => {
@@ -232,7 +256,7 @@ function executableSources(
     const idle = notExecutable.get(sidecar)!;
     let load: () => Promise<Tool>;
     if (found.length === 1) {
-      load = () => loadExecutableTool(dirUrl, shownDir, sidecar, found[0], options);
+      load = () => loadExecutableTool(dirUrl, shownDir, sidecar, found[0], options, slots);
     } else {
       const problem = new Error(
         found.length > 1
@@ -259,6 +283,7 @@ async function loadExecutableTool(
   sidecarName: string,
   programName: string,
   options: LoadOptions,
+  slots: ProgramSlots,
 ): Promise<Tool> {
   const sidecarUrl = new URL(sidecarName, dirUrl);
   const programUrl = new URL(programName, dirUrl);
@@ -286,7 +311,7 @@ async function loadExecutableTool(
   for (const key of Object.keys(sidecar)) {
     if (!SIDECAR_FIELDS.has(key)) throw new Error(`unknown field "${key}"`);
   }
-  const { env = [], ...fields } = sidecar;
+  const { env = [], output, ...fields } = sidecar;
   if (!Array.isArray(env) || !env.every((name) => typeof name === "string")) {
     throw new Error("env must be an array of environment variable names");
   }
@@ -299,12 +324,31 @@ async function loadExecutableTool(
     file: `${shownDir}/${programName}`,
     passEnv: [...options.passEnv, ...env],
     maxOutputBytes: options.maxOutputBytes,
+    output: outputMode(output, fields.outputSchema !== undefined),
+    slots,
   });
   return checkDefinition(
     { ...fields, handler },
     sidecarName.slice(0, -".json".length),
     `${shownDir}/${sidecarName}`,
   );
+}
+
+/** A sidecar's `output` (adr/0009): "text" unless it has an outputSchema, then "json". */
+function outputMode(output: unknown, hasOutputSchema: boolean): OutputMode {
+  if (output === undefined) return hasOutputSchema ? "json" : "text";
+  if (!OUTPUT_MODES.includes(output as OutputMode)) {
+    throw new Error(
+      `output must be "text", "json" or "result", not ${JSON.stringify(output)}`,
+    );
+  }
+  if (output === "text" && hasOutputSchema) {
+    throw new Error(
+      '"output": "text" cannot go with an outputSchema, as a text result has no structured ' +
+        'content to check: use "json" or "result"',
+    );
+  }
+  return output as OutputMode;
 }
 
 async function loadTool(url: URL, fileName: string, file: string): Promise<Tool> {

@@ -126,7 +126,7 @@ Deno.test("executable tool: a program that cannot start is an isError result nam
   );
 });
 
-Deno.test("executable tool: stdout is one text block, or the CallToolResult it holds", async () => {
+Deno.test("executable tool: stdout is one text block by default, even JSON holding a content array", async () => {
   const { tool } = await fixtures();
   // One final newline is dropped; JSON without a content array is text like any other.
   assert.deepEqual(await callTool(tool("noisy"), {}, callOptions()), {
@@ -135,7 +135,80 @@ Deno.test("executable tool: stdout is one text block, or the CallToolResult it h
   assert.deepEqual(await callTool(tool("plain_json"), {}, callOptions()), {
     content: [{ type: "text", text: '{"a":1}' }],
   });
-  // A whole CallToolResult, its structured content checked against the outputSchema.
+  // Data a tool passes through (as json_query does) cannot pose as the result.
+  const posing = '{"content":[{"type":"text","text":"posing"}],"isError":true}';
+  assert.deepEqual(await callTool(tool("echo_text"), { text: `${posing}\n` }, callOptions()), {
+    content: [{ type: "text", text: posing }],
+  });
+});
+
+Deno.test("tools/ examples: json_query passes JSON shaped like a CallToolResult through as text, csv_to_json prints structured content", async () => {
+  const registry = await loadTools(new URL("../tools", import.meta.url));
+  const posing = { content: [{ type: "text", text: "posing" }], isError: true };
+  const query = await callTool(
+    registry.byName.get("json_query")!,
+    { filter: ".", json: posing },
+    callOptions(),
+  );
+  const hasJq = await new Deno.Command("jq", { args: ["--version"], stdout: "null" }).output()
+    .then(({ success }) => success, () => false);
+  if (hasJq) assert.deepEqual(query, { content: [{ type: "text", text: JSON.stringify(posing) }] });
+  else assert.match(onlyText(query), /json_query needs jq/);
+  const table = await callTool(
+    registry.byName.get("csv_to_json")!,
+    { csv: "name,city\nAda,Zürich\n" },
+    callOptions(),
+  );
+  const rows = { columns: ["name", "city"], rows: [{ name: "Ada", city: "Zürich" }], rowCount: 1 };
+  assert.deepEqual(table.structuredContent, rows);
+  assert.deepEqual(JSON.parse(onlyText(table)), rows);
+});
+
+/** What the out_* fixture `name` answers when it prints each of `texts` (run in parallel). */
+async function printing(name: string, texts: string[]): Promise<CallToolResult[]> {
+  const { tool } = await fixtures();
+  return await Promise.all(texts.map((text) => callTool(tool(name), { text }, callOptions())));
+}
+
+Deno.test('executable tool: "output": "json" makes stdout structured content, whatever its shape', async () => {
+  const posing = { content: [{ type: "text", text: "posing" }], isError: true };
+  const text = JSON.stringify(posing, null, 2);
+  assert.deepEqual(await printing("out_json", [` \n${text}\n`, "[1,2]\n", "7"]), [
+    { content: [{ type: "text", text: ` \n${text}` }], structuredContent: posing },
+    { content: [{ type: "text", text: "[1,2]" }], structuredContent: [1, 2] },
+    { content: [{ type: "text", text: "7" }], structuredContent: 7 },
+  ]);
+  // An outputSchema implies "json", and the value is checked against it.
+  const [matching, mismatch] = await printing("out_schema", ['{"n": 7}\n', '{"n": "seven"}']);
+  assert.deepEqual(matching, {
+    content: [{ type: "text", text: '{"n": 7}' }],
+    structuredContent: { n: 7 },
+  });
+  assert.equal(mismatch.isError, true);
+  assert.match(onlyText(mismatch), /does not match its outputSchema/);
+});
+
+Deno.test('executable tool: "output": "json" with stdout that is not JSON is an isError result saying so', async () => {
+  const results = [
+    ...await printing("out_json", ["not json\n", "[1] [2]"]),
+    ...await printing("out_schema", [""]),
+  ];
+  for (const [index, name] of ["out_json", "out_json", "out_schema"].entries()) {
+    assert.equal(results[index].isError, true, JSON.stringify(results[index]));
+    assert.match(
+      onlyText(results[index]),
+      new RegExp(
+        `^Tool "${name}" printed output that is not JSON, but its sidecar sets "output": "json": .`,
+      ),
+    );
+  }
+});
+
+Deno.test('executable tool: "output": "result" returns the CallToolResult it prints, checked', async () => {
+  const { tool } = await fixtures();
+  const posing = { content: [{ type: "text", text: "a failure" }], isError: true };
+  assert.deepEqual(await printing("out_result", [JSON.stringify(posing)]), [posing]);
+  // Its structured content checked against the outputSchema.
   assert.deepEqual(await callTool(tool("result"), {}, callOptions()), {
     content: [{ type: "text", text: "seven" }],
     structuredContent: { n: 7 },
@@ -144,6 +217,23 @@ Deno.test("executable tool: stdout is one text block, or the CallToolResult it h
   const bad = await callTool(tool("bad_result"), {}, callOptions());
   assert.equal(bad.isError, true);
   assert.match(onlyText(bad), /^Tool "bad_result" returned an invalid CallToolResult: /);
+});
+
+Deno.test('executable tool: "output": "result" with anything but a CallToolResult is an isError result saying what to print', async () => {
+  const expected = failure(
+    'Tool "out_result" printed JSON that is not a CallToolResult, but its sidecar sets ' +
+      '"output": "result": print one JSON object with a "content" array',
+  );
+  const [notJson, ...others] = await printing(
+    "out_result",
+    ["plain words", '{"a":1}', "[1]", '{"content":"x"}', "null"],
+  );
+  assert.deepEqual(others, [expected, expected, expected, expected]);
+  assert.equal(notJson.isError, true);
+  assert.match(
+    onlyText(notJson),
+    /^Tool "out_result" printed output that is not JSON, but its sidecar sets "output": "result" \(one JSON object with a "content" array\): ./,
+  );
 });
 
 Deno.test("executable tool: the program's environment holds only the allowed variables", async () => {
@@ -169,6 +259,34 @@ Deno.test("executable tool: the program's environment holds only the allowed var
   } finally {
     Deno.env.delete("TOOLSHED_TEST_SECRET");
   }
+});
+
+/** The value of `name` in the environment the env fixture printed. */
+function envValue(result: CallToolResult, name: string): string | undefined {
+  const line = onlyText(result).split("\n").find((line) => line.startsWith(`${name}=`));
+  return line?.slice(name.length + 1);
+}
+
+/** callOptions() for a client of this name. */
+function asClient(name: string): CallOptions {
+  const options = callOptions();
+  return { ...options, context: { ...options.context, clientInfo: { name, version: "1" } } };
+}
+
+Deno.test("executable tool: a 200,000-character client name still runs the program, which sees its first 1024", async () => {
+  const { tool } = await fixtures();
+  const name = "abcdefghij".repeat(20_000);
+  const result = await callTool(tool("env"), {}, asClient(name));
+  assert.equal(result.isError, undefined, JSON.stringify(result).slice(0, 500));
+  assert.equal(envValue(result, "TOOLSHED_CLIENT_NAME"), name.slice(0, 1024));
+});
+
+Deno.test("executable tool: a long client name is cut before a surrogate pair, never inside it", async () => {
+  const { tool } = await fixtures();
+  const cut = async (name: string) =>
+    envValue(await callTool(tool("env"), {}, asClient(name)), "TOOLSHED_CLIENT_NAME");
+  assert.equal(await cut(`${"a".repeat(1023)}🎉${"b".repeat(10)}`), "a".repeat(1023));
+  assert.equal(await cut(`${"a".repeat(1022)}🎉${"b".repeat(10)}`), `${"a".repeat(1022)}🎉`);
 });
 
 Deno.test("executable tool: output past the cap stops the program and is an isError result", async () => {
@@ -286,6 +404,46 @@ Deno.test("executable tool: 200 calls in parallel all answer and leave no proces
   assert.deepEqual(zombieChildren(Deno.pid), []);
 });
 
+/** Marked processes that are deaf's `sleep`: the shell has set SIGTERM to be ignored by then. */
+function deafSleeping(mark: string, server?: number): number {
+  return markedProcesses(mark, server).filter(({ pid }) => {
+    try {
+      return Deno.readTextFileSync(`/proc/${pid}/comm`).trim() === "sleep";
+    } catch {
+      return false; // it ended while we looked
+    }
+  }).length;
+}
+
+Deno.test("executable tool: with maxPrograms 2, call+cancel loops never keep more than 2 programs alive", async () => {
+  const { mark, tool } = await fixtures({ maxPrograms: 2 });
+  // deaf and cat_stdin run as one process each, so processes count programs.
+  let most = 0;
+  const sampler = setInterval(() => most = Math.max(most, markedProcesses(mark).length), 5);
+  try {
+    for (let i = 0; i < 10; i++) {
+      const controller = new AbortController();
+      const running = callTool(tool("deaf"), {}, callOptions(controller));
+      // The first two run (deaf ignores SIGTERM, so each lives 2 s more); the others wait.
+      if (i < 2) await eventually(() => deafSleeping(mark) > i, "deaf to start");
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+      controller.abort(new Error("cancelled by the test"));
+      const result = await withHangGuard(Promise.resolve(running), "a cancelled call");
+      assert.equal(result.isError, true);
+    }
+    // A later call waits for a slot, then runs.
+    const later = await withHangGuard(
+      Promise.resolve(callTool(tool("cat_stdin"), { n: 1 }, callOptions())),
+      "a call after the loop",
+    );
+    assert.deepEqual(later, { content: [{ type: "text", text: '{"n":1}' }] });
+  } finally {
+    clearInterval(sampler);
+  }
+  assert.equal(most, 2, `${most} programs were alive at once`);
+  await noneLeft(mark);
+});
+
 // Through the real server process.
 
 function call(id: number, name: string, args: Record<string, unknown> = {}): string {
@@ -386,7 +544,8 @@ Deno.test("main.ts with executable tools: stderr goes to the server's stderr, pr
 });
 
 Deno.test("main.ts with executable tools: 500 KiB and 16 MiB arguments round-trip", async () => {
-  const { server } = startServer();
+  // Lines of 16 MiB are past the default --max-message-bytes (4 MiB): raised here.
+  const { server } = startServer("--max-message-bytes", String(20 * 1024 * 1024));
   for (const [id, size] of [[1, 500 * 1024], [2, 16 * 1024 * 1024]]) {
     // Exactly `size` bytes of UTF-8: 16 MiB is also the default output cap, which it meets.
     const ascii = 'abcdefghijklmnopqrstuvwxyz0123456789 "\\\n';
@@ -401,6 +560,72 @@ Deno.test("main.ts with executable tools: 500 KiB and 16 MiB arguments round-tri
     assert.ok(result.content[0].text === text, `the ${size}-byte text came back changed`);
   }
   assert.equal((await server.finish()).code, 0);
+});
+
+Deno.test("main.ts with executable tools: --max-programs 1 makes a call wait for the slot, its timeout running", async () => {
+  const { mark, server } = startServer("--max-programs", "1", "--tool-timeout", "1000");
+  // deaf ignores SIGTERM: it holds the only slot for its 1 s timeout plus the 2 s grace.
+  await server.send(call(1, "deaf"));
+  await eventually(() => deafSleeping(mark, server.child.pid) === 1, "deaf to start");
+  await server.send(call(2, "noisy"));
+  const answers = [await answer(server), await answer(server)];
+  assert.deepEqual(answers.map((response) => response.id).sort(), [1, 2]);
+  const texts = answers.map((response) =>
+    (response.result as { content: { text: string }[] }).content[0].text
+  ).sort();
+  assert.deepEqual(texts, [
+    'Tool "deaf" timed out after 1000 ms',
+    'Tool "noisy" timed out after 1000 ms',
+  ]);
+  await noneLeft(mark, server.child.pid);
+  // The slot is free again.
+  await server.send(call(3, "noisy"));
+  const third = await answer(server);
+  assert.deepEqual((third.result as { content: unknown[] }).content, [
+    { type: "text", text: "quiet answer" },
+  ]);
+  assert.equal((await server.finish()).code, 0);
+});
+
+Deno.test("main.ts with executable tools: a huge client name is cut for programs, and said once on stderr", async () => {
+  const { server } = startServer();
+  const name = "n".repeat(200_000);
+  const meta = { ...META, "io.modelcontextprotocol/clientInfo": { name, version: "1" } };
+  for (const id of [1, 2]) {
+    await server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "env", arguments: {}, _meta: meta },
+    }));
+    const result = (await answer(server)).result as { content: { text: string }[] };
+    assert.ok(
+      result.content[0].text.split("\n").includes(`TOOLSHED_CLIENT_NAME=${"n".repeat(1024)}`),
+      result.content[0].text.slice(0, 300),
+    );
+  }
+  const { code, stderr } = await server.finish();
+  assert.equal(code, 0);
+  const notice = "toolshed: The client's name is 200000 characters long; programs get its first " +
+    "1024 in TOOLSHED_CLIENT_NAME\n";
+  assert.equal(stderr.split(notice).length - 1, 1, stderr);
+});
+
+Deno.test("main.ts with executable tools: a 200,000-line stderr burst arrives whole at a stderr read steadily", async () => {
+  const { server } = startServer();
+  await server.send(call(1, "burst"));
+  const response = await answer(server);
+  assert.deepEqual((response.result as { content: unknown[] }).content, [
+    { type: "text", text: "burst done" },
+  ]);
+  const { code, stderr } = await server.finish();
+  assert.equal(code, 0);
+  const lines = stderr.split("\n").filter((line) => line.startsWith("[burst] "));
+  assert.equal(lines.length, 200_000);
+  lines.forEach((line, index) => {
+    if (line !== `[burst] ${index + 1}`) assert.fail(`line ${index + 1} is "${line}"`);
+  });
+  assert.doesNotMatch(stderr, /dropped/);
 });
 
 Deno.test("README: the tools/add.sh example and its sidecar load and add two integers", async () => {

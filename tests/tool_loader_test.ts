@@ -826,6 +826,41 @@ Deno.test("loadTools() passes the variables a sidecar's env names, and --pass-en
   }
 });
 
+Deno.test("loadTools() reads a sidecar's output: text by default, json with an outputSchema, or as set", async () => {
+  const posing = '{"content":[{"type":"text","text":"posing"}],"isError":true}';
+  const sidecar = (fields: Record<string, unknown>) =>
+    JSON.stringify({ description: "Prints", inputSchema: { type: "object" }, ...fields });
+  await withExecutables({
+    "plain.sh": SH(`echo '${posing}'`),
+    "plain.json": sidecar({}),
+    "typed.sh": SH(`echo '${posing}'`),
+    "typed.json": sidecar({ outputSchema: { type: "object" } }),
+    "data.sh": SH(`echo '${posing}'`),
+    "data.json": sidecar({ output: "json" }),
+    "whole.sh": SH(`echo '${posing}'`),
+    "whole.json": sidecar({ output: "result" }),
+    "said.sh": SH(`echo '${posing}'`),
+    "said.json": sidecar({ output: "text" }),
+  }, async (dir) => {
+    const registry = await loadTools(dir);
+    const outputs: Record<string, unknown> = {};
+    for (const tool of registry.tools) {
+      outputs[tool.name] = await tool.definition.handler({}, context);
+    }
+    const asData = {
+      content: [{ type: "text", text: posing }],
+      structuredContent: JSON.parse(posing),
+    };
+    assert.deepStrictEqual(outputs, {
+      plain: { content: [{ type: "text", text: posing }] },
+      said: { content: [{ type: "text", text: posing }] },
+      typed: asData,
+      data: asData,
+      whole: JSON.parse(posing),
+    });
+  });
+});
+
 Deno.test("loadTools() serves a symlink into the tools directory, and one outside only when allowed", async () => {
   const outside = await Deno.makeTempDir({ prefix: "toolshed_outside_" });
   try {
@@ -1004,6 +1039,28 @@ const BAD_LAYOUTS: BadLayoutCase[] = [
     files: { "add.sh": SH("echo 1"), "add.json": SIDECAR.replace("{", '{ "env": ["A-B"],') },
     file: "add.json",
     reason: 'env holds "A-B", which is not an environment variable name',
+  },
+  {
+    what: 'a sidecar with "output": "text" and an outputSchema',
+    files: {
+      "add.sh": SH("echo 1"),
+      "add.json": SIDECAR.replace("{", '{ "output": "text", "outputSchema": { "type": "object" },'),
+    },
+    file: "add.json",
+    reason: '"output": "text" cannot go with an outputSchema, as a text result has no ' +
+      'structured content to check: use "json" or "result"',
+  },
+  {
+    what: "a sidecar with an unknown output",
+    files: { "add.sh": SH("echo 1"), "add.json": SIDECAR.replace("{", '{ "output": "xml",') },
+    file: "add.json",
+    reason: 'output must be "text", "json" or "result", not "xml"',
+  },
+  {
+    what: "a sidecar whose output is not a string",
+    files: { "add.sh": SH("echo 1"), "add.json": SIDECAR.replace("{", '{ "output": true,') },
+    file: "add.json",
+    reason: 'output must be "text", "json" or "result", not true',
   },
   {
     what: "a sidecar whose file name is not a valid tool name",

@@ -2,9 +2,10 @@
 """csv_to_json: parses CSV text whose first line names the columns.
 
 An executable tool (README, "Tools in any language"): its definition is in
-csv_to_json.json, the arguments arrive as one JSON object on stdin, and it prints a whole
-CallToolResult, so that the rows reach the client as structured content. A problem with
-the input exits with status 1 and a message, which the model receives as an error result.
+csv_to_json.json, the arguments arrive as one JSON object on stdin, and it prints the table
+as JSON. The sidecar's outputSchema makes that JSON the structured content (its "output" is
+"json" by default then), checked against the schema. A problem with the input exits with
+status 1 and a message, which the model receives as an error result.
 """
 import csv
 import io
@@ -35,10 +36,7 @@ def main() -> None:
         "rows": [dict(zip(columns, record)) for record in records],
         "rowCount": len(records),
     }
-    text = json.dumps(table, ensure_ascii=False)
-    sys.stdout.write(
-        json.dumps({"content": [{"type": "text", "text": text}], "structuredContent": table})
-    )
+    sys.stdout.buffer.write(json.dumps(table, ensure_ascii=False).encode() + b"\n")
 
 
 main()

@@ -1,7 +1,9 @@
 #!/bin/sh
 # json_query: applies a jq filter to a JSON value. An executable tool (README, "Tools in
 # any language"): its definition is in json_query.json, the arguments arrive as one JSON
-# object on stdin, {"filter": "...", "json": ...}, and what it prints is the result.
+# object on stdin, {"filter": "...", "json": ...}, and what it prints is the result: text,
+# since the sidecar sets no "output", so JSON it passes through is data, never taken for a
+# CallToolResult (adr/0009).
 # jq's language cannot run commands or write files, and the program sees only the few
 # environment variables toolshed passes on.
 set -eu

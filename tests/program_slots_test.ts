@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { createProgramSlots } from "../lib/program_slots.ts";
+
+/** Whether `promise` has settled once pending callbacks have run. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  promise.then(() => done = true, () => done = true);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return done;
+}
+
+const never = new AbortController().signal;
+
+Deno.test("createProgramSlots() grants up to its limit at once", async () => {
+  const slots = createProgramSlots(2);
+  await slots.acquire(never);
+  await slots.acquire(never);
+  assert.deepEqual([slots.held(), slots.waiting()], [2, 0]);
+  const third = slots.acquire(never);
+  assert.equal(await settled(third), false);
+  assert.deepEqual([slots.held(), slots.waiting()], [2, 1]);
+});
+
+Deno.test("createProgramSlots() hands a freed slot to the waiters in arrival order", async () => {
+  const slots = createProgramSlots(1);
+  const release = await slots.acquire(never);
+  const order: string[] = [];
+  const waiters = ["a", "b", "c"].map((name) =>
+    slots.acquire(never).then((free) => {
+      order.push(name);
+      return free;
+    })
+  );
+  release();
+  (await waiters[0])();
+  (await waiters[1])();
+  (await waiters[2])();
+  assert.deepEqual(order, ["a", "b", "c"]);
+  assert.deepEqual([slots.held(), slots.waiting()], [0, 0]);
+});
+
+Deno.test("createProgramSlots() frees a slot once, however often its release is called", async () => {
+  const slots = createProgramSlots(2);
+  const release = await slots.acquire(never);
+  await slots.acquire(never);
+  release();
+  release();
+  assert.equal(slots.held(), 1);
+  await slots.acquire(never);
+  assert.equal(await settled(slots.acquire(never)), false);
+});
+
+Deno.test("createProgramSlots() lets a waiter whose signal aborts leave the line with the signal's reason", async () => {
+  const slots = createProgramSlots(1);
+  const release = await slots.acquire(never);
+  const controller = new AbortController();
+  const leaving = slots.acquire(controller.signal);
+  const staying = slots.acquire(never);
+  const reason = new Error("cancelled");
+  controller.abort(reason);
+  await assert.rejects(leaving, (error) => error === reason);
+  assert.deepEqual([slots.held(), slots.waiting()], [1, 1]);
+  // The slot goes to the next in line, not to the one that left.
+  release();
+  (await staying)();
+  assert.deepEqual([slots.held(), slots.waiting()], [0, 0]);
+});
+
+Deno.test("createProgramSlots() refuses an already aborted signal without taking a slot", async () => {
+  const slots = createProgramSlots(1);
+  const reason = new Error("too late");
+  await assert.rejects(slots.acquire(AbortSignal.abort(reason)), (error) => error === reason);
+  assert.deepEqual([slots.held(), slots.waiting()], [0, 0]);
+});
