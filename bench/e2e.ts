@@ -16,6 +16,9 @@ const ROOT = new URL("../", import.meta.url).pathname;
 const KIB = 1024;
 const MIB = 1024 * KIB;
 
+/** The 16 MiB echo needs lines past the default --max-message-bytes (4 MiB). */
+const BIG_LINES = ["--max-message-bytes", String(32 * 1024 * 1024)];
+
 const CONTESTANTS: Contestant[] = [
   {
     key: "bare",
@@ -26,13 +29,13 @@ const CONTESTANTS: Contestant[] = [
   {
     key: "toolshed-modern",
     label: "toolshed, 2026-07-28 requests",
-    args: ["run", "-A", `${ROOT}main.ts`, "--tools", `${ROOT}bench/tools`],
+    args: ["run", "-A", `${ROOT}main.ts`, "--tools", `${ROOT}bench/tools`, ...BIG_LINES],
     era: "modern",
   },
   {
     key: "toolshed-legacy",
     label: "toolshed, 2025-11-25 session",
-    args: ["run", "-A", `${ROOT}main.ts`, "--tools", `${ROOT}bench/tools`],
+    args: ["run", "-A", `${ROOT}main.ts`, "--tools", `${ROOT}bench/tools`, ...BIG_LINES],
     era: "legacy",
   },
   {

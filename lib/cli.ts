@@ -14,6 +14,8 @@ export interface Options {
   maxConcurrency: number;
   /** Most bytes an executable tool may print on stdout in one call. */
   maxOutputBytes: number;
+  /** Most executable-tool programs alive at once, running or stopping; more calls wait. */
+  maxPrograms: number;
   /** Environment variables passed through to every executable tool (when set). */
   passEnv: readonly string[];
   /** Serve executables and sidecars that are symlinks to files outside the tools directory. */
@@ -27,12 +29,13 @@ export type Command =
   | { kind: "usage-error"; message: string };
 
 export const DEFAULTS = {
-  maxMessageBytes: 32 * 1024 * 1024,
+  maxMessageBytes: 4 * 1024 * 1024,
   pageSize: 100,
   toolTimeoutMs: 60_000,
   shutdownGraceMs: 5_000,
   maxConcurrency: 64,
   maxOutputBytes: MAX_OUTPUT_BYTES,
+  maxPrograms: 64,
   passEnv: [],
   allowOutsideSymlinks: false,
 } as const;
@@ -54,6 +57,9 @@ Options:
                              (default: ${DEFAULTS.maxConcurrency})
   --max-output-bytes N       Most bytes an executable tool may print on stdout in one
                              call (default: ${DEFAULTS.maxOutputBytes})
+  --max-programs N           Executable-tool programs alive at once (running, or stopping
+                             after a cancel or timeout); more calls wait their turn
+                             (default: ${DEFAULTS.maxPrograms})
   --pass-env NAME            Pass this environment variable on to executable tools
                              (repeatable; PATH, HOME, LANG, LC_ALL, TZ, TMPDIR always are)
   --allow-outside-symlinks   Serve executables and sidecars that are symlinks to files
@@ -71,6 +77,7 @@ const NUMERIC_FLAGS = {
   "shutdown-grace": "shutdownGraceMs",
   "max-concurrency": "maxConcurrency",
   "max-output-bytes": "maxOutputBytes",
+  "max-programs": "maxPrograms",
 } as const;
 
 export function parseCommand(args: string[]): Command {
@@ -86,6 +93,7 @@ export function parseCommand(args: string[]): Command {
         "shutdown-grace": { type: "string" },
         "max-concurrency": { type: "string" },
         "max-output-bytes": { type: "string" },
+        "max-programs": { type: "string" },
         "pass-env": { type: "string", multiple: true },
         "allow-outside-symlinks": { type: "boolean" },
         help: { type: "boolean", short: "h" },

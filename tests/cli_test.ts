@@ -11,6 +11,8 @@ const NUMERIC_FLAGS = [
   ["--tool-timeout", "toolTimeoutMs"],
   ["--shutdown-grace", "shutdownGraceMs"],
   ["--max-output-bytes", "maxOutputBytes"],
+  ["--max-concurrency", "maxConcurrency"],
+  ["--max-programs", "maxPrograms"],
 ] as const;
 
 function usageError(message: string): Command {
@@ -32,12 +34,13 @@ Deno.test("parseCommand() serves with the defaults when given no arguments", () 
     kind: "serve",
     options: {
       tools: undefined,
-      maxMessageBytes: 32 * 1024 * 1024,
+      maxMessageBytes: 4 * 1024 * 1024,
       pageSize: 100,
       toolTimeoutMs: 60_000,
       shutdownGraceMs: 5_000,
       maxConcurrency: 64,
       maxOutputBytes: 16 * 1024 * 1024,
+      maxPrograms: 64,
       passEnv: [],
       allowOutsideSymlinks: false,
     },
@@ -118,6 +121,8 @@ Deno.test("parseCommand() parses every numeric flag together", () => {
       "4096",
       "--max-concurrency",
       "3",
+      "--max-programs",
+      "5",
     ]),
     {
       kind: "serve",
@@ -129,6 +134,7 @@ Deno.test("parseCommand() parses every numeric flag together", () => {
         shutdownGraceMs: 10,
         maxConcurrency: 3,
         maxOutputBytes: 4096,
+        maxPrograms: 5,
         passEnv: [],
         allowOutsideSymlinks: false,
       },
@@ -264,6 +270,8 @@ Deno.test("USAGE lists every flag with the defaults", () => {
       "--tool-timeout MS",
       "--shutdown-grace MS",
       "--max-output-bytes N",
+      "--max-concurrency N",
+      "--max-programs N",
       "--pass-env NAME",
       "--allow-outside-symlinks",
       "-h, --help",
@@ -277,6 +285,11 @@ Deno.test("USAGE lists every flag with the defaults", () => {
   assert.ok(USAGE.includes(`(default: ${DEFAULTS.toolTimeoutMs})`));
   assert.ok(USAGE.includes(`(default: ${DEFAULTS.shutdownGraceMs})`));
   assert.ok(USAGE.includes(`(default: ${DEFAULTS.maxOutputBytes})`));
+  assert.ok(USAGE.includes(`(default: ${DEFAULTS.maxConcurrency})`));
+  assert.match(
+    USAGE,
+    /--max-programs N +Executable-tool programs alive at once[^-]*\(default: 64\)/,
+  );
 });
 
 interface Output {
