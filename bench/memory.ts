@@ -18,6 +18,7 @@
 // --server measures the main.ts of another copy of toolshed (say, an export of the last
 // commit, to compare before and after a change) with this copy's fixture tools.
 import { parseArgs } from "node:util";
+import { readLines } from "../tests/_server_process.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const TOOLS = `${ROOT}bench/tools_memory`;
@@ -291,20 +292,6 @@ function spawnServer(serverMain: string, maxMessageBytes: number): Server {
       await stderrDone.catch(() => {});
     },
   };
-}
-
-async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buffered = "";
-  for await (const chunk of stream) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let newline;
-    while ((newline = buffered.indexOf("\n")) !== -1) {
-      yield buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-    }
-  }
-  if (buffered !== "") yield buffered;
 }
 
 /** VmHWM of a live process in KiB; 0 when it cannot be read (the process is gone). */

@@ -71,7 +71,10 @@ export function spawnServer(args: string[] = ["--tools", FIXTURE_TOOLS]): Server
   };
 }
 
-async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+/** The lines of a byte stream, without their newlines. */
+export async function* readLines(
+  stream: ReadableStream<Uint8Array>,
+): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffered = "";
   for await (const chunk of stream) {
