@@ -53,15 +53,27 @@ function addErrors(errors: OutputUnit[], more: OutputUnit[]): void {
   }
 }
 
-/** The first pair of equal items (indexes), found in one pass over canonical forms. */
+/**
+ * The first pair of equal items (indexes), found in one pass: primitives are their own keys
+ * (a Map compares them as deepCompareStrict does), containers go by canonical form.
+ */
 function firstDuplicate(items: unknown[]): [number, number] | undefined {
-  const seen = new Map<string, number>();
+  const primitives = new Map<unknown, number>();
+  const containers = new Map<string, number>();
   for (let i = 0; i < items.length; i++) {
-    const key = canonical(items[i]);
-    limits.remaining -= (key.length >> 6) + 1;
-    const first = seen.get(key);
+    const item = items[i];
+    let first: number | undefined;
+    if (typeof item === 'object' && item !== null) {
+      const key = canonical(item);
+      limits.remaining -= key.length >> 6;
+      first = containers.get(key);
+      if (first === undefined) containers.set(key, i);
+    } else {
+      first = primitives.get(item);
+      if (first === undefined) primitives.set(item, i);
+    }
+    limits.remaining--;
     if (first !== undefined) return [first, i];
-    seen.set(key, i);
   }
   return undefined;
 }
