@@ -123,6 +123,23 @@ export function compileSchema(schema: JsonObject): SchemaCheck {
   return (value) => bounded(validator, value, perWeight, trackEvaluated);
 }
 
+/** The validation under way: module state, so that a call allocates nothing for its budget. */
+let validating: unknown;
+let stepsPerWeight = MIN_STEPS_PER_WEIGHT;
+let stepsAllowed = BASE_STEPS;
+
+/** Called by the validator when the steps run out: grants the value's share once, then stops. */
+function exhausted(): void {
+  // Weighed only when the base budget runs out: small values never pay for it.
+  if (stepsAllowed === BASE_STEPS) {
+    const more = stepsPerWeight * weightOf(validating);
+    stepsAllowed += more;
+    limits.remaining += more;
+    if (limits.remaining >= 0) return;
+  }
+  throw new ValidationTooCostly(stepsAllowed, stepsPerWeight);
+}
+
 /** Validates within the budget of steps and errors; throws ValidationTooCostly past it. */
 function bounded(
   validator: Validator,
@@ -130,31 +147,27 @@ function bounded(
   perWeight: number,
   trackEvaluated: boolean,
 ): string | undefined {
-  let allowed = BASE_STEPS;
-  limits.trackEvaluated = trackEvaluated;
+  validating = value;
+  stepsPerWeight = perWeight;
+  stepsAllowed = BASE_STEPS;
   limits.remaining = BASE_STEPS;
   limits.maxErrors = MAX_COLLECTED_ERRORS;
   limits.saturated = false;
-  limits.exhausted = () => {
-    // Weighed only when the base budget runs out: small values never pay for it.
-    if (allowed === BASE_STEPS) {
-      const more = perWeight * weightOf(value);
-      allowed += more;
-      limits.remaining += more;
-      if (limits.remaining >= 0) return;
-    }
-    throw new ValidationTooCostly(allowed, perWeight);
-  };
+  limits.trackEvaluated = trackEvaluated;
+  limits.exhausted = exhausted;
   try {
     const { valid, errors } = validator.validate(value);
     return valid ? undefined : describe(errors, limits.saturated);
   } finally {
+    validating = undefined;
     limits.remaining = Infinity;
     limits.maxErrors = Infinity;
     limits.trackEvaluated = true;
-    limits.exhausted = () => {};
+    limits.exhausted = noBudget;
   }
 }
+
+function noBudget(): void {}
 
 /**
  * A value's size in the units the validator spends steps on: one per value and per key,
