@@ -42,6 +42,16 @@ export const limits = {
  * prototypes of other fresh objects (`Object.create(evaluated)`) was slow in V8.
  */
 const NO_RECORD: Evaluated = Object.freeze(Object.create(null));
+const NO_SUBS: Evaluated[] = Object.freeze([]) as unknown as Evaluated[];
+
+/**
+ * The result of every valid application, shared: callers only read results, and one
+ * object per application was a large part of the garbage a validation made.
+ */
+const VALID: ValidationResult = Object.freeze({
+  valid: true,
+  errors: Object.freeze([]) as unknown as OutputUnit[]
+});
 
 function addErrors(errors: OutputUnit[], more: OutputUnit[]): void {
   for (const unit of more) {
@@ -221,7 +231,7 @@ export function validate(
   // toolshed patch: every application of a schema to a value spends one unit of work.
   if (--limits.remaining < 0) limits.exhausted();
   if (schema === true) {
-    return { valid: true, errors: [] };
+    return VALID;
   }
 
   if (schema === false) {
@@ -387,7 +397,7 @@ export function validate(
       addErrors(errors, result.errors);
     }
     if (draft === '4' || draft === '7') {
-      return { valid: errors.length === 0, errors };
+      return errors.length === 0 ? VALID : { valid: false, errors };
     }
   }
 
@@ -497,7 +507,7 @@ export function validate(
     }
   }
 
-  let subEvaluateds: Array<Evaluated> = [];
+  const subEvaluateds: Array<Evaluated> = limits.trackEvaluated ? [] : NO_SUBS;
 
   if ($anyOf !== undefined) {
     const keywordLocation = `${schemaLocation}/anyOf`;
@@ -519,7 +529,7 @@ export function validate(
       addErrors(errors, result.errors);
       anyValid = anyValid || result.valid;
       if (result.valid) {
-        subEvaluateds.push(subEvaluated);
+        if (limits.trackEvaluated) subEvaluateds.push(subEvaluated);
       }
     }
     if (anyValid) {
@@ -554,7 +564,7 @@ export function validate(
       addErrors(errors, result.errors);
       allValid = allValid && result.valid;
       if (result.valid) {
-        subEvaluateds.push(subEvaluated);
+        if (limits.trackEvaluated) subEvaluateds.push(subEvaluated);
       }
     }
     if (allValid) {
@@ -587,7 +597,7 @@ export function validate(
       );
       addErrors(errors, result.errors);
       if (result.valid) {
-        subEvaluateds.push(subEvaluated);
+        if (limits.trackEvaluated) subEvaluateds.push(subEvaluated);
       }
       return result.valid;
     }).length;
@@ -1361,5 +1371,5 @@ export function validate(
     }
   }
 
-  return { valid: errors.length === 0, errors };
+  return errors.length === 0 ? VALID : { valid: false, errors };
 }
