@@ -212,9 +212,15 @@ function checkMeta(draft: Draft): SchemaCheck {
     const [meta, ...vocabularies] = META_SCHEMAS[draft];
     const validator = new Validator(meta as Schema, draft, false);
     for (const vocabulary of vocabularies) validator.addSchema(vocabulary as Schema);
+    // No meta-schema reads `unevaluated*`: recording evaluated keys would only make garbage.
     check = (value) => {
-      const { valid, errors } = validator.validate(value);
-      return valid ? undefined : describe(errors, false);
+      limits.trackEvaluated = false;
+      try {
+        const { valid, errors } = validator.validate(value);
+        return valid ? undefined : describe(errors, false);
+      } finally {
+        limits.trackEvaluated = true;
+      }
     };
     metaChecks.set(draft, check);
   }
