@@ -45,8 +45,9 @@ export function parseArgs<Specs extends Record<string, FlagSpec>>(
     } else {
       throw new Error(`Unexpected argument "${arg}": toolshed takes no positional arguments`);
     }
+    // Own keys only: `--constructor` or `--toString` must not find Object.prototype's.
+    if (!Object.hasOwn(config.options, name)) throw new Error(`Unknown option "--${name}"`);
     const spec = config.options[name];
-    if (!spec) throw new Error(`Unknown option "--${name}"`);
     let value: string | boolean;
     if (spec.type === "boolean") {
       if (inline !== undefined) throw new Error(`Option "--${name}" does not take a value`);

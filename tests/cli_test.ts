@@ -226,6 +226,16 @@ Deno.test("parseCommand() rejects an unknown flag", () => {
   );
 });
 
+Deno.test("parseCommand() rejects inherited property names as unknown flags", () => {
+  for (const name of ["constructor", "hasOwnProperty", "toString", "__proto__", "valueOf"]) {
+    const unknown = usageError(`Unknown option "--${name}"`);
+    assert.deepStrictEqual(parseCommand([`--${name}`]), unknown);
+    assert.deepStrictEqual(parseCommand([`--${name}`, "x"]), unknown);
+    assert.deepStrictEqual(parseCommand([`--${name}=1`]), unknown);
+    assert.deepStrictEqual(parseCommand(["--page-size", "5", `--${name}`, "x"]), unknown);
+  }
+});
+
 Deno.test("parseCommand() rejects positional arguments", () => {
   assert.deepStrictEqual(
     parseCommand(["tools"]),
