@@ -410,6 +410,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   ) {
     throw new Error(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`);
   }
+  checkWireFields(definition);
   return {
     name,
     file,
@@ -421,6 +422,90 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     argumentDefaults: defaultsOf(inputSchema),
     timeoutMs: timeoutMs as number | undefined,
   };
+}
+
+/** The fields tools/list sends, which must reach the client as the tool defined them. */
+const WIRE_FIELDS = [
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "annotations",
+  "icons",
+  "_meta",
+] as const;
+
+/**
+ * Round-trips each wire field through JSON at load, so that a value JSON cannot carry (a
+ * BigInt, a cycle) or carries as something else (a Date, NaN, a function, a Map) stops
+ * start-up instead of breaking every tools/list. A key whose value is undefined vanishes,
+ * as a missing key would, and is fine.
+ */
+function checkWireFields(definition: JsonObject): void {
+  for (const field of WIRE_FIELDS) {
+    const value = definition[field];
+    if (value === undefined) continue;
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch (error) {
+      // V8 explains a cycle over several lines; the first one is the sentence.
+      throw new Error(`${field} cannot be sent as JSON: ${messageOf(error).split("\n")[0]}`);
+    }
+    const change = text === undefined
+      ? `${kindOf(value)} would be dropped`
+      : firstChange(value, JSON.parse(text), "");
+    if (change !== undefined) {
+      throw new Error(`${field} cannot be sent as JSON unchanged: ${change}`);
+    }
+  }
+}
+
+/** Where `arrived` (what JSON made of `sent`) first differs from `sent`, if anywhere. */
+function firstChange(sent: unknown, arrived: unknown, pointer: string): string | undefined {
+  if (isPlainObject(sent) && isObject(arrived)) {
+    for (const key of Object.keys(sent)) {
+      if (sent[key] === undefined) continue;
+      const at = `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+      const change = Object.hasOwn(arrived, key)
+        ? firstChange(sent[key], arrived[key], at)
+        : `at "${at}": ${kindOf(sent[key])} would be dropped`;
+      if (change !== undefined) return change;
+    }
+    return undefined;
+  }
+  if (Array.isArray(sent) && Array.isArray(arrived) && sent.length === arrived.length) {
+    for (let i = 0; i < sent.length; i++) {
+      const change = firstChange(sent[i], arrived[i], `${pointer}/${i}`);
+      if (change !== undefined) return change;
+    }
+    return undefined;
+  }
+  // -0 === 0: JSON writes -0 as 0, which means the same in a schema.
+  if (sent === arrived) return undefined;
+  return `at "${pointer}": ${kindOf(sent)} would arrive as ${kindOf(arrived)}`;
+}
+
+/** An object JSON writes as it is: no class of its own (a Date, a Map) to lose. */
+function isPlainObject(value: unknown): value is JsonObject {
+  if (!isObject(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** A value's kind as a message shows it: "a string", "NaN", "a Date", "undefined". */
+function kindOf(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && !isPlainObject(value)) {
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof name === "string" && name !== "") {
+      return `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`;
+    }
+  }
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }
 
 function defaultsOf(inputSchema: JsonObject): [string, unknown][] {

@@ -471,6 +471,55 @@ const BAD_TOOLS: BadToolCase[] = [
     reason: "_meta must be an object",
   },
   {
+    what: "a BigInt in _meta",
+    fileName: "bigint_meta.ts",
+    source: toolSource("_meta: { size: 10n },"),
+    reason: "_meta cannot be sent as JSON: Do not know how to serialize a BigInt",
+  },
+  {
+    what: "a _meta that refers to itself",
+    fileName: "cyclic_meta.ts",
+    source: toolSource("_meta: (() => { const meta = {}; meta.self = meta; return meta; })(),"),
+    reason: "_meta cannot be sent as JSON: Converting circular structure to JSON",
+  },
+  {
+    what: "a Date default in the inputSchema",
+    fileName: "date_default.ts",
+    source: toolSource().replace(
+      'inputSchema: { type: "object" }',
+      'inputSchema: { type: "object", properties: { when: { type: "string", default: new Date(0) } } }',
+    ),
+    reason: "inputSchema cannot be sent as JSON unchanged: " +
+      'at "/properties/when/default": a Date would arrive as a string',
+  },
+  {
+    what: "a NaN in the outputSchema",
+    fileName: "nan_output_schema.ts",
+    source: toolSource(
+      'outputSchema: { type: "object", properties: { "a/b": { type: "number", maximum: NaN } } },',
+    ),
+    reason: "outputSchema cannot be sent as JSON unchanged: " +
+      'at "/properties/a~1b/maximum": NaN would arrive as null',
+  },
+  {
+    what: "a function inside annotations",
+    fileName: "function_annotation.ts",
+    source: toolSource("annotations: { readOnlyHint: true, hint: () => true },"),
+    reason: 'annotations cannot be sent as JSON unchanged: at "/hint": a function would be dropped',
+  },
+  {
+    what: "a Map in _meta",
+    fileName: "map_meta.ts",
+    source: toolSource('_meta: { tags: new Map([["a", 1]]) },'),
+    reason: '_meta cannot be sent as JSON unchanged: at "/tags": a Map would arrive as an object',
+  },
+  {
+    what: "an undefined array item in _meta",
+    fileName: "undefined_item_meta.ts",
+    source: toolSource("_meta: { list: [1, undefined] },"),
+    reason: '_meta cannot be sent as JSON unchanged: at "/list/1": undefined would arrive as null',
+  },
+  {
     what: "a module that throws on import",
     fileName: "explodes.ts",
     source: 'throw new Error("kaboom at import");\nexport default {};\n',
@@ -541,6 +590,22 @@ for (const { what, fileName, source, reason } of BAD_TOOLS) {
     });
   });
 }
+
+Deno.test("loadTools() loads wire fields with keys whose value is undefined, as if they were missing", async () => {
+  const source = toolSource().replace(
+    'inputSchema: { type: "object" }',
+    'inputSchema: { type: "object", properties: { a: { type: "number", default: undefined } } }',
+  );
+  await withToolsDir({
+    "vanishing.ts": source.replace(
+      "handler:",
+      "title: undefined, _meta: { gone: undefined, zero: -0, bare: Object.create(null) }, handler:",
+    ),
+  }, async (dir) => {
+    const registry = await loadTools(dir);
+    assert.deepStrictEqual(registry.tools.map((tool) => tool.name), ["vanishing"]);
+  });
+});
 
 Deno.test("loadTools() rejects a name field that is not a string (null, 42), naming the file", async () => {
   // Only a missing name falls back to the file name.
