@@ -184,9 +184,11 @@ export function serve(options: ServerOptions): Server {
     return stopping;
   }
 
-  // Input may stay open after the client has closed our output: stop on whichever ends first.
+  // Input may stay open after the client has closed our output: stop on whichever ends
+  // first. A read loop that ends because shutdown began must not stop it at once: that is
+  // what a second shutdown() means, and the calls in flight keep their grace period.
   const done = Promise.race([readLoop(), outputClosedEarly]).then(() =>
-    shutdown(outputClosed ? "the output is closed" : "end of input")
+    stopping ?? shutdown(outputClosed ? "the output is closed" : "end of input")
   );
   return { done, shutdown };
 }

@@ -285,3 +285,31 @@ Deno.test("serve() runs no more than maxConcurrency requests at once; the rest w
   );
   strictEqual(most, 3);
 });
+
+Deno.test("serve() keeps the grace period when input ends or a line arrives after shutdown() began", async () => {
+  let finish = () => {};
+  let aborted = false;
+  const registry = registryOf({
+    slow: {
+      handler: (_args: unknown, ctx: { signal: AbortSignal }) =>
+        new Promise<string>((resolve) => {
+          finish = () => resolve("done");
+          ctx.signal.addEventListener("abort", () => aborted = true);
+        }),
+    },
+  });
+  const { input, output, server } = start(registry);
+  input.push(call(1, "slow") + "\n");
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const stopped = server.shutdown("test");
+  input.push(call(2, "slow") + "\n"); // the read under way returns it: the read loop ends
+  await output.untilLines(1);
+  input.end();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  strictEqual(aborted, false, "the call in flight was aborted before its grace period ended");
+  finish();
+  await stopped;
+  await server.done;
+  deepStrictEqual(output.lines().map((line) => line.id), [2, 1]);
+  strictEqual(output.lines()[1].result.content[0].text, "done");
+});
