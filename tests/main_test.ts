@@ -1,6 +1,6 @@
 // main.ts as a process: signals, and what a person at a terminal sees.
 import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
-import { spawnServer, withHangGuard } from "./_server_process.ts";
+import { readLines, spawnServer, withHangGuard } from "./_server_process.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TOOLS = new URL("../tools", import.meta.url).pathname;
@@ -54,6 +54,53 @@ Deno.test("main.ts on SIGTERM aborts a call that outlives the grace period, answ
   });
   strictEqual((await server.finish()).code, 0);
 });
+
+Deno.test("main.ts on a second SIGTERM during shutdown exits 1 at once, leaving the call in flight unanswered", async () => {
+  // Its own process rather than spawnServer(): the test must see stderr while it runs, and
+  // must write nothing to stdin after the first signal (input read then ends the shutdown's
+  // wait for calls in flight, which is not what this test is about).
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "--tools", TOOLS, "--shutdown-grace", "60000"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  const stdout = readLines(child.stdout);
+  const stderr = readLines(child.stderr);
+  await writer.write(encoder.encode(waitCall(1, 50_000) + "\n"));
+  const list = { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: META } };
+  await writer.write(encoder.encode(JSON.stringify(list) + "\n"));
+  const listed = await withHangGuard(stdout.next(), "tools/list");
+  strictEqual(JSON.parse(listed.value!).id, 2); // the server is up, the call in flight
+  child.kill("SIGTERM");
+  const seen: string[] = [];
+  for await (const line of withHangGuardLines(stderr, "the first SIGTERM")) {
+    seen.push(line);
+    if (line.includes("Shutting down: received SIGTERM")) break;
+  }
+  deepStrictEqual(seen, ["toolshed: Shutting down: received SIGTERM"]);
+  child.kill("SIGTERM");
+  const { code } = await withHangGuard(child.status, "exit after a second SIGTERM");
+  const rest: string[] = [];
+  for await (const line of stdout) rest.push(line);
+  await writer.close().catch(() => {});
+  for await (const _ of stderr) { /* drain */ }
+  deepStrictEqual([code, rest], [1, []]);
+});
+
+/** `lines`, each next line guarded against a hang. */
+async function* withHangGuardLines(
+  lines: AsyncGenerator<string>,
+  what: string,
+): AsyncGenerator<string> {
+  while (true) {
+    const next = await withHangGuard(lines.next(), what);
+    if (next.done) return;
+    yield next.value;
+  }
+}
 
 Deno.test("main.ts started in a terminal says on stderr what it serves and how to connect", async () => {
   // `script` gives the server a pseudo-terminal for stdin; end of input (Ctrl+D) stops it.

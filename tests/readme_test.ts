@@ -1,5 +1,5 @@
-// The README's tool example is a real tool: it loads and answers as the README says.
-import { deepStrictEqual } from "node:assert/strict";
+// The README's examples are real: the tool loads and answers, the greeting is what is printed.
+import { deepStrictEqual, match } from "node:assert/strict";
 import { callTool } from "../lib/tool_call.ts";
 import { loadTools } from "../lib/tool_loader.ts";
 
@@ -23,6 +23,48 @@ Deno.test("README: the tools/add.ts example loads and adds two numbers", async (
       },
     });
     deepStrictEqual(result, { content: [{ type: "text", text: "5" }] });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("README: the terminal greeting of task start is what the server prints", async () => {
+  const repo = decodeURIComponent(new URL("../", import.meta.url).pathname);
+  const readme = await Deno.readTextFile(`${repo}README.md`);
+  const block = readme.match(/```sh\n\$ npx --yes deno@[\d.]+ task start\n([\s\S]*?)```/);
+  if (!block) throw new Error("README has no task start example");
+  const [taskLine, ...shown] = block[1].split("\n");
+  const config = JSON.parse(await Deno.readTextFile(`${repo}deno.json`));
+  deepStrictEqual(taskLine, `Task start ${config.tasks.start}`);
+  const greeting = shown.slice(0, shown.findIndex((line) => line.startsWith("{")));
+  // Serve exactly the tools the README names (tools a user added to tools/ do not count),
+  // linked into a "tools" folder of a scratch directory, in a pseudo-terminal from `script`.
+  const serving = greeting.map((line) => line.match(/^Serving \d+ tool\(s\) from "tools": (.+)$/))
+    .find((found) => found !== null);
+  if (!serving) throw new Error("README's greeting names no tools");
+  const names = serving[1].split(", ");
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${dir}/tools`);
+    for await (const entry of Deno.readDir(`${repo}tools`)) {
+      if (names.some((name) => entry.name.startsWith(`${name}.`))) {
+        await Deno.symlink(`${repo}tools/${entry.name}`, `${dir}/tools/${entry.name}`);
+      }
+    }
+    const command = `${Deno.execPath()} run -A --config ${repo}deno.json ${repo}main.ts ` +
+      "--allow-outside-symlinks 2>&1 >/dev/null";
+    const { code, stdout } = await new Deno.Command("script", {
+      args: ["-qec", command, "/dev/null"],
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const printed = new TextDecoder().decode(stdout).replaceAll("\r\n", "\n");
+    deepStrictEqual(code, 0, printed);
+    match(printed, /is an MCP server/);
+    deepStrictEqual(printed.trimEnd().split("\n"), greeting);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
