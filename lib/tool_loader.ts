@@ -425,15 +425,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
 }
 
 /** The fields tools/list sends, which must reach the client as the tool defined them. */
-const WIRE_FIELDS = [
-  "title",
-  "description",
-  "inputSchema",
-  "outputSchema",
-  "annotations",
-  "icons",
-  "_meta",
-] as const;
+const WIRE_FIELDS = [...DEFINITION_FIELDS.filter((field) => field !== "timeoutMs"), "_meta"];
 
 /**
  * Round-trips each wire field through JSON at load, so that a value JSON cannot carry (a
