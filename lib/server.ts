@@ -110,7 +110,8 @@ export function serve(options: ServerOptions): Server {
     },
   });
 
-  async function readLoop(): Promise<void> {
+  /** Reads until input ends ("end of input") or until shutdown or a closed output stop it. */
+  async function readLoop(): Promise<"end of input" | "stopped"> {
     const buffer = new Uint8Array(READ_CHUNK_BYTES);
     while (!stopping && !outputClosed) {
       let count: number | null;
@@ -118,9 +119,9 @@ export function serve(options: ServerOptions): Server {
         count = await options.input.read(buffer);
       } catch (error) {
         logError(`Cannot read the input: ${messageOf(error)}`);
-        break;
+        return endOfInput();
       }
-      if (count === null) break;
+      if (count === null) return endOfInput();
       // Answers that are ready by the end of the chunk leave together, in one write.
       writer.hold();
       framer.push(buffer.subarray(0, count));
@@ -129,7 +130,12 @@ export function serve(options: ServerOptions): Server {
       await writer.belowBound();
       await requests.waitingBelowBound();
     }
+    return "stopped";
+  }
+
+  function endOfInput(): "end of input" {
     if (!stopping) framer.end();
+    return "end of input";
   }
 
   /**
@@ -185,11 +191,15 @@ export function serve(options: ServerOptions): Server {
   }
 
   // Input may stay open after the client has closed our output: stop on whichever ends
-  // first. A read loop that ends because shutdown began must not stop it at once: that is
-  // what a second shutdown() means, and the calls in flight keep their grace period.
-  const done = Promise.race([readLoop(), outputClosedEarly]).then(() =>
-    stopping ?? shutdown(outputClosed ? "the output is closed" : "end of input")
-  );
+  // first. Input that ends during a shutdown is the client's second word (clients close
+  // stdin, then signal): it stops at once. A line read after shutdown began only ends the
+  // read loop: the calls in flight keep their grace period.
+  const done = Promise.race([readLoop(), outputClosedEarly.then(() => "stopped" as const)])
+    .then((why) => {
+      if (outputClosed) return shutdown("the output is closed");
+      if (why === "end of input") return shutdown("end of input");
+      return stopping ?? shutdown("end of input");
+    });
   return { done, shutdown };
 }
 

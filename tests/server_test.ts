@@ -4,6 +4,7 @@ import { createDispatcher } from "../lib/dispatch.ts";
 import { shuttingDown } from "../lib/errors.ts";
 import { SERVER_INFO } from "../lib/protocol.ts";
 import { serve, type ServerOptions } from "../lib/server.ts";
+import { withHangGuard } from "./_server_process.ts";
 import { checkDefinition, type Registry } from "../lib/tool_loader.ts";
 
 const encoder = new TextEncoder();
@@ -286,30 +287,51 @@ Deno.test("serve() runs no more than maxConcurrency requests at once; the rest w
   strictEqual(most, 3);
 });
 
-Deno.test("serve() keeps the grace period when input ends or a line arrives after shutdown() began", async () => {
-  let finish = () => {};
-  let aborted = false;
+/** A tool that runs until `finish()` and records whether its signal was aborted. */
+function slowTool() {
+  const state = { finish: () => {}, aborted: false };
   const registry = registryOf({
     slow: {
       handler: (_args: unknown, ctx: { signal: AbortSignal }) =>
         new Promise<string>((resolve) => {
-          finish = () => resolve("done");
-          ctx.signal.addEventListener("abort", () => aborted = true);
+          state.finish = () => resolve("done");
+          ctx.signal.addEventListener("abort", () => state.aborted = true);
         }),
     },
   });
-  const { input, output, server } = start(registry);
+  return { registry, state };
+}
+
+Deno.test("serve() keeps the grace period when a line arrives after shutdown() began", async () => {
+  const { registry, state } = slowTool();
+  // A grace far longer than the test: only an abort could end the call early.
+  const { input, output, server } = start(registry, { shutdownGraceMs: 60_000 });
   input.push(call(1, "slow") + "\n");
   await new Promise((resolve) => setTimeout(resolve, 20));
   const stopped = server.shutdown("test");
   input.push(call(2, "slow") + "\n"); // the read under way returns it: the read loop ends
   await output.untilLines(1);
-  input.end();
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  strictEqual(aborted, false, "the call in flight was aborted before its grace period ended");
-  finish();
+  strictEqual(state.aborted, false, "a late line aborted the call in flight");
+  state.finish();
   await stopped;
+  deepStrictEqual(output.lines().map((line) => [line.id, line.result?.content[0].text]), [
+    [2, undefined],
+    [1, "done"],
+  ]);
+  input.end();
   await server.done;
-  deepStrictEqual(output.lines().map((line) => line.id), [2, 1]);
-  strictEqual(output.lines()[1].result.content[0].text, "done");
+});
+
+Deno.test("serve() stops at once when input ends during a shutdown (clients close stdin, then signal)", async () => {
+  const { registry, state } = slowTool();
+  const { input, output, server } = start(registry, { shutdownGraceMs: 60_000 });
+  input.push(call(1, "slow") + "\n");
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const stopped = server.shutdown("test");
+  input.end(); // the read under way sees the end of input
+  // Without stopping at once, this would wait out the 60 s grace: the guard fails it at 30 s.
+  await withHangGuard(stopped, "a shutdown that stops at once");
+  strictEqual(state.aborted, true);
+  deepStrictEqual(output.lines().map((line) => [line.id, line.result.isError]), [[1, true]]);
+  await server.done;
 });
