@@ -93,24 +93,30 @@ function hasObjectRoot(schema: JsonObject): boolean {
 function legacyOutputSchema(schema: JsonObject): JsonObject {
   if (hasObjectRoot(schema)) return schema;
   const { $schema, ...inner } = schema;
+  // draft-04 names a resource's base URI `id`; later drafts `$id`.
+  const idKeyword = typeof $schema === "string" && $schema.includes("draft-04") ? "id" : "$id";
   return dropUndefined({
     $schema,
     type: "object",
-    properties: { result: relocateRefs(inner, "#/properties/result") },
+    properties: { result: relocateRefs(inner, "#/properties/result", idKeyword) },
     required: ["result"],
   });
 }
 
-function relocateRefs(value: unknown, base: string): unknown {
-  if (Array.isArray(value)) return value.map((item) => relocateRefs(item, base));
+function relocateRefs(value: unknown, base: string, idKeyword: string): unknown {
+  if (Array.isArray(value)) return value.map((item) => relocateRefs(item, base, idKeyword));
   if (!isObject(value)) return value;
+  // A subschema with a base URI of its own is a resource: its "#/..." refs point into it,
+  // wherever it sits, so it moves as it is.
+  const id = value[idKeyword];
+  if (typeof id === "string" && !id.startsWith("#")) return value;
   const copy: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
     // Only JSON-pointer refs move; anchors ("#name") and other documents stay as they are.
     copy[key] =
       key === "$ref" && typeof item === "string" && (item === "#" || item.startsWith("#/"))
         ? base + item.slice(1)
-        : relocateRefs(item, base);
+        : relocateRefs(item, base, idKeyword);
   }
   return copy;
 }

@@ -151,3 +151,39 @@ Deno.test("legacyTool() leaves anchor and external $refs alone when it wraps a s
     required: ["result"],
   });
 });
+
+Deno.test("legacyTool() leaves the $refs of an embedded resource ($id) alone when it wraps a schema", async () => {
+  const { compileSchema } = await import("../lib/schema.ts");
+  const identified = checkDefinition(
+    {
+      description: "Returns squares",
+      inputSchema: { type: "object" },
+      outputSchema: {
+        $id: "https://example.com/squares",
+        type: "array",
+        items: { $ref: "#/$defs/square" },
+        $defs: {
+          square: { type: "integer" },
+          // A nested resource: its "#/..." refs are its own too.
+          pair: { $id: "https://example.com/pair", items: { $ref: "#/$defs/n" }, $defs: { n: {} } },
+        },
+      },
+      handler: () => [1],
+    },
+    "identified",
+    "tools/identified.ts",
+  );
+  const wrapped = legacyTool(identified, "2025-11-25").outputSchema as Record<string, unknown>;
+  deepStrictEqual(wrapped, {
+    type: "object",
+    properties: { result: identified.definition.outputSchema },
+    required: ["result"],
+  });
+  // What a client validates against must still work: a wrapped valid value passes.
+  const check = compileSchema(wrapped);
+  deepStrictEqual(check({ result: [1, 4, 9] }), undefined);
+  deepStrictEqual(
+    check({ result: [1.5] }),
+    'at "/result/0": Instance type "number" is invalid. Expected "integer"',
+  );
+});
