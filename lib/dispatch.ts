@@ -53,11 +53,11 @@ interface LegacySession {
 type Pin = { era: "open" } | { era: "modern" } | { era: "legacy"; session: LegacySession };
 
 /** Serves claim-less requests that arrive before any `initialize` (lenient, unpinned). */
-const UNINITIALIZED: LegacySession = {
+const UNINITIALIZED: LegacySession = Object.freeze({
   version: LEGACY_VERSIONS[0],
-  clientCapabilities: {},
+  clientCapabilities: Object.freeze({}),
   clientInfo: undefined,
-};
+});
 
 /** Methods the 2026-07-28 revision removed; a modern request for one gets -32601. */
 const REMOVED_IN_2026 = new Set([
@@ -168,7 +168,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
     // Echo a supported legacy version, else offer the newest legacy one; never 2026-07-28.
     const version = LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSIONS[0];
-    pin = { era: "legacy", session: { version, clientCapabilities: capabilities, clientInfo } };
+    // Every call of the session shares these: frozen, so no tool can change another's view.
+    pin = {
+      era: "legacy",
+      session: {
+        version,
+        clientCapabilities: deepFreeze(capabilities),
+        clientInfo: deepFreeze(clientInfo),
+      },
+    };
     return { protocolVersion: version, capabilities: CAPABILITIES, serverInfo: SERVER_INFO };
   }
 
@@ -219,4 +227,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
     },
   };
+}
+
+/** Freezes a parsed JSON value and everything in it; returns it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }

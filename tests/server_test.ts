@@ -335,3 +335,52 @@ Deno.test("serve() stops at once when input ends during a shutdown (clients clos
   deepStrictEqual(output.lines().map((line) => [line.id, line.result.isError]), [[1, true]]);
   await server.done;
 });
+
+Deno.test("serve() hands every call a client capabilities object no tool can change for another", async () => {
+  const registry = registryOf({
+    meddle: {
+      handler: (_args: unknown, ctx: { clientCapabilities: Record<string, unknown> }) => {
+        (ctx.clientCapabilities.roots as Record<string, unknown> | undefined ??
+          ctx.clientCapabilities).sampling = { hacked: true };
+        return "changed";
+      },
+    },
+    look: {
+      handler: (_args: unknown, ctx: { clientCapabilities: unknown }) =>
+        JSON.stringify(ctx.clientCapabilities),
+    },
+  });
+  const { input, output, server } = start(registry);
+  const legacyCall = (id: number, name: string) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } });
+  // Before initialize (claim-less requests are served lenient, sharing one context).
+  input.push(legacyCall(1, "meddle") + "\n");
+  await output.untilLines(1);
+  input.push(legacyCall(2, "look") + "\n");
+  await output.untilLines(2);
+  // In a session: the capabilities of initialize are every call's.
+  input.push(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: { roots: { listChanged: true } },
+        clientInfo: { name: "t", version: "1" },
+      },
+    }) + "\n",
+  );
+  await output.untilLines(3);
+  input.push(legacyCall(4, "meddle") + "\n");
+  await output.untilLines(4);
+  input.push(legacyCall(5, "look") + "\n");
+  await output.untilLines(5);
+  input.end();
+  await server.done;
+  const byId = new Map(output.lines().map((line) => [line.id, line.result]));
+  strictEqual(byId.get(1).isError, true);
+  strictEqual(byId.get(2).content[0].text, "{}");
+  strictEqual(byId.get(4).isError, true);
+  strictEqual(byId.get(5).content[0].text, '{"roots":{"listChanged":true}}');
+});
