@@ -111,15 +111,19 @@ export function compileSchema(schema: JsonObject): SchemaCheck {
   const known = new Set(Object.keys(lookup));
   // draft-04 names the base URI `id`; later drafts `$id`.
   const idKeyword = draft === "4" ? "id" : "$id";
-  const subschemas = checkSubschemas(schema, DEFAULT_BASE, known, idKeyword);
+  // Every object subschema, collected by the one walk the later checks share.
+  const subschemas: JsonObject[] = [];
+  checkSubschemas(schema, DEFAULT_BASE, known, idKeyword, subschemas);
   const metaProblem = checkMeta(draft)(schema);
   if (metaProblem !== undefined) {
     throw new Error(`it breaks its draft's meta-schema: ${metaProblem}`);
   }
-  refuseEndlessReferences(schema, lookup, draft);
+  refuseEndlessReferences(subschemas, lookup, draft);
   const validator = new Validator(schema as Schema, draft, false);
-  const perWeight = Math.max(MIN_STEPS_PER_WEIGHT, subschemas);
-  const trackEvaluated = usesUnevaluated(schema);
+  const perWeight = Math.max(MIN_STEPS_PER_WEIGHT, subschemas.length);
+  const trackEvaluated = subschemas.some((subschema) =>
+    "unevaluatedProperties" in subschema || "unevaluatedItems" in subschema
+  );
   return (value) => bounded(validator, value, perWeight, trackEvaluated);
 }
 
@@ -194,13 +198,6 @@ function weightOf(value: unknown): number {
     }
   }
   return weight;
-}
-
-/** Whether any subschema has `unevaluatedProperties` or `unevaluatedItems`. */
-function usesUnevaluated(schema: unknown): boolean {
-  if (!isObject(schema)) return false;
-  if ("unevaluatedProperties" in schema || "unevaluatedItems" in schema) return true;
-  return subschemasOf(schema).some(usesUnevaluated);
 }
 
 /** The meta-schema checks, prepared on first use (most servers use one draft). */
@@ -298,15 +295,17 @@ export function subschemasOf(schema: JsonObject): unknown[] {
 /**
  * Catches, with a message of our own, the two mistakes that would otherwise surface
  * only at call time: a `$ref` that does not resolve, and a `type` that is not a JSON type
- * (a typo such as "strnig"). Returns how many subschemas the schema has.
+ * (a typo such as "strnig"). Adds every object subschema, the root first, to `found`.
  */
 function checkSubschemas(
   schema: unknown,
   base: string,
   known: ReadonlySet<string>,
   idKeyword: string,
-): number {
-  if (!isObject(schema)) return 1; // `true`/`false` schemas, or not a schema at all
+  found: JsonObject[],
+): void {
+  if (!isObject(schema)) return; // `true`/`false` schemas, or not a schema at all
+  found.push(schema);
   const id = schema[idKeyword];
   const here = typeof id === "string" ? new URL(id, base).href : base;
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
@@ -323,11 +322,9 @@ function checkSubschemas(
       );
     }
   }
-  let count = 1;
   for (const subschema of subschemasOf(schema)) {
-    count += checkSubschemas(subschema, here, known, idKeyword);
+    checkSubschemas(subschema, here, known, idKeyword, found);
   }
-  return count;
 }
 
 /** Keywords that apply a subschema to the same value (not to a part of it). */
@@ -337,14 +334,14 @@ const SAME_VALUE_ARRAY = ["allOf", "anyOf", "oneOf"];
 /**
  * Refuses a cycle of references that never descends into the value, such as
  * `{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}` reached from the
- * root: the validator would follow it until the stack overflows, on every call.
+ * root: the validator would follow it until the stack overflows, on every call. Every
+ * subschema is a start, since a cycle under `properties` is reached by some value.
  */
 function refuseEndlessReferences(
-  root: JsonObject,
+  subschemas: readonly JsonObject[],
   lookup: Record<string, Schema | boolean>,
   draft: Draft,
 ): void {
-  const done = new Set<JsonObject>();
   const path: JsonObject[] = [];
   const names = new Map<JsonObject, string>();
 
@@ -391,14 +388,7 @@ function refuseEndlessReferences(
     path.pop();
     finished.add(schema);
   };
-  const all: unknown[] = [root];
-  for (let i = 0; i < all.length; i++) {
-    if (isObject(all[i]) && !done.has(all[i] as JsonObject)) {
-      done.add(all[i] as JsonObject);
-      all.push(...subschemasOf(all[i] as JsonObject));
-    }
-  }
-  for (const schema of all) visit(schema);
+  for (const schema of subschemas) visit(schema);
 }
 
 interface OutputUnit {
