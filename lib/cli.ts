@@ -2,6 +2,7 @@
 import { parseArgs } from "./_args.ts";
 import { MAX_TIMER_MS, messageOf } from "./_json.ts";
 import { ENV_NAME, MAX_OUTPUT_BYTES } from "./executable_tool.ts";
+import { MAX_PROGRAMS } from "./program_slots.ts";
 
 export interface Options {
   /** The tools directory as given, or undefined for the default. */
@@ -35,7 +36,7 @@ export const DEFAULTS = {
   shutdownGraceMs: 5_000,
   maxConcurrency: 64,
   maxOutputBytes: MAX_OUTPUT_BYTES,
-  maxPrograms: 64,
+  maxPrograms: MAX_PROGRAMS,
   passEnv: [],
   allowOutsideSymlinks: false,
 } as const;

@@ -3,6 +3,9 @@
 // alone do not bound how many programs are alive. Calls beyond the limit wait in arrival
 // order; one whose signal aborts leaves the line without ever holding a slot.
 
+/** The default of --max-programs. */
+export const MAX_PROGRAMS = 64;
+
 export interface ProgramSlots {
   /**
    * Waits for a free slot and gives the function that frees it (calling it again does

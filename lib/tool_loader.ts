@@ -10,7 +10,7 @@ import {
   OUTPUT_MODES,
   type OutputMode,
 } from "./executable_tool.ts";
-import { createProgramSlots, type ProgramSlots } from "./program_slots.ts";
+import { createProgramSlots, MAX_PROGRAMS, type ProgramSlots } from "./program_slots.ts";
 import { checkAnnotations, checkIcons } from "./mcp_shapes.ts";
 import { refuseUnsafePatterns } from "./pattern_safety.ts";
 import { compileSchema, type SchemaCheck } from "./schema.ts";
@@ -62,7 +62,7 @@ export interface LoadOptions {
 export const DEFAULT_LOAD_OPTIONS: LoadOptions = {
   passEnv: [],
   maxOutputBytes: MAX_OUTPUT_BYTES,
-  maxPrograms: 64,
+  maxPrograms: MAX_PROGRAMS,
   allowOutsideSymlinks: false,
   skipExecutables: false,
 };
