@@ -61,14 +61,15 @@ const MAX_REPORTED_ERRORS = 10;
 export const MAX_COLLECTED_ERRORS = 100;
 
 /** Steps any validation may take, however small its value. */
-export const BASE_STEPS = 100_000;
+export const BASE_STEPS = 10_000;
 
 /**
  * Steps allowed per unit of a value's weight (a value, a key, 64 characters of a string)
  * at the least; a larger schema gets one per subschema. An ordinary validation applies each
- * subschema to each value at most once, so it never runs out; a schema whose branches
- * check the same values again (recursive `anyOf`/`oneOf`) would, exponentially, and is
- * stopped here instead.
+ * subschema to each value at most once (the targets of references are memoised so that they
+ * do too), so it never runs out; a schema whose results cannot be memoised because it reads
+ * `unevaluated*` and whose branches check the same values again would, exponentially, and
+ * is stopped here instead.
  */
 export const MIN_STEPS_PER_WEIGHT = 16;
 
@@ -80,7 +81,8 @@ export class ValidationTooCostly extends Error {
   constructor(steps: number, perWeight: number) {
     super(
       `checking them took more than ${steps} steps (${perWeight} per value): the schema ` +
-        `checks the same values again and again, as recursive "anyOf" or "oneOf" branches do`,
+        `checks the same values again and again, as recursive "anyOf" or "oneOf" branches ` +
+        `under "unevaluatedProperties" or "unevaluatedItems" do`,
     );
     this.name = "ValidationTooCostly";
   }
@@ -124,7 +126,32 @@ export function compileSchema(schema: JsonObject): SchemaCheck {
   const trackEvaluated = subschemas.some((subschema) =>
     "unevaluatedProperties" in subschema || "unevaluatedItems" in subschema
   );
-  return (value) => bounded(validator, value, perWeight, trackEvaluated);
+  const targets = trackEvaluated ? undefined : referenceTargets(subschemas, lookup);
+  return (value) => bounded(validator, value, perWeight, trackEvaluated, targets);
+}
+
+/**
+ * The subschemas that references point at, or undefined when there are none. Only these
+ * can meet one value twice (by two references from different places) — in a schema without
+ * references each subschema has one way down to a value — so only these are memoised.
+ */
+function referenceTargets(
+  subschemas: readonly JsonObject[],
+  lookup: Record<string, Schema | boolean>,
+): ReadonlySet<object> | undefined {
+  const targets = new Set<object>();
+  for (const subschema of subschemas) {
+    for (
+      const ref of [
+        (subschema as Schema).__absolute_ref__,
+        subschema.$recursiveRef && (subschema as Schema).__absolute_recursive_ref__,
+      ]
+    ) {
+      const target = typeof ref === "string" ? lookup[ref] : undefined;
+      if (isObject(target)) targets.add(target);
+    }
+  }
+  return targets.size > 0 ? targets : undefined;
 }
 
 /** The validation under way: module state, so that a call allocates nothing for its budget. */
@@ -150,6 +177,7 @@ function bounded(
   value: unknown,
   perWeight: number,
   trackEvaluated: boolean,
+  memoised: ReadonlySet<object> | undefined,
 ): string | undefined {
   validating = value;
   stepsPerWeight = perWeight;
@@ -159,6 +187,8 @@ function bounded(
   limits.saturated = false;
   limits.trackEvaluated = trackEvaluated;
   limits.exhausted = exhausted;
+  limits.memoised = memoised;
+  if (memoised !== undefined) limits.memo = new Map();
   try {
     const { valid, errors } = validator.validate(value);
     return valid ? undefined : describe(errors, limits.saturated);
@@ -168,6 +198,8 @@ function bounded(
     limits.maxErrors = Infinity;
     limits.trackEvaluated = true;
     limits.exhausted = noBudget;
+    limits.memoised = undefined;
+    limits.memo = undefined;
   }
 }
 

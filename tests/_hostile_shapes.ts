@@ -78,7 +78,11 @@ export const SHAPES: readonly Shape[] = [
     schema: TREE,
     hostile: (size) => ({ root: chain(Math.min(Math.floor(size / 30), 40), { kind: "x" }) }),
     benign: (size) => ({
-      root: { kind: "a", children: new Array(Math.floor(size / 12)).fill({ kind: "a" }) },
+      // Distinct objects, as a parse makes them (a shared one would be a memo hit).
+      root: {
+        kind: "a",
+        children: Array.from({ length: Math.floor(size / 12) }, () => ({ kind: "a" })),
+      },
     }),
   },
 ];

@@ -33,7 +33,20 @@ export const limits = {
    * `unevaluatedProperties` and `unevaluatedItems` read the record, and writing it for
    * every item of a large array was most of the cost of validating one.
    */
-  trackEvaluated: true
+  trackEvaluated: true,
+  /**
+   * Results already computed in this validation, by schema then value, or undefined when
+   * the caller turned memoising off. With branches (`oneOf` whose branches both descend,
+   * `allOf` of two `$ref`s to one definition) the same schema reaches the same value by
+   * many paths, 2^depth of them in the worst case; with the memo each pair is computed
+   * once, so the work is at most (subschemas × values). Only containers are memoised (a
+   * JSON value from a parse is a tree, so a container is one place); a leaf costs a step.
+   * Unused while `trackEvaluated` is on: a result then depends on the caller's record.
+   * Only the schemas in `memoised` are remembered (lib/schema.ts passes the targets of
+   * references: without a reference no schema meets one value twice).
+   */
+  memo: undefined as Map<object, Map<object, ValidationResult>> | undefined,
+  memoised: undefined as ReadonlySet<object> | undefined
 };
 
 /**
@@ -253,6 +266,44 @@ export function validate(
 ): ValidationResult {
   // toolshed patch: every application of a schema to a value spends one unit of work.
   if (--limits.remaining < 0) limits.exhausted();
+  // toolshed patch: each (schema, container) pair is computed once (see `limits.memo`).
+  // A remembered result may hold fewer errors (it was computed short-circuiting) or name
+  // the schema path of the first visit; its verdict is the same.
+  const memo = limits.memo;
+  if (
+    memo === undefined ||
+    typeof schema !== 'object' ||
+    !limits.memoised!.has(schema) ||
+    recursiveAnchor !== null ||
+    typeof instance !== 'object' ||
+    instance === null
+  ) {
+    return validateOnce(instance, schema, draft, lookup, shortCircuit, recursiveAnchor, instanceLocation, schemaLocation, evaluated);
+  }
+  let bySchema = memo.get(schema);
+  if (bySchema === undefined) {
+    bySchema = new Map();
+    memo.set(schema, bySchema);
+  }
+  let result = bySchema.get(instance);
+  if (result === undefined) {
+    result = validateOnce(instance, schema, draft, lookup, shortCircuit, recursiveAnchor, instanceLocation, schemaLocation, evaluated);
+    bySchema.set(instance, result);
+  }
+  return result;
+}
+
+function validateOnce(
+  instance: any,
+  schema: Schema | boolean,
+  draft: SchemaDraft,
+  lookup: Record<string, Schema | boolean>,
+  shortCircuit: boolean,
+  recursiveAnchor: Schema | null,
+  instanceLocation: Location,
+  schemaLocation: string,
+  evaluated: Evaluated
+): ValidationResult {
   if (schema === true) {
     return VALID;
   }
