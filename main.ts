@@ -3,14 +3,15 @@
 //   deno run -A main.ts [--tools DIR] [options]      (deno task start; --help for options)
 //
 // main.ts only wires the stages; each one lives in lib/ with one concern.
-import { parseCommand, USAGE } from "./lib/cli.ts";
-import { createDispatcher } from "./lib/dispatch.ts";
-import { logError, stderrLog } from "./lib/log.ts";
-import { SERVER_INFO } from "./lib/protocol.ts";
-import { serve } from "./lib/server.ts";
-import { guardProcess } from "./lib/process_guard.ts";
-import { guardStdout } from "./lib/stdout_guard.ts";
-import { type LoadedTools, loadTools, type Registry, ToolLoadError } from "./lib/tool_loader.ts";
+import { parseCommand, USAGE } from "./lib/host/cli.ts";
+import { createDispatcher } from "./lib/core/dispatch.ts";
+import { logError, stderrLog } from "./lib/host/stderr_log.ts";
+import { SERVER_INFO } from "./lib/wire/protocol.ts";
+import { serve } from "./lib/transports/stdio.ts";
+import { guardProcess } from "./lib/host/process_guard.ts";
+import { guardStdout } from "./lib/host/stdout_guard.ts";
+import { type LoadedTools, loadTools, ToolLoadError } from "./lib/discovery/tools_dir.ts";
+import type { Registry } from "./lib/primitives/tools.ts";
 
 /** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
 const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;

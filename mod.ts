@@ -4,15 +4,10 @@
  *
  * @module
  */
-export type {
-  Icon,
-  JsonObject,
-  RequestId,
-  ToolAnnotations,
-  ToolContext,
-  ToolDefinition,
-} from "./lib/types.ts";
-import type { ToolDefinition } from "./lib/types.ts";
+export type { Icon, ToolAnnotations, ToolContext, ToolDefinition } from "./lib/primitives/types.ts";
+export type { JsonObject } from "./lib/util/json.ts";
+export type { RequestId } from "./lib/wire/types.ts";
+import type { ToolDefinition } from "./lib/primitives/types.ts";
 
 /**
  * Returns the tool definition unchanged; it only gives the handler's arguments a type.

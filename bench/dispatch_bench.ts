@@ -1,8 +1,8 @@
 // The dispatcher alone: routing one parsed request to its handler and shaping the result,
 // against calling the tool's handler directly and building the same result by hand.
-import { createDispatcher } from "../lib/dispatch.ts";
-import { extract, type Request } from "../lib/extract.ts";
-import { loadTools } from "../lib/tool_loader.ts";
+import { createDispatcher } from "../lib/core/dispatch.ts";
+import { extract, type Request } from "../lib/wire/extract.ts";
+import { loadTools } from "../lib/discovery/tools_dir.ts";
 
 const registry = await loadTools(new URL("./tools/", import.meta.url));
 const echo = registry.byName.get("echo")!;

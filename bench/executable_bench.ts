@@ -6,9 +6,10 @@
 // SIGKILL after exit, and the result's shape check in callTool().
 //
 //   deno bench -A bench/executable_bench.ts
-import { executableHandler } from "../lib/executable_tool.ts";
-import { callTool } from "../lib/tool_call.ts";
-import { checkDefinition, DEFAULT_LOAD_OPTIONS, loadTools } from "../lib/tool_loader.ts";
+import { executableHandler } from "../lib/programs/executable.ts";
+import { callTool } from "../lib/primitives/tool_call.ts";
+import { checkDefinition } from "../lib/primitives/tools.ts";
+import { DEFAULT_LOAD_OPTIONS, loadTools } from "../lib/discovery/tools_dir.ts";
 
 const DIR = decodeURIComponent(new URL("../tests/fixtures/exec_tools", import.meta.url).pathname);
 const PROGRAM = `${DIR}/cat_stdin`;

@@ -2,7 +2,7 @@
 // parsing the same line again in each stage that needs a field, as mcp-go's
 // request_handler.go does (three decodes), and a reviver-based JSON.parse that picks
 // the fields out while parsing.
-import { extract } from "../lib/extract.ts";
+import { extract } from "../lib/wire/extract.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

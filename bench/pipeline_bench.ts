@@ -1,9 +1,9 @@
 // The in-process pipeline, bytes in to bytes out with no I/O: toolshed's serve() against
 // a bare loop doing the least any server must (frame, JSON.parse, JSON.stringify a reply).
 // Each iteration pushes 1,000 pipelined echo calls through and waits for every answer.
-import { createDispatcher } from "../lib/dispatch.ts";
-import { serve } from "../lib/server.ts";
-import { loadTools } from "../lib/tool_loader.ts";
+import { createDispatcher } from "../lib/core/dispatch.ts";
+import { serve } from "../lib/transports/stdio.ts";
+import { loadTools } from "../lib/discovery/tools_dir.ts";
 
 const REQUESTS = 1_000;
 const encoder = new TextEncoder();

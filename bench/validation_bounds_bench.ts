@@ -2,7 +2,7 @@
 // (tests/_hostile_shapes.ts) beside a benign value of about the same size against the same
 // schema (the baseline of its group). Before the patches, the hostile side of every group
 // took from seconds to hours, or crashed the process.
-import { compileSchema } from "../lib/schema.ts";
+import { compileSchema } from "../lib/schema/compile.ts";
 import { SHAPES } from "../tests/_hostile_shapes.ts";
 
 const SIZE = 1024 * 1024;

@@ -1,9 +1,9 @@
 // Evidence for adr/0006 and adr/0010: validating one tool call's arguments with
-// toolshed's validator (lib/schema.ts: @cfworker/json-schema vendored with the patches of
+// toolshed's validator (lib/schema/compile.ts: @cfworker/json-schema vendored with the patches of
 // adr/0010) beside upstream @cfworker/json-schema 4.1.6. Both are prepared once, as the
 // server does at start-up; the loop measures one validation per call. (Until 2026-11-30
-// the first contestant was mislabelled "ajv 8 (compiled)": it was always lib/schema.ts.)
-import { compileSchema } from "../lib/schema.ts";
+// the first contestant was mislabelled "ajv 8 (compiled)": it was always lib/schema/compile.ts.)
+import { compileSchema } from "../lib/schema/compile.ts";
 import { type Schema, Validator } from "npm:@cfworker/json-schema@4.1.6";
 
 const schema = {
@@ -38,7 +38,7 @@ for (const [group, value] of [["valid arguments", args], ["invalid arguments", b
   Deno.bench("upstream @cfworker/json-schema 4.1.6", { group, baseline: true }, () => {
     upstream.validate(value);
   });
-  Deno.bench("toolshed (lib/schema.ts, patched)", { group }, () => {
+  Deno.bench("toolshed (lib/schema/compile.ts, patched)", { group }, () => {
     toolshed(value);
   });
 }

@@ -2,8 +2,8 @@
 // shape is one a client can send under --max-message-bytes that made the unpatched
 // validator take seconds to hours or crash the process. Shared by the tests (run in a
 // Worker with a hang guard, tests/_hostile_worker.ts) and bench/validation_bench.ts.
-import { checkDefinition, type Tool } from "../lib/tool_loader.ts";
-import type { JsonObject } from "../lib/types.ts";
+import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
+import type { JsonObject } from "../lib/util/json.ts";
 
 export interface Shape {
   /** What the shape is, for test and bench names. */

@@ -1,7 +1,7 @@
 // Validates one hostile shape (tests/_hostile_shapes.ts) in a Worker, so that a test can
 // stop a validation that never ends instead of hanging the suite.
-import { compileSchema } from "../lib/schema.ts";
-import { messageOf } from "../lib/_json.ts";
+import { compileSchema } from "../lib/schema/compile.ts";
+import { messageOf } from "../lib/util/json.ts";
 import { SHAPES } from "./_hostile_shapes.ts";
 
 const worker = self as unknown as Worker;

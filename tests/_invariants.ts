@@ -13,10 +13,11 @@
 //
 // It also runs input through serve() in-process, with the real dispatcher and registry.
 import { hostileTools } from "./_hostile_shapes.ts";
-import { concatBytes as concat } from "../lib/_bytes.ts";
-import { createDispatcher } from "../lib/dispatch.ts";
-import { serve } from "../lib/server.ts";
-import { loadTools, type Registry } from "../lib/tool_loader.ts";
+import { concatBytes as concat } from "../lib/util/bytes.ts";
+import { createDispatcher } from "../lib/core/dispatch.ts";
+import { serve } from "../lib/transports/stdio.ts";
+import { loadTools } from "../lib/discovery/tools_dir.ts";
+import type { Registry } from "../lib/primitives/tools.ts";
 import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";
 
 export { concat };

@@ -1,6 +1,6 @@
 // Command-line flags: parseCommand() on its own, then main.ts as a process for the exit codes.
 import assert from "node:assert/strict";
-import { type Command, DEFAULTS, MAX_FLAG_VALUE, parseCommand, USAGE } from "../lib/cli.ts";
+import { type Command, DEFAULTS, MAX_FLAG_VALUE, parseCommand, USAGE } from "../lib/host/cli.ts";
 
 const REPO = new URL("../", import.meta.url);
 const REPO_PATH = decodeURIComponent(REPO.pathname);

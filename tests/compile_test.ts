@@ -7,7 +7,7 @@
 // graph, and the real compile step with a stand-in ELF as base, whose output still carries
 // the whole embedded file system (main.ts, lib/, tools/, npm packages) that can be searched.
 import assert from "node:assert/strict";
-import { loadTools } from "../lib/tool_loader.ts";
+import { loadTools } from "../lib/discovery/tools_dir.ts";
 
 const REPO = new URL("../", import.meta.url);
 const REPO_PATH = decodeURIComponent(REPO.pathname);

@@ -1,7 +1,7 @@
 import { deepStrictEqual } from "node:assert/strict";
-import { legacyCallResult, legacyTool, modernResult, modernTool } from "../lib/eras.ts";
-import { SERVER_INFO } from "../lib/protocol.ts";
-import { checkDefinition } from "../lib/tool_loader.ts";
+import { legacyCallResult, legacyTool, modernResult, modernTool } from "../lib/core/eras.ts";
+import { SERVER_INFO } from "../lib/wire/protocol.ts";
+import { checkDefinition } from "../lib/primitives/tools.ts";
 
 const full = checkDefinition(
   {
@@ -153,7 +153,7 @@ Deno.test("legacyTool() leaves anchor and external $refs alone when it wraps a s
 });
 
 Deno.test("legacyTool() leaves the $refs of an embedded resource ($id) alone when it wraps a schema", async () => {
-  const { compileSchema } = await import("../lib/schema.ts");
+  const { compileSchema } = await import("../lib/schema/compile.ts");
   const identified = checkDefinition(
     {
       description: "Returns squares",

@@ -3,9 +3,10 @@
 // mark in its environment (passed on like any variable a tool asks for), so that the
 // tests can find every process it left behind in /proc: there must be none.
 import assert from "node:assert/strict";
-import { type CallOptions, callTool, type CallToolResult } from "../lib/tool_call.ts";
-import { BASE_ENV, executableHandler, type Launcher } from "../lib/executable_tool.ts";
-import { checkDefinition, DEFAULT_LOAD_OPTIONS, loadTools, type Tool } from "../lib/tool_loader.ts";
+import { type CallOptions, callTool, type CallToolResult } from "../lib/primitives/tool_call.ts";
+import { BASE_ENV, executableHandler, type Launcher } from "../lib/programs/executable.ts";
+import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
+import { DEFAULT_LOAD_OPTIONS, loadTools } from "../lib/discovery/tools_dir.ts";
 import {
   eventually,
   freshMark,

@@ -1,5 +1,5 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { extract } from "../lib/extract.ts";
+import { extract } from "../lib/wire/extract.ts";
 
 const encoder = new TextEncoder();
 const line = (text: string) => encoder.encode(text);

@@ -1,8 +1,8 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import type { Dispatcher } from "../lib/dispatch.ts";
-import type { Request } from "../lib/extract.ts";
-import { createInFlight } from "../lib/in_flight.ts";
-import type { JsonObject } from "../lib/types.ts";
+import type { Dispatcher } from "../lib/core/dispatch.ts";
+import type { Request } from "../lib/wire/extract.ts";
+import { createInFlight } from "../lib/core/in_flight.ts";
+import type { JsonObject } from "../lib/util/json.ts";
 
 /** A dispatcher whose async requests finish when the test says so; "sync" ones at once. */
 function controllable() {

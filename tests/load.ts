@@ -12,7 +12,7 @@
 //
 // Prints the figures and exits 1 if any check fails. Linux only (it reads /proc).
 import { parseArgs } from "node:util";
-import { concatBytes } from "../lib/_bytes.ts";
+import { concatBytes } from "../lib/util/bytes.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const TOOLS = `${ROOT}tests/fixtures/load_tools`;

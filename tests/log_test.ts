@@ -1,5 +1,5 @@
 import assert, { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { createStderrLog } from "../lib/log.ts";
+import { createStderrLog } from "../lib/host/stderr_log.ts";
 
 const decoder = new TextDecoder();
 

@@ -1,5 +1,5 @@
 import { strictEqual } from "node:assert/strict";
-import { checkAnnotations, checkCallToolResult, checkIcons } from "../lib/mcp_shapes.ts";
+import { checkAnnotations, checkCallToolResult, checkIcons } from "../lib/schema/mcp_shapes.ts";
 
 Deno.test("checkIcons() accepts https: and data: icons and names what is wrong with others", () => {
   strictEqual(checkIcons([{ src: "https://example.com/a.png", sizes: ["48x48"] }]), undefined);

@@ -1,14 +1,14 @@
-// flattenMeta() (lib/schema.ts) turns a meta-schema and its vocabularies into one document
+// flattenMeta() (lib/schema/compile.ts) turns a meta-schema and its vocabularies into one document
 // to make start-up cheaper; it must give the same verdict as the documents it came from on
 // every schema. Checked on seeded random schema-like objects built from the keywords and
 // the kinds of values the vocabularies define, and on the meta-schemas themselves.
 import assert from "node:assert/strict";
-import { type Schema, Validator } from "../lib/vendor/cfworker_json_schema/index.ts";
-import { flattenMeta } from "../lib/schema.ts";
-import type { JsonObject } from "../lib/types.ts";
+import { type Schema, Validator } from "../lib/schema/vendor/cfworker_json_schema/index.ts";
+import { flattenMeta } from "../lib/schema/compile.ts";
+import type { JsonObject } from "../lib/util/json.ts";
 import { mulberry32, type Random } from "./_fuzz.ts";
-import meta201909 from "../lib/vendor/json_schema_meta/2019-09.json" with { type: "json" };
-import meta202012 from "../lib/vendor/json_schema_meta/2020-12.json" with { type: "json" };
+import meta201909 from "../lib/schema/vendor/json_schema_meta/2019-09.json" with { type: "json" };
+import meta202012 from "../lib/schema/vendor/json_schema_meta/2020-12.json" with { type: "json" };
 
 const KEYWORDS = [
   "type",

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createProgramSlots } from "../lib/program_slots.ts";
+import { createProgramSlots } from "../lib/programs/program_slots.ts";
 
 /** Whether `promise` has settled once pending callbacks have run. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {

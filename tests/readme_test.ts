@@ -1,7 +1,7 @@
 // The README's examples are real: the tool loads and answers, the greeting is what is printed.
 import { deepStrictEqual, match } from "node:assert/strict";
-import { callTool } from "../lib/tool_call.ts";
-import { loadTools } from "../lib/tool_loader.ts";
+import { callTool } from "../lib/primitives/tool_call.ts";
+import { loadTools } from "../lib/discovery/tools_dir.ts";
 
 Deno.test("README: the tools/add.ts example loads and adds two numbers", async () => {
   const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));

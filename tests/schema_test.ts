@@ -2,8 +2,8 @@
 // reason a value is rejected with. Every schema gets its own validator, so schemas here may
 // share an `$id`.
 import assert from "node:assert/strict";
-import { compileSchema } from "../lib/schema.ts";
-import type { JsonObject } from "../lib/types.ts";
+import { compileSchema } from "../lib/schema/compile.ts";
+import type { JsonObject } from "../lib/util/json.ts";
 
 const DRAFT_04 = "http://json-schema.org/draft-04/schema#";
 const DRAFT_07 = "http://json-schema.org/draft-07/schema#";

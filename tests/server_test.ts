@@ -1,11 +1,11 @@
 // The pipeline in-process, with memory streams in place of stdin and stdout.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { createDispatcher } from "../lib/dispatch.ts";
-import { shuttingDown } from "../lib/errors.ts";
-import { SERVER_INFO } from "../lib/protocol.ts";
-import { serve, type ServerOptions } from "../lib/server.ts";
+import { createDispatcher } from "../lib/core/dispatch.ts";
+import { shuttingDown } from "../lib/wire/errors.ts";
+import { SERVER_INFO } from "../lib/wire/protocol.ts";
+import { serve, type ServerOptions } from "../lib/transports/stdio.ts";
 import { withHangGuard } from "./_server_process.ts";
-import { checkDefinition, type Registry } from "../lib/tool_loader.ts";
+import { checkDefinition, type Registry } from "../lib/primitives/tools.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

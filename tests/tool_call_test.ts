@@ -1,6 +1,6 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { type CallOptions, callTool } from "../lib/tool_call.ts";
-import { checkDefinition, type Tool } from "../lib/tool_loader.ts";
+import { type CallOptions, callTool } from "../lib/primitives/tool_call.ts";
+import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 
 function tool(definition: Record<string, unknown>): Tool {
   return checkDefinition(

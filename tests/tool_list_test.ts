@@ -1,6 +1,6 @@
 import { deepStrictEqual, throws } from "node:assert/strict";
-import { createToolLister, encodeCursor } from "../lib/tool_list.ts";
-import { checkDefinition, type Registry } from "../lib/tool_loader.ts";
+import { createToolLister, encodeCursor } from "../lib/primitives/tool_list.ts";
+import { checkDefinition, type Registry } from "../lib/primitives/tools.ts";
 
 function registryOf(names: string[]): Registry {
   const tools = names.map((name) =>

@@ -4,12 +4,8 @@
 import assert from "node:assert/strict";
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  DEFAULT_LOAD_OPTIONS,
-  loadTools,
-  type Registry,
-  ToolLoadError,
-} from "../lib/tool_loader.ts";
+import { DEFAULT_LOAD_OPTIONS, loadTools, ToolLoadError } from "../lib/discovery/tools_dir.ts";
+import type { Registry } from "../lib/primitives/tools.ts";
 
 const REPO_TOOLS = decodeURIComponent(new URL("../tools", import.meta.url).pathname);
 

@@ -3,11 +3,11 @@
 // size, and schemas that would fail every call are refused at start-up. Each hostile shape
 // runs in a Worker behind a hang guard, so a regression fails instead of freezing the suite.
 import assert from "node:assert/strict";
-import { compileSchema, MAX_COLLECTED_ERRORS } from "../lib/schema.ts";
-import { patternsOf, refuseUnsafePatterns } from "../lib/pattern_safety.ts";
-import { checkCallToolResult } from "../lib/mcp_shapes.ts";
-import { loadTools, ToolLoadError } from "../lib/tool_loader.ts";
-import type { JsonObject } from "../lib/types.ts";
+import { compileSchema, MAX_COLLECTED_ERRORS } from "../lib/schema/compile.ts";
+import { patternsOf, refuseUnsafePatterns } from "../lib/schema/pattern_safety.ts";
+import { checkCallToolResult } from "../lib/schema/mcp_shapes.ts";
+import { loadTools, ToolLoadError } from "../lib/discovery/tools_dir.ts";
+import type { JsonObject } from "../lib/util/json.ts";
 import { SHAPES } from "./_hostile_shapes.ts";
 import { withHangGuard } from "./_server_process.ts";
 

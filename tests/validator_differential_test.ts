@@ -1,12 +1,12 @@
-// The patched validator (lib/vendor/cfworker_json_schema, adr/0010) must give the same
+// The patched validator (lib/schema/vendor/cfworker_json_schema, adr/0010) must give the same
 // verdicts as upstream @cfworker/json-schema 4.1.6: seeded random values against schemas
 // that use every applicator and the keywords the patches touch. The formats are left out
-// on purpose: `url`, `uri` and `uri-reference` were rewritten (lib/vendor/README.md).
+// on purpose: `url`, `uri` and `uri-reference` were rewritten (lib/schema/vendor/README.md).
 import assert from "node:assert/strict";
 import { type Schema, Validator } from "npm:@cfworker/json-schema@4.1.6";
-import { compileSchema } from "../lib/schema.ts";
+import { compileSchema } from "../lib/schema/compile.ts";
 import { mulberry32 } from "./_fuzz.ts";
-import type { JsonObject } from "../lib/types.ts";
+import type { JsonObject } from "../lib/util/json.ts";
 
 const SCHEMAS: JsonObject[] = [
   {

@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { createWriter } from "../lib/writer.ts";
+import { createWriter } from "../lib/transports/writer.ts";
 
 const decoder = new TextDecoder();
 

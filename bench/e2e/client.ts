@@ -1,6 +1,6 @@
 // A minimal MCP client for the end-to-end benchmark: it spawns one server process, speaks
 // one protocol era to it over real stdio pipes, and checks every response it gets.
-import { concatBytes } from "../../lib/_bytes.ts";
+import { concatBytes } from "../../lib/util/bytes.ts";
 
 export type Era = "modern" | "legacy";
 

@@ -2,8 +2,8 @@
 // the same validator as tool arguments. A strict client (both official SDKs are) rejects
 // a whole `tools/list` for one bad icon, or a `tools/call` for one bad content block; so
 // tool metadata is checked at load and a handler's own CallToolResult at each call.
-import { compileSchema, type SchemaCheck } from "./schema.ts";
-import type { JsonObject } from "./types.ts";
+import { compileSchema, type SchemaCheck } from "./compile.ts";
+import type { JsonObject } from "../util/json.ts";
 
 const ICONS = {
   type: "array",

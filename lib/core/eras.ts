@@ -1,11 +1,11 @@
 // How results look on the wire in each protocol era. The handlers build era-neutral
 // objects; these functions add the 2026-07-28 fields, or shape them for a legacy version
 // without a word of 2026 vocabulary (adr/0004).
-import { isObject } from "./_json.ts";
-import { META_SERVER_INFO, SERVER_INFO } from "./protocol.ts";
-import type { CallToolResult } from "./tool_call.ts";
-import type { Tool } from "./tool_loader.ts";
-import type { JsonObject } from "./types.ts";
+import { isObject } from "../util/json.ts";
+import { META_SERVER_INFO, SERVER_INFO } from "../wire/protocol.ts";
+import type { CallToolResult } from "../primitives/tool_call.ts";
+import type { Tool } from "../primitives/tools.ts";
+import type { JsonObject } from "../util/json.ts";
 
 /** What each handshake-era version's Tool and CallToolResult can carry. */
 const LEGACY_FEATURES: Record<

@@ -2,9 +2,9 @@
 // engine; one that can backtrack super-linearly lets a client stall the server with a
 // short string (ReDoS). Such a pattern is refused at start-up, found by redos-detector
 // (adr/0010), which is loaded only when some schema has a pattern.
-import { isObject } from "./_json.ts";
-import { subschemasOf } from "./schema.ts";
-import type { JsonObject } from "./types.ts";
+import { isObject } from "../util/json.ts";
+import { subschemasOf } from "./compile.ts";
+import type { JsonObject } from "../util/json.ts";
 
 interface Verdict {
   safe: boolean;

@@ -8,11 +8,12 @@
 // gets SIGKILL. A call holds one of the server's program slots from before the spawn until
 // then. Like any tool handler it returns what the tool says (a CallToolResult, `isError`
 // for a failed program); nothing here knows JSON-RPC.
-import { concatBytes } from "./_bytes.ts";
-import { isObject, messageOf } from "./_json.ts";
-import { logError, stderrLog } from "./log.ts";
+import { concatBytes } from "../util/bytes.ts";
+import { isObject, messageOf } from "../util/json.ts";
+import { logError, stderrLog } from "../host/stderr_log.ts";
 import type { ProgramSlots } from "./program_slots.ts";
-import type { JsonObject, ToolContext } from "./types.ts";
+import type { JsonObject } from "../util/json.ts";
+import type { ToolContext } from "../primitives/types.ts";
 
 /** Environment variables a program receives from the server's environment, when set. */
 export const BASE_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"] as const;
@@ -427,7 +428,7 @@ async function readCapped(
  * Forwards stderr to the server's stderr, each line prefixed with `[toolName] `, and
  * returns its last MESSAGE_CHARS characters for an error message. While the server's
  * stderr queue is full it reads no more, so the program waits on its own writes (as with
- * any pipe) and nothing is lost; lib/log.ts drops lines only once stderr stalls.
+ * any pipe) and nothing is lost; lib/host/stderr_log.ts drops lines only once stderr stalls.
  */
 async function forwardStderr(
   stream: ReadableStream<Uint8Array>,

@@ -3,7 +3,7 @@
 // `JSON.parse` runs here exactly once per line; everything the dispatcher needs (id,
 // method, params and the 2026-07-28 `_meta` envelope) is read out in the same pass.
 // Nothing downstream sees raw text again.
-import { isObject } from "./_json.ts";
+import { isObject } from "../util/json.ts";
 import { ErrorCode } from "./errors.ts";
 import {
   LOG_LEVELS,
@@ -12,7 +12,8 @@ import {
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
 } from "./protocol.ts";
-import type { JsonObject, RequestId, RpcError } from "./types.ts";
+import type { JsonObject } from "../util/json.ts";
+import type { RequestId, RpcError } from "./types.ts";
 
 /**
  * The per-request `_meta` of a 2026-07-28 request, validated. `logLevel` and

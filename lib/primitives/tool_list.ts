@@ -1,8 +1,8 @@
 // `tools/list` pages: a deterministic order (by name), opaque cursors, and the Tool
 // objects of each era built once and reused.
-import { invalidParams } from "./errors.ts";
-import type { Registry, Tool } from "./tool_loader.ts";
-import type { JsonObject } from "./types.ts";
+import { invalidParams } from "../wire/errors.ts";
+import type { Registry, Tool } from "./tools.ts";
+import type { JsonObject } from "../util/json.ts";
 
 export type ToolPage = {
   tools: JsonObject[];

@@ -1,5 +1,5 @@
 // JSON Schema validation, prepared once per schema at start-up. The validator is
-// @cfworker/json-schema 4.1.6 (adr/0006), kept in lib/vendor/ with the patches that bound
+// @cfworker/json-schema 4.1.6 (adr/0006), kept in lib/schema/vendor/ with the patches that bound
 // its work per request (adr/0010): a budget of steps, a cap on collected errors,
 // uniqueItems by hashing, patterns compiled once and linear-time formats.
 import {
@@ -8,8 +8,8 @@ import {
   type Schema,
   Validator,
 } from "./vendor/cfworker_json_schema/index.ts";
-import { isObject } from "./_json.ts";
-import type { JsonObject } from "./types.ts";
+import { isObject } from "../util/json.ts";
+import type { JsonObject } from "../util/json.ts";
 import metaDraft04 from "./vendor/json_schema_meta/draft-04.json" with { type: "json" };
 import metaDraft07 from "./vendor/json_schema_meta/draft-07.json" with { type: "json" };
 import meta201909 from "./vendor/json_schema_meta/2019-09.json" with { type: "json" };

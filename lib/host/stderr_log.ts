@@ -9,8 +9,8 @@
 // forwarder waits (and stops reading the program's pipe), so nothing is lost while stderr
 // moves. Only once stderr has taken no write for a while (nobody reads it) are forwarded
 // lines dropped, counted and reported, so that the program is not stuck on its own writes.
-import type { ByteSink } from "./writer.ts";
-import { concatBytes } from "./_bytes.ts";
+import type { ByteSink } from "../transports/writer.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 export interface StderrLog {
   /** Queues text for stderr, or drops it when the queue is full. */

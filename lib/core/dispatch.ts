@@ -2,8 +2,8 @@
 // returns the JSON-RPC response object. It keeps the one piece of connection state, the
 // era pin (adr/0004): the first 2026-07-28 request pins the connection modern, an
 // `initialize` pins it legacy; `server/discover` answers in any state without pinning.
-import { isObject, messageOf } from "./_json.ts";
-import { isThenable, type MaybePromise, then } from "./_maybe.ts";
+import { isObject, messageOf } from "../util/json.ts";
+import { isThenable, type MaybePromise, then } from "../util/maybe.ts";
 import {
   ErrorCode,
   internalError,
@@ -11,21 +11,22 @@ import {
   methodNotFound,
   ProtocolError,
   unsupportedVersion,
-} from "./errors.ts";
+} from "../wire/errors.ts";
 import { legacyCallResult, legacyTool, modernResult, modernTool } from "./eras.ts";
-import type { Envelope, Request } from "./extract.ts";
-import { logError } from "./log.ts";
+import type { Envelope, Request } from "../wire/extract.ts";
+import { logError } from "../host/stderr_log.ts";
 import {
   LEGACY_VERSIONS,
   LIST_TTL_MS,
   META_PROTOCOL_VERSION,
   MODERN_VERSIONS,
   SERVER_INFO,
-} from "./protocol.ts";
-import { callTool, type CallToolResult } from "./tool_call.ts";
-import { createToolLister } from "./tool_list.ts";
-import type { Registry, Tool } from "./tool_loader.ts";
-import type { JsonObject, ToolContext } from "./types.ts";
+} from "../wire/protocol.ts";
+import { callTool, type CallToolResult } from "../primitives/tool_call.ts";
+import { createToolLister } from "../primitives/tool_list.ts";
+import type { Registry, Tool } from "../primitives/tools.ts";
+import type { JsonObject } from "../util/json.ts";
+import type { ToolContext } from "../primitives/types.ts";
 
 export interface DispatcherOptions {
   registry: Registry;

@@ -1,14 +1,14 @@
 // The pipeline, wired once: input bytes -> line framing -> extract -> dispatch -> one
 // JSON.stringify per response -> the writer. Requests run concurrently; responses leave
 // in the order they finish, matched by id.
-import { messageOf } from "./_json.ts";
-import { internalError, oversizeLine, shuttingDown } from "./errors.ts";
-import { extract } from "./extract.ts";
-import type { Dispatcher } from "./dispatch.ts";
+import { messageOf } from "../util/json.ts";
+import { internalError, oversizeLine, shuttingDown } from "../wire/errors.ts";
+import { extract } from "../wire/extract.ts";
+import type { Dispatcher } from "../core/dispatch.ts";
 import { createLineFramer } from "./framing.ts";
-import { createInFlight } from "./in_flight.ts";
-import { logError } from "./log.ts";
-import type { RequestId, RpcError } from "./types.ts";
+import { createInFlight } from "../core/in_flight.ts";
+import { logError } from "../host/stderr_log.ts";
+import type { RequestId, RpcError } from "../wire/types.ts";
 import { type ByteSink, createWriter } from "./writer.ts";
 
 /** Where bytes come from: `Deno.stdin` or anything with the same `read`. */

@@ -1,12 +1,13 @@
 // Running one tool call: validate the arguments, run the handler under its abort signal
 // and timeout, and turn whatever it returns (or throws) into a CallToolResult. Anything
 // that goes wrong inside the tool is an `isError` result the model can read (adr/0003).
-import { isObject, messageOf } from "./_json.ts";
-import { isThenable, type MaybePromise } from "./_maybe.ts";
-import type { Tool } from "./tool_loader.ts";
-import { logError } from "./log.ts";
-import { checkCallToolResult } from "./mcp_shapes.ts";
-import type { JsonObject, ToolContext } from "./types.ts";
+import { isObject, messageOf } from "../util/json.ts";
+import { isThenable, type MaybePromise } from "../util/maybe.ts";
+import type { Tool } from "./tools.ts";
+import { logError } from "../host/stderr_log.ts";
+import { checkCallToolResult } from "../schema/mcp_shapes.ts";
+import type { JsonObject } from "../util/json.ts";
+import type { ToolContext } from "./types.ts";
 
 /** A CallToolResult before the era-specific fields (resultType, _meta) are stamped on. */
 export interface CallToolResult {

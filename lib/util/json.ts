@@ -1,5 +1,7 @@
-// Small helpers shared by the pipeline stages.
-import type { JsonObject } from "./types.ts";
+// JSON helpers with no knowledge of MCP.
+
+/** A JSON object as `JSON.parse` returns it. */
+export type JsonObject = { [key: string]: unknown };
 
 /** True for a JSON object (not null, not an array). */
 export function isObject(value: unknown): value is JsonObject {

@@ -1,5 +1,5 @@
 // Protocol constants: the versions served, the reserved `_meta` keys, and server identity.
-import denoConfig from "../deno.json" with { type: "json" };
+import denoConfig from "../../deno.json" with { type: "json" };
 
 /** Stateless revisions, newest first. Only these appear in `supportedVersions` and -32022 data. */
 export const MODERN_VERSIONS: readonly string[] = ["2026-07-28"];

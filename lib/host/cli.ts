@@ -1,8 +1,8 @@
-// Command-line flags, parsed by lib/_args.ts (node:util costs ~5 ms of start-up, adr/0008).
-import { parseArgs } from "./_args.ts";
-import { MAX_TIMER_MS, messageOf } from "./_json.ts";
-import { ENV_NAME, MAX_OUTPUT_BYTES } from "./executable_tool.ts";
-import { MAX_PROGRAMS } from "./program_slots.ts";
+// Command-line flags, parsed by lib/host/args.ts (node:util costs ~5 ms of start-up, adr/0008).
+import { parseArgs } from "./args.ts";
+import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
+import { ENV_NAME, MAX_OUTPUT_BYTES } from "../programs/executable.ts";
+import { MAX_PROGRAMS } from "../programs/program_slots.ts";
 
 export interface Options {
   /** The tools directory as given, or undefined for the default. */

@@ -6,7 +6,7 @@
 //   that calls it gets an isError result; the server keeps the real one for itself.
 // Not covered: a tool can still kill its own process (Deno.kill(Deno.pid, "SIGKILL")),
 // exhaust memory, or block the event loop with synchronous work. The README says so.
-import { logError } from "./log.ts";
+import { logError } from "./stderr_log.ts";
 
 /** Installs the guards; returns the real Deno.exit, which only the server may call. */
 export function guardProcess(): (code?: number) => never {

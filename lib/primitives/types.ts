@@ -1,17 +1,8 @@
-// Shapes shared by the pipeline stages and re-exported to tool authors by mod.ts.
+// What tool authors write and receive, re-exported by mod.ts.
+import type { JsonObject } from "../util/json.ts";
+import type { RequestId } from "../wire/types.ts";
 
-/** A JSON object as `JSON.parse` returns it. */
-export type JsonObject = { [key: string]: unknown };
-
-/** A JSON-RPC request id. toolshed accepts strings and safe integers. */
-export type RequestId = string | number;
-
-/** A JSON-RPC error object. */
-export interface RpcError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+export type { JsonObject, RequestId };
 
 /** Behaviour hints a client may show; they are hints, not guarantees. */
 export interface ToolAnnotations {

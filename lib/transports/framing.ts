@@ -3,7 +3,7 @@
 // Each byte is scanned once (only the new chunk is searched for "\n"), so a long line
 // costs linear time however it is split. A line longer than the limit is reported once
 // and skipped through its newline, after which framing resynchronizes.
-import { concatBytes } from "./_bytes.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 /** Where framed lines go. `line` must use the bytes before it returns: they may be reused. */
 export interface LineSink {

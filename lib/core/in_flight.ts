@@ -1,11 +1,12 @@
 // Requests between arrival and answer: at most `maxConcurrency` run at once, the rest wait
 // in arrival order; cancellation finds them by id in either state; shutdown can wait for
 // them, abort them, or answer the ones that never started.
-import { idInUse } from "./errors.ts";
+import { idInUse } from "../wire/errors.ts";
 import type { Dispatcher } from "./dispatch.ts";
-import type { Request } from "./extract.ts";
-import { isThenable } from "./_maybe.ts";
-import type { JsonObject, RequestId, RpcError } from "./types.ts";
+import type { Request } from "../wire/extract.ts";
+import { isThenable } from "../util/maybe.ts";
+import type { JsonObject } from "../util/json.ts";
+import type { RequestId, RpcError } from "../wire/types.ts";
 
 export interface InFlightOptions {
   dispatcher: Dispatcher;

@@ -1,0 +1,182 @@
+// Tools as the core serves them: a definition checked field by field, its schemas compiled
+// once. Where definitions come from (a directory, a sidecar) is discovery's concern.
+import { isObject, type JsonObject, MAX_TIMER_MS, messageOf } from "../util/json.ts";
+import { checkAnnotations, checkIcons } from "../schema/mcp_shapes.ts";
+import { compileSchema, type SchemaCheck } from "../schema/compile.ts";
+import type { ToolDefinition } from "./types.ts";
+
+/** A tool as the dispatcher serves it: its definition plus what start-up compiled. */
+export interface Tool {
+  name: string;
+  /** The file it came from, as shown in messages (e.g. `tools/add.ts`). */
+  file: string;
+  definition: ToolDefinition;
+  validateInput: SchemaCheck;
+  validateOutput: SchemaCheck | undefined;
+  /** Top-level `default`s of the inputSchema's properties, filled into missing arguments. */
+  argumentDefaults: readonly [string, unknown][];
+  /** Set by the definition; undefined means the server-wide default applies. */
+  timeoutMs: number | undefined;
+}
+
+/** All tools, sorted by name (the `tools/list` order), and an index by name. */
+export interface Registry {
+  tools: readonly Tool[];
+  byName: ReadonlyMap<string, Tool>;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** The fields a tool module and a sidecar share. */
+export const DEFINITION_FIELDS = [
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "annotations",
+  "icons",
+  "timeoutMs",
+];
+const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
+/** Checks a definition field by field; throws with the first problem found. */
+export function checkDefinition(definition: JsonObject, defaultName: string, file: string): Tool {
+  for (const key of Object.keys(definition)) {
+    if (!KNOWN_FIELDS.has(key)) throw new Error(`unknown field "${key}"`);
+  }
+  const name = definition.name === undefined ? defaultName : definition.name;
+  if (typeof name !== "string") throw new Error("name must be a string");
+  if (!TOOL_NAME.test(name)) {
+    throw new Error(
+      `the name "${name}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
+    );
+  }
+  const { description, inputSchema, outputSchema, handler, title, annotations, icons, timeoutMs } =
+    definition;
+  if (typeof description !== "string" || description.trim() === "") {
+    throw new Error("description must be a non-empty string");
+  }
+  if (!isObject(inputSchema) || inputSchema.type !== "object") {
+    throw new Error('inputSchema must be an object schema with type "object"');
+  }
+  if (outputSchema !== undefined && !isObject(outputSchema)) {
+    throw new Error("outputSchema must be a JSON Schema object");
+  }
+  if (typeof handler !== "function") throw new Error("handler must be a function");
+  if (title !== undefined && typeof title !== "string") throw new Error("title must be a string");
+  const badAnnotations = annotations === undefined ? undefined : checkAnnotations(annotations);
+  if (badAnnotations) throw new Error(`annotations are invalid: ${badAnnotations}`);
+  const badIcons = icons === undefined ? undefined : checkIcons(icons);
+  if (badIcons) throw new Error(`icons are invalid: ${badIcons}`);
+  if (definition._meta !== undefined && !isObject(definition._meta)) {
+    throw new Error("_meta must be an object");
+  }
+  if (
+    timeoutMs !== undefined &&
+    !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0 &&
+      (timeoutMs as number) <= MAX_TIMER_MS)
+  ) {
+    throw new Error(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`);
+  }
+  checkWireFields(definition);
+  return {
+    name,
+    file,
+    definition: definition as unknown as ToolDefinition,
+    validateInput: compileOrExplain(inputSchema, "inputSchema"),
+    validateOutput: outputSchema === undefined
+      ? undefined
+      : compileOrExplain(outputSchema, "outputSchema"),
+    argumentDefaults: defaultsOf(inputSchema),
+    timeoutMs: timeoutMs as number | undefined,
+  };
+}
+
+/** The fields tools/list sends, which must reach the client as the tool defined them. */
+const WIRE_FIELDS = [...DEFINITION_FIELDS.filter((field) => field !== "timeoutMs"), "_meta"];
+
+/**
+ * Round-trips each wire field through JSON at load, so that a value JSON cannot carry (a
+ * BigInt, a cycle) or carries as something else (a Date, NaN, a function, a Map) stops
+ * start-up instead of breaking every tools/list. A key whose value is undefined vanishes,
+ * as a missing key would, and is fine.
+ */
+function checkWireFields(definition: JsonObject): void {
+  for (const field of WIRE_FIELDS) {
+    const value = definition[field];
+    if (value === undefined) continue;
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch (error) {
+      // V8 explains a cycle over several lines; the first one is the sentence.
+      throw new Error(`${field} cannot be sent as JSON: ${messageOf(error).split("\n")[0]}`);
+    }
+    const change = text === undefined
+      ? `${kindOf(value)} would be dropped`
+      : firstChange(value, JSON.parse(text), "");
+    if (change !== undefined) {
+      throw new Error(`${field} cannot be sent as JSON unchanged: ${change}`);
+    }
+  }
+}
+
+/** Where `arrived` (what JSON made of `sent`) first differs from `sent`, if anywhere. */
+function firstChange(sent: unknown, arrived: unknown, pointer: string): string | undefined {
+  if (isPlainObject(sent) && isObject(arrived)) {
+    for (const key of Object.keys(sent)) {
+      if (sent[key] === undefined) continue;
+      const at = `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+      const change = Object.hasOwn(arrived, key)
+        ? firstChange(sent[key], arrived[key], at)
+        : `at "${at}": ${kindOf(sent[key])} would be dropped`;
+      if (change !== undefined) return change;
+    }
+    return undefined;
+  }
+  if (Array.isArray(sent) && Array.isArray(arrived) && sent.length === arrived.length) {
+    for (let i = 0; i < sent.length; i++) {
+      const change = firstChange(sent[i], arrived[i], `${pointer}/${i}`);
+      if (change !== undefined) return change;
+    }
+    return undefined;
+  }
+  // -0 === 0: JSON writes -0 as 0, which means the same in a schema.
+  if (sent === arrived) return undefined;
+  return `at "${pointer}": ${kindOf(sent)} would arrive as ${kindOf(arrived)}`;
+}
+
+/** An object JSON writes as it is: no class of its own (a Date, a Map) to lose. */
+function isPlainObject(value: unknown): value is JsonObject {
+  if (!isObject(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** A value's kind as a message shows it: "a string", "NaN", "a Date", "undefined". */
+function kindOf(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && !isPlainObject(value)) {
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof name === "string" && name !== "") {
+      return `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`;
+    }
+  }
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}
+
+function defaultsOf(inputSchema: JsonObject): [string, unknown][] {
+  const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
+  return Object.entries(properties).flatMap(([key, property]) =>
+    isObject(property) && property.default !== undefined ? [[key, property.default]] : []
+  );
+}
+
+function compileOrExplain(schema: JsonObject, field: string): SchemaCheck {
+  try {
+    return compileSchema(schema);
+  } catch (error) {
+    throw new Error(`${field} is not a valid JSON Schema: ${messageOf(error)}`);
+  }
+}
