@@ -5,7 +5,7 @@
 // main.ts only wires the stages; each one lives in lib/ with one concern.
 import { parseCommand, USAGE } from "./lib/host/cli.ts";
 import { createDispatcher } from "./lib/core/dispatch.ts";
-import { logError, stderrLog } from "./lib/host/stderr_log.ts";
+import { logError, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
 import { SERVER_INFO } from "./lib/wire/protocol.ts";
 import { serve } from "./lib/transports/stdio.ts";
 import { guardProcess } from "./lib/host/process_guard.ts";
@@ -51,6 +51,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       maxPrograms: options.maxPrograms,
       allowOutsideSymlinks: options.allowOutsideSymlinks,
       skipExecutables: embedded,
+      diagnostics: stderrDiagnostics,
     });
   } catch (error) {
     if (!(error instanceof ToolLoadError)) throw error;
@@ -77,12 +78,14 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       registry,
       pageSize: options.pageSize,
       toolTimeoutMs: options.toolTimeoutMs,
+      diagnostics: stderrDiagnostics,
     }),
     maxMessageBytes: options.maxMessageBytes,
     shutdownGraceMs: options.shutdownGraceMs,
     outputBoundChars: OUTPUT_BOUND_CHARS,
     maxConcurrency: options.maxConcurrency,
     waitingBoundBytes: WAITING_BOUND_BYTES,
+    diagnostics: stderrDiagnostics,
   });
   onTerminationSignal(exit, async (signal) => {
     await server.shutdown(`received ${signal}`);

@@ -3,8 +3,9 @@
 import { createDispatcher } from "../lib/core/dispatch.ts";
 import { extract, type Request } from "../lib/wire/extract.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
+import { recorder } from "../tests/_diagnostics.ts";
 
-const registry = await loadTools(new URL("./tools/", import.meta.url));
+const registry = await loadTools(new URL("./tools/", import.meta.url), { diagnostics: recorder() });
 const echo = registry.byName.get("echo")!;
 const encoder = new TextEncoder();
 const META = {
@@ -20,8 +21,18 @@ function request(method: string, params: Record<string, unknown>): Request {
   return message;
 }
 
-const modern = createDispatcher({ registry, pageSize: 100, toolTimeoutMs: 60_000 });
-const legacy = createDispatcher({ registry, pageSize: 100, toolTimeoutMs: 60_000 });
+const modern = createDispatcher({
+  diagnostics: recorder(),
+  registry,
+  pageSize: 100,
+  toolTimeoutMs: 60_000,
+});
+const legacy = createDispatcher({
+  diagnostics: recorder(),
+  registry,
+  pageSize: 100,
+  toolTimeoutMs: 60_000,
+});
 await legacy.request(
   request("initialize", { protocolVersion: "2025-11-25", capabilities: {} }),
   new AbortController(),

@@ -10,12 +10,13 @@ import { executableHandler } from "../lib/programs/executable.ts";
 import { callTool } from "../lib/primitives/tool_call.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import { DEFAULT_LOAD_OPTIONS, loadTools } from "../lib/discovery/tools_dir.ts";
+import { recorder } from "../tests/_diagnostics.ts";
 
 const DIR = decodeURIComponent(new URL("../tests/fixtures/exec_tools", import.meta.url).pathname);
 const PROGRAM = `${DIR}/cat_stdin`;
 const ARGS = { query: "deno mcp server", limit: 10, filters: [{ field: "title", value: "x" }] };
 
-const registry = await loadTools(DIR, DEFAULT_LOAD_OPTIONS);
+const registry = await loadTools(DIR, { diagnostics: recorder() });
 const tool = registry.byName.get("cat_stdin")!;
 // The same tool started with Deno.Command's `detached` (the fallback where no setsid exists).
 const detached = checkDefinition(
@@ -23,6 +24,7 @@ const detached = checkDefinition(
     description: "cat_stdin, detached",
     inputSchema: { type: "object" },
     handler: executableHandler({
+      diagnostics: recorder(),
       program: PROGRAM,
       file: "cat_stdin",
       passEnv: [],
@@ -36,6 +38,7 @@ const detached = checkDefinition(
 const options = {
   controller: new AbortController(),
   defaultTimeoutMs: 60_000,
+  diagnostics: recorder(),
   context: {
     requestId: 1,
     protocolVersion: "2026-07-28",

@@ -4,10 +4,11 @@
 import { createDispatcher } from "../lib/core/dispatch.ts";
 import { serve } from "../lib/transports/stdio.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
+import { recorder } from "../tests/_diagnostics.ts";
 
 const REQUESTS = 1_000;
 const encoder = new TextEncoder();
-const registry = await loadTools(new URL("./tools/", import.meta.url));
+const registry = await loadTools(new URL("./tools/", import.meta.url), { diagnostics: recorder() });
 
 function requests(era: "modern" | "legacy"): Uint8Array {
   const meta = {
@@ -50,9 +51,15 @@ const sink = { write: (bytes: Uint8Array) => Promise.resolve(bytes.length) };
 
 async function throughToolshed(input: Uint8Array): Promise<void> {
   const server = serve({
+    diagnostics: recorder(),
     input: source(input),
     output: sink,
-    dispatcher: createDispatcher({ registry, pageSize: 100, toolTimeoutMs: 60_000 }),
+    dispatcher: createDispatcher({
+      diagnostics: recorder(),
+      registry,
+      pageSize: 100,
+      toolTimeoutMs: 60_000,
+    }),
     maxMessageBytes: 32 * 1024 * 1024,
     shutdownGraceMs: 5_000,
     outputBoundChars: 16 * 1024 * 1024,

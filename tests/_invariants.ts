@@ -19,6 +19,7 @@ import { serve } from "../lib/transports/stdio.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import type { Registry } from "../lib/primitives/tools.ts";
 import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";
+import { recorder } from "./_diagnostics.ts";
 
 export { concat };
 
@@ -343,7 +344,7 @@ const NOT_IN_PROCESS = new Set([
 
 /** The fixture tools, loaded as the server loads them, minus those unsafe in a test process. */
 export async function fixtureRegistry(): Promise<Registry> {
-  const loaded = await loadTools(FIXTURE_TOOLS);
+  const loaded = await loadTools(FIXTURE_TOOLS, { diagnostics: recorder() });
   const tools = [
     ...loaded.tools.filter((tool) => !NOT_IN_PROCESS.has(tool.name)),
     ...hostileTools(),
@@ -376,6 +377,7 @@ export async function runInProcess(
   const chunkBytes = options.chunkBytes ?? (() => 64 * 1024);
   const parts: Uint8Array[] = [];
   const server = serve({
+    diagnostics: recorder(),
     input: {
       read(buffer) {
         if (offset >= input.length) return Promise.resolve(null);
@@ -391,7 +393,12 @@ export async function runInProcess(
         return Promise.resolve(bytes.length);
       },
     },
-    dispatcher: createDispatcher({ registry, pageSize: 3, toolTimeoutMs: 10_000 }),
+    dispatcher: createDispatcher({
+      diagnostics: recorder(),
+      registry,
+      pageSize: 3,
+      toolTimeoutMs: 10_000,
+    }),
     maxMessageBytes: options.maxMessageBytes,
     shutdownGraceMs: options.shutdownGraceMs ?? 50,
     outputBoundChars: OUTPUT_BOUND_CHARS,

@@ -8,6 +8,7 @@
 // the whole embedded file system (main.ts, lib/, tools/, npm packages) that can be searched.
 import assert from "node:assert/strict";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
+import { recorder } from "./_diagnostics.ts";
 
 const REPO = new URL("../", import.meta.url);
 const REPO_PATH = decodeURIComponent(REPO.pathname);
@@ -237,7 +238,7 @@ Deno.test("compile: the task's compile step embeds main.ts, lib/ and every tool 
     const embedded = async (file: string) => contains(await Deno.readFile(new URL(file, REPO)));
     assert.ok(await embedded("main.ts"), "main.ts is not embedded");
 
-    const registry = await loadTools(EMBEDDED_TOOLS);
+    const registry = await loadTools(EMBEDDED_TOOLS, { diagnostics: recorder() });
     assert.ok(registry.tools.length > 0, "the server loads no tools from tools/");
     const missing: string[] = [];
     for (const tool of registry.tools) {
@@ -260,7 +261,12 @@ Deno.test("compile: the binary embeds the npm packages the server and its tools 
   // Without --exclude-unused-npm, deno compile embeds every npm package in deno.lock,
   // test-only ones included (tens of MB here).
   const needed = new Map<string, NpmPackage>();
-  const roots = ["main.ts", ...(await loadTools(EMBEDDED_TOOLS)).tools.map((tool) => tool.file)];
+  const roots = [
+    "main.ts",
+    ...(await loadTools(EMBEDDED_TOOLS, { diagnostics: recorder() })).tools.map((tool) =>
+      tool.file
+    ),
+  ];
   for (const root of roots) {
     for (const npm of (await runtimeNpmPackages(root)).values()) {
       needed.set(`${npm.name}@${npm.version}`, npm);

@@ -16,6 +16,7 @@ import {
   zombieChildren,
 } from "./_processes.ts";
 import { spawnServer, withHangGuard } from "./_server_process.ts";
+import { recorder } from "./_diagnostics.ts";
 
 const EXEC_TOOLS = decodeURIComponent(new URL("./fixtures/exec_tools", import.meta.url).pathname);
 const META = {
@@ -27,6 +28,7 @@ const META = {
 async function fixtures(options: Partial<typeof DEFAULT_LOAD_OPTIONS> = {}) {
   const mark = freshMark();
   const registry = await loadTools(EXEC_TOOLS, {
+    diagnostics: recorder(),
     ...DEFAULT_LOAD_OPTIONS,
     passEnv: [MARK_VARIABLE],
     ...options,
@@ -43,6 +45,7 @@ function callOptions(controller = new AbortController()): CallOptions {
   return {
     controller,
     defaultTimeoutMs: 20_000,
+    diagnostics: recorder(),
     context: {
       requestId: 1,
       protocolVersion: "2026-07-28",
@@ -144,7 +147,9 @@ Deno.test("executable tool: stdout is one text block by default, even JSON holdi
 });
 
 Deno.test("tools/ examples: json_query passes JSON shaped like a CallToolResult through as text, csv_to_json prints structured content", async () => {
-  const registry = await loadTools(new URL("../tools", import.meta.url));
+  const registry = await loadTools(new URL("../tools", import.meta.url), {
+    diagnostics: recorder(),
+  });
   const posing = { content: [{ type: "text", text: "posing" }], isError: true };
   const query = await callTool(
     registry.byName.get("json_query")!,
@@ -320,6 +325,7 @@ function direct(program: string, launcher: Launcher, killGraceMs?: number): Tool
       description: program,
       inputSchema: { type: "object" },
       handler: executableHandler({
+        diagnostics: recorder(),
         program: `${EXEC_TOOLS}/${program}`,
         file: program,
         passEnv: [MARK_VARIABLE],
@@ -640,7 +646,7 @@ Deno.test("README: the tools/add.sh example and its sidecar load and add two int
     await Deno.writeTextFile(`${dir}/add.sh`, example[1], { mode: 0o755 });
     await Deno.chmod(`${dir}/add.sh`, 0o755);
     await Deno.writeTextFile(`${dir}/add.json`, example[2]);
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     assert.deepEqual(registry.tools.map((tool) => tool.name), ["add"]);
     assert.deepEqual(await callTool(registry.byName.get("add")!, { a: 2, b: 3 }, callOptions()), {
       content: [{ type: "text", text: "5" }],

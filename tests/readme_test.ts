@@ -2,6 +2,7 @@
 import { deepStrictEqual, match } from "node:assert/strict";
 import { callTool } from "../lib/primitives/tool_call.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
+import { recorder } from "./_diagnostics.ts";
 
 Deno.test("README: the tools/add.ts example loads and adds two numbers", async () => {
   const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
@@ -10,11 +11,12 @@ Deno.test("README: the tools/add.ts example loads and adds two numbers", async (
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/add.ts`, example[1]);
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     deepStrictEqual(registry.tools.map((tool) => tool.name), ["add"]);
     const result = await callTool(registry.byName.get("add")!, { a: 2, b: 3 }, {
       controller: new AbortController(),
       defaultTimeoutMs: 10_000,
+      diagnostics: recorder(),
       context: {
         requestId: 1,
         protocolVersion: "2026-07-28",

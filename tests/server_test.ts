@@ -6,6 +6,7 @@ import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { serve, type ServerOptions } from "../lib/transports/stdio.ts";
 import { withHangGuard } from "./_server_process.ts";
 import { checkDefinition, type Registry } from "../lib/primitives/tools.ts";
+import { recorder } from "./_diagnostics.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -96,9 +97,15 @@ function start(registry: Registry, overrides: Partial<ServerOptions> = {}) {
   const input = feed();
   const output = collector();
   const server = serve({
+    diagnostics: recorder(),
     input,
     output,
-    dispatcher: createDispatcher({ registry, pageSize: 100, toolTimeoutMs: 10_000 }),
+    dispatcher: createDispatcher({
+      diagnostics: recorder(),
+      registry,
+      pageSize: 100,
+      toolTimeoutMs: 10_000,
+    }),
     maxMessageBytes: 1024,
     shutdownGraceMs: 1_000,
     outputBoundChars: 1_000_000,
@@ -222,9 +229,15 @@ Deno.test("serve() aborts in-flight calls and ends quietly when the output close
   });
   const input = feed();
   const server = serve({
+    diagnostics: recorder(),
     input,
     output: { write: () => Promise.reject(new Deno.errors.BrokenPipe("client went away")) },
-    dispatcher: createDispatcher({ registry, pageSize: 100, toolTimeoutMs: 10_000 }),
+    dispatcher: createDispatcher({
+      diagnostics: recorder(),
+      registry,
+      pageSize: 100,
+      toolTimeoutMs: 10_000,
+    }),
     maxMessageBytes: 1024,
     shutdownGraceMs: 1_000,
     outputBoundChars: 1_000,

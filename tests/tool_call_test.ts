@@ -1,6 +1,7 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { type CallOptions, callTool } from "../lib/primitives/tool_call.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
+import { recorder } from "./_diagnostics.ts";
 
 function tool(definition: Record<string, unknown>): Tool {
   return checkDefinition(
@@ -14,6 +15,7 @@ function options(controller = new AbortController(), defaultTimeoutMs = 10_000):
   return {
     controller,
     defaultTimeoutMs,
+    diagnostics: recorder(),
     context: {
       requestId: 1,
       protocolVersion: "2026-07-28",

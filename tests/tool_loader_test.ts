@@ -6,6 +6,7 @@ import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_LOAD_OPTIONS, loadTools, ToolLoadError } from "../lib/discovery/tools_dir.ts";
 import type { Registry } from "../lib/primitives/tools.ts";
+import { recorder } from "./_diagnostics.ts";
 
 const REPO_TOOLS = decodeURIComponent(new URL("../tools", import.meta.url).pathname);
 
@@ -50,14 +51,16 @@ async function withToolsDir(
 async function loadProblems(dir: string | URL): Promise<readonly string[]> {
   let registry: Registry | undefined;
   try {
-    registry = await loadTools(dir);
+    registry = await loadTools(dir, { diagnostics: recorder() });
   } catch (error) {
     assert.ok(error instanceof ToolLoadError, `expected a ToolLoadError, got ${String(error)}`);
     assert.strictEqual(error.name, "ToolLoadError");
     assert.strictEqual(error.message, error.problems.join("\n"));
     return error.problems;
   }
-  assert.fail(`loadTools() succeeded with ${registry.tools.map((tool) => tool.name).join(", ")}`);
+  assert.fail(
+    `loadTools() succeeded with ${registry.tools.map((tool) => tool.name).join(", ")}`,
+  );
 }
 
 function names(registry: Registry): string[] {
@@ -65,7 +68,7 @@ function names(registry: Registry): string[] {
 }
 
 Deno.test("loadTools() loads the repo's tools directory with the seven tools sorted by name", async () => {
-  const registry = await loadTools(REPO_TOOLS);
+  const registry = await loadTools(REPO_TOOLS, { diagnostics: recorder() });
   assert.deepStrictEqual(names(registry), [
     "csv_to_json",
     "divide",
@@ -88,7 +91,7 @@ Deno.test("loadTools() loads the repo's tools directory with the seven tools sor
 
 Deno.test("loadTools() shows a relative directory in tool files as it was given", async () => {
   const given = `${relative(Deno.cwd(), REPO_TOOLS)}/`;
-  const registry = await loadTools(given);
+  const registry = await loadTools(given, { diagnostics: recorder() });
   assert.strictEqual(registry.byName.get("echo")?.file, `${given.replace(/\/$/, "")}/echo.ts`);
 });
 
@@ -97,7 +100,7 @@ Deno.test("loadTools() names a tool after its file unless the definition sets na
     "alpha.ts": toolSource(),
     "beta.ts": toolSource('name: "gamma",'),
   }, async (dir) => {
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     assert.deepStrictEqual(names(registry), ["alpha", "gamma"]);
     assert.strictEqual(registry.byName.get("beta"), undefined);
     assert.strictEqual(registry.byName.get("gamma")?.file, `${dir}/beta.ts`);
@@ -112,7 +115,11 @@ Deno.test("loadTools() sorts tools by name, not by file name", async () => {
     "c.ts": toolSource('name: "alpha",'),
   }, async (dir) => {
     // Code-unit order: upper case sorts before lower case.
-    assert.deepStrictEqual(names(await loadTools(dir)), ["Bravo", "alpha", "zulu"]);
+    assert.deepStrictEqual(names(await loadTools(dir, { diagnostics: recorder() })), [
+      "Bravo",
+      "alpha",
+      "zulu",
+    ]);
   });
 });
 
@@ -128,7 +135,7 @@ Deno.test("loadTools() compiles the schemas and keeps timeoutMs of a loaded tool
       ),
     "plain.ts": toolSource(),
   }, async (dir) => {
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     const strict = registry.byName.get("strict");
     assert.ok(strict);
     assert.strictEqual(strict.timeoutMs, 1500);
@@ -157,7 +164,10 @@ Deno.test("loadTools() compiles the schemas and keeps timeoutMs of a loaded tool
 
 Deno.test("loadTools() keeps the largest timeoutMs setTimeout allows", async () => {
   await withToolsDir({ "patient.ts": toolSource("timeoutMs: 2147483647,") }, async (dir) => {
-    assert.strictEqual((await loadTools(dir)).byName.get("patient")?.timeoutMs, 2147483647);
+    assert.strictEqual(
+      (await loadTools(dir, { diagnostics: recorder() })).byName.get("patient")?.timeoutMs,
+      2147483647,
+    );
   });
 });
 
@@ -183,7 +193,7 @@ Deno.test("loadTools() collects the top-level property defaults of the inputSche
     ),
     "plain.ts": toolSource(),
   }, async (dir) => {
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     // Only the properties' own defaults, in property order; nested ones are not collected.
     assert.deepStrictEqual(registry.byName.get("defaults")?.argumentDefaults, [
       ["count", 10],
@@ -204,7 +214,7 @@ Deno.test("loadTools() loads two tools whose schemas share an $id, each with its
     "text.ts": toolSource().replace('inputSchema: { type: "object" }', schemaOf("string")),
     "number.ts": toolSource().replace('inputSchema: { type: "object" }', schemaOf("integer")),
   }, async (dir) => {
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     assert.deepStrictEqual(names(registry), ["number", "text"]);
     const text = registry.byName.get("text");
     const number = registry.byName.get("number");
@@ -230,7 +240,7 @@ Deno.test("loadTools() loads a draft-04 inputSchema", async () => {
         'properties: { n: { type: "number", minimum: 0, exclusiveMinimum: true } } }',
     ),
   }, async (dir) => {
-    const old = (await loadTools(dir)).byName.get("old");
+    const old = (await loadTools(dir, { diagnostics: recorder() })).byName.get("old");
     assert.ok(old);
     assert.strictEqual(old.validateInput({ n: 1 }), undefined);
     assert.notStrictEqual(old.validateInput({ n: 0 }), undefined);
@@ -261,7 +271,7 @@ Deno.test("loadTools() loads .ts, .mts, .js and .mjs files and skips other files
     "folder.ts/inside.ts": toolSource(),
     "empty": null,
   }, async (dir) => {
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     assert.deepStrictEqual(names(registry), ["a", "b", "c", "d"]);
     assert.deepStrictEqual(registry.tools.map((tool) => tool.file), [
       `${dir}/a.ts`,
@@ -285,7 +295,7 @@ Deno.test("loadTools() loads .ts, .mts, .js and .mjs files and skips other files
 
 Deno.test("loadTools() loads an empty directory as a registry with no tools", async () => {
   await withToolsDir({ "_only_helper.ts": "export const x = 1;\n" }, async (dir) => {
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     assert.deepStrictEqual(registry.tools, []);
     assert.strictEqual(registry.byName.size, 0);
   });
@@ -598,7 +608,7 @@ Deno.test("loadTools() loads wire fields with keys whose value is undefined, as 
       "title: undefined, _meta: { gone: undefined, zero: -0, bare: Object.create(null) }, handler:",
     ),
   }, async (dir) => {
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     assert.deepStrictEqual(registry.tools.map((tool) => tool.name), ["vanishing"]);
   });
 });
@@ -619,7 +629,7 @@ Deno.test("loadTools() rejects a name field that is not a string (null, 42), nam
 
 Deno.test("loadTools() falls back to the file name when name is undefined", async () => {
   await withToolsDir({ "fallback.ts": toolSource("name: undefined,") }, async (dir) => {
-    assert.deepStrictEqual(names(await loadTools(dir)), ["fallback"]);
+    assert.deepStrictEqual(names(await loadTools(dir, { diagnostics: recorder() })), ["fallback"]);
   });
 });
 
@@ -720,7 +730,7 @@ Deno.test("loadTools() loads a directory given as a file URL", async () => {
     "two.mjs": toolSource('name: "deux",'),
     "_skip.ts": 'throw new Error("not a tool");',
   }, async (dir) => {
-    const registry = await loadTools(pathToFileURL(`${dir}/`));
+    const registry = await loadTools(pathToFileURL(`${dir}/`), { diagnostics: recorder() });
     assert.deepStrictEqual(names(registry), ["deux", "one"]);
     assert.strictEqual(registry.byName.get("one")?.definition.description, "A test tool");
   });
@@ -730,7 +740,7 @@ Deno.test("loadTools() loads a directory URL without a trailing slash", async ()
   await withToolsDir(
     { "one.ts": toolSource(), "two.mjs": toolSource('name: "deux",') },
     async (dir) => {
-      const registry = await loadTools(pathToFileURL(dir));
+      const registry = await loadTools(pathToFileURL(dir), { diagnostics: recorder() });
       assert.deepStrictEqual(names(registry), ["deux", "one"]);
       assert.strictEqual(registry.byName.get("one")?.file, `${dir}/one.ts`);
     },
@@ -814,7 +824,7 @@ Deno.test("loadTools() loads an executable with its sidecar, with or without an 
     "_helper.sh": SH("exit 1"),
     ".hidden": SH("exit 1"),
   }, async (dir) => {
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     assert.deepStrictEqual(names(registry), ["add", "greet", "module", "my.tool"]);
     assert.deepStrictEqual(registry.tools.map((tool) => tool.file), [
       `${dir}/add.json`,
@@ -848,7 +858,7 @@ Deno.test("loadTools() keeps a sidecar's timeoutMs and checks its schemas as a m
       icons: [{ src: "data:image/png;base64,AA==" }],
     }),
   }, async (dir) => {
-    const slow = (await loadTools(dir)).byName.get("slow");
+    const slow = (await loadTools(dir, { diagnostics: recorder() })).byName.get("slow");
     assert.ok(slow);
     assert.strictEqual(slow.timeoutMs, 1500);
     assert.deepStrictEqual(slow.argumentDefaults, [["n", 3]]);
@@ -873,6 +883,7 @@ Deno.test("loadTools() passes the variables a sidecar's env names, and --pass-en
       }),
     }, async (dir) => {
       const registry = await loadTools(dir, {
+        diagnostics: recorder(),
         ...DEFAULT_LOAD_OPTIONS,
         passEnv: ["TOOLSHED_TEST_FROM_FLAG"],
       });
@@ -903,7 +914,7 @@ Deno.test("loadTools() reads a sidecar's output: text by default, json with an o
     "said.sh": SH(`echo '${posing}'`),
     "said.json": sidecar({ output: "text" }),
   }, async (dir) => {
-    const registry = await loadTools(dir);
+    const registry = await loadTools(dir, { diagnostics: recorder() });
     const outputs: Record<string, unknown> = {};
     for (const tool of registry.tools) {
       outputs[tool.name] = await tool.definition.handler({}, context);
@@ -940,6 +951,7 @@ Deno.test("loadTools() serves a symlink into the tools directory, and one outsid
         "outside the tools directory (--allow-outside-symlinks allows it)",
       ]);
       const registry = await loadTools(dir, {
+        diagnostics: recorder(),
         ...DEFAULT_LOAD_OPTIONS,
         allowOutsideSymlinks: true,
       });
@@ -980,7 +992,11 @@ Deno.test("loadTools() in skipExecutables mode (a compiled binary's own tools) l
     "lone.json": SIDECAR,
     "stray.sh": SH("echo 1"),
   }, async (dir) => {
-    const loaded = await loadTools(dir, { ...DEFAULT_LOAD_OPTIONS, skipExecutables: true });
+    const loaded = await loadTools(dir, {
+      diagnostics: recorder(),
+      ...DEFAULT_LOAD_OPTIONS,
+      skipExecutables: true,
+    });
     assert.deepStrictEqual(names(loaded), ["module"]);
     assert.deepStrictEqual(loaded.skipped, [`${dir}/add.json`, `${dir}/lone.json`]);
     // Served from disk, the same directory is refused: stray.sh and lone.json are unpaired.

@@ -10,6 +10,7 @@ import { loadTools, ToolLoadError } from "../lib/discovery/tools_dir.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { SHAPES } from "./_hostile_shapes.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { recorder } from "./_diagnostics.ts";
 
 /** Validates a hostile shape in a Worker; the hang guard fails a validation that never ends. */
 async function validateInWorker(name: string, size: number): Promise<string> {
@@ -207,7 +208,10 @@ Deno.test("loadTools() names the tool and the pattern that could stall the serve
   handler: () => "sent",
 };\n`,
     );
-    const error = await loadTools(dir).then(() => undefined, (error) => error);
+    const error = await loadTools(dir, { diagnostics: recorder() }).then(
+      () => undefined,
+      (error) => error,
+    );
     assert.ok(error instanceof ToolLoadError);
     assert.equal(error.problems.length, 1);
     assert.match(

@@ -14,7 +14,6 @@ import {
 } from "../wire/errors.ts";
 import { legacyCallResult, legacyTool, modernResult, modernTool } from "./eras.ts";
 import type { Envelope, Request } from "../wire/extract.ts";
-import { logError } from "../host/stderr_log.ts";
 import {
   LEGACY_VERSIONS,
   LIST_TTL_MS,
@@ -25,6 +24,7 @@ import {
 import { callTool, type CallToolResult } from "../primitives/tool_call.ts";
 import { createToolLister } from "../primitives/tool_list.ts";
 import type { Registry, Tool } from "../primitives/tools.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { ToolContext } from "../primitives/types.ts";
 
@@ -34,6 +34,8 @@ export interface DispatcherOptions {
   pageSize: number;
   /** How long a tool call may run when the tool sets no `timeoutMs`. */
   toolTimeoutMs: number;
+  /** Where failures the client is not told in full are reported. */
+  diagnostics: Diagnostics;
 }
 
 export interface Dispatcher {
@@ -73,7 +75,7 @@ const REMOVED_IN_2026 = new Set([
 const CAPABILITIES = { tools: {} };
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { registry, toolTimeoutMs } = options;
+  const { registry, toolTimeoutMs, diagnostics } = options;
   const listTools = createToolLister(registry, options.pageSize);
   let pin: Pin = { era: "open" };
 
@@ -196,6 +198,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const result = callTool(tool, args, {
       controller,
       defaultTimeoutMs: toolTimeoutMs,
+      diagnostics,
       context: {
         requestId: request.id,
         protocolVersion: client.protocolVersion,
@@ -213,7 +216,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         if (error instanceof ProtocolError) {
           return { jsonrpc: "2.0", id: request.id, error: error.toRpcError() };
         }
-        logError(`Request "${request.method}" failed`, error);
+        diagnostics.error(`Request "${request.method}" failed`, error);
         return { jsonrpc: "2.0", id: request.id, error: internalError(messageOf(error)) };
       };
       try {

@@ -12,6 +12,7 @@ import {
 } from "../programs/executable.ts";
 import { createProgramSlots, MAX_PROGRAMS, type ProgramSlots } from "../programs/program_slots.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import {
   checkDefinition,
   DEFINITION_FIELDS,
@@ -40,9 +41,12 @@ export interface LoadOptions {
    * binary embeds are not on disk, so no program among them can be run.
    */
   skipExecutables: boolean;
+  /** Where programs' stderr and notes about them go. */
+  diagnostics: Diagnostics;
 }
 
-export const DEFAULT_LOAD_OPTIONS: LoadOptions = {
+/** The flags' defaults; only where diagnostics go has none. */
+export const DEFAULT_LOAD_OPTIONS: Omit<LoadOptions, "diagnostics"> = {
   passEnv: [],
   maxOutputBytes: MAX_OUTPUT_BYTES,
   maxPrograms: MAX_PROGRAMS,
@@ -73,8 +77,9 @@ const SIDECAR_FIELDS = new Set([...DEFINITION_FIELDS, "env", "output"]);
  */
 export async function loadTools(
   dir: string | URL,
-  options: LoadOptions = DEFAULT_LOAD_OPTIONS,
+  given: Partial<LoadOptions> & Pick<LoadOptions, "diagnostics">,
 ): Promise<LoadedTools> {
+  const options: LoadOptions = { ...DEFAULT_LOAD_OPTIONS, ...given };
   const dirUrl = typeof dir === "string"
     ? directoryUrl(dir)
     : new URL(dir.href.endsWith("/") ? dir.href : `${dir.href}/`);
@@ -297,6 +302,7 @@ async function loadExecutableTool(
     maxOutputBytes: options.maxOutputBytes,
     output: outputMode(output, fields.outputSchema !== undefined),
     slots,
+    diagnostics: options.diagnostics,
   });
   return checkDefinition(
     { ...fields, handler },

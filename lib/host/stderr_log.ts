@@ -11,6 +11,7 @@
 // lines dropped, counted and reported, so that the program is not stuck on its own writes.
 import type { ByteSink } from "../transports/writer.ts";
 import { concatBytes } from "../util/bytes.ts";
+import { type Diagnostics, diagnosticText } from "../util/diagnostics.ts";
 
 export interface StderrLog {
   /** Queues text for stderr, or drops it when the queue is full. */
@@ -189,11 +190,11 @@ export const stderrLog: StderrLog = createStderrLog(
 
 /** Writes one diagnostic line to stderr, with the error's stack when there is one. */
 export function logError(message: string, error?: unknown): void {
-  let detail = "";
-  try {
-    if (error instanceof Error) detail = `\n${error.stack ?? error.message}`;
-  } catch {
-    // A tool's error object with a throwing `stack` getter: the message alone will do.
-  }
-  stderrLog.write(`toolshed: ${message}${detail}\n`);
+  stderrLog.write(diagnosticText(message, error));
 }
+
+/** The server's diagnostics: everything goes to its stderr. */
+export const stderrDiagnostics: Diagnostics = {
+  error: logError,
+  forward: (text, lines, source) => stderrLog.forward(text, lines, source),
+};

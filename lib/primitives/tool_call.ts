@@ -4,8 +4,8 @@
 import { isObject, messageOf } from "../util/json.ts";
 import { isThenable, type MaybePromise } from "../util/maybe.ts";
 import type { Tool } from "./tools.ts";
-import { logError } from "../host/stderr_log.ts";
 import { checkCallToolResult } from "../schema/mcp_shapes.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { ToolContext } from "./types.ts";
 
@@ -26,6 +26,8 @@ export interface CallOptions {
   /** Used when the tool sets no `timeoutMs` of its own. */
   defaultTimeoutMs: number;
   context: Omit<ToolContext, "signal" | "toolName">;
+  /** Where a handler's thrown error is reported, beside the isError result. */
+  diagnostics: Diagnostics;
 }
 
 /** The reason a call's signal carries when its time is up. */
@@ -70,7 +72,7 @@ export function callTool(
   try {
     value = tool.definition.handler(args, ctx);
   } catch (error) {
-    return failure(tool, controller.signal, error);
+    return failure(tool, options, error);
   }
   if (!isThenable(value)) return settle(tool, value);
 
@@ -83,7 +85,7 @@ export function callTool(
   // in the background, which is all JavaScript allows).
   return Promise.race([value, rejectOnAbort(controller.signal)]).then(
     (ready) => settle(tool, ready),
-    (error) => failure(tool, controller.signal, error),
+    (error) => failure(tool, options, error),
   ).finally(() => clearTimeout(timer));
 }
 
@@ -100,7 +102,8 @@ function settle(tool: Tool, value: unknown): CallToolResult {
 }
 
 /** What a thrown error, a timeout or a cancellation tells the model. */
-function failure(tool: Tool, signal: AbortSignal, error: unknown): CallToolResult {
+function failure(tool: Tool, options: CallOptions, error: unknown): CallToolResult {
+  const signal = options.controller.signal;
   if (signal.aborted) {
     const reason = signal.reason;
     return errorResult(
@@ -109,7 +112,7 @@ function failure(tool: Tool, signal: AbortSignal, error: unknown): CallToolResul
         : `Tool "${tool.name}" was cancelled: ${messageOf(reason)}`,
     );
   }
-  logError(`Tool "${tool.name}" failed`, error);
+  options.diagnostics.error(`Tool "${tool.name}" failed`, error);
   return errorResult(messageOf(error));
 }
 

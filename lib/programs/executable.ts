@@ -10,7 +10,7 @@
 // for a failed program); nothing here knows JSON-RPC.
 import { concatBytes } from "../util/bytes.ts";
 import { isObject, messageOf } from "../util/json.ts";
-import { logError, stderrLog } from "../host/stderr_log.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import type { ProgramSlots } from "./program_slots.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { ToolContext } from "../primitives/types.ts";
@@ -149,6 +149,8 @@ export interface ExecutableOptions {
   killGraceMs?: number;
   /** Defaults to "setsid" where that program exists, else "detached". */
   launcher?: Launcher;
+  /** Where the program's stderr and the server's notes about it go. */
+  diagnostics: Diagnostics;
 }
 
 const encoder = new TextEncoder();
@@ -170,21 +172,21 @@ export function executableHandler(
         const value = Deno.env.get(name);
         if (value !== undefined) env[name] = value;
       }
-      Object.assign(env, contextEnv(ctx));
+      Object.assign(env, contextEnv(ctx, options.diagnostics));
       return spawnLeader({ program: options.program, env, launcher: options.launcher });
     };
     return run(options, spawn, args, ctx);
   };
 }
 
-function contextEnv(ctx: ToolContext): Record<string, string> {
+function contextEnv(ctx: ToolContext, diagnostics: Diagnostics): Record<string, string> {
   const env: Record<string, string> = {
     [CONTEXT_ENV.toolName]: ctx.toolName,
     [CONTEXT_ENV.protocolVersion]: ctx.protocolVersion,
   };
   const client = ctx.clientInfo?.name;
   if (typeof client === "string") {
-    const shown = boundedClientName(client);
+    const shown = boundedClientName(client, diagnostics);
     // An environment value cannot hold NUL; the name is for display only, so drop it then.
     if (!shown.includes("\0")) env[CONTEXT_ENV.clientName] = shown;
   }
@@ -192,11 +194,11 @@ function contextEnv(ctx: ToolContext): Record<string, string> {
 }
 
 /** The client's name cut to CLIENT_NAME_CHARS, never inside a surrogate pair. */
-function boundedClientName(name: string): string {
+function boundedClientName(name: string, diagnostics: Diagnostics): string {
   if (name.length <= CLIENT_NAME_CHARS) return name;
   if (!clientNameCutReported) {
     clientNameCutReported = true;
-    logError(
+    diagnostics.error(
       `The client's name is ${name.length} characters long; programs get its first ` +
         `${CLIENT_NAME_CHARS} in ${CONTEXT_ENV.clientName}`,
     );
@@ -245,7 +247,7 @@ async function runHolding(
   try {
     const stdinWritten = writeAll(child.stdin, JSON.stringify(args));
     const exited = new AbortController();
-    const stderr = forwardStderr(child.stderr, ctx.toolName, exited.signal);
+    const stderr = forwardStderr(child.stderr, ctx.toolName, exited.signal, options.diagnostics);
     const stdout = readCapped(child.stdout, options.maxOutputBytes, stop, exited.signal);
     const status = await child.status;
     group.leaderExited();
@@ -425,7 +427,7 @@ async function readCapped(
 }
 
 /**
- * Forwards stderr to the server's stderr, each line prefixed with `[toolName] `, and
+ * Forwards stderr to the server's diagnostics, each line prefixed with `[toolName] `, and
  * returns its last MESSAGE_CHARS characters for an error message. While the server's
  * stderr queue is full it reads no more, so the program waits on its own writes (as with
  * any pipe) and nothing is lost; lib/host/stderr_log.ts drops lines only once stderr stalls.
@@ -434,6 +436,7 @@ async function forwardStderr(
   stream: ReadableStream<Uint8Array>,
   toolName: string,
   exited: AbortSignal,
+  diagnostics: Diagnostics,
 ): Promise<string> {
   const prefix = `[${toolName}] `;
   const source = `stderr from tool "${toolName}"`;
@@ -445,7 +448,7 @@ async function forwardStderr(
     out += `${prefix}${line}\n`;
     lines++;
     if (out.length < STDERR_BATCH_CHARS) return;
-    await stderrLog.forward(out, lines, source);
+    await diagnostics.forward(out, lines, source);
     out = "";
     lines = 0;
   };
@@ -465,13 +468,13 @@ async function forwardStderr(
       await emit(pending.slice(0, STDERR_LINE_CHARS));
       pending = pending.slice(STDERR_LINE_CHARS);
     }
-    if (lines > 0) await stderrLog.forward(out, lines, source);
+    if (lines > 0) await diagnostics.forward(out, lines, source);
     out = "";
     lines = 0;
   }
   pending += decoder.decode();
   if (pending !== "") await emit(pending);
-  if (lines > 0) await stderrLog.forward(out, lines, source);
+  if (lines > 0) await diagnostics.forward(out, lines, source);
   return tail;
 }
 

@@ -7,7 +7,7 @@ import { extract } from "../wire/extract.ts";
 import type { Dispatcher } from "../core/dispatch.ts";
 import { createLineFramer } from "./framing.ts";
 import { createInFlight } from "../core/in_flight.ts";
-import { logError } from "../host/stderr_log.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import type { RequestId, RpcError } from "../wire/types.ts";
 import { type ByteSink, createWriter } from "./writer.ts";
 
@@ -30,6 +30,8 @@ export interface ServerOptions {
   maxConcurrency: number;
   /** Bytes of waiting requests past which reading pauses. */
   waitingBoundBytes: number;
+  /** Where the transport's own troubles (unreadable input, shutdown) are reported. */
+  diagnostics: Diagnostics;
 }
 
 export interface Server {
@@ -45,6 +47,7 @@ export interface Server {
 const READ_CHUNK_BYTES = 64 * 1024;
 
 export function serve(options: ServerOptions): Server {
+  const logError = options.diagnostics.error;
   let stopping: Promise<void> | undefined;
   let outputClosed = false;
   let markOutputClosed = () => {};
