@@ -4,14 +4,15 @@
 //
 // main.ts only wires the stages; each one lives in lib/ with one concern.
 import { parseCommand, USAGE } from "./lib/host/cli.ts";
-import { createDispatcher } from "./lib/core/dispatch.ts";
+import { createCore } from "./lib/core/handle.ts";
+import { contentsOf, createRegistry } from "./lib/primitives/registry.ts";
 import { logError, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
 import { SERVER_INFO } from "./lib/wire/protocol.ts";
 import { serve } from "./lib/transports/stdio.ts";
 import { guardProcess } from "./lib/host/process_guard.ts";
 import { guardStdout } from "./lib/host/stdout_guard.ts";
 import { type LoadedTools, loadTools, ToolLoadError } from "./lib/discovery/tools_dir.ts";
-import type { Registry } from "./lib/primitives/tools.ts";
+import type { ToolSet } from "./lib/primitives/tools.ts";
 
 /** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
 const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
@@ -43,9 +44,9 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     (Deno.build.standalone ? new URL("./tools/", import.meta.url) : "tools");
   // The files a compiled binary embeds are not on disk: no program among them can run.
   const embedded = Deno.build.standalone && options.tools === undefined;
-  let registry: LoadedTools;
+  let loaded: LoadedTools;
   try {
-    registry = await loadTools(toolsDir, {
+    loaded = await loadTools(toolsDir, {
       passEnv: options.passEnv,
       maxOutputBytes: options.maxOutputBytes,
       maxPrograms: options.maxPrograms,
@@ -62,20 +63,20 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     );
     return 1;
   }
-  if (registry.skipped.length > 0) {
+  if (loaded.skipped.length > 0) {
     logError(
-      `Not serving the ${registry.skipped.length} executable tool(s) embedded in this binary ` +
-        `(${registry.skipped.join(", ")}): a compiled binary cannot run programs it embeds; ` +
+      `Not serving the ${loaded.skipped.length} executable tool(s) embedded in this binary ` +
+        `(${loaded.skipped.join(", ")}): a compiled binary cannot run programs it embeds; ` +
         `serve them from a directory on disk with --tools DIR`,
     );
   }
-  if (Deno.stdin.isTerminal()) greet(registry, toolsDir);
+  if (Deno.stdin.isTerminal()) greet(loaded, toolsDir);
 
   const server = serve({
     input: Deno.stdin,
     output: stdout,
-    dispatcher: createDispatcher({
-      registry,
+    core: createCore({
+      registry: createRegistry(contentsOf(loaded.tools)),
       pageSize: options.pageSize,
       toolTimeoutMs: options.toolTimeoutMs,
       diagnostics: stderrDiagnostics,
@@ -97,11 +98,11 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
 }
 
 /** Tells a person who started the server in a terminal what it is and how to use it. */
-function greet(registry: Registry, toolsDir: string | URL): void {
-  const names = registry.tools.map((tool) => tool.name).join(", ");
+function greet(tools: ToolSet, toolsDir: string | URL): void {
+  const names = tools.tools.map((tool) => tool.name).join(", ");
   logError(
     `${SERVER_INFO.name} ${SERVER_INFO.version} is an MCP server speaking JSON-RPC on stdin/stdout.\n` +
-      `Serving ${registry.tools.length} tool(s) from "${toolsDir}": ${names}\n` +
+      `Serving ${tools.tools.length} tool(s) from "${toolsDir}": ${names}\n` +
       `Connect an MCP client by configuring it to start this command (see the README for\n` +
       `Claude Desktop, Claude Code and VS Code), or type JSON-RPC lines here. Ctrl+D quits.`,
   );

@@ -1,6 +1,9 @@
-// The dispatcher alone: routing one parsed request to its handler and shaping the result,
+// The request core alone: routing one parsed request to its handler and shaping the result,
 // against calling the tool's handler directly and building the same result by hand.
-import { createDispatcher } from "../lib/core/dispatch.ts";
+import type { RequestContext } from "../lib/core/context.ts";
+import { createCore } from "../lib/core/handle.ts";
+import { createSession } from "../lib/core/session.ts";
+import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { extract, type Request } from "../lib/wire/extract.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
@@ -21,23 +24,29 @@ function request(method: string, params: Record<string, unknown>): Request {
   return message;
 }
 
-const modern = createDispatcher({
+const core = createCore({
   diagnostics: recorder(),
-  registry,
+  registry: createRegistry(contentsOf(registry.tools)),
   pageSize: 100,
   toolTimeoutMs: 60_000,
 });
-const legacy = createDispatcher({
-  diagnostics: recorder(),
-  registry,
-  pageSize: 100,
-  toolTimeoutMs: 60_000,
+const outlet = { notify() {}, outbound: undefined };
+/** A request's context on a connection with `session`, as stdio's in-flight entries are. */
+const contextOf = (request: Request, session = createSession()): RequestContext => ({
+  request,
+  controller: new AbortController(),
+  closing: undefined,
+  session,
+  outlet,
 });
-await legacy.request(
-  request("initialize", { protocolVersion: "2025-11-25", capabilities: {} }),
-  new AbortController(),
+const modernSession = createSession();
+const legacySession = createSession();
+await core.handle(
+  contextOf(
+    request("initialize", { protocolVersion: "2025-11-25", capabilities: {} }),
+    legacySession,
+  ),
 );
-const signal = new AbortController();
 const modernCall = request("tools/call", { name: "echo", arguments: { text: "hi" }, _meta: META });
 const legacyCall = request("tools/call", { name: "echo", arguments: { text: "hi" } });
 const modernList = request("tools/list", { _meta: META });
@@ -46,11 +55,11 @@ Deno.bench("handler called directly", { group: "tools/call echo", baseline: true
   const text = await echo.definition.handler({ text: "hi" }, {} as never);
   const _ = { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text }] } };
 });
-Deno.bench("dispatcher, 2026-07-28", { group: "tools/call echo" }, async () => {
-  await modern.request(modernCall, signal);
+Deno.bench("core, 2026-07-28", { group: "tools/call echo" }, async () => {
+  await core.handle(contextOf(modernCall, modernSession));
 });
-Deno.bench("dispatcher, 2025-11-25 session", { group: "tools/call echo" }, async () => {
-  await legacy.request(legacyCall, signal);
+Deno.bench("core, 2025-11-25 session", { group: "tools/call echo" }, async () => {
+  await core.handle(contextOf(legacyCall, legacySession));
 });
 const tools = registry.tools;
 Deno.bench("the page built by hand", { group: "tools/list", baseline: true }, () => {
@@ -66,6 +75,6 @@ Deno.bench("the page built by hand", { group: "tools/list", baseline: true }, ()
     },
   };
 });
-Deno.bench("dispatcher tools/list (10 tools)", { group: "tools/list" }, async () => {
-  await modern.request(modernList, signal);
+Deno.bench("core tools/list (10 tools)", { group: "tools/list" }, async () => {
+  await core.handle(contextOf(modernList, modernSession));
 });

@@ -1,7 +1,8 @@
 // The in-process pipeline, bytes in to bytes out with no I/O: toolshed's serve() against
 // a bare loop doing the least any server must (frame, JSON.parse, JSON.stringify a reply).
 // Each iteration pushes 1,000 pipelined echo calls through and waits for every answer.
-import { createDispatcher } from "../lib/core/dispatch.ts";
+import { createCore } from "../lib/core/handle.ts";
+import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { serve } from "../lib/transports/stdio.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
@@ -54,9 +55,9 @@ async function throughToolshed(input: Uint8Array): Promise<void> {
     diagnostics: recorder(),
     input: source(input),
     output: sink,
-    dispatcher: createDispatcher({
+    core: createCore({
       diagnostics: recorder(),
-      registry,
+      registry: createRegistry(contentsOf(registry.tools)),
       pageSize: 100,
       toolTimeoutMs: 60_000,
     }),

@@ -4,7 +4,7 @@
 // nesting, huge numbers), random bytes, notifications (cancellations of random ids
 // included), client responses and prototype keys. Everything comes from a seeded PRNG, so
 // a seed and a run number reproduce a run's input byte for byte.
-import { encodeCursor } from "../lib/primitives/tool_list.ts";
+import { encodeCursor } from "../lib/primitives/paging.ts";
 import { hostileToolName, SHAPES } from "./_hostile_shapes.ts";
 import type { Registry } from "../lib/primitives/tools.ts";
 import {

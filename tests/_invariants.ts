@@ -14,7 +14,8 @@
 // It also runs input through serve() in-process, with the real dispatcher and registry.
 import { hostileTools } from "./_hostile_shapes.ts";
 import { concatBytes as concat } from "../lib/util/bytes.ts";
-import { createDispatcher } from "../lib/core/dispatch.ts";
+import { createCore } from "../lib/core/handle.ts";
+import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { serve } from "../lib/transports/stdio.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import type { Registry } from "../lib/primitives/tools.ts";
@@ -393,9 +394,9 @@ export async function runInProcess(
         return Promise.resolve(bytes.length);
       },
     },
-    dispatcher: createDispatcher({
+    core: createCore({
       diagnostics: recorder(),
-      registry,
+      registry: createRegistry(contentsOf(registry.tools)),
       pageSize: 3,
       toolTimeoutMs: 10_000,
     }),

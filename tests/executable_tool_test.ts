@@ -3,7 +3,12 @@
 // mark in its environment (passed on like any variable a tool asks for), so that the
 // tests can find every process it left behind in /proc: there must be none.
 import assert from "node:assert/strict";
-import { type CallOptions, callTool, type CallToolResult } from "../lib/primitives/tool_call.ts";
+import {
+  type CallOptions,
+  callTool,
+  type CallToolResult,
+  NO_CHANNELS,
+} from "../lib/primitives/tool_call.ts";
 import { BASE_ENV, executableHandler, type Launcher } from "../lib/programs/executable.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import { DEFAULT_LOAD_OPTIONS, loadTools } from "../lib/discovery/tools_dir.ts";
@@ -344,7 +349,12 @@ for (const launcher of ["setsid", "detached"] as const) {
     const mark = freshMark();
     const stubborn = direct("stubborn.sh", launcher, 100);
     const controller = new AbortController();
-    const ctx = { ...callOptions().context, signal: controller.signal, toolName: "stubborn" };
+    const ctx = {
+      ...callOptions().context,
+      ...NO_CHANNELS,
+      signal: controller.signal,
+      toolName: "stubborn",
+    };
     const running = stubborn.definition.handler({}, ctx);
     await eventually(() => markedProcesses(mark).length === 2, "the shell and its sleep to start");
     const [{ pgrp }] = markedProcesses(mark);
@@ -366,7 +376,12 @@ for (const launcher of ["setsid", "detached"] as const) {
     const sleeper = direct("sleeper.sh", launcher, 60_000);
     for (let i = 0; i < 20; i++) {
       const controller = new AbortController();
-      const ctx = { ...callOptions().context, signal: controller.signal, toolName: "sleeper" };
+      const ctx = {
+        ...callOptions().context,
+        ...NO_CHANNELS,
+        signal: controller.signal,
+        toolName: "sleeper",
+      };
       const running = sleeper.definition.handler({}, ctx);
       controller.abort(new Error("cancelled by the test")); // before setsid() may have run
       await withHangGuard(running as Promise<unknown>, "the handler");

@@ -21,7 +21,9 @@ Deno.test("extract() returns a request with its envelope read from _meta", () =>
         protocolVersion: "2026-07-28",
         clientCapabilities: { sampling: {} },
         clientInfo: undefined,
+        logLevel: undefined,
       },
+      progressToken: 7,
     },
   );
 });
@@ -39,6 +41,7 @@ Deno.test("extract() returns a request without envelope when _meta has no versio
     method: "ping",
     params: message.params,
     envelope: undefined,
+    progressToken: 1,
   });
 });
 
@@ -104,12 +107,32 @@ Deno.test("extract() keeps the id of a request it rejects when the id is usable"
   deepStrictEqual(result.kind === "rejected" && result.id, "x");
 });
 
-Deno.test("extract() ignores responses sent by the client", () => {
-  strictEqual(extract(line('{"jsonrpc":"2.0","id":1,"result":{}}')).kind, "ignored");
+Deno.test("extract() returns responses sent by the client, for the requests the server sent", () => {
+  deepStrictEqual(extract(line('{"jsonrpc":"2.0","id":"toolshed-1","result":{"a":1}}')), {
+    kind: "response",
+    id: "toolshed-1",
+    result: { a: 1 },
+    error: undefined,
+  });
+  deepStrictEqual(extract(line('{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}')), {
+    kind: "response",
+    id: 1,
+    result: undefined,
+    error: { code: 1, message: "m" },
+  });
+  // JSON-RPC sends id null when it could not read one: nothing can claim it.
   strictEqual(
-    extract(line('{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}')).kind,
-    "ignored",
+    (extract(line('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}')) as {
+      id: unknown;
+    }).id,
+    null,
   );
+});
+
+Deno.test("extract() reads the log level a 2026-07-28 request asks for", () => {
+  const params = { _meta: { ...META, "io.modelcontextprotocol/logLevel": "warning" } };
+  const message = extract(line(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "x", params })));
+  strictEqual(message.kind === "request" && message.envelope?.logLevel, "warning");
 });
 
 Deno.test("extract() ignores a notification whose params are not an object", () => {

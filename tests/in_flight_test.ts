@@ -1,15 +1,20 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import type { Dispatcher } from "../lib/core/dispatch.ts";
+import type { Core } from "../lib/core/handle.ts";
 import type { Request } from "../lib/wire/extract.ts";
 import { createInFlight } from "../lib/core/in_flight.ts";
+import { createSession } from "../lib/core/session.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 
-/** A dispatcher whose async requests finish when the test says so; "sync" ones at once. */
+/**
+ * A core whose async requests finish when the test says so; "sync" ones at once; "listen"
+ * ones are long-lived and answer when asked to close.
+ */
 function controllable() {
   const running = new Map<unknown, { finish(): void; controller: AbortController }>();
   let maxRunning = 0;
-  const dispatcher: Dispatcher = {
-    request(request, controller) {
+  const core: Core = {
+    handle(ctx) {
+      const { request, controller } = ctx;
       const answer = { jsonrpc: "2.0", id: request.id, result: { method: request.method } };
       if (request.method === "sync") return answer;
       return new Promise<JsonObject>((resolve) => {
@@ -18,23 +23,28 @@ function controllable() {
           resolve(answer);
         };
         controller.signal.addEventListener("abort", finish);
+        ctx.closing?.addEventListener("abort", finish);
         running.set(request.id, { finish, controller });
-        maxRunning = Math.max(maxRunning, running.size);
+        if (request.method !== "listen") maxRunning = Math.max(maxRunning, running.size);
       });
     },
+    method: (name) =>
+      name === "listen" ? { eras: ["modern"], longLived: true, handler: () => ({}) } : undefined,
   };
-  return { dispatcher, running, maxRunning: () => maxRunning };
+  return { core, running, maxRunning: () => maxRunning };
 }
 
 function request(id: number | string, method = "slow"): Request {
-  return { kind: "request", id, method, params: {}, envelope: undefined };
+  return { kind: "request", id, method, params: {}, envelope: undefined, progressToken: undefined };
 }
 
 function setup(maxConcurrency: number, waitingBoundBytes = 1_000_000) {
   const sent: JsonObject[] = [];
   const peer = controllable();
   const inFlight = createInFlight({
-    dispatcher: peer.dispatcher,
+    core: peer.core,
+    session: createSession(),
+    outlet: { notify: (message) => sent.push(message), outbound: undefined },
     maxConcurrency,
     waitingBoundBytes,
     send: (response) => sent.push(response),
@@ -130,4 +140,25 @@ Deno.test("createInFlight() answers waiting requests with an error at shutdown a
     { jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error: shutting down" } },
     { jsonrpc: "2.0", id: 1, result: { method: "slow" } },
   ]);
+});
+
+Deno.test("createInFlight() runs long-lived requests beside the cap, and closes them at shutdown", async () => {
+  const { ids, peer, inFlight } = setup(1);
+  inFlight.start(request("l1", "listen"), 10);
+  inFlight.start(request("l2", "listen"), 10);
+  inFlight.start(request(1), 10);
+  inFlight.start(request(2), 10);
+  // Two listens and the one slot's request run; the listens hold no slot.
+  deepStrictEqual([...peer.running.keys()], ["l1", "l2", 1]);
+  strictEqual(inFlight.busy(), true);
+  peer.running.get(1)!.finish();
+  await tick();
+  peer.running.get(2)!.finish();
+  await inFlight.idle(); // the listens do not hold idle() up
+  strictEqual(inFlight.busy(), false);
+  // A cancelled listen gets no answer; the other answers when closed.
+  inFlight.cancel("l1", "done");
+  await inFlight.closeLongLived();
+  strictEqual(inFlight.closeLongLived(), undefined);
+  deepStrictEqual(ids(), [1, 2, "l2"]);
 });

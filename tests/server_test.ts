@@ -1,6 +1,7 @@
 // The pipeline in-process, with memory streams in place of stdin and stdout.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { createDispatcher } from "../lib/core/dispatch.ts";
+import { createCore } from "../lib/core/handle.ts";
+import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { shuttingDown } from "../lib/wire/errors.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { serve, type ServerOptions } from "../lib/transports/stdio.ts";
@@ -100,9 +101,9 @@ function start(registry: Registry, overrides: Partial<ServerOptions> = {}) {
     diagnostics: recorder(),
     input,
     output,
-    dispatcher: createDispatcher({
+    core: createCore({
       diagnostics: recorder(),
-      registry,
+      registry: createRegistry(contentsOf(registry.tools)),
       pageSize: 100,
       toolTimeoutMs: 10_000,
     }),
@@ -139,7 +140,13 @@ Deno.test("serve() passes the request's signal, id and client to the handler", a
   const registry = registryOf({
     inspect: {
       handler: (_args: unknown, ctx: Record<string, unknown>) => {
-        seen = { ...ctx, signal: ctx.signal instanceof AbortSignal };
+        seen = {
+          ...ctx,
+          signal: ctx.signal instanceof AbortSignal,
+          progress: typeof ctx.progress,
+          log: typeof ctx.log,
+          request: typeof ctx.request,
+        };
         return "ok";
       },
     },
@@ -156,6 +163,9 @@ Deno.test("serve() passes the request's signal, id and client to the handler", a
     clientInfo: undefined,
     clientCapabilities: {},
     signal: true,
+    progress: "function",
+    log: "function",
+    request: "function",
   });
 });
 
@@ -232,9 +242,9 @@ Deno.test("serve() aborts in-flight calls and ends quietly when the output close
     diagnostics: recorder(),
     input,
     output: { write: () => Promise.reject(new Deno.errors.BrokenPipe("client went away")) },
-    dispatcher: createDispatcher({
+    core: createCore({
       diagnostics: recorder(),
-      registry,
+      registry: createRegistry(contentsOf(registry.tools)),
       pageSize: 100,
       toolTimeoutMs: 10_000,
     }),

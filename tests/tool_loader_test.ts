@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 import { DEFAULT_LOAD_OPTIONS, loadTools, ToolLoadError } from "../lib/discovery/tools_dir.ts";
 import type { Registry } from "../lib/primitives/tools.ts";
 import { recorder } from "./_diagnostics.ts";
+import { NO_CHANNELS } from "../lib/primitives/tool_call.ts";
 
 const REPO_TOOLS = decodeURIComponent(new URL("../tools", import.meta.url).pathname);
 
@@ -802,6 +803,7 @@ async function withExecutables(
 
 const noSignal = new AbortController().signal;
 const context = {
+  ...NO_CHANNELS,
   signal: noSignal,
   requestId: 1,
   toolName: "t",

@@ -1,15 +1,24 @@
 // Requests between arrival and answer: at most `maxConcurrency` run at once, the rest wait
 // in arrival order; cancellation finds them by id in either state; shutdown can wait for
-// them, abort them, or answer the ones that never started.
-import { idInUse } from "../wire/errors.ts";
-import type { Dispatcher } from "./dispatch.ts";
+// them, abort them, or answer the ones that never started. Long-lived requests (a listen
+// stream) run at once beside the others: they hold no slot and no shutdown waits for them.
+import { idInUse, internalError } from "../wire/errors.ts";
 import type { Request } from "../wire/extract.ts";
 import { isThenable } from "../util/maybe.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { RequestId, RpcError } from "../wire/types.ts";
+import type { Outlet, RequestContext } from "./context.ts";
+import type { Core } from "./handle.ts";
+import type { Session } from "./session.ts";
+
+/** Long-lived requests one connection may hold open (the TypeScript SDK's cap too). */
+export const MAX_LONG_LIVED = 1024;
 
 export interface InFlightOptions {
-  dispatcher: Dispatcher;
+  core: Core;
+  /** The connection's session, shared by its requests; undefined for stateless ones. */
+  session: Session | undefined;
+  outlet: Outlet;
   /** Requests that may run at once; more wait their turn. */
   maxConcurrency: number;
   /** Bytes of waiting requests past which `waitingBelowBound()` holds the reader back. */
@@ -29,30 +38,40 @@ export interface InFlight {
   answerWaiting(error: RpcError): void;
   /** Drops waiting requests without an answer (when nothing can be written any more). */
   dropWaiting(): void;
-  /** True while any request is running or waiting. */
+  /**
+   * Asks every long-lived request for its graceful answer; resolves once all are answered,
+   * or gives undefined when there are none.
+   */
+  closeLongLived(): Promise<void> | undefined;
+  /** True while any ordinary request is running or waiting. */
   busy(): boolean;
-  /** Resolves when no request is running or waiting. */
+  /** Resolves when no ordinary request is running or waiting. */
   idle(): Promise<void>;
   /** Resolves when waiting requests hold at most the bound (at once when they do). */
   waitingBelowBound(): Promise<void>;
 }
 
-interface Entry {
-  request: Request;
+/** A request's context, and what in-flight bookkeeping needs besides. */
+interface Entry extends RequestContext {
   bytes: number;
-  controller: AbortController | undefined;
+  /** False while it waits for a slot. */
+  started: boolean;
   cancelled: boolean;
+  /** Long-lived only: fired to ask for the graceful answer. */
+  closer: AbortController | undefined;
 }
 
 export function createInFlight(options: InFlightOptions): InFlight {
-  const { dispatcher, maxConcurrency } = options;
+  const { core, maxConcurrency } = options;
   /** Running (async) and waiting requests by id; a synchronous one is never entered here. */
   const entries = new Map<RequestId, Entry>();
   const waiting: Entry[] = [];
+  const longLived = new Set<Entry>();
   let waitingBytes = 0;
   let running = 0;
   let idleWaiters: (() => void)[] = [];
   let boundWaiters: (() => void)[] = [];
+  let longLivedWaiters: (() => void)[] = [];
 
   function wake(): void {
     if (waitingBytes <= options.waitingBoundBytes && boundWaiters.length > 0) {
@@ -65,14 +84,32 @@ export function createInFlight(options: InFlightOptions): InFlight {
       idleWaiters = [];
       for (const resolve of ready) resolve();
     }
+    if (longLived.size === 0 && longLivedWaiters.length > 0) {
+      const ready = longLivedWaiters;
+      longLivedWaiters = [];
+      for (const resolve of ready) resolve();
+    }
+  }
+
+  function entryOf(request: Request, bytes: number, closer?: AbortController): Entry {
+    return {
+      request,
+      controller: new AbortController(),
+      closing: closer?.signal,
+      session: options.session,
+      outlet: options.outlet,
+      bytes,
+      started: false,
+      cancelled: false,
+      closer,
+    };
   }
 
   function run(entry: Entry): void {
-    const controller = new AbortController();
-    const outcome = dispatcher.request(entry.request, controller);
+    entry.started = true;
+    const outcome = core.handle(entry);
     // Answered at once (a synchronous tool): nothing to track, nothing to cancel.
     if (!isThenable(outcome)) return options.send(outcome);
-    entry.controller = controller;
     entries.set(entry.request.id, entry);
     running++;
     (outcome as Promise<JsonObject>).then((response) => {
@@ -80,6 +117,20 @@ export function createInFlight(options: InFlightOptions): InFlight {
       if (entries.get(entry.request.id) === entry) entries.delete(entry.request.id);
       if (!entry.cancelled) options.send(response);
       startWaiting();
+      wake();
+    });
+  }
+
+  function runLongLived(entry: Entry): void {
+    entry.started = true;
+    const outcome = core.handle(entry);
+    if (!isThenable(outcome)) return options.send(outcome);
+    entries.set(entry.request.id, entry);
+    longLived.add(entry);
+    (outcome as Promise<JsonObject>).then((response) => {
+      longLived.delete(entry);
+      if (entries.get(entry.request.id) === entry) entries.delete(entry.request.id);
+      if (!entry.cancelled) options.send(response);
       wake();
     });
   }
@@ -101,7 +152,20 @@ export function createInFlight(options: InFlightOptions): InFlight {
         options.send({ jsonrpc: "2.0", id: null, error: idInUse(request.id) });
         return;
       }
-      const entry: Entry = { request, bytes, controller: undefined, cancelled: false };
+      if (core.method(request.method)?.longLived) {
+        if (longLived.size >= MAX_LONG_LIVED) {
+          options.send({
+            jsonrpc: "2.0",
+            id: request.id,
+            error: internalError(
+              `this connection already holds ${MAX_LONG_LIVED} long-lived requests open`,
+            ),
+          });
+          return;
+        }
+        return runLongLived(entryOf(request, bytes, new AbortController()));
+      }
+      const entry = entryOf(request, bytes);
       if (running < maxConcurrency) return run(entry);
       entries.set(request.id, entry);
       waiting.push(entry);
@@ -112,13 +176,18 @@ export function createInFlight(options: InFlightOptions): InFlight {
       if (!entry) return; // unknown or finished: cancellation races are normal
       entry.cancelled = true;
       entries.delete(id);
-      if (entry.controller) return entry.controller.abort(reason);
+      if (entry.closer) {
+        longLived.delete(entry);
+        entry.controller.abort(reason);
+        return wake();
+      }
+      if (entry.started) return entry.controller.abort(reason);
       waiting.splice(waiting.indexOf(entry), 1); // it never started: it just leaves the line
       waitingBytes -= entry.bytes;
       wake();
     },
     abortRunning(reason) {
-      for (const entry of entries.values()) entry.controller?.abort(reason);
+      for (const entry of entries.values()) if (entry.started) entry.controller.abort(reason);
     },
     answerWaiting(error) {
       for (const entry of waiting.splice(0)) {
@@ -132,6 +201,11 @@ export function createInFlight(options: InFlightOptions): InFlight {
       for (const entry of waiting.splice(0)) entries.delete(entry.request.id);
       waitingBytes = 0;
       wake();
+    },
+    closeLongLived() {
+      if (longLived.size === 0) return undefined;
+      for (const entry of longLived) entry.closer!.abort("the server is closing the stream");
+      return new Promise((resolve) => longLivedWaiters.push(resolve));
     },
     busy: () => running > 0 || waiting.length > 0,
     idle() {

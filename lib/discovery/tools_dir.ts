@@ -16,12 +16,12 @@ import type { Diagnostics } from "../util/diagnostics.ts";
 import {
   checkDefinition,
   DEFINITION_FIELDS,
-  type Registry,
   type Tool,
+  type ToolSet,
 } from "../primitives/tools.ts";
 
-/** What loadTools() found: the registry, and the executable tools it left out. */
-export interface LoadedTools extends Registry {
+/** What loadTools() found: the tools, and the executable tools it left out. */
+export interface LoadedTools extends ToolSet {
   /** Sidecars whose programs are not served (see `LoadOptions.skipExecutables`). */
   skipped: readonly string[];
 }

@@ -25,10 +25,20 @@ export interface CallOptions {
   controller: AbortController;
   /** Used when the tool sets no `timeoutMs` of its own. */
   defaultTimeoutMs: number;
-  context: Omit<ToolContext, "signal" | "toolName">;
+  context: Omit<ToolContext, "signal" | "toolName" | "progress" | "log" | "request">;
+  /** The ways back to the client a handler may use; each a no-op (or a refusal) when absent. */
+  channels?: Pick<ToolContext, "progress" | "log" | "request">;
   /** Where a handler's thrown error is reported, beside the isError result. */
   diagnostics: Diagnostics;
 }
+
+/** What a call without channels gets: shared, so a plain call allocates nothing for them. */
+export const NO_CHANNELS: Pick<ToolContext, "progress" | "log" | "request"> = Object.freeze({
+  progress() {},
+  log() {},
+  request: (method: string) =>
+    Promise.reject(new Error(`Cannot send ${method}: this request has no way back to the client`)),
+});
 
 /** The reason a call's signal carries when its time is up. */
 class ToolTimeout extends Error {
@@ -67,7 +77,15 @@ export function callTool(
   }
 
   const { controller } = options;
-  const ctx: ToolContext = { ...options.context, toolName: tool.name, signal: controller.signal };
+  const channels = options.channels ?? NO_CHANNELS;
+  const ctx: ToolContext = {
+    ...options.context,
+    toolName: tool.name,
+    signal: controller.signal,
+    progress: channels.progress,
+    log: channels.log,
+    request: channels.request,
+  };
   let value: unknown;
   try {
     value = tool.definition.handler(args, ctx);
@@ -143,6 +161,11 @@ function toResult(tool: Tool, value: unknown): CallToolResult {
     return errorResult(`Tool "${tool.name}" returned a value that is not JSON: ${typeof value}`);
   }
   const sent: unknown = JSON.parse(text);
+  // A result that is not complete (a 2026-07-28 tool asking back with `input_required`)
+  // has no content; whether the method and the era allow it is the core's to decide.
+  if (isObject(sent) && typeof sent.resultType === "string" && sent.resultType !== "complete") {
+    return sent as CallToolResult;
+  }
   if (isObject(sent) && Array.isArray(sent.content)) {
     const invalid = checkCallToolResult(sent);
     return invalid === undefined
@@ -153,7 +176,7 @@ function toResult(tool: Tool, value: unknown): CallToolResult {
 }
 
 function checkOutput(tool: Tool, result: CallToolResult): CallToolResult {
-  if (!tool.validateOutput || result.isError) return result;
+  if (!tool.validateOutput || result.isError || isIncomplete(result)) return result;
   if (!("structuredContent" in result)) {
     return errorResult(
       `Tool "${tool.name}" declares an outputSchema but returned no structured content`,
@@ -164,4 +187,9 @@ function checkOutput(tool: Tool, result: CallToolResult): CallToolResult {
   return errorResult(
     `Tool "${tool.name}" returned structured content that does not match its outputSchema: ${invalid}`,
   );
+}
+
+/** True for a result whose `resultType` says it is not the call's final answer. */
+export function isIncomplete(result: CallToolResult): boolean {
+  return result.resultType !== undefined && result.resultType !== "complete";
 }

@@ -19,8 +19,8 @@ export interface Tool {
   timeoutMs: number | undefined;
 }
 
-/** All tools, sorted by name (the `tools/list` order), and an index by name. */
-export interface Registry {
+/** Tools found together, sorted by name, and an index by name (what discovery returns). */
+export interface ToolSet {
   tools: readonly Tool[];
   byName: ReadonlyMap<string, Tool>;
 }
@@ -180,3 +180,6 @@ function compileOrExplain(schema: JsonObject, field: string): SchemaCheck {
     throw new Error(`${field} is not a valid JSON Schema: ${messageOf(error)}`);
   }
 }
+
+/** @deprecated The old name of ToolSet, kept while the tests move to the new one. */
+export type Registry = ToolSet;

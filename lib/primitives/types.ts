@@ -35,7 +35,40 @@ export interface ToolContext {
   readonly clientInfo: JsonObject | undefined;
   /** The capabilities the client declared (`{}` when none). */
   readonly clientCapabilities: JsonObject;
+  /**
+   * Tells the client how far the call has got, when it asked to be told (a progress token);
+   * otherwise does nothing. `progress` must grow from one report to the next (a report
+   * that does not is dropped); nothing is sent once the call is answered or cancelled.
+   */
+  progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Sends a log message to the client, when it asked for messages at this level or a more
+   * severe one and the server offers logging; otherwise does nothing. For the server's own
+   * diagnostics use stderr.
+   */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /**
+   * Asks the client something during the call (a 2025-era session whose client declared
+   * the capability): `sampling/createMessage`, `elicitation/create` or `roots/list`.
+   * Rejects, saying why, where that is not possible (2026-07-28 asks back by returning an
+   * `input_required` result instead).
+   */
+  request(method: ClientRequestMethod, params: JsonObject): Promise<JsonObject>;
 }
+
+/** Log severities, least severe first (RFC 5424, as MCP uses them). */
+export type LogLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
+/** What a server may ask a 2025-era client. */
+export type ClientRequestMethod = "sampling/createMessage" | "elicitation/create" | "roots/list";
 
 /**
  * A tool as a file in the tools directory default-exports it: a plain object.

@@ -1,12 +1,17 @@
-// The pipeline, wired once: input bytes -> line framing -> extract -> dispatch -> one
-// JSON.stringify per response -> the writer. Requests run concurrently; responses leave
-// in the order they finish, matched by id.
+// The stdio transport: input bytes -> line framing -> extract -> the request core -> one
+// serialization per message -> the writer. It owns what belongs to one connection: its
+// session (the era pin), its requests in flight, the requests it sends the client, and
+// shutdown. Requests run concurrently; responses leave in the order they finish.
 import { messageOf } from "../util/json.ts";
-import { internalError, oversizeLine, shuttingDown } from "../wire/errors.ts";
+import type { JsonObject } from "../util/json.ts";
+import { oversizeLine, shuttingDown } from "../wire/errors.ts";
 import { extract } from "../wire/extract.ts";
-import type { Dispatcher } from "../core/dispatch.ts";
-import { createLineFramer } from "./framing.ts";
+import { serialize } from "../wire/serialize.ts";
+import type { Core } from "../core/handle.ts";
 import { createInFlight } from "../core/in_flight.ts";
+import { createOutbound } from "../core/outbound.ts";
+import { createSession } from "../core/session.ts";
+import { createLineFramer } from "./framing.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { RequestId, RpcError } from "../wire/types.ts";
 import { type ByteSink, createWriter } from "./writer.ts";
@@ -19,7 +24,7 @@ export interface ByteSource {
 export interface ServerOptions {
   input: ByteSource;
   output: ByteSink;
-  dispatcher: Dispatcher;
+  core: Core;
   /** Lines longer than this many bytes get an error and are skipped. */
   maxMessageBytes: number;
   /** How long in-flight requests may run on after input ends or shutdown is asked. */
@@ -66,24 +71,18 @@ export function serve(options: ServerOptions): Server {
     },
   });
 
-  function send(message: { id: RequestId | null } & Record<string, unknown>): void {
-    let line: string;
-    try {
-      line = JSON.stringify(message);
-    } catch (error) {
-      line = JSON.stringify(errorResponse(
-        message.id,
-        internalError(`the response could not be serialized: ${messageOf(error)}`),
-      ));
-    }
-    writer.send(line);
+  function send(message: JsonObject): void {
+    writer.send(serialize(message));
   }
 
+  const outbound = createOutbound(send);
   const requests = createInFlight({
-    dispatcher: options.dispatcher,
+    core: options.core,
+    session: createSession(),
+    outlet: { notify: send, outbound },
     maxConcurrency: options.maxConcurrency,
     waitingBoundBytes: options.waitingBoundBytes,
-    send: (response) => send(response as { id: RequestId }),
+    send,
   });
 
   function cancel(params: Record<string, unknown>): void {
@@ -101,6 +100,10 @@ export function serve(options: ServerOptions): Server {
           return requests.start(message, bytes.length);
         case "notification":
           if (message.method === "notifications/cancelled") cancel(message.params);
+          return;
+        case "response":
+          // An answer to a request we sent; one that nothing awaits is dropped.
+          outbound.settle(message);
           return;
         case "rejected":
           return send(errorResponse(message.id, message.error));
@@ -146,6 +149,15 @@ export function serve(options: ServerOptions): Server {
    * them at once), and up to another for the output to be written.
    */
   async function finish(): Promise<void> {
+    // Long-lived requests (listen streams) first: asked to close, they answer at once; the
+    // grace period is for the calls.
+    const closing = requests.closeLongLived();
+    if (
+      closing && await settlesWithin(closing, options.shutdownGraceMs) === "timed out"
+    ) {
+      logError("Long-lived requests did not close within the grace period; aborting them");
+    }
+    outbound.close("the connection is closing");
     // Timers are set only when there is something to wait for: the first setTimeout of a
     // process costs ~3 ms, which an idle server's exit should not pay.
     if (

@@ -15,16 +15,17 @@ import {
 import type { JsonObject } from "../util/json.ts";
 import type { RequestId, RpcError } from "./types.ts";
 
-/**
- * The per-request `_meta` of a 2026-07-28 request, validated. `logLevel` and
- * `progressToken` are checked too, but toolshed sends neither log nor progress
- * notifications, so they are not carried further.
- */
+/** The per-request `_meta` of a 2026-07-28 request, validated. */
 export interface Envelope {
   protocolVersion: string;
   clientCapabilities: JsonObject;
   clientInfo: JsonObject | undefined;
+  /** The least severe log level the client wants for this request; undefined: no logs. */
+  logLevel: string | undefined;
 }
+
+/** A progress token: the client's opt-in to `notifications/progress` for one request. */
+export type ProgressToken = string | number;
 
 export interface Request {
   kind: "request";
@@ -33,6 +34,17 @@ export interface Request {
   params: JsonObject;
   /** Present when `_meta` carries a protocol version claim (a 2026-07-28 request). */
   envelope: Envelope | undefined;
+  /** `_meta.progressToken`, in either era; undefined when absent (or unusable, legacy). */
+  progressToken: ProgressToken | undefined;
+}
+
+/** A client's answer to a request the server sent (2025-era sessions), matched by id. */
+export interface Response {
+  kind: "response";
+  id: RequestId | null;
+  /** The result object, or undefined when the client answered with an error. */
+  result: JsonObject | undefined;
+  error: unknown;
 }
 
 export interface Notification {
@@ -48,13 +60,13 @@ export interface Rejected {
   error: RpcError;
 }
 
-/** A line that gets no reply: a client's response, a blank line, a malformed notification. */
+/** A line that gets no reply: a blank line, a malformed notification. */
 export interface Ignored {
   kind: "ignored";
   reason: string;
 }
 
-export type Incoming = Request | Notification | Rejected | Ignored;
+export type Incoming = Request | Notification | Response | Rejected | Ignored;
 
 const utf8 = new TextDecoder();
 /** A line of nothing but JSON's own whitespace (not every Unicode space) is no message. */
@@ -118,7 +130,13 @@ function classify(message: unknown): Incoming {
     hasId && message.jsonrpc === "2.0" && !Object.hasOwn(message, "method") &&
     (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))
   ) {
-    return { kind: "ignored", reason: "a response from the client" };
+    const result = message.result;
+    return {
+      kind: "response",
+      id: isUsableId(message.id) ? message.id : null,
+      result: isObject(result) ? result : undefined,
+      error: message.error,
+    };
   }
   const id = isUsableId(message.id) ? message.id : null;
   if (hasId && id === null) {
@@ -147,15 +165,31 @@ function classify(message: unknown): Incoming {
   if (!hasId) return { kind: "notification", method, params };
 
   const meta = params._meta;
-  if (meta === undefined || (isObject(meta) && !Object.hasOwn(meta, META_PROTOCOL_VERSION))) {
-    return { kind: "request", id: id!, method, params, envelope: undefined };
+  if (meta === undefined) {
+    return {
+      kind: "request",
+      id: id!,
+      method,
+      params,
+      envelope: undefined,
+      progressToken: undefined,
+    };
+  }
+  if (isObject(meta) && !Object.hasOwn(meta, META_PROTOCOL_VERSION)) {
+    // A legacy request: an unusable token only means no progress, as before 2026-07-28.
+    const token = meta.progressToken;
+    const progressToken = typeof token === "string" || typeof token === "number"
+      ? token
+      : undefined;
+    return { kind: "request", id: id!, method, params, envelope: undefined, progressToken };
   }
   if (!isObject(meta)) {
     return rejected(id, ErrorCode.InvalidParams, "Invalid params: _meta must be an object");
   }
   const envelope = readEnvelope(meta);
   if (typeof envelope === "string") return rejected(id, ErrorCode.InvalidParams, envelope);
-  return { kind: "request", id: id!, method, params, envelope };
+  const progressToken = meta.progressToken as ProgressToken | undefined;
+  return { kind: "request", id: id!, method, params, envelope, progressToken };
 }
 
 /** Reads and checks the 2026-07-28 `_meta` keys; returns an error message when they are wrong. */
@@ -186,5 +220,10 @@ function readEnvelope(meta: JsonObject): Envelope | string {
   ) {
     return "Invalid _meta field: progressToken must be a string or a number";
   }
-  return { protocolVersion, clientCapabilities, clientInfo };
+  return {
+    protocolVersion,
+    clientCapabilities,
+    clientInfo,
+    logLevel: logLevel as string | undefined,
+  };
 }

@@ -1,16 +1,6 @@
-// Protocol constants: the versions served, the reserved `_meta` keys, and server identity.
+// Protocol constants: the reserved `_meta` keys and the server's identity (the versions
+// served and what each supports are in versions.ts).
 import denoConfig from "../../deno.json" with { type: "json" };
-
-/** Stateless revisions, newest first. Only these appear in `supportedVersions` and -32022 data. */
-export const MODERN_VERSIONS: readonly string[] = ["2026-07-28"];
-
-/** Handshake-era revisions negotiated by `initialize`, newest first. */
-export const LEGACY_VERSIONS: readonly string[] = [
-  "2025-11-25",
-  "2025-06-18",
-  "2025-03-26",
-  "2024-11-05",
-];
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";

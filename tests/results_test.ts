@@ -1,5 +1,6 @@
 import { deepStrictEqual } from "node:assert/strict";
-import { legacyCallResult, legacyTool, modernResult, modernTool } from "../lib/core/eras.ts";
+import { legacyCallResult, legacyTool, modernResult, modernTool } from "../lib/core/results.ts";
+import { VERSIONS } from "../lib/wire/versions.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 
@@ -31,12 +32,27 @@ const listed = checkDefinition(
 
 Deno.test("modernResult() puts resultType first and serverInfo into _meta, keeping the tool's _meta", () => {
   deepStrictEqual(
-    modernResult({ content: [], resultType: "task", _meta: { "com.example/y": 2 } }),
+    modernResult({ content: [], _meta: { "com.example/y": 2 } }, false),
     {
       resultType: "complete",
       content: [],
       _meta: { "com.example/y": 2, "io.modelcontextprotocol/serverInfo": SERVER_INFO },
     },
+  );
+});
+
+Deno.test("modernResult() keeps a resultType the handler set, and adds cache hints when asked", () => {
+  deepStrictEqual(
+    modernResult({ requestState: "s", resultType: "input_required" }, false),
+    {
+      resultType: "input_required",
+      requestState: "s",
+      _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
+    },
+  );
+  deepStrictEqual(
+    Object.keys(modernResult({ tools: [] }, true)),
+    ["resultType", "tools", "ttlMs", "cacheScope", "_meta"],
   );
 });
 
@@ -54,7 +70,7 @@ Deno.test("modernTool() lists every field the definition gives", () => {
 });
 
 Deno.test("legacyTool() gives each handshake version only the fields it knows", () => {
-  const keys = (version: string) => Object.keys(legacyTool(full, version));
+  const keys = (version: string) => Object.keys(legacyTool(full, VERSIONS.get(version)!));
   deepStrictEqual(keys("2025-11-25"), [
     "name",
     "title",
@@ -79,7 +95,7 @@ Deno.test("legacyTool() gives each handshake version only the fields it knows", 
 });
 
 Deno.test("legacyTool() wraps an outputSchema whose root is not an object, moving its $refs", () => {
-  deepStrictEqual(legacyTool(listed, "2025-11-25").outputSchema, {
+  deepStrictEqual(legacyTool(listed, VERSIONS.get("2025-11-25")!).outputSchema, {
     type: "object",
     properties: {
       result: {
@@ -94,15 +110,15 @@ Deno.test("legacyTool() wraps an outputSchema whose root is not an object, movin
 
 Deno.test("legacyCallResult() wraps structured content to match the wrapped schema", () => {
   const result = { content: [{ type: "text", text: "[1]" }], structuredContent: [1] };
-  deepStrictEqual(legacyCallResult(result, listed, "2025-06-18"), {
+  deepStrictEqual(legacyCallResult(result, listed, VERSIONS.get("2025-06-18")!), {
     content: [{ type: "text", text: "[1]" }],
     structuredContent: { result: [1] },
   });
-  deepStrictEqual(legacyCallResult(result, listed, "2025-03-26"), {
+  deepStrictEqual(legacyCallResult(result, listed, VERSIONS.get("2025-03-26")!), {
     content: [{ type: "text", text: "[1]" }],
   });
   const objectResult = { content: [], structuredContent: { a: 1 } };
-  deepStrictEqual(legacyCallResult(objectResult, full, "2025-11-25"), objectResult);
+  deepStrictEqual(legacyCallResult(objectResult, full, VERSIONS.get("2025-11-25")!), objectResult);
 });
 
 Deno.test("legacyCallResult() wraps a non-object value of a tool without outputSchema", () => {
@@ -115,7 +131,7 @@ Deno.test("legacyCallResult() wraps a non-object value of a tool without outputS
     legacyCallResult(
       { content: [], structuredContent: 7, resultType: "complete" },
       plain,
-      "2025-11-25",
+      VERSIONS.get("2025-11-25")!,
     ),
     { content: [], structuredContent: { result: 7 } },
   );
@@ -136,7 +152,7 @@ Deno.test("legacyTool() leaves anchor and external $refs alone when it wraps a s
     "anchored",
     "tools/anchored.ts",
   );
-  deepStrictEqual(legacyTool(anchored, "2025-11-25").outputSchema, {
+  deepStrictEqual(legacyTool(anchored, VERSIONS.get("2025-11-25")!).outputSchema, {
     type: "object",
     properties: {
       result: {
@@ -173,7 +189,10 @@ Deno.test("legacyTool() leaves the $refs of an embedded resource ($id) alone whe
     "identified",
     "tools/identified.ts",
   );
-  const wrapped = legacyTool(identified, "2025-11-25").outputSchema as Record<string, unknown>;
+  const wrapped = legacyTool(identified, VERSIONS.get("2025-11-25")!).outputSchema as Record<
+    string,
+    unknown
+  >;
   deepStrictEqual(wrapped, {
     type: "object",
     properties: { result: identified.definition.outputSchema },

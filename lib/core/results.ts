@@ -2,33 +2,30 @@
 // objects; these functions add the 2026-07-28 fields, or shape them for a legacy version
 // without a word of 2026 vocabulary (adr/0004).
 import { isObject } from "../util/json.ts";
-import { META_SERVER_INFO, SERVER_INFO } from "../wire/protocol.ts";
+import { LIST_TTL_MS, META_SERVER_INFO, SERVER_INFO } from "../wire/protocol.ts";
+import type { VersionFeatures } from "../wire/versions.ts";
 import type { CallToolResult } from "../primitives/tool_call.ts";
 import type { Tool } from "../primitives/tools.ts";
 import type { JsonObject } from "../util/json.ts";
-
-/** What each handshake-era version's Tool and CallToolResult can carry. */
-const LEGACY_FEATURES: Record<
-  string,
-  { annotations: boolean; title: boolean; structured: boolean; icons: boolean }
-> = {
-  "2025-11-25": { annotations: true, title: true, structured: true, icons: true },
-  "2025-06-18": { annotations: true, title: true, structured: true, icons: false },
-  "2025-03-26": { annotations: true, title: false, structured: false, icons: false },
-  "2024-11-05": { annotations: false, title: false, structured: false, icons: false },
-};
 
 /** The `_meta` of a result that brings none of its own; shared, never mutated. */
 const SERVER_META = Object.freeze({ [META_SERVER_INFO]: SERVER_INFO });
 
 /**
- * A complete 2026-07-28 result: `resultType` first, serverInfo merged into `_meta`.
- * (A plain loop: object rest/spread was a measurable share of a call, bench/dispatch_bench.ts.)
+ * A 2026-07-28 result: `resultType` first ("complete" unless the handler set one), cache
+ * hints when asked for, serverInfo merged into `_meta`. (A plain loop: object rest/spread
+ * was a measurable share of a call, bench/dispatch_bench.ts.)
  */
-export function modernResult(result: JsonObject): JsonObject {
-  const stamped: JsonObject = { resultType: "complete" };
+export function modernResult(result: JsonObject, cacheable: boolean): JsonObject {
+  const stamped: JsonObject = {
+    resultType: typeof result.resultType === "string" ? result.resultType : "complete",
+  };
   for (const key in result) {
     if (key !== "resultType" && key !== "_meta") stamped[key] = result[key];
+  }
+  if (cacheable) {
+    stamped.ttlMs = LIST_TTL_MS;
+    stamped.cacheScope = "public";
   }
   stamped._meta = isObject(result._meta)
     ? { ...result._meta, [META_SERVER_INFO]: SERVER_INFO }
@@ -53,27 +50,32 @@ export function modernTool(tool: Tool): JsonObject {
 }
 
 /** The `Tool` object for a legacy session of the given version. */
-export function legacyTool(tool: Tool, version: string): JsonObject {
-  const can = LEGACY_FEATURES[version];
+export function legacyTool(tool: Tool, can: VersionFeatures): JsonObject {
   const { title, description, inputSchema, outputSchema, annotations, icons, _meta } =
     tool.definition;
   return dropUndefined({
     name: tool.name,
-    title: can.title ? title : undefined,
+    title: can.toolTitle ? title : undefined,
     description,
     inputSchema,
-    outputSchema: can.structured && outputSchema ? legacyOutputSchema(outputSchema) : undefined,
-    annotations: can.annotations ? annotations : undefined,
-    icons: can.icons ? icons : undefined,
-    _meta: can.structured ? _meta : undefined,
+    outputSchema: can.structuredContent && outputSchema
+      ? legacyOutputSchema(outputSchema)
+      : undefined,
+    annotations: can.toolAnnotations ? annotations : undefined,
+    icons: can.toolIcons ? icons : undefined,
+    _meta: can.structuredContent ? _meta : undefined,
   });
 }
 
 /** A CallToolResult for a legacy session: structured content only where the version has it. */
-export function legacyCallResult(result: CallToolResult, tool: Tool, version: string): JsonObject {
+export function legacyCallResult(
+  result: CallToolResult,
+  tool: Tool,
+  can: VersionFeatures,
+): JsonObject {
   const { resultType: _dropped, ...rest } = result;
   if (!("structuredContent" in rest)) return rest;
-  if (!LEGACY_FEATURES[version].structured) {
+  if (!can.structuredContent) {
     const { structuredContent: _omitted, ...plain } = rest;
     return plain;
   }

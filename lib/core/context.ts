@@ -1,0 +1,26 @@
+// What a transport hands the core with each request: how to stop it, where it belongs,
+// and where its notifications go. The in-flight entry of a request *is* its context, so
+// a request allocates no further object for it.
+import type { JsonObject } from "../util/json.ts";
+import type { Request } from "../wire/extract.ts";
+import type { Outbound } from "./outbound.ts";
+import type { Session } from "./session.ts";
+
+export interface RequestContext {
+  readonly request: Request;
+  /** Aborted by a cancel, a timeout or shutdown: from then on nothing more is sent for it. */
+  readonly controller: AbortController;
+  /** Long-lived requests only: aborted to ask for the graceful answer that ends them. */
+  readonly closing: AbortSignal | undefined;
+  /** Undefined for a stateless request. */
+  readonly session: Session | undefined;
+  readonly outlet: Outlet;
+}
+
+/** The way back to the client besides the response. */
+export interface Outlet {
+  /** Writes a notification now. The core calls it only while the request is live. */
+  notify(message: JsonObject): void;
+  /** Requests to the client, answered by id; undefined where the transport has no way back. */
+  readonly outbound: Outbound | undefined;
+}

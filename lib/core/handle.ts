@@ -1,0 +1,252 @@
+// The request core: one decoded request and its context in, its response out, whatever
+// the transport. It routes by era and method (the era pin of adr/0004 lives in the
+// session, when there is one), runs the handler on the registry snapshot of the moment,
+// and stamps what every 2026-07-28 result carries.
+import { messageOf } from "../util/json.ts";
+import type { JsonObject } from "../util/json.ts";
+import { isThenable, type MaybePromise } from "../util/maybe.ts";
+import {
+  ErrorCode,
+  internalError,
+  invalidParams,
+  methodNotFound,
+  ProtocolError,
+  unsupportedVersion,
+} from "../wire/errors.ts";
+import { LOG_LEVELS, META_PROTOCOL_VERSION } from "../wire/protocol.ts";
+import { MODERN_VERSIONS, VERSIONS } from "../wire/versions.ts";
+import type { Era, VersionFeatures } from "../wire/versions.ts";
+import type { Registry } from "../primitives/registry.ts";
+import type { ClientRequestMethod, LogLevel, ToolContext } from "../primitives/types.ts";
+import type { RequestContext } from "./context.ts";
+import {
+  capabilitiesOf,
+  type ClientView,
+  type MethodEntry,
+  type MethodOptions,
+  METHODS,
+  type MethodTable,
+} from "./methods.ts";
+import { modernResult } from "./results.ts";
+import { UNINITIALIZED } from "./session.ts";
+
+export interface CoreOptions extends MethodOptions {
+  readonly registry: Registry;
+  /** The methods served; METHODS unless a test or a feature extends it. */
+  readonly methods?: MethodTable;
+}
+
+export interface Core {
+  /**
+   * Answers one request with its JSON-RPC response object: at once when every step is
+   * synchronous, else as a promise. Never throws or rejects.
+   */
+  handle(ctx: RequestContext): MaybePromise<JsonObject>;
+  /** The table entry of a method, so a transport can tell long-lived requests apart. */
+  method(name: string): MethodEntry | undefined;
+}
+
+type Channels = Pick<ToolContext, "progress" | "log" | "request">;
+
+const MODERN_PIN = Object.freeze({ era: "modern" as const });
+const OPEN_PIN = Object.freeze({ era: "open" as const });
+
+/** Log levels by severity, least severe first. */
+const LEVEL_RANK = new Map([...LOG_LEVELS].map((level, rank) => [level, rank]));
+
+/** The client capability each server-to-client request needs. */
+const CLIENT_CAPABILITY: Record<ClientRequestMethod, string> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+
+/** A 2026-07-28 request has no way back but its result. Shared: costs a call nothing. */
+const MODERN_CHANNELS: Channels = Object.freeze({
+  progress() {},
+  log() {},
+  request: (method: string) =>
+    Promise.reject(
+      new Error(
+        `Cannot send ${method}: in protocol version 2026-07-28 a server asks the client by ` +
+          `returning an input_required result`,
+      ),
+    ),
+});
+
+/** A legacy request whose client declared nothing to ask and wants no progress or logs. */
+const LEGACY_CHANNELS: Channels = Object.freeze({
+  progress() {},
+  log() {},
+  request: (method: string) => Promise.reject(new Error(refusal(method as ClientRequestMethod))),
+});
+
+function refusal(method: ClientRequestMethod): string {
+  const capability = CLIENT_CAPABILITY[method];
+  return capability === undefined
+    ? `Cannot send ${method}: a server may ask a client only ${
+      Object.keys(CLIENT_CAPABILITY).join(", ")
+    }`
+    : `Cannot send ${method}: the client did not declare the "${capability}" capability`;
+}
+
+export function createCore(options: CoreOptions): Core {
+  const table = options.methods ?? METHODS;
+  const capabilities = capabilitiesOf(table);
+
+  /** Finds the entry and the version the request is served under, or throws its error. */
+  function route(ctx: RequestContext): MaybePromise<JsonObject> {
+    const { request, session } = ctx;
+    const { method, envelope } = request;
+    const entry = table.get(method);
+    if (envelope) {
+      const features = VERSIONS.get(envelope.protocolVersion);
+      if (features?.era !== "modern") {
+        throw unsupportedVersion(MODERN_VERSIONS, envelope.protocolVersion);
+      }
+      const served = entry !== undefined && entry.eras.includes("modern");
+      if (session && !(served && entry.session === "ignores")) {
+        if (session.pin.era === "legacy") {
+          const initialized = session.pin.client.protocolVersion;
+          throw new ProtocolError(
+            ErrorCode.UnsupportedProtocolVersion,
+            `Unsupported protocol version: this connection was initialized for "${initialized}"`,
+            { supported: [initialized], requested: envelope.protocolVersion },
+          );
+        }
+        session.pin = MODERN_PIN;
+      }
+      if (!served) {
+        throw features.removedMethods.has(method)
+          ? methodNotFound(method, `(removed in protocol version ${envelope.protocolVersion})`)
+          : methodNotFound(method);
+      }
+      return run(ctx, entry, features, envelope, "modern");
+    }
+    const pin = session?.pin ?? OPEN_PIN;
+    if (entry?.session === "opens") {
+      return run(ctx, entry, VERSIONS.get(UNINITIALIZED.protocolVersion)!, UNINITIALIZED, "legacy");
+    }
+    // A modern method, or any request on a modern connection, without its _meta. On a
+    // legacy connection a modern-only method is just one the session does not have (and
+    // its error must not speak 2026-07-28).
+    const modernOnly = entry !== undefined && !entry.eras.includes("legacy");
+    if (pin.era === "modern" || (modernOnly && pin.era !== "legacy")) {
+      throw invalidParams(`Missing required _meta field: ${META_PROTOCOL_VERSION}`);
+    }
+    if (entry === undefined || modernOnly) throw methodNotFound(method);
+    const client = pin.era === "legacy" ? pin.client : UNINITIALIZED;
+    return run(ctx, entry, VERSIONS.get(client.protocolVersion)!, client, "legacy");
+  }
+
+  function run(
+    ctx: RequestContext,
+    entry: MethodEntry,
+    features: VersionFeatures,
+    client: ClientView,
+    era: Era,
+  ): MaybePromise<JsonObject> {
+    const live = channelsFor(ctx, era, client);
+    const result = entry.handler({
+      request: ctx.request,
+      entry,
+      ctx,
+      snapshot: options.registry.current(),
+      version: client.protocolVersion,
+      features,
+      client,
+      capabilities,
+      channels: live?.channels ?? (era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS),
+      options,
+    });
+    const finish = (ready: JsonObject): JsonObject => {
+      live?.finish();
+      return era === "modern" ? stamped(ready, entry) : ready;
+    };
+    return isThenable(result) ? (result as Promise<JsonObject>).then(finish) : finish(result);
+  }
+
+  /**
+   * The channels of a request that has a use for them (a progress token, a log level, a
+   * client to ask), or undefined: most requests have none and allocate nothing.
+   */
+  function channelsFor(
+    ctx: RequestContext,
+    era: Era,
+    client: ClientView,
+  ): { channels: Channels; finish(): void } | undefined {
+    const token = ctx.request.progressToken;
+    const level = era === "modern" ? ctx.request.envelope?.logLevel : ctx.session?.logLevel;
+    const threshold = level !== undefined && "logging" in capabilities
+      ? LEVEL_RANK.get(level)
+      : undefined;
+    const declared = client.clientCapabilities;
+    const outbound = era === "legacy" &&
+        ("sampling" in declared || "elicitation" in declared || "roots" in declared)
+      ? ctx.outlet.outbound
+      : undefined;
+    if (token === undefined && threshold === undefined && outbound === undefined) return undefined;
+
+    let finished = false;
+    const sending = () => !finished && !ctx.controller.signal.aborted;
+    let last = -Infinity;
+    const fallback = era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS;
+    const channels: Channels = {
+      progress: token === undefined ? fallback.progress : (progress, total, message) => {
+        // Progress must grow; a report that does not, or is not a number, is dropped.
+        if (!sending() || !(Number.isFinite(progress) && progress > last)) return;
+        last = progress;
+        const params: JsonObject = { progressToken: token, progress };
+        if (typeof total === "number" && Number.isFinite(total)) params.total = total;
+        if (typeof message === "string") params.message = message;
+        ctx.outlet.notify({ jsonrpc: "2.0", method: "notifications/progress", params });
+      },
+      log: threshold === undefined ? fallback.log : (level: LogLevel, data, logger) => {
+        const rank = LEVEL_RANK.get(level);
+        if (!sending() || rank === undefined || rank < threshold) return;
+        const params: JsonObject = { level, data };
+        if (typeof logger === "string") params.logger = logger;
+        ctx.outlet.notify({ jsonrpc: "2.0", method: "notifications/message", params });
+      },
+      request: outbound === undefined ? fallback.request : (method, params) => {
+        if (!(CLIENT_CAPABILITY[method] in declared)) {
+          return Promise.reject(new Error(refusal(method)));
+        }
+        return outbound.request(method, params, ctx.controller.signal);
+      },
+    };
+    return { channels, finish: () => finished = true };
+  }
+
+  /** What every 2026-07-28 result carries; a resultType the method cannot have is -32603. */
+  function stamped(result: JsonObject, entry: MethodEntry): JsonObject {
+    const type = result.resultType;
+    if (type !== undefined && type !== "complete" && !entry.incomplete?.includes(type as string)) {
+      throw new Error(`the handler answered with resultType ${JSON.stringify(type)}`);
+    }
+    return modernResult(result, entry.cacheable === true);
+  }
+
+  return {
+    handle(ctx) {
+      const { request } = ctx;
+      const answer = (result: JsonObject) => ({ jsonrpc: "2.0", id: request.id, result });
+      const fail = (error: unknown) => {
+        if (error instanceof ProtocolError) {
+          return { jsonrpc: "2.0", id: request.id, error: error.toRpcError() };
+        }
+        options.diagnostics.error(`Request "${request.method}" failed`, error);
+        return { jsonrpc: "2.0", id: request.id, error: internalError(messageOf(error)) };
+      };
+      try {
+        const result = route(ctx);
+        return isThenable(result)
+          ? (result as Promise<JsonObject>).then(answer, fail)
+          : answer(result);
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    method: (name) => table.get(name),
+  };
+}

@@ -1,0 +1,111 @@
+// The method table: every method the server answers, the eras it exists in, the capability
+// it needs and how its results may look. The advertised capabilities are derived from it,
+// so serving a new method is one entry here and its handler beside it.
+import type { MaybePromise } from "../util/maybe.ts";
+import type { JsonObject } from "../util/json.ts";
+import type { Request } from "../wire/extract.ts";
+import type { Era, VersionFeatures } from "../wire/versions.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
+import type { Snapshot } from "../primitives/registry.ts";
+import type { ToolContext } from "../primitives/types.ts";
+import type { RequestContext } from "./context.ts";
+import { discover, initialize, ping } from "./lifecycle.ts";
+import { callToolMethod, listToolsMethod } from "./tool_methods.ts";
+
+/** Server capabilities a method can need (the keys of `ServerCapabilities`). */
+export type Capability = "tools" | "resources" | "prompts" | "completions" | "logging";
+
+/** What the client is, as one request sees it (its envelope, or its legacy session). */
+export interface ClientView {
+  readonly protocolVersion: string;
+  readonly clientInfo: JsonObject | undefined;
+  readonly clientCapabilities: Readonly<JsonObject>;
+}
+
+/** Everything a handler gets for one request. */
+export interface MethodCall {
+  readonly request: Request;
+  /** The table entry being served. */
+  readonly entry: MethodEntry;
+  readonly ctx: RequestContext;
+  /** Read once when the request started: a reload meanwhile does not change it. */
+  readonly snapshot: Snapshot;
+  readonly version: string;
+  readonly features: VersionFeatures;
+  readonly client: ClientView;
+  /** What this server advertises. */
+  readonly capabilities: Readonly<JsonObject>;
+  /** progress/log/request for handlers that reach back to the client (see handle.ts). */
+  readonly channels: Pick<ToolContext, "progress" | "log" | "request">;
+  readonly options: MethodOptions;
+}
+
+/** The core's settings that handlers read. */
+export interface MethodOptions {
+  /** How many items one list page holds. */
+  readonly pageSize: number;
+  /** How long a tool call may run when the tool sets no `timeoutMs`. */
+  readonly toolTimeoutMs: number;
+  readonly diagnostics: Diagnostics;
+}
+
+export interface MethodEntry {
+  readonly eras: readonly Era[];
+  /** The server capability it belongs to; advertised once some method needs it. */
+  readonly capability?: Capability;
+  /** Modern results carry `ttlMs` and `cacheScope` (lists and discovery). */
+  readonly cacheable?: boolean;
+  /** The `resultType`s it may answer with besides "complete" (2026-07-28). */
+  readonly incomplete?: readonly string[];
+  /**
+   * Runs until the client cancels it or the server closes it (`ctx.closing`): it holds no
+   * concurrency slot and does not hold up shutdown.
+   */
+  readonly longLived?: boolean;
+  /**
+   * How it stands to the era pin of a session: "opens" pins it (`initialize`, served even
+   * before the checks of a claim-less request); "ignores" answers in any state without
+   * pinning (`server/discover`). By default a modern request pins an open session modern.
+   */
+  readonly session?: "opens" | "ignores";
+  /**
+   * The result object, era-shaped by the handler except for what the core stamps on every
+   * modern result (`resultType` when absent, cache hints, `_meta` server info). Throwing a
+   * ProtocolError answers with that error.
+   */
+  readonly handler: (call: MethodCall) => MaybePromise<JsonObject>;
+}
+
+export type MethodTable = ReadonlyMap<string, MethodEntry>;
+
+/** The methods toolshed serves today. */
+export const METHODS: MethodTable = new Map<string, MethodEntry>([
+  ["initialize", { eras: ["legacy"], session: "opens", handler: initialize }],
+  ["ping", { eras: ["legacy"], handler: ping }],
+  ["server/discover", { eras: ["modern"], session: "ignores", cacheable: true, handler: discover }],
+  ["tools/list", {
+    eras: ["modern", "legacy"],
+    capability: "tools",
+    cacheable: true,
+    handler: listToolsMethod,
+  }],
+  ["tools/call", {
+    eras: ["modern", "legacy"],
+    capability: "tools",
+    incomplete: ["input_required"],
+    handler: callToolMethod,
+  }],
+]);
+
+/**
+ * The capabilities a table gives the server: one key per capability some method needs, in
+ * every era (a capability is the server's: `logging` rests on a 2025-era method, yet a
+ * 2026-07-28 client uses it through its per-request log level). Frozen: answers share it.
+ */
+export function capabilitiesOf(table: MethodTable): Readonly<JsonObject> {
+  const capabilities: JsonObject = {};
+  for (const entry of table.values()) {
+    if (entry.capability) capabilities[entry.capability] = Object.freeze({});
+  }
+  return Object.freeze(capabilities);
+}

@@ -1,0 +1,90 @@
+// `tools/list` and `tools/call`, for both eras: the primitives layer lists and runs tools;
+// this shapes what it gives for the request's protocol version.
+import { isObject } from "../util/json.ts";
+import type { JsonObject } from "../util/json.ts";
+import { then } from "../util/maybe.ts";
+import type { MaybePromise } from "../util/maybe.ts";
+import { invalidParams } from "../wire/errors.ts";
+import { page } from "../primitives/paging.ts";
+import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts";
+import type { CallToolResult } from "../primitives/tool_call.ts";
+import type { MethodCall } from "./methods.ts";
+import { legacyCallResult, legacyTool, modernTool } from "./results.ts";
+
+export function listToolsMethod(call: MethodCall): JsonObject {
+  const { features, version } = call;
+  const { items, nextCursor } = features.era === "modern"
+    ? page(
+      call.snapshot.tools,
+      call.request.params.cursor,
+      call.options.pageSize,
+      modernTool,
+      "modern",
+    )
+    : page(
+      call.snapshot.tools,
+      call.request.params.cursor,
+      call.options.pageSize,
+      (tool) => legacyTool(tool, features),
+      version,
+    );
+  return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
+}
+
+/** Starts a `tools/call`, or throws the -32602 its params deserve. */
+export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
+  const { request, client, features } = call;
+  const { name, arguments: given } = request.params;
+  const args = given === undefined ? {} : given;
+  if (typeof name !== "string") throw invalidParams("Invalid params: name must be a string");
+  if (!isObject(args)) throw invalidParams("Invalid params: arguments must be an object");
+  const tool = call.snapshot.tools.byKey.get(name);
+  if (!tool) throw invalidParams(`Unknown tool: "${name}"`);
+  const result = callTool(tool, args, {
+    controller: call.ctx.controller,
+    defaultTimeoutMs: call.options.toolTimeoutMs,
+    diagnostics: call.options.diagnostics,
+    channels: call.channels,
+    context: {
+      requestId: request.id,
+      protocolVersion: client.protocolVersion,
+      clientInfo: client.clientInfo,
+      clientCapabilities: client.clientCapabilities,
+    },
+  });
+  if (features.era === "modern") {
+    const allowed = call.entry.incomplete ?? [];
+    return then(result, (ready) => modernCallResult(ready, name, allowed));
+  }
+  return then(result, (ready) =>
+    isIncomplete(ready)
+      ? errorResult(
+        `Tool "${name}" asks the client for input (resultType "${ready.resultType}"), ` +
+          `which needs a client of protocol version 2026-07-28`,
+      )
+      : legacyCallResult(ready, tool, features));
+}
+
+function modernCallResult(
+  result: CallToolResult,
+  name: string,
+  allowed: readonly string[],
+): CallToolResult {
+  if (!isIncomplete(result)) return result;
+  const type = result.resultType as string;
+  if (!allowed.includes(type)) {
+    return errorResult(
+      `Tool "${name}" returned resultType ${JSON.stringify(type)}, which tools/call cannot ` +
+        `answer with (${["complete", ...allowed].join(", ")})`,
+    );
+  }
+  if (
+    type === "input_required" && !isObject(result.inputRequests) &&
+    typeof result.requestState !== "string"
+  ) {
+    return errorResult(
+      `Tool "${name}" returned an input_required result with neither inputRequests nor requestState`,
+    );
+  }
+  return result;
+}

@@ -1,0 +1,57 @@
+import { deepStrictEqual, throws } from "node:assert/strict";
+import { encodeCursor, page } from "../lib/primitives/paging.ts";
+import { type Catalog, catalogOf } from "../lib/primitives/registry.ts";
+
+/** A catalog of plain named items: paging knows nothing of tools. */
+function catalog(keys: string[]): Catalog<{ name: string }> {
+  return catalogOf(keys.map((name) => ({ name })), (item) => item.name);
+}
+
+const describe = (item: { name: string }) => ({ name: item.name });
+const names = (result: { items: Record<string, unknown>[] }) =>
+  result.items.map((item) => item.name);
+
+/** The pager of one catalog, as a list method uses it. */
+const lister = (keys: string[], size: number) => {
+  const items = catalog(keys);
+  return (cursor: unknown) => page(items, cursor, size, describe, "k");
+};
+
+Deno.test("page() pages through every tool exactly once", () => {
+  const list = lister(["a", "b", "c", "d", "e"], 2);
+  const first = list(undefined);
+  deepStrictEqual(names(first), ["a", "b"]);
+  const second = list(first.nextCursor);
+  deepStrictEqual(names(second), ["c", "d"]);
+  const last = list(second.nextCursor);
+  deepStrictEqual(last, { items: [{ name: "e" }] });
+});
+
+Deno.test("page() starts at the beginning for an empty-string cursor", () => {
+  deepStrictEqual(names(lister(["a"], 5)("")), ["a"]);
+});
+
+Deno.test("page() continues after the named tool even if it no longer exists", () => {
+  const list = lister(["a", "c", "e"], 5);
+  deepStrictEqual(names(list(encodeCursor("b"))), ["c", "e"]);
+  deepStrictEqual(names(list(encodeCursor("z"))), []);
+});
+
+Deno.test("page() rejects a cursor it did not issue with -32602", () => {
+  const list = lister(["a"], 5);
+  for (const cursor of ["%%%", btoa("before:a"), 3, null, {}]) {
+    throws(() => list(cursor), { code: -32602, message: "Invalid cursor" });
+  }
+});
+
+Deno.test("page() sorts a catalog by key and renders each rendering once per catalog", () => {
+  let renders = 0;
+  const items = catalog(["b", "B", "a"]);
+  const render = (item: { name: string }) => (renders++, { name: item.name });
+  deepStrictEqual(names(page(items, undefined, 10, render, "once")), ["B", "a", "b"]);
+  page(items, undefined, 10, render, "once");
+  deepStrictEqual(renders, 3);
+  // A new catalog (a reload's snapshot) renders anew.
+  page(catalog(["a"]), undefined, 10, render, "once");
+  deepStrictEqual(renders, 4);
+});
