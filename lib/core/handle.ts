@@ -159,11 +159,21 @@ export function createCore(options: CoreOptions): Core {
       channels: live?.channels ?? (era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS),
       options,
     });
-    const finish = (ready: JsonObject): JsonObject => {
-      live?.finish();
-      return era === "modern" ? stamped(ready, entry) : ready;
-    };
-    return isThenable(result) ? (result as Promise<JsonObject>).then(finish) : finish(result);
+    if (isThenable(result)) {
+      return (result as Promise<JsonObject>).then((ready) => finished(ready, entry, era, live));
+    }
+    return finished(result, entry, era, live);
+  }
+
+  /** Ends what a request may send besides its answer, and shapes the answer for the era. */
+  function finished(
+    result: JsonObject,
+    entry: MethodEntry,
+    era: Era,
+    live: { finish(): void } | undefined,
+  ): JsonObject {
+    live?.finish();
+    return era === "modern" ? stamped(result, entry) : result;
   }
 
   /**

@@ -14,7 +14,7 @@ const SERVER_META = Object.freeze({ [META_SERVER_INFO]: SERVER_INFO });
 /**
  * A 2026-07-28 result: `resultType` first ("complete" unless the handler set one), cache
  * hints when asked for, serverInfo merged into `_meta`. (A plain loop: object rest/spread
- * was a measurable share of a call, bench/dispatch_bench.ts.)
+ * was a measurable share of a call, bench/core_bench.ts.)
  */
 export function modernResult(result: JsonObject, cacheable: boolean): JsonObject {
   const stamped: JsonObject = {
