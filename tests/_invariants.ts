@@ -14,11 +14,8 @@
 // It also runs input through serve() in-process, with the real dispatcher and registry.
 import { hostileTools } from "./_hostile_shapes.ts";
 import { concatBytes as concat } from "../lib/util/bytes.ts";
-import { createCore } from "../lib/core/handle.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
-import { serve } from "../lib/transports/stdio.ts";
-import { loadTools } from "../lib/discovery/tools_dir.ts";
 import type { Registry } from "../lib/primitives/tools.ts";
+import { loadQuietly, NOT_IN_PROCESS, serveTools } from "./_in_process.ts";
 import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";
 import { recorder } from "./_diagnostics.ts";
 
@@ -336,16 +333,9 @@ export function pollutionViolations(before: PrototypeSnapshot): string[] {
   return problems;
 }
 
-/** Tools from tests/fixtures/tools that must not run inside the test process. */
-const NOT_IN_PROCESS = new Set([
-  "quitter", // calls Deno.exit: only main.ts's process guard turns that into an isError
-  "careless", // throws from a timer: only main.ts's guard keeps that from failing the test
-  "chatty", // prints to the test runner's stdout
-]);
-
 /** The fixture tools, loaded as the server loads them, minus those unsafe in a test process. */
 export async function fixtureRegistry(): Promise<Registry> {
-  const loaded = await loadTools(FIXTURE_TOOLS, { diagnostics: recorder() });
+  const loaded = await loadQuietly(FIXTURE_TOOLS, { diagnostics: recorder() });
   const tools = [
     ...loaded.tools.filter((tool) => !NOT_IN_PROCESS.has(tool.name)),
     ...hostileTools(),
@@ -360,9 +350,7 @@ export interface InProcessOptions {
   shutdownGraceMs?: number;
 }
 
-/** Serialized output past which the server stops reading (as main.ts sets it). */
-const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
-/** Bytes of waiting requests past which the server stops reading (as main.ts sets it). */
+/** Bytes of waiting requests past which the server stops reading (more than main.ts's 1 MiB). */
 const WAITING_BOUND_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -377,8 +365,7 @@ export async function runInProcess(
   let offset = 0;
   const chunkBytes = options.chunkBytes ?? (() => 64 * 1024);
   const parts: Uint8Array[] = [];
-  const server = serve({
-    diagnostics: recorder(),
+  const server = serveTools(registry, {
     input: {
       read(buffer) {
         if (offset >= input.length) return Promise.resolve(null);
@@ -394,15 +381,11 @@ export async function runInProcess(
         return Promise.resolve(bytes.length);
       },
     },
-    core: createCore({
-      diagnostics: recorder(),
-      registry: createRegistry(contentsOf(registry.tools)),
-      pageSize: 3,
-      toolTimeoutMs: 10_000,
-    }),
+  }, {
+    pageSize: 3,
+    toolTimeoutMs: 10_000,
     maxMessageBytes: options.maxMessageBytes,
     shutdownGraceMs: options.shutdownGraceMs ?? 50,
-    outputBoundChars: OUTPUT_BOUND_CHARS,
     maxConcurrency: 64,
     waitingBoundBytes: WAITING_BOUND_BYTES,
   });

@@ -71,19 +71,29 @@ export function spawnServer(args: string[] = ["--tools", FIXTURE_TOOLS]): Server
   };
 }
 
-/** The lines of a byte stream, without their newlines. */
+/**
+ * The lines of a byte stream, without their newlines. Each chunk is scanned once, from
+ * where the last newline was found: a 16 MiB line costs its length, not its length times
+ * the number of chunks it arrives in.
+ */
 export async function* readLines(
   stream: ReadableStream<Uint8Array>,
 ): AsyncGenerator<string> {
   const decoder = new TextDecoder();
-  let buffered = "";
+  /** The pieces of the line under way, joined once its newline arrives. */
+  let pieces: string[] = [];
   for await (const chunk of stream) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let newline;
-    while ((newline = buffered.indexOf("\n")) !== -1) {
-      yield buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
+    const text = decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
+      pieces.push(text.slice(start, newline));
+      yield pieces.join("");
+      pieces = [];
+      start = newline + 1;
     }
+    if (start < text.length) pieces.push(text.slice(start));
   }
-  if (buffered !== "") yield buffered;
+  const tail = decoder.decode();
+  if (tail !== "") pieces.push(tail);
+  if (pieces.length > 0) yield pieces.join("");
 }

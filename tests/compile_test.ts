@@ -160,26 +160,33 @@ function standInBase(): string {
   return Deno.execPath();
 }
 
+/** The compile step's report and its output (as text, one char per byte), made once. */
+let compiled: Promise<{ stderr: string; binary: string }> | undefined;
+
 /**
  * Runs the compile task's own flags with a stand-in base binary and an output in a temp
  * dir; hands `use` the compiler's report and a predicate telling whether some bytes are
- * embedded verbatim in the result (sources and package files are stored as they are).
+ * embedded verbatim in the result (sources and package files are stored as they are). The
+ * tests that look into the result share one compile.
  */
 async function compileWithStandIn(
   use: (stderr: string, contains: (bytes: Uint8Array) => boolean) => Promise<void>,
 ): Promise<void> {
-  const args = await compileTaskArgs();
-  const dir = await Deno.makeTempDir({ prefix: "toolshed_compile_" });
-  try {
-    const output = `${dir}/toolshed`;
-    const { code, stderr } = await deno(withOutput(args, output), { DENORT_BIN: standInBase() });
-    assert.equal(code, 0, stderr);
-    assert.doesNotMatch(stderr, /Download \S*denort/, "the compile step fetched a base binary");
-    const binary = bytesAsText(await Deno.readFile(output));
-    await use(stderr, (bytes) => binary.includes(bytesAsText(bytes)));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  compiled ??= (async () => {
+    const args = await compileTaskArgs();
+    const dir = await Deno.makeTempDir({ prefix: "toolshed_compile_" });
+    try {
+      const output = `${dir}/toolshed`;
+      const { code, stderr } = await deno(withOutput(args, output), { DENORT_BIN: standInBase() });
+      assert.equal(code, 0, stderr);
+      assert.doesNotMatch(stderr, /Download \S*denort/, "the compile step fetched a base binary");
+      return { stderr, binary: bytesAsText(await Deno.readFile(output)) };
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  })();
+  const { stderr, binary } = await compiled;
+  await use(stderr, (bytes) => binary.includes(bytesAsText(bytes)));
 }
 
 /** Bytes as a string, one char per byte, so that byte sequences can be searched. */

@@ -1,5 +1,6 @@
-// Executable tools: programs in the tools directory with a JSON sidecar (adr/0007). The
-// fixtures are in tests/fixtures/exec_tools/. Each program started here carries a fresh
+// Executable tools: programs in the tools directory with a JSON sidecar (adr/0007), run
+// in process (tests/executable_main_test.ts runs them through main.ts). The fixtures are
+// in tests/fixtures/exec_tools/. Each program started here carries a fresh
 // mark in its environment (passed on like any variable a tool asks for), so that the
 // tests can find every process it left behind in /proc: there must be none.
 import assert from "node:assert/strict";
@@ -16,18 +17,17 @@ import {
   eventually,
   freshMark,
   groupMembers,
-  MARK_VARIABLE,
   markedProcesses,
+  markVariable,
+  noneLeft,
+  sleeping,
   zombieChildren,
 } from "./_processes.ts";
-import { spawnServer, withHangGuard } from "./_server_process.ts";
+import { withHangGuard } from "./_server_process.ts";
 import { recorder } from "./_diagnostics.ts";
+import { exampleTools } from "./_examples.ts";
 
 const EXEC_TOOLS = decodeURIComponent(new URL("./fixtures/exec_tools", import.meta.url).pathname);
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /** The fixture tools, with the mark passed on to their programs. */
 async function fixtures(options: Partial<typeof DEFAULT_LOAD_OPTIONS> = {}) {
@@ -35,7 +35,7 @@ async function fixtures(options: Partial<typeof DEFAULT_LOAD_OPTIONS> = {}) {
   const registry = await loadTools(EXEC_TOOLS, {
     diagnostics: recorder(),
     ...DEFAULT_LOAD_OPTIONS,
-    passEnv: [MARK_VARIABLE],
+    passEnv: [markVariable(mark)],
     ...options,
   });
   const tool = (name: string): Tool => {
@@ -68,14 +68,6 @@ function onlyText(result: CallToolResult): string {
 }
 
 const failure = (text: string) => ({ content: [{ type: "text", text }], isError: true });
-
-async function noneLeft(mark: string, server?: number): Promise<void> {
-  await eventually(
-    () => markedProcesses(mark, server).length === 0,
-    "the programs' processes to end",
-  );
-  assert.deepEqual(markedProcesses(mark, server), []);
-}
 
 Deno.test("executable tool: arguments full of shell metacharacters reach the program byte for byte", async () => {
   const { mark, tool } = await fixtures();
@@ -152,8 +144,9 @@ Deno.test("executable tool: stdout is one text block by default, even JSON holdi
 });
 
 Deno.test("tools/ examples: json_query passes JSON shaped like a CallToolResult through as text, csv_to_json prints structured content", async () => {
-  const registry = await loadTools(new URL("../tools", import.meta.url), {
+  const registry = await loadTools(await exampleTools(), {
     diagnostics: recorder(),
+    allowOutsideSymlinks: true,
   });
   const posing = { content: [{ type: "text", text: "posing" }], isError: true };
   const query = await callTool(
@@ -261,7 +254,7 @@ Deno.test("executable tool: the program's environment holds only the allowed var
       if (value !== undefined) expected[name] = `${name}=${value}`;
     }
     Object.assign(expected, {
-      [MARK_VARIABLE]: `${MARK_VARIABLE}=${mark}`,
+      [markVariable(mark)]: `${markVariable(mark)}=${mark}`,
       TOOLSHED_TOOL_NAME: "TOOLSHED_TOOL_NAME=env",
       TOOLSHED_PROTOCOL_VERSION: "TOOLSHED_PROTOCOL_VERSION=2026-07-28",
       TOOLSHED_CLIENT_NAME: "TOOLSHED_CLIENT_NAME=executable-test",
@@ -324,7 +317,7 @@ Deno.test("executable tool: a program that exits leaving a child behind answers,
 });
 
 /** A fixture program as a tool started by the given launcher, with its mark passed on. */
-function direct(program: string, launcher: Launcher, killGraceMs?: number): Tool {
+function direct(mark: string, program: string, launcher: Launcher, killGraceMs?: number): Tool {
   return checkDefinition(
     {
       description: program,
@@ -333,7 +326,7 @@ function direct(program: string, launcher: Launcher, killGraceMs?: number): Tool
         diagnostics: recorder(),
         program: `${EXEC_TOOLS}/${program}`,
         file: program,
-        passEnv: [MARK_VARIABLE],
+        passEnv: [markVariable(mark)],
         maxOutputBytes: 1024 * 1024,
         killGraceMs,
         launcher,
@@ -347,7 +340,7 @@ function direct(program: string, launcher: Launcher, killGraceMs?: number): Tool
 for (const launcher of ["setsid", "detached"] as const) {
   Deno.test(`executable tool (${launcher}): on abort, a program ignoring SIGTERM and its child are killed after the grace`, async () => {
     const mark = freshMark();
-    const stubborn = direct("stubborn.sh", launcher, 100);
+    const stubborn = direct(mark, "stubborn.sh", launcher, 100);
     const controller = new AbortController();
     const ctx = {
       ...callOptions().context,
@@ -373,7 +366,7 @@ for (const launcher of ["setsid", "detached"] as const) {
   Deno.test(`executable tool (${launcher}): a call cancelled at once leaves nothing running`, async () => {
     const mark = freshMark();
     // A grace longer than the hang guard: only the first SIGTERM can end these calls.
-    const sleeper = direct("sleeper.sh", launcher, 60_000);
+    const sleeper = direct(mark, "sleeper.sh", launcher, 60_000);
     for (let i = 0; i < 20; i++) {
       const controller = new AbortController();
       const ctx = {
@@ -393,16 +386,16 @@ for (const launcher of ["setsid", "detached"] as const) {
     const mark = freshMark();
     const args = { text: "$(id) `id`; 'x' \"y\" \n\u0000 é 🎉" };
     assert.deepEqual(
-      await callTool(direct("cat_stdin", launcher), structuredClone(args), callOptions()),
+      await callTool(direct(mark, "cat_stdin", launcher), structuredClone(args), callOptions()),
       {
         content: [{ type: "text", text: JSON.stringify(args) }],
       },
     );
-    assert.deepEqual(await callTool(direct("leaver.sh", launcher), {}, callOptions()), {
+    assert.deepEqual(await callTool(direct(mark, "leaver.sh", launcher), {}, callOptions()), {
       content: [{ type: "text", text: "done" }],
     });
     assert.deepEqual(
-      await callTool(direct("no_interpreter.sh", launcher), {}, callOptions()),
+      await callTool(direct(mark, "no_interpreter.sh", launcher), {}, callOptions()),
       failure(
         'Cannot run "no_interpreter.sh": it, or the interpreter its "#!" line names, was not found',
       ),
@@ -426,17 +419,6 @@ Deno.test("executable tool: 200 calls in parallel all answer and leave no proces
   assert.deepEqual(zombieChildren(Deno.pid), []);
 });
 
-/** Marked processes that are deaf's `sleep`: the shell has set SIGTERM to be ignored by then. */
-function deafSleeping(mark: string, server?: number): number {
-  return markedProcesses(mark, server).filter(({ pid }) => {
-    try {
-      return Deno.readTextFileSync(`/proc/${pid}/comm`).trim() === "sleep";
-    } catch {
-      return false; // it ended while we looked
-    }
-  }).length;
-}
-
 Deno.test("executable tool: with maxPrograms 2, call+cancel loops never keep more than 2 programs alive", async () => {
   const { mark, tool } = await fixtures({ maxPrograms: 2 });
   // deaf and cat_stdin run as one process each, so processes count programs.
@@ -447,8 +429,9 @@ Deno.test("executable tool: with maxPrograms 2, call+cancel loops never keep mor
       const controller = new AbortController();
       const running = callTool(tool("deaf"), {}, callOptions(controller));
       // The first two run (deaf ignores SIGTERM, so each lives 2 s more); the others wait.
-      if (i < 2) await eventually(() => deafSleeping(mark) > i, "deaf to start");
-      else await new Promise((resolve) => setTimeout(resolve, 20));
+      // (A turn of the event loop puts the others in the line for a slot.)
+      if (i < 2) await eventually(() => sleeping(mark) > i, "deaf to start");
+      else await new Promise((resolve) => setTimeout(resolve, 0));
       controller.abort(new Error("cancelled by the test"));
       const result = await withHangGuard(Promise.resolve(running), "a cancelled call");
       assert.equal(result.isError, true);
@@ -464,190 +447,6 @@ Deno.test("executable tool: with maxPrograms 2, call+cancel loops never keep mor
   }
   assert.equal(most, 2, `${most} programs were alive at once`);
   await noneLeft(mark);
-});
-
-// Through the real server process.
-
-function call(id: number, name: string, args: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name, arguments: args, _meta: META },
-  });
-}
-
-function startServer(...flags: string[]) {
-  const mark = freshMark(); // inherited by the server, which passes it on
-  const server = spawnServer(["--tools", EXEC_TOOLS, "--pass-env", MARK_VARIABLE, ...flags]);
-  return { mark, server };
-}
-
-async function answer(server: ReturnType<typeof spawnServer>): Promise<Record<string, unknown>> {
-  const line = await withHangGuard(server.nextLine(), "a response");
-  assert.ok(line !== null, "the server closed its output");
-  return JSON.parse(line);
-}
-
-Deno.test("main.ts with executable tools: a program sleeping past its timeout is answered isError and killed", async () => {
-  const { mark, server } = startServer();
-  await server.send(call(1, "sleeper"));
-  const response = await answer(server);
-  assert.deepEqual(response.result, {
-    resultType: "complete",
-    content: [{ type: "text", text: 'Tool "sleeper" timed out after 300 ms' }],
-    isError: true,
-    _meta: (response.result as Record<string, unknown>)._meta,
-  });
-  await noneLeft(mark, server.child.pid);
-  await eventually(() => zombieChildren(server.child.pid).length === 0, "the server to reap");
-  const { code } = await server.finish();
-  assert.equal(code, 0);
-});
-
-Deno.test("main.ts with executable tools: notifications/cancelled kills a program and the grandchild it forked", async () => {
-  const { mark, server } = startServer();
-  await server.send(call(1, "forker"));
-  // forker.sh, its sleep, and the grandchild shell (or its sleep) that ignores SIGTERM.
-  await eventually(
-    () => markedProcesses(mark, server.child.pid).length >= 3,
-    "the program and its children",
-  );
-  await server.send(JSON.stringify({
-    jsonrpc: "2.0",
-    method: "notifications/cancelled",
-    params: { requestId: 1, reason: "the user changed their mind", _meta: META },
-  }));
-  await noneLeft(mark, server.child.pid);
-  // The cancelled call gets no answer; the next request does.
-  await server.send(call(2, "noisy"));
-  assert.equal((await answer(server)).id, 2);
-  const { code, rest } = await server.finish();
-  assert.deepEqual([code, rest], [0, []]);
-});
-
-Deno.test("main.ts with executable tools: shutdown kills a program that ignores SIGTERM", async () => {
-  const { mark, server } = startServer("--shutdown-grace", "100");
-  await server.send(call(1, "stubborn"));
-  await eventually(
-    () => markedProcesses(mark, server.child.pid).length === 2,
-    "the shell and its sleep",
-  );
-  // End of input: after the grace the call is aborted and answered, and the server exits
-  // without waiting out the program's SIGTERM grace, killing what is left as it goes.
-  const { code, rest } = await server.finish();
-  assert.equal(code, 0);
-  assert.equal(rest.length, 1);
-  assert.equal(JSON.parse(rest[0]).result.isError, true);
-  await noneLeft(mark, server.child.pid);
-});
-
-Deno.test("main.ts with executable tools: stderr goes to the server's stderr, prefixed, never to stdout", async () => {
-  const { server } = startServer();
-  await server.send(call(1, "noisy"));
-  await server.send(call(2, "fail"));
-  const answers = [await answer(server), await answer(server)];
-  assert.deepEqual(answers.map((response) => response.id).sort(), [1, 2]);
-  const { rest, stderr } = await server.finish();
-  assert.deepEqual(rest, []);
-  for (const response of answers) {
-    assert.doesNotMatch(JSON.stringify(response), /first line|a detail on stderr/);
-  }
-  // The two programs ran at the same time: their lines may interleave, never mix.
-  const lines = stderr.split("\n");
-  assert.deepEqual(lines.filter((line) => line.startsWith("[noisy] ")), [
-    "[noisy] first line",
-    "[noisy] second %s %d line",
-    "[noisy] no final newline",
-  ]);
-  assert.deepEqual(lines.filter((line) => line.startsWith("[fail] ")), [
-    "[fail] a detail on stderr",
-  ]);
-});
-
-Deno.test("main.ts with executable tools: 500 KiB and 16 MiB arguments round-trip", async () => {
-  // Lines of 16 MiB are past the default --max-message-bytes (4 MiB): raised here.
-  const { server } = startServer("--max-message-bytes", String(20 * 1024 * 1024));
-  for (const [id, size] of [[1, 500 * 1024], [2, 16 * 1024 * 1024]]) {
-    // Exactly `size` bytes of UTF-8: 16 MiB is also the default output cap, which it meets.
-    const ascii = 'abcdefghijklmnopqrstuvwxyz0123456789 "\\\n';
-    const text = ascii.repeat(Math.ceil(size / ascii.length)).slice(0, size - 6) + "é🎉";
-    assert.equal(new TextEncoder().encode(text).length, size);
-    await server.send(call(id, "echo_text", { text }));
-    const response = await answer(server);
-    assert.equal(response.id, id);
-    const result = response.result as { content: { text: string }[]; isError?: boolean };
-    assert.equal(result.isError, undefined);
-    assert.equal(result.content[0].text.length, text.length);
-    assert.ok(result.content[0].text === text, `the ${size}-byte text came back changed`);
-  }
-  assert.equal((await server.finish()).code, 0);
-});
-
-Deno.test("main.ts with executable tools: --max-programs 1 makes a call wait for the slot, its timeout running", async () => {
-  const { mark, server } = startServer("--max-programs", "1", "--tool-timeout", "1000");
-  // deaf ignores SIGTERM: it holds the only slot for its 1 s timeout plus the 2 s grace.
-  await server.send(call(1, "deaf"));
-  await eventually(() => deafSleeping(mark, server.child.pid) === 1, "deaf to start");
-  await server.send(call(2, "noisy"));
-  const answers = [await answer(server), await answer(server)];
-  assert.deepEqual(answers.map((response) => response.id).sort(), [1, 2]);
-  const texts = answers.map((response) =>
-    (response.result as { content: { text: string }[] }).content[0].text
-  ).sort();
-  assert.deepEqual(texts, [
-    'Tool "deaf" timed out after 1000 ms',
-    'Tool "noisy" timed out after 1000 ms',
-  ]);
-  await noneLeft(mark, server.child.pid);
-  // The slot is free again.
-  await server.send(call(3, "noisy"));
-  const third = await answer(server);
-  assert.deepEqual((third.result as { content: unknown[] }).content, [
-    { type: "text", text: "quiet answer" },
-  ]);
-  assert.equal((await server.finish()).code, 0);
-});
-
-Deno.test("main.ts with executable tools: a huge client name is cut for programs, and said once on stderr", async () => {
-  const { server } = startServer();
-  const name = "n".repeat(200_000);
-  const meta = { ...META, "io.modelcontextprotocol/clientInfo": { name, version: "1" } };
-  for (const id of [1, 2]) {
-    await server.send(JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name: "env", arguments: {}, _meta: meta },
-    }));
-    const result = (await answer(server)).result as { content: { text: string }[] };
-    assert.ok(
-      result.content[0].text.split("\n").includes(`TOOLSHED_CLIENT_NAME=${"n".repeat(1024)}`),
-      result.content[0].text.slice(0, 300),
-    );
-  }
-  const { code, stderr } = await server.finish();
-  assert.equal(code, 0);
-  const notice = "toolshed: The client's name is 200000 characters long; programs get its first " +
-    "1024 in TOOLSHED_CLIENT_NAME\n";
-  assert.equal(stderr.split(notice).length - 1, 1, stderr);
-});
-
-Deno.test("main.ts with executable tools: a 200,000-line stderr burst arrives whole at a stderr read steadily", async () => {
-  const { server } = startServer();
-  await server.send(call(1, "burst"));
-  const response = await answer(server);
-  assert.deepEqual((response.result as { content: unknown[] }).content, [
-    { type: "text", text: "burst done" },
-  ]);
-  const { code, stderr } = await server.finish();
-  assert.equal(code, 0);
-  const lines = stderr.split("\n").filter((line) => line.startsWith("[burst] "));
-  assert.equal(lines.length, 200_000);
-  lines.forEach((line, index) => {
-    if (line !== `[burst] ${index + 1}`) assert.fail(`line ${index + 1} is "${line}"`);
-  });
-  assert.doesNotMatch(stderr, /dropped/);
 });
 
 Deno.test("README: the tools/add.sh example and its sidecar load and add two integers", async () => {

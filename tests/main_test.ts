@@ -1,9 +1,11 @@
 // main.ts as a process: signals, and what a person at a terminal sees.
 import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
 import { readLines, spawnServer, withHangGuard } from "./_server_process.ts";
+import { exampleTools } from "./_examples.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-const TOOLS = new URL("../tools", import.meta.url).pathname;
+/** The example tools (not what a user added to tools/); their programs are symlinks. */
+const TOOLS = ["--tools", await exampleTools(), "--allow-outside-symlinks"];
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
@@ -20,7 +22,7 @@ function waitCall(id: number, ms: number): string {
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   Deno.test(`main.ts on ${signal} answers the call in flight, then exits 0`, async () => {
-    const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "30000"]);
+    const server = spawnServer([...TOOLS, "--shutdown-grace", "30000"]);
     await server.send(waitCall(1, 300));
     await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
     strictEqual(JSON.parse((await server.nextLine())!).id, 2); // the server is up and reading
@@ -36,7 +38,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 }
 
 Deno.test("main.ts on SIGTERM aborts a call that outlives the grace period, answers it, exits 0", async () => {
-  const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "100"]);
+  const server = spawnServer([...TOOLS, "--shutdown-grace", "100"]);
   await server.send(waitCall(1, 50_000));
   await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
   strictEqual(JSON.parse((await server.nextLine())!).id, 2);
@@ -60,7 +62,7 @@ Deno.test("main.ts on a second SIGTERM during shutdown exits 1 at once, leaving 
   // must write nothing to stdin after the first signal (input read then ends the shutdown's
   // wait for calls in flight, which is not what this test is about).
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "--tools", TOOLS, "--shutdown-grace", "60000"],
+    args: ["run", "-A", MAIN, ...TOOLS, "--shutdown-grace", "60000"],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -104,7 +106,7 @@ async function* withHangGuardLines(
 
 Deno.test("main.ts started in a terminal says on stderr what it serves and how to connect", async () => {
   // `script` gives the server a pseudo-terminal for stdin; end of input (Ctrl+D) stops it.
-  const command = `${Deno.execPath()} run -A ${MAIN} --tools ${TOOLS} 2>&1 >/dev/null`;
+  const command = `${Deno.execPath()} run -A ${MAIN} ${TOOLS.join(" ")} 2>&1 >/dev/null`;
   const { code, stdout } = await new Deno.Command("script", {
     args: ["-qec", command, "/dev/null"],
     stdin: "null",
@@ -122,14 +124,14 @@ Deno.test("main.ts started in a terminal says on stderr what it serves and how t
 });
 
 Deno.test("main.ts with piped stdin prints no greeting", async () => {
-  const server = spawnServer(["--tools", TOOLS]);
+  const server = spawnServer(TOOLS);
   const { code, stderr } = await server.finish();
   strictEqual(code, 0);
   strictEqual(stderr, "");
 });
 
 Deno.test("main.ts exits quietly with 0 when the client closes its stdout while stdin stays open", async () => {
-  const server = spawnServer(["--tools", TOOLS]);
+  const server = spawnServer(TOOLS);
   await server.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
   strictEqual(JSON.parse((await server.nextLine())!).id, 1);
   await server.closeStdout();
@@ -141,7 +143,7 @@ Deno.test("main.ts exits quietly with 0 when the client closes its stdout while 
 });
 
 Deno.test("main.ts exits within the grace period at end of input even if nobody reads its output", async () => {
-  const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "300"]);
+  const server = spawnServer([...TOOLS, "--shutdown-grace", "300"]);
   const text = "x".repeat(100_000);
   for (let id = 1; id <= 40; id++) {
     await server.send(JSON.stringify({
@@ -161,7 +163,7 @@ Deno.test("main.ts exits within the grace period at end of input even if nobody 
 
 Deno.test("main.ts on SIGTERM after end of input stops waiting for the grace period", async () => {
   // The official clients close stdin, wait, then send SIGTERM, then SIGKILL.
-  const server = spawnServer(["--tools", TOOLS, "--shutdown-grace", "60000"]);
+  const server = spawnServer([...TOOLS, "--shutdown-grace", "60000"]);
   await server.send(waitCall(1, 50_000));
   await server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
   strictEqual(JSON.parse((await server.nextLine())!).id, 2);
@@ -189,17 +191,11 @@ Deno.test("main.ts keeps answering when a tool floods a stderr that nobody reads
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
   const send = (message: unknown) => writer.write(encoder.encode(JSON.stringify(message) + "\n"));
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
+  const lines = readLines(child.stdout);
   const nextLine = async () => {
-    while (!buffered.includes("\n")) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error("stdout ended");
-      buffered += value;
-    }
-    const line = buffered.slice(0, buffered.indexOf("\n"));
-    buffered = buffered.slice(line.length + 1);
-    return JSON.parse(line);
+    const next = await lines.next();
+    if (next.done) throw new Error("stdout ended");
+    return JSON.parse(next.value);
   };
   await send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "shouter" } });
   deepStrictEqual((await withHangGuard(nextLine(), "the shouting tool")).result.content, [
@@ -213,7 +209,7 @@ Deno.test("main.ts keeps answering when a tool floods a stderr that nobody reads
   });
   await writer.close();
   const stderr = await new Response(child.stderr).text();
-  await reader.cancel();
+  await lines.return(undefined);
   strictEqual((await child.status).code, 0);
   match(stderr, /\[shouter\] x{100}/);
 });

@@ -11,9 +11,12 @@
 // - `--reload=<origin>` (no trailing slash) re-fetches only the served modules; npm
 //   packages stay in the shared cache instead of being downloaded again.
 import assert from "node:assert/strict";
+import { exampleTools } from "./_examples.ts";
+import { readLines } from "./_server_process.ts";
 
 const REPO = new URL("../", import.meta.url);
-const TOOLS_DIR = decodeURIComponent(new URL("tools", REPO).pathname);
+/** The example tools of tools/ (links to them: not what a user added there). */
+const TOOLS_DIR = await exampleTools();
 const MODERN = "2026-07-28";
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -71,16 +74,7 @@ function lineReader(stream: ReadableStream<Uint8Array>): {
     else if (line !== null) lines.push(line);
   };
   const done = (async () => {
-    let buffered = "";
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      buffered += chunk;
-      let newline;
-      while ((newline = buffered.indexOf("\n")) !== -1) {
-        push(buffered.slice(0, newline));
-        buffered = buffered.slice(newline + 1);
-      }
-    }
-    if (buffered !== "") push(buffered);
+    for await (const line of readLines(stream)) push(line);
     ended = true;
     while (waiters.length > 0) waiters.shift()!(null);
   })();
@@ -110,7 +104,15 @@ Deno.test("remote run: main.ts served over loopback HTTP answers a 2026-07-28 ec
   // Run from an empty directory so that no local deno.json is discovered.
   const cwd = await Deno.makeTempDir({ prefix: "toolshed_remote_" });
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `--reload=${origin}`, `${origin}/main.ts`, "--tools", TOOLS_DIR],
+    args: [
+      "run",
+      "-A",
+      `--reload=${origin}`,
+      `${origin}/main.ts`,
+      "--tools",
+      TOOLS_DIR,
+      "--allow-outside-symlinks",
+    ],
     cwd,
     env: { NO_COLOR: "1" },
     stdin: "piped",

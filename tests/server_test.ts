@@ -1,16 +1,13 @@
-// The pipeline in-process, with memory streams in place of stdin and stdout.
+// The pipeline in-process (serve() over the real dispatcher, wired by tests/_in_process.ts),
+// with memory streams in place of stdin and stdout.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { createCore } from "../lib/core/handle.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { shuttingDown } from "../lib/wire/errors.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
-import { serve, type ServerOptions } from "../lib/transports/stdio.ts";
 import { withHangGuard } from "./_server_process.ts";
 import { checkDefinition, type Registry } from "../lib/primitives/tools.ts";
-import { recorder } from "./_diagnostics.ts";
+import { serveTools, type Settings } from "./_in_process.ts";
+import { collector, feed } from "./_memory_streams.ts";
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
@@ -36,77 +33,22 @@ function call(id: number, name: string, args: Record<string, unknown> = {}): str
   });
 }
 
-/** A source fed by the test: `push` queues bytes, `end` ends input. Counts reads. */
-function feed() {
-  const queue: (Uint8Array | null)[] = [];
-  let wake: () => void = () => {};
-  const source = {
-    reads: 0,
-    push(text: string) {
-      queue.push(encoder.encode(text));
-      wake();
-    },
-    end() {
-      queue.push(null);
-      wake();
-    },
-    async read(buffer: Uint8Array): Promise<number | null> {
-      source.reads++;
-      while (queue.length === 0) await new Promise<void>((resolve) => wake = resolve);
-      const next = queue[0];
-      if (next === null) return null;
-      const count = Math.min(buffer.length, next.length);
-      buffer.set(next.subarray(0, count));
-      if (count === next.length) queue.shift();
-      else queue[0] = next.subarray(count);
-      return count;
-    },
-  };
-  return source;
+/** Lets every pending microtask run: one turn of the event loop. */
+const macrotask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** A promise and the function that resolves it, for a fixture to say that something happened. */
+function signal(): { happened: Promise<void>; happen: () => void } {
+  let happen = () => {};
+  const happened = new Promise<void>((resolve) => happen = resolve);
+  return { happened, happen };
 }
 
-/** A sink that collects output lines; `hold()` makes writes wait until `resume()`. */
-function collector() {
-  let text = "";
-  let gate: Promise<void> | undefined;
-  let open = () => {};
-  const lineWaiters: (() => void)[] = [];
-  return {
-    lines: () => text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line)),
-    hold() {
-      gate = new Promise((resolve) => open = resolve);
-    },
-    resume() {
-      gate = undefined;
-      open();
-    },
-    async untilLines(count: number) {
-      while (this.lines().length < count) {
-        await new Promise<void>((resolve) => lineWaiters.push(resolve));
-      }
-    },
-    async write(bytes: Uint8Array) {
-      if (gate) await gate;
-      text += decoder.decode(bytes);
-      for (const resolve of lineWaiters.splice(0)) resolve();
-      return bytes.length;
-    },
-  };
-}
-
-function start(registry: Registry, overrides: Partial<ServerOptions> = {}) {
+function start(registry: Registry, overrides: Partial<Settings> = {}) {
   const input = feed();
   const output = collector();
-  const server = serve({
-    diagnostics: recorder(),
-    input,
-    output,
-    core: createCore({
-      diagnostics: recorder(),
-      registry: createRegistry(contentsOf(registry.tools)),
-      pageSize: 100,
-      toolTimeoutMs: 10_000,
-    }),
+  const server = serveTools(registry, { input, output }, {
+    pageSize: 100,
+    toolTimeoutMs: 10_000,
     maxMessageBytes: 1024,
     shutdownGraceMs: 1_000,
     outputBoundChars: 1_000_000,
@@ -207,10 +149,15 @@ Deno.test("serve() stops reading while its output is over the bound, and deliver
   output.hold();
   for (let id = 1; id <= 50; id++) input.push(call(id, "echo") + "\n");
   input.end();
-  // With writes held, the reader must stall after the queue passes the bound.
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const readsWhileHeld = input.reads;
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // With writes held, the reader must stall after the queue passes the bound. Everything
+  // here is in memory and the handler synchronous, so the server does all it can do within
+  // a turn of the event loop: once a turn passes without a read, it reads no more.
+  let readsWhileHeld;
+  do {
+    readsWhileHeld = input.reads;
+    await macrotask();
+  } while (input.reads !== readsWhileHeld);
+  await macrotask();
   strictEqual(input.reads, readsWhileHeld, "the reader kept reading while output was held");
   ok(readsWhileHeld < 50, `read ${readsWhileHeld} chunks while output was held`);
   output.resume();
@@ -225,12 +172,14 @@ Deno.test("serve() stops reading while its output is over the bound, and deliver
 
 Deno.test("serve() aborts in-flight calls and ends quietly when the output closes", async () => {
   let aborted = false;
+  const abort = signal();
   const registry = registryOf({
     wait: {
       handler: (_args: unknown, ctx: { signal: AbortSignal }) =>
         new Promise((_, reject) =>
           ctx.signal.addEventListener("abort", () => {
             aborted = true;
+            abort.happen();
             reject(ctx.signal.reason);
           })
         ),
@@ -238,16 +187,12 @@ Deno.test("serve() aborts in-flight calls and ends quietly when the output close
     echo: { handler: () => "x" },
   });
   const input = feed();
-  const server = serve({
-    diagnostics: recorder(),
+  const server = serveTools(registry, {
     input,
     output: { write: () => Promise.reject(new Deno.errors.BrokenPipe("client went away")) },
-    core: createCore({
-      diagnostics: recorder(),
-      registry: createRegistry(contentsOf(registry.tools)),
-      pageSize: 100,
-      toolTimeoutMs: 10_000,
-    }),
+  }, {
+    pageSize: 100,
+    toolTimeoutMs: 10_000,
     maxMessageBytes: 1024,
     shutdownGraceMs: 1_000,
     outputBoundChars: 1_000,
@@ -256,7 +201,7 @@ Deno.test("serve() aborts in-flight calls and ends quietly when the output close
   });
   input.push(call(1, "wait") + "\n" + call(2, "echo") + "\n");
   // The echo answer hits the closed pipe, which must abort the waiting call.
-  while (!aborted) await new Promise((resolve) => setTimeout(resolve, 5));
+  await withHangGuard(abort.happened, "the abort of the waiting call");
   input.push(call(3, "echo") + "\n");
   await server.done;
   ok(aborted);
@@ -264,12 +209,18 @@ Deno.test("serve() aborts in-flight calls and ends quietly when the output close
 
 Deno.test("serve() shutdown() lets in-flight requests finish and flushes their answers", async () => {
   let finish = () => {};
+  const started = signal();
   const registry = registryOf({
-    slow: { handler: () => new Promise<string>((resolve) => finish = () => resolve("done")) },
+    slow: {
+      handler: () => {
+        started.happen();
+        return new Promise<string>((resolve) => finish = () => resolve("done"));
+      },
+    },
   });
   const { input, output, server } = start(registry);
   input.push(call(1, "slow") + "\n");
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await withHangGuard(started.happened, "the slow call to start");
   const stopped = server.shutdown("test");
   input.push(call(2, "slow") + "\n"); // read after shutdown began: answered, not run
   await output.untilLines(1);
@@ -287,11 +238,17 @@ Deno.test("serve() shutdown() lets in-flight requests finish and flushes their a
 Deno.test("serve() runs no more than maxConcurrency requests at once; the rest wait their turn", async () => {
   let running = 0;
   let most = 0;
+  /** One per call that is running: ends it. */
+  const naps: (() => void)[] = [];
+  let arrival = signal();
   const registry = registryOf({
     nap: {
       handler: async () => {
         most = Math.max(most, ++running);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise<void>((resolve) => {
+          naps.push(resolve);
+          arrival.happen();
+        });
         running--;
         return "rested";
       },
@@ -300,6 +257,17 @@ Deno.test("serve() runs no more than maxConcurrency requests at once; the rest w
   const { input, output, server } = start(registry, { maxConcurrency: 3 });
   for (let id = 1; id <= 12; id++) input.push(call(id, "nap") + "\n");
   input.end();
+  // Whenever as many calls run as may (3, then what is left), none more starts; ending one
+  // lets the next start.
+  for (let ended = 0; ended < 12; ended++) {
+    while (naps.length < Math.min(3, 12 - ended)) {
+      await withHangGuard(arrival.happened, `call ${ended + naps.length + 1} to start`);
+      arrival = signal();
+    }
+    await macrotask();
+    strictEqual(running, Math.min(3, 12 - ended));
+    naps.shift()!();
+  }
   await server.done;
   deepStrictEqual(
     output.lines().map((line) => line.id).sort((a, b) => a - b),
@@ -312,13 +280,15 @@ Deno.test("serve() runs no more than maxConcurrency requests at once; the rest w
 
 /** A tool that runs until `finish()` and records whether its signal was aborted. */
 function slowTool() {
-  const state = { finish: () => {}, aborted: false };
+  const started = signal();
+  const state = { finish: () => {}, aborted: false, started: started.happened };
   const registry = registryOf({
     slow: {
       handler: (_args: unknown, ctx: { signal: AbortSignal }) =>
         new Promise<string>((resolve) => {
           state.finish = () => resolve("done");
           ctx.signal.addEventListener("abort", () => state.aborted = true);
+          started.happen();
         }),
     },
   });
@@ -330,7 +300,7 @@ Deno.test("serve() keeps the grace period when a line arrives after shutdown() b
   // A grace far longer than the test: only an abort could end the call early.
   const { input, output, server } = start(registry, { shutdownGraceMs: 60_000 });
   input.push(call(1, "slow") + "\n");
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await withHangGuard(state.started, "the slow call to start");
   const stopped = server.shutdown("test");
   input.push(call(2, "slow") + "\n"); // the read under way returns it: the read loop ends
   await output.untilLines(1);
@@ -349,7 +319,7 @@ Deno.test("serve() stops at once when input ends during a shutdown (clients clos
   const { registry, state } = slowTool();
   const { input, output, server } = start(registry, { shutdownGraceMs: 60_000 });
   input.push(call(1, "slow") + "\n");
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await withHangGuard(state.started, "the slow call to start");
   const stopped = server.shutdown("test");
   input.end(); // the read under way sees the end of input
   // Without stopping at once, this would wait out the 60 s grace: the guard fails it at 30 s.

@@ -1,0 +1,165 @@
+// Test helper: the server in this process, wired exactly as main.ts wires it (the same
+// flags parser, tool loader, dispatcher and stdio transport), with input and output in
+// memory instead of stdin and stdout, and diagnostics recorded instead of printed. A
+// transcript runs here in milliseconds; what only a real process has (exit codes,
+// signals, the stdout and process guards of lib/host/) is left to tests/_server_process.ts.
+//
+// This is the one place that knows how the server is put together: when that changes in
+// main.ts, change it here too.
+import { DEFAULTS, parseCommand } from "../lib/host/cli.ts";
+import { createCore } from "../lib/core/handle.ts";
+import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
+import { type ByteSource, serve, type Server } from "../lib/transports/stdio.ts";
+import type { ByteSink } from "../lib/transports/writer.ts";
+import { type LoadedTools, type LoadOptions, loadTools } from "../lib/discovery/tools_dir.ts";
+import type { ToolSet } from "../lib/primitives/tools.ts";
+import type { Diagnostics } from "../lib/util/diagnostics.ts";
+import { type Recorder, recorder } from "./_diagnostics.ts";
+import { collector, feed } from "./_memory_streams.ts";
+import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";
+
+/** As main.ts sets it: serialized responses waiting for a slow reader, past which reading stops. */
+export const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
+/** As main.ts sets it: bytes of requests waiting for a free slot, past which reading stops. */
+export const WAITING_BOUND_BYTES = 1024 * 1024;
+
+/**
+ * Fixture tools (tests/fixtures/tools/) that must not be called inside a test process:
+ * only main.ts's process and stdout guards (lib/host/) tame them.
+ */
+export const NOT_IN_PROCESS: ReadonlySet<string> = new Set([
+  "quitter", // calls Deno.exit: only the process guard turns that into an isError result
+  "careless", // throws from a timer, closes Deno.stdout and writes to descriptor 1
+  "chatty", // prints to the test runner's stdout
+]);
+
+/** What main.ts's flags and constants set, for serveTools(). */
+export interface Settings {
+  pageSize: number;
+  toolTimeoutMs: number;
+  maxMessageBytes: number;
+  shutdownGraceMs: number;
+  maxConcurrency: number;
+  outputBoundChars: number;
+  waitingBoundBytes: number;
+}
+
+/** What main.ts sets when given no flags. */
+export const DEFAULT_SETTINGS: Settings = {
+  pageSize: DEFAULTS.pageSize,
+  toolTimeoutMs: DEFAULTS.toolTimeoutMs,
+  maxMessageBytes: DEFAULTS.maxMessageBytes,
+  shutdownGraceMs: DEFAULTS.shutdownGraceMs,
+  maxConcurrency: DEFAULTS.maxConcurrency,
+  outputBoundChars: OUTPUT_BOUND_CHARS,
+  waitingBoundBytes: WAITING_BOUND_BYTES,
+};
+
+/**
+ * The server of `tools`, reading `io.input` and writing `io.output`, wired as main.ts wires
+ * it: the stdio transport over the request core, both reporting to `diagnostics`.
+ */
+export function serveTools(
+  tools: ToolSet,
+  io: { input: ByteSource; output: ByteSink },
+  settings: Partial<Settings> = {},
+  diagnostics: Diagnostics = recorder(),
+): Server {
+  const given = { ...DEFAULT_SETTINGS, ...settings };
+  return serve({
+    input: io.input,
+    output: io.output,
+    core: createCore({
+      registry: createRegistry(contentsOf(tools.tools)),
+      pageSize: given.pageSize,
+      toolTimeoutMs: given.toolTimeoutMs,
+      diagnostics,
+    }),
+    maxMessageBytes: given.maxMessageBytes,
+    shutdownGraceMs: given.shutdownGraceMs,
+    outputBoundChars: given.outputBoundChars,
+    maxConcurrency: given.maxConcurrency,
+    waitingBoundBytes: given.waitingBoundBytes,
+    diagnostics,
+  });
+}
+
+export interface InProcessServer {
+  /** Sends one line (the newline is added). */
+  send(line: string): void;
+  /** Sends raw bytes. */
+  sendBytes(bytes: Uint8Array): void;
+  /** The next line the server writes, or null once it is done and has written everything. */
+  nextLine(): Promise<string | null>;
+  /** Ends input and waits until the server is done; the lines not yet read, and what it reported. */
+  end(): Promise<{ rest: string[]; diagnostics: Recorder }>;
+  /** Everything the server reported so far (what main.ts would print on stderr). */
+  readonly diagnostics: Recorder;
+}
+
+/**
+ * Starts the server as `main.ts <flags>` would, serving tests/fixtures/tools unless the
+ * flags name `--tools`.
+ */
+export async function startInProcess(flags: readonly string[] = []): Promise<InProcessServer> {
+  const args = flags.includes("--tools") ? [...flags] : ["--tools", FIXTURE_TOOLS, ...flags];
+  const command = parseCommand(args);
+  if (command.kind !== "serve") {
+    throw new Error(`Not flags to serve with: ${args.join(" ")} (${JSON.stringify(command)})`);
+  }
+  const { options } = command;
+  const diagnostics = recorder();
+  const tools = await loadQuietly(options.tools!, {
+    passEnv: options.passEnv,
+    maxOutputBytes: options.maxOutputBytes,
+    maxPrograms: options.maxPrograms,
+    allowOutsideSymlinks: options.allowOutsideSymlinks,
+    skipExecutables: false,
+    diagnostics,
+  });
+  const input = feed();
+  const output = collector();
+  const server = serveTools(tools, { input, output }, {
+    pageSize: options.pageSize,
+    toolTimeoutMs: options.toolTimeoutMs,
+    maxMessageBytes: options.maxMessageBytes,
+    shutdownGraceMs: options.shutdownGraceMs,
+    maxConcurrency: options.maxConcurrency,
+  }, diagnostics);
+  const done = server.done.finally(() => output.close());
+  return {
+    send: (line) => input.push(line + "\n"),
+    sendBytes: (bytes) => input.push(bytes),
+    nextLine: () => output.nextLine(),
+    async end() {
+      input.end();
+      await withHangGuard(done, "the end of input");
+      return { rest: output.drain(), diagnostics };
+    },
+    diagnostics,
+  };
+}
+
+/**
+ * Loads a tools directory as loadTools() does, with the console of the tool modules
+ * recorded as forwarded text instead of printed (as main.ts sends it to stderr). A module
+ * runs, and prints, only at its first import in an isolate (each test module has its own).
+ */
+export async function loadQuietly(
+  dir: string | URL,
+  options: Partial<LoadOptions> & Pick<LoadOptions, "diagnostics">,
+): Promise<LoadedTools> {
+  const methods = ["log", "info", "debug", "warn", "error", "dir", "dirxml", "table", "trace"];
+  const saved = new Map(methods.map((name) => [name, Reflect.get(console, name)]));
+  for (const name of methods) {
+    Reflect.set(console, name, (...data: unknown[]) => {
+      const text = data.map((item) => typeof item === "string" ? item : Deno.inspect(item));
+      options.diagnostics.forward(`${text.join(" ")}\n`, 1, "the console of a tool module");
+    });
+  }
+  try {
+    return await loadTools(dir, options);
+  } finally {
+    for (const [name, method] of saved) Reflect.set(console, name, method);
+  }
+}
