@@ -6,7 +6,7 @@
 // a seed and a run number reproduce a run's input byte for byte.
 import { encodeCursor } from "../lib/primitives/paging.ts";
 import { hostileToolName, SHAPES } from "./_hostile_shapes.ts";
-import type { Registry } from "../lib/primitives/tools.ts";
+import type { ToolSet } from "../lib/primitives/tools.ts";
 import {
   concat,
   pollutionViolations,
@@ -446,7 +446,7 @@ export interface RunReport {
 
 /** Generates run `run` of session `seed` and pushes it through serve() in-process. */
 export async function fuzzRun(
-  registry: Registry,
+  registry: ToolSet,
   seed: number,
   run: number,
   count = MESSAGES_PER_RUN,

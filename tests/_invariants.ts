@@ -14,7 +14,7 @@
 // It also runs input through serve() in-process, with the real dispatcher and registry.
 import { hostileTools } from "./_hostile_shapes.ts";
 import { concatBytes as concat } from "../lib/util/bytes.ts";
-import type { Registry } from "../lib/primitives/tools.ts";
+import type { ToolSet } from "../lib/primitives/tools.ts";
 import { loadQuietly, NOT_IN_PROCESS, serveTools } from "./_in_process.ts";
 import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";
 import { recorder } from "./_diagnostics.ts";
@@ -334,7 +334,7 @@ export function pollutionViolations(before: PrototypeSnapshot): string[] {
 }
 
 /** The fixture tools, loaded as the server loads them, minus those unsafe in a test process. */
-export async function fixtureRegistry(): Promise<Registry> {
+export async function fixtureRegistry(): Promise<ToolSet> {
   const loaded = await loadQuietly(FIXTURE_TOOLS, { diagnostics: recorder() });
   const tools = [
     ...loaded.tools.filter((tool) => !NOT_IN_PROCESS.has(tool.name)),
@@ -358,7 +358,7 @@ const WAITING_BOUND_BYTES = 16 * 1024 * 1024;
  * dispatcher, then ends input; resolves with everything written once the server is done.
  */
 export async function runInProcess(
-  registry: Registry,
+  registry: ToolSet,
   input: Uint8Array,
   options: InProcessOptions,
 ): Promise<Uint8Array> {

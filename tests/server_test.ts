@@ -4,7 +4,7 @@ import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { shuttingDown } from "../lib/wire/errors.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { withHangGuard } from "./_server_process.ts";
-import { checkDefinition, type Registry } from "../lib/primitives/tools.ts";
+import { checkDefinition, type ToolSet } from "../lib/primitives/tools.ts";
 import { serveTools, type Settings } from "./_in_process.ts";
 import { collector, feed } from "./_memory_streams.ts";
 
@@ -13,7 +13,7 @@ const META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-function registryOf(definitions: Record<string, Record<string, unknown>>): Registry {
+function registryOf(definitions: Record<string, Record<string, unknown>>): ToolSet {
   const tools = Object.entries(definitions).map(([name, definition]) =>
     checkDefinition(
       { inputSchema: { type: "object" }, description: name, ...definition },
@@ -43,7 +43,7 @@ function signal(): { happened: Promise<void>; happen: () => void } {
   return { happened, happen };
 }
 
-function start(registry: Registry, overrides: Partial<Settings> = {}) {
+function start(registry: ToolSet, overrides: Partial<Settings> = {}) {
   const input = feed();
   const output = collector();
   const server = serveTools(registry, { input, output }, {

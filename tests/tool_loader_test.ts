@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_LOAD_OPTIONS, loadTools, ToolLoadError } from "../lib/discovery/tools_dir.ts";
-import type { Registry } from "../lib/primitives/tools.ts";
+import type { ToolSet } from "../lib/primitives/tools.ts";
 import { recorder } from "./_diagnostics.ts";
 import { NO_CHANNELS } from "../lib/primitives/tool_call.ts";
 import { exampleTools } from "./_examples.ts";
@@ -52,7 +52,7 @@ async function withToolsDir(
 
 /** Loads `dir`, which must fail; returns the problems after checking the error's shape. */
 async function loadProblems(dir: string | URL): Promise<readonly string[]> {
-  let registry: Registry | undefined;
+  let registry: ToolSet | undefined;
   try {
     registry = await loadTools(dir, { diagnostics: recorder() });
   } catch (error) {
@@ -66,7 +66,7 @@ async function loadProblems(dir: string | URL): Promise<readonly string[]> {
   );
 }
 
-function names(registry: Registry): string[] {
+function names(registry: ToolSet): string[] {
   return registry.tools.map((tool) => tool.name);
 }
 

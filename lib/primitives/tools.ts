@@ -180,6 +180,3 @@ function compileOrExplain(schema: JsonObject, field: string): SchemaCheck {
     throw new Error(`${field} is not a valid JSON Schema: ${messageOf(error)}`);
   }
 }
-
-/** @deprecated The old name of ToolSet, kept while the tests move to the new one. */
-export type Registry = ToolSet;
