@@ -1,33 +1,90 @@
 // Evidence for adr/0010: what validating 1 MiB of arguments costs, for each hostile shape
 // (tests/_hostile_shapes.ts) beside a benign value of about the same size against the same
-// schema (the baseline of its group). Before the patches, the hostile side of every group
-// took from seconds to hours, or crashed the process.
+// schema, and beside `JSON.parse` of the benign value's text (the baseline of its group: the
+// cost a request pays before it is validated at all); each with the compiled verdict
+// (lib/schema/fast.ts) and with the validator alone. Before the patches, the hostile side of
+// every group took from seconds to hours, or crashed the process.
 import { compileSchema } from "../lib/schema/compile.ts";
-import { SHAPES } from "../tests/_hostile_shapes.ts";
+import type { JsonObject } from "../lib/util/json.ts";
+import { type Shape, SHAPES } from "../tests/_hostile_shapes.ts";
 
 const SIZE = 1024 * 1024;
 
-for (const shape of SHAPES) {
-  const check = compileSchema(shape.schema);
-  const benign = shape.benign(SIZE);
-  const hostile = shape.hostile(SIZE);
+/** An ordinary payload, objects of a few typed fields, and the same with its last item wrong. */
+const ORDINARY: Shape = {
+  name: "ordinary objects of a few typed fields",
+  schema: {
+    type: "object",
+    properties: {
+      items: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            id: { type: "integer", minimum: 0 },
+            name: { type: "string", minLength: 1, maxLength: 100 },
+            price: { type: "number" },
+            tags: { type: "array", items: { type: "string" } },
+            status: { enum: ["new", "used"] },
+            active: { type: "boolean" },
+          },
+          required: ["id", "name"],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ["items"],
+  },
+  // Not hostile: invalid at its very end, the case where the full validator runs after all.
+  hostile: (size) => {
+    const items = ordinaryItems(size);
+    items[items.length - 1] = { ...items[items.length - 1], id: -1 };
+    return { items };
+  },
+  benign: (size) => ({ items: ordinaryItems(size) }),
+};
+
+function ordinaryItems(size: number): JsonObject[] {
+  return Array.from({ length: Math.floor(size / 100) }, (_, i) => ({
+    id: i,
+    name: `item ${i}`,
+    price: i / 4,
+    tags: ["a", "bc"],
+    status: i % 2 ? "new" : "used",
+    active: i % 3 === 0,
+  }));
+}
+
+for (
+  const [shape, other] of [
+    ...SHAPES.map((shape) => [shape, "hostile"] as const),
+    [ORDINARY, "invalid at the end"] as const,
+  ]
+) {
+  // Validated as the server receives them: straight from a parse.
+  const text = JSON.stringify(shape.benign(SIZE));
+  const benign = JSON.parse(text);
+  const hostile = JSON.parse(JSON.stringify(shape.hostile(SIZE)));
   const sizeOf = (value: unknown) => `${(JSON.stringify(value).length / SIZE).toFixed(2)} MiB`;
-  const run = (value: unknown) => () => {
-    try {
-      check(value);
-    } catch {
-      // The budget of steps ran out: the call would be an isError result.
-    }
-  };
-  Deno.bench(`${shape.name}: benign, ${sizeOf(benign)}`, {
-    group: shape.name,
+  const options = { group: shape.name, n: 20, warmup: 5 };
+  Deno.bench(`${shape.name}: JSON.parse of the benign text, ${sizeOf(benign)}`, {
+    ...options,
     baseline: true,
-    n: 10,
-    warmup: 2,
-  }, run(benign));
-  Deno.bench(`${shape.name}: hostile, ${sizeOf(hostile)}`, {
-    group: shape.name,
-    n: 10,
-    warmup: 2,
-  }, run(hostile));
+  }, () => {
+    JSON.parse(text);
+  });
+  // compileSchema() as the server runs it (the compiled verdict first), and the validator
+  // alone, as it ran before the verdict path (adr/0010, amended).
+  for (const [how, fastPath] of [["", true], [", validator alone", false]] as const) {
+    const check = compileSchema(shape.schema, { fastPath });
+    const run = (value: unknown) => () => {
+      try {
+        check(value);
+      } catch {
+        // The budget of steps ran out: the call would be an isError result.
+      }
+    };
+    Deno.bench(`${shape.name}: benign${how}, ${sizeOf(benign)}`, options, run(benign));
+    Deno.bench(`${shape.name}: ${other}${how}, ${sizeOf(hostile)}`, options, run(hostile));
+  }
 }

@@ -1,8 +1,10 @@
 // Evidence for adr/0006 and adr/0010: validating one tool call's arguments with
-// toolshed's validator (lib/schema/compile.ts: @cfworker/json-schema vendored with the patches of
-// adr/0010) beside upstream @cfworker/json-schema 4.1.6. Both are prepared once, as the
-// server does at start-up; the loop measures one validation per call. (Until 2026-11-30
-// the first contestant was mislabelled "ajv 8 (compiled)": it was always lib/schema/compile.ts.)
+// toolshed's validator (lib/schema/compile.ts: the compiled verdict of lib/schema/fast.ts, then
+// @cfworker/json-schema vendored with the patches of adr/0010 for what it rejects), with that
+// vendored validator alone, and with upstream @cfworker/json-schema 4.1.6. All are prepared
+// once, as the server does at start-up; the loop measures one validation per call. (Until
+// 2026-11-30 the first contestant was mislabelled "ajv 8 (compiled)": it was always
+// lib/schema/compile.ts.)
 import { compileSchema } from "../lib/schema/compile.ts";
 import { type Schema, Validator } from "npm:@cfworker/json-schema@4.1.6";
 
@@ -32,13 +34,17 @@ const args = {
 const bad = { query: "", limit: 1000, filters: [{ field: "date" }] };
 
 const toolshed = compileSchema(structuredClone(schema));
+const alone = compileSchema(structuredClone(schema), { fastPath: false });
 const upstream = new Validator(structuredClone(schema) as Schema, "2020-12", false);
 
 for (const [group, value] of [["valid arguments", args], ["invalid arguments", bad]] as const) {
   Deno.bench("upstream @cfworker/json-schema 4.1.6", { group, baseline: true }, () => {
     upstream.validate(value);
   });
-  Deno.bench("toolshed (lib/schema/compile.ts, patched)", { group }, () => {
+  Deno.bench("toolshed (lib/schema/compile.ts: compiled verdict, then patched)", { group }, () => {
     toolshed(value);
+  });
+  Deno.bench("toolshed, patched validator alone", { group }, () => {
+    alone(value);
   });
 }

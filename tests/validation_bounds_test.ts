@@ -75,6 +75,49 @@ Deno.test("compileSchema() stops a validation whose branches re-check the same v
   );
 });
 
+/** `value` with every container behind a Proxy that counts the properties read from it. */
+function counted(value: unknown, reads: { count: number }): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const copy: unknown = Array.isArray(value)
+    ? value.map((item) => counted(item, reads))
+    : Object.fromEntries(Object.entries(value).map(([key, item]) => [key, counted(item, reads)]));
+  return new Proxy(copy as object, {
+    get(target, key, receiver) {
+      reads.count++;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+Deno.test("compileSchema() accepts a union whose branches both descend in work linear in its depth", () => {
+  // Both branches descend into the children before the (nested) property that tells them
+  // apart, so without remembering verdicts each level doubles the work. The value is valid:
+  // the compiled verdict alone decides it.
+  const node = (kind: string): JsonObject => ({
+    type: "object",
+    properties: {
+      children: { type: "array", items: { $ref: "#/$defs/n" } },
+      kind: { type: "object", properties: { is: { const: kind } } },
+    },
+  });
+  const check = compileSchema({
+    $ref: "#/$defs/n",
+    $defs: { n: { oneOf: [node("a"), node("b")] } },
+  });
+  const readsAt = (depth: number): number => {
+    let chain: JsonObject = { kind: { is: "a" } };
+    for (let i = 0; i < depth; i++) chain = { kind: { is: "a" }, children: [chain] };
+    const reads = { count: 0 };
+    assert.equal(check(counted(chain, reads)), undefined);
+    return reads.count;
+  };
+  // 2^10 times the reads if it doubled; about twice if it is linear.
+  assert.ok(
+    readsAt(20) < 3 * readsAt(10),
+    `${readsAt(10)} reads at depth 10, ${readsAt(20)} at 20`,
+  );
+});
+
 Deno.test("compileSchema() keeps validation results exact under the bounds", () => {
   const unique = compileSchema({ type: "array", uniqueItems: true });
   assert.equal(unique([1, "1", [1, 2], [2, 1], { a: 1, b: [2] }, { b: [2], a: 2 }]), undefined);

@@ -1,7 +1,9 @@
 // JSON Schema validation, prepared once per schema at start-up. The validator is
 // @cfworker/json-schema 4.1.6 (adr/0006), kept in lib/schema/vendor/ with the patches that bound
 // its work per request (adr/0010): a budget of steps, a cap on collected errors,
-// uniqueItems by hashing, patterns compiled once and linear-time formats.
+// uniqueItems by hashing, patterns compiled once and linear-time formats. A value is first
+// given to the schema's compiled verdict (fast.ts), when the schema has one: only a value it
+// does not pass goes through the validator, which says what is wrong.
 import {
   dereference,
   limits,
@@ -10,6 +12,7 @@ import {
 } from "./vendor/cfworker_json_schema/index.ts";
 import { isObject } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
+import { compileVerdict, UnsupportedSchema, type Verdict } from "./fast.ts";
 import metaDraft04 from "./vendor/json_schema_meta/draft-04.json" with { type: "json" };
 import metaDraft07 from "./vendor/json_schema_meta/draft-07.json" with { type: "json" };
 import meta201909 from "./vendor/json_schema_meta/2019-09.json" with { type: "json" };
@@ -101,13 +104,18 @@ function draftOf(schema: JsonObject): Draft {
   return draft;
 }
 
+export interface CompileOptions {
+  /** Whether to ask the compiled verdict first (default); false only to compare the two. */
+  fastPath?: boolean;
+}
+
 /**
  * Prepares a schema; throws an Error saying what is wrong with it: a `$ref` that does not
  * resolve inside the schema (nothing is ever fetched), a `type` that is not a JSON type, a
  * violation of its draft's meta-schema (a pattern that does not compile with the `u` flag
  * among them), or a cycle of references that validation could never leave.
  */
-export function compileSchema(schema: JsonObject): SchemaCheck {
+export function compileSchema(schema: JsonObject, options: CompileOptions = {}): SchemaCheck {
   const draft = draftOf(schema);
   const lookup = dereference(schema as Schema);
   const known = new Set(Object.keys(lookup));
@@ -127,7 +135,34 @@ export function compileSchema(schema: JsonObject): SchemaCheck {
     "unevaluatedProperties" in subschema || "unevaluatedItems" in subschema
   );
   const targets = trackEvaluated ? undefined : referenceTargets(subschemas, lookup);
-  return (value) => bounded(validator, value, perWeight, trackEvaluated, targets);
+  const explain: SchemaCheck = (value) =>
+    bounded(validator, value, perWeight, trackEvaluated, targets);
+  // A schema that reads `unevaluated*` anywhere is the validator's alone (fast.ts does not
+  // mirror those keywords, whose results depend on the branch that reached the value).
+  const verdict = trackEvaluated || options.fastPath === false
+    ? undefined
+    : verdictOf(schema, draft, lookup, perWeight);
+  if (verdict === undefined) return explain;
+  return (value) => verdict(value) ? undefined : explain(value);
+}
+
+/**
+ * The schema's compiled verdict, or undefined when it uses a keyword the verdict path does
+ * not mirror. It needs no budget of steps (fast.ts says why), but refuses a subschema that
+ * would apply more references to one value than the budget grants per value.
+ */
+function verdictOf(
+  schema: JsonObject,
+  draft: Draft,
+  lookup: Record<string, Schema | boolean>,
+  perWeight: number,
+): Verdict | undefined {
+  try {
+    return compileVerdict(schema, { draft, lookup, maxReferencesPerValue: perWeight });
+  } catch (error) {
+    if (error instanceof UnsupportedSchema) return undefined;
+    throw error;
+  }
 }
 
 /**

@@ -79,8 +79,9 @@ function addErrors(errors: OutputUnit[], more: OutputUnit[]): void {
 /**
  * The first pair of equal items (indexes), found in one pass: primitives are their own keys
  * (a Map compares them as deepCompareStrict does), containers go by canonical form.
+ * Exported for lib/schema/fast.ts (toolshed patch 9).
  */
-function firstDuplicate(items: unknown[]): [number, number] | undefined {
+export function firstDuplicate(items: unknown[]): [number, number] | undefined {
   const primitives = new Map<unknown, number>();
   const containers = new Map<string, number>();
   for (let i = 0; i < items.length; i++) {
@@ -114,9 +115,12 @@ function canonical(value: unknown): string {
   return `{${parts.join(',')}}`;
 }
 
-/** Patterns are compiled once (with the `u` flag, as upstream does), not at every use. */
+/**
+ * Patterns are compiled once (with the `u` flag, as upstream does), not at every use.
+ * Exported for lib/schema/fast.ts (toolshed patch 9).
+ */
 const patterns = new Map<string, RegExp>();
-function compiledPattern(pattern: string): RegExp {
+export function compiledPattern(pattern: string): RegExp {
   let regex = patterns.get(pattern);
   if (regex === undefined) {
     regex = new RegExp(pattern, 'u');
@@ -229,7 +233,8 @@ function decimalInteger(
   ];
 }
 
-function isMultipleOf(instance: number, divisor: number): boolean {
+// toolshed patch: exported for lib/schema/fast.ts (patch 9), so both paths decide alike.
+export function isMultipleOf(instance: number, divisor: number): boolean {
   if (!Number.isFinite(instance) || !Number.isFinite(divisor) || divisor <= 0) {
     return false;
   }
