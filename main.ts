@@ -1,14 +1,18 @@
-// toolshed: serves every tool in a directory to MCP clients over stdio.
+// toolshed: serves every tool in a directory to MCP clients over stdio, or over
+// Streamable HTTP with --http.
 //
-//   deno run -A main.ts [--tools DIR] [options]      (deno task start; --help for options)
+//   deno run -A main.ts [--tools DIR] [--http HOST:PORT] [options]   (--help for options)
 //
 // main.ts only wires the stages; each one lives in lib/ with one concern.
-import { parseCommand, USAGE } from "./lib/host/cli.ts";
-import { createCore } from "./lib/core/handle.ts";
+import { type Options, parseCommand, USAGE } from "./lib/host/cli.ts";
+import type { ListenAddress } from "./lib/host/listen_address.ts";
+import { type Core, createCore } from "./lib/core/handle.ts";
 import { contentsOf, createRegistry } from "./lib/primitives/registry.ts";
 import { logError, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
 import { SERVER_INFO } from "./lib/wire/protocol.ts";
 import { serve } from "./lib/transports/stdio.ts";
+import { type HttpServer, serveHttp } from "./lib/transports/http.ts";
+import { messageOf } from "./lib/util/json.ts";
 import { guardProcess } from "./lib/host/process_guard.ts";
 import { guardStdout } from "./lib/host/stdout_guard.ts";
 import { type LoadedTools, loadTools, ToolLoadError } from "./lib/discovery/tools_dir.ts";
@@ -70,17 +74,19 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
         `serve them from a directory on disk with --tools DIR`,
     );
   }
+  const core = createCore({
+    registry: createRegistry(contentsOf(loaded.tools)),
+    pageSize: options.pageSize,
+    toolTimeoutMs: options.toolTimeoutMs,
+    diagnostics: stderrDiagnostics,
+  });
+  if (options.http) return await serveOverHttp(options, options.http, core, exit);
   if (Deno.stdin.isTerminal()) greet(loaded, toolsDir);
 
   const server = serve({
     input: Deno.stdin,
     output: stdout,
-    core: createCore({
-      registry: createRegistry(contentsOf(loaded.tools)),
-      pageSize: options.pageSize,
-      toolTimeoutMs: options.toolTimeoutMs,
-      diagnostics: stderrDiagnostics,
-    }),
+    core,
     maxMessageBytes: options.maxMessageBytes,
     shutdownGraceMs: options.shutdownGraceMs,
     outputBoundChars: OUTPUT_BOUND_CHARS,
@@ -88,6 +94,38 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     waitingBoundBytes: WAITING_BOUND_BYTES,
     diagnostics: stderrDiagnostics,
   });
+  onTerminationSignal(exit, async (signal) => {
+    await server.shutdown(`received ${signal}`);
+    await stderrLog.flush(FLUSH_STDERR_MS);
+    exit(0);
+  });
+  await server.done;
+  return 0;
+}
+
+/** Serves the core on --http's address until a signal drains it; 1 if it cannot listen. */
+async function serveOverHttp(
+  options: Options,
+  address: ListenAddress,
+  core: Core,
+  exit: (code: number) => never,
+): Promise<number> {
+  let server: HttpServer;
+  try {
+    server = serveHttp({
+      ...address,
+      core,
+      allowedHosts: options.allowHosts ?? [],
+      maxMessageBytes: options.maxMessageBytes,
+      maxConcurrency: options.maxConcurrency,
+      shutdownGraceMs: options.shutdownGraceMs,
+      diagnostics: stderrDiagnostics,
+    });
+  } catch (error) {
+    logError(`Cannot listen on "${address.hostname}" port ${address.port}: ${messageOf(error)}`);
+    return 1;
+  }
+  logError(`listening on ${server.url}`);
   onTerminationSignal(exit, async (signal) => {
     await server.shutdown(`received ${signal}`);
     await stderrLog.flush(FLUSH_STDERR_MS);

@@ -370,3 +370,94 @@ Deno.test("main.ts exits 2 on a usage error, 1 on a bad tool, 0 for --version an
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("parseCommand() reads --http as HOST:PORT, [IPV6]:PORT, :PORT or PORT", () => {
+  const http = (value: string) => {
+    const command = parseCommand(["--http", value]);
+    assert.strictEqual(command.kind, "serve", JSON.stringify(command));
+    return (command as Extract<Command, { kind: "serve" }>).options.http;
+  };
+  assert.deepStrictEqual(http("127.0.0.1:8080"), { hostname: "127.0.0.1", port: 8080 });
+  assert.deepStrictEqual(http("0.0.0.0:0"), { hostname: "0.0.0.0", port: 0 });
+  assert.deepStrictEqual(http("LocalHost:65535"), { hostname: "localhost", port: 65535 });
+  assert.deepStrictEqual(http("[::1]:3000"), { hostname: "::1", port: 3000 });
+  assert.deepStrictEqual(http(":0"), { hostname: "127.0.0.1", port: 0 });
+  assert.deepStrictEqual(http("8080"), { hostname: "127.0.0.1", port: 8080 });
+  // Without --http, no key at all: stdio.
+  assert.strictEqual("http" in (parseCommand([]) as { options: object }).options, false);
+});
+
+Deno.test("parseCommand() rejects an --http value that is not an address with a port", () => {
+  for (
+    const value of [
+      "",
+      "127.0.0.1",
+      "localhost:",
+      "::1:8080",
+      "[::1]",
+      "host:65536",
+      "a/b:80",
+      "x@y:80",
+      ":-1",
+    ]
+  ) {
+    assert.deepStrictEqual(
+      parseCommand(["--http", value]),
+      usageError(
+        `Invalid value for --http: "${value}" is not HOST:PORT, [IPV6]:PORT, :PORT or PORT ` +
+          "with a port from 0 to 65535",
+      ),
+      value,
+    );
+  }
+});
+
+Deno.test("parseCommand() takes --allow-host names with --http, in lower case", () => {
+  assert.deepStrictEqual(
+    parseCommand(["--http", ":0", "--allow-host", "MCP.Example.com", "--allow-host", "[::1]"]),
+    {
+      kind: "serve",
+      options: {
+        tools: undefined,
+        ...DEFAULTS,
+        http: { hostname: "127.0.0.1", port: 0 },
+        allowHosts: ["mcp.example.com", "[::1]"],
+      },
+    },
+  );
+  assert.deepStrictEqual(
+    parseCommand(["--allow-host", "example.com"]),
+    usageError("--allow-host needs --http"),
+  );
+  for (const name of ["example.com:80", "::1", "[::1]:80", "", "a/b"]) {
+    assert.deepStrictEqual(
+      parseCommand(["--http", ":0", "--allow-host", name]),
+      usageError(
+        `Invalid value for --allow-host: "${name}" is not a host name or an IP address ` +
+          "(without a port)",
+      ),
+      name,
+    );
+  }
+});
+
+Deno.test("USAGE lists --http and --allow-host", () => {
+  assert.ok(USAGE.includes("--http ADDRESS"));
+  assert.ok(USAGE.includes("--allow-host NAME"));
+});
+
+Deno.test("main.ts exits 1 when it cannot listen on the --http address", async () => {
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const { port } = taken.addr as Deno.NetAddr;
+    const run = await runMain(["--http", `127.0.0.1:${port}`, "--tools", "tests/fixtures/tools"]);
+    assert.strictEqual(run.code, 1, run.stderr);
+    assert.strictEqual(run.stdout, "");
+    assert.match(
+      run.stderr,
+      new RegExp(`^toolshed: Cannot listen on "127.0.0.1" port ${port}: `, "m"),
+    );
+  } finally {
+    taken.close();
+  }
+});

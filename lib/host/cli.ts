@@ -3,6 +3,7 @@ import { parseArgs } from "./args.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { ENV_NAME, MAX_OUTPUT_BYTES } from "../programs/executable.ts";
 import { MAX_PROGRAMS } from "../programs/program_slots.ts";
+import { type ListenAddress, parseAllowedHost, parseListenAddress } from "./listen_address.ts";
 
 export interface Options {
   /** The tools directory as given, or undefined for the default. */
@@ -21,6 +22,10 @@ export interface Options {
   passEnv: readonly string[];
   /** Serve executables and sidecars that are symlinks to files outside the tools directory. */
   allowOutsideSymlinks: boolean;
+  /** Serve Streamable HTTP at this address instead of stdio; absent: stdio. */
+  http?: ListenAddress;
+  /** Host names HTTP requests may carry besides the loopback ones (absent: none). */
+  allowHosts?: readonly string[];
 }
 
 export type Command =
@@ -43,12 +48,14 @@ export const DEFAULTS = {
 
 export const USAGE = `Usage: toolshed [options]
 
-Serves every tool in a directory to MCP clients over stdio (newline-delimited JSON-RPC).
+Serves every tool in a directory to MCP clients over stdio (newline-delimited JSON-RPC),
+or over Streamable HTTP with --http.
 
 Options:
   --tools DIR                The tools directory (default: ./tools; in a compiled
                              binary, the tools embedded at compile time)
-  --max-message-bytes N      Longest accepted input line, in bytes (default: ${DEFAULTS.maxMessageBytes})
+  --max-message-bytes N      Longest accepted input line (with --http: request body), in
+                             bytes (default: ${DEFAULTS.maxMessageBytes})
   --page-size N              Tools per tools/list page (default: ${DEFAULTS.pageSize})
   --tool-timeout MS          Time a tool call may run unless the tool sets timeoutMs
                              (default: ${DEFAULTS.toolTimeoutMs})
@@ -65,6 +72,12 @@ Options:
                              (repeatable; PATH, HOME, LANG, LC_ALL, TZ, TMPDIR always are)
   --allow-outside-symlinks   Serve executables and sidecars that are symlinks to files
                              outside the tools directory
+  --http ADDRESS             Serve Streamable HTTP (protocol version 2026-07-28) on
+                             http://ADDRESS/mcp instead of stdio. ADDRESS is HOST:PORT,
+                             [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); port 0 picks
+                             a free one
+  --allow-host NAME          With --http: a host name requests may carry in Host and
+                             Origin besides localhost, 127.0.0.1 and [::1] (repeatable)
   -h, --help                 Show this help
   -V, --version              Show the version`;
 
@@ -97,6 +110,8 @@ export function parseCommand(args: string[]): Command {
         "max-programs": { type: "string" },
         "pass-env": { type: "string", multiple: true },
         "allow-outside-symlinks": { type: "boolean" },
+        http: { type: "string" },
+        "allow-host": { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -134,5 +149,42 @@ export function parseCommand(args: string[]): Command {
   }
   if (passEnv.length > 0) options.passEnv = passEnv;
   if (values["allow-outside-symlinks"]) options.allowOutsideSymlinks = true;
+  return withHttp(options, values.http, values["allow-host"]);
+}
+
+/** Adds --http and --allow-host to the options, or says what is wrong with them. */
+function withHttp(
+  options: Options,
+  http: string | undefined,
+  allowHosts: string[] | undefined,
+): Command {
+  if (http !== undefined) {
+    const address = parseListenAddress(http);
+    if (address === undefined) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --http: "${http}" is not HOST:PORT, [IPV6]:PORT, :PORT or ` +
+          "PORT with a port from 0 to 65535",
+      };
+    }
+    options.http = address;
+  }
+  if (allowHosts === undefined) return { kind: "serve", options };
+  if (http === undefined) {
+    return { kind: "usage-error", message: "--allow-host needs --http" };
+  }
+  const names: string[] = [];
+  for (const name of allowHosts) {
+    const parsed = parseAllowedHost(name);
+    if (parsed === undefined) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --allow-host: "${name}" is not a host name or an IP address ` +
+          "(without a port)",
+      };
+    }
+    names.push(parsed);
+  }
+  options.allowHosts = names;
   return { kind: "serve", options };
 }

@@ -1,0 +1,105 @@
+// What one POSTed body becomes, before the core sees it: a request to dispatch, an
+// accepted notification, or a refusal with its HTTP status. The steps run in the order
+// of the 2026-07-28 validation ladder, which decides the code a request gets when it has
+// several faults (SEP-2243, SEP-2575; the order the official conformance suite checks):
+// parse → shape → `_meta` → headers that disagree with the body → the version → headers
+// that are missing. Method lookup (404) and everything after it are the core's.
+import { META_PROTOCOL_VERSION } from "../wire/protocol.ts";
+import { ErrorCode, invalidParams, unsupportedVersion } from "../wire/errors.ts";
+import { extract, type Request } from "../wire/extract.ts";
+import { MODERN_VERSIONS, VERSIONS } from "../wire/versions.ts";
+import type { RequestId, RpcError } from "../wire/types.ts";
+import { headerMismatch } from "./http_errors.ts";
+import {
+  disagreeingHeader,
+  METHOD_HEADER,
+  missingOrWrongHeader,
+  PROTOCOL_VERSION_HEADER,
+} from "./http_headers.ts";
+
+export type Admission =
+  | { kind: "dispatch"; request: Request }
+  /** A notification: 202, no body. */
+  | { kind: "accepted" }
+  /** `id` is undefined when the request's id is unknown (the answer then has none). */
+  | { kind: "refused"; status: number; id: RequestId | undefined; error: RpcError };
+
+export function admit(body: Uint8Array, headers: Headers): Admission {
+  if (isBlank(body)) {
+    return refuse(400, undefined, {
+      code: ErrorCode.ParseError,
+      message: "Parse error: the body is empty",
+    });
+  }
+  const message = extract(body);
+  switch (message.kind) {
+    case "rejected":
+      return refuse(400, message.id ?? undefined, message.error);
+    case "ignored": // with the blank body handled above: a notification whose params are wrong
+      return refuse(400, undefined, {
+        code: ErrorCode.InvalidParams,
+        message: "Invalid params: params must be an object",
+      });
+    case "response":
+      return refuse(400, undefined, {
+        code: ErrorCode.InvalidRequest,
+        message: "Invalid request: a 2026-07-28 server sends no requests, so it takes no responses",
+      });
+    case "notification": {
+      // Header rules for notifications are not defined; only a present Mcp-Method that
+      // names another method is refused (as the TypeScript SDK does).
+      const named = headers.get(METHOD_HEADER);
+      return named !== null && named !== message.method
+        ? refuse(400, undefined, headerMismatch(METHOD_HEADER, named, message.method))
+        : { kind: "accepted" };
+    }
+    case "request":
+      return admitRequest(message, headers);
+  }
+}
+
+function admitRequest(request: Request, headers: Headers): Admission {
+  const { id, envelope } = request;
+  if (envelope === undefined) return refuse(400, id, claimless(request, headers));
+  const claim = envelope.protocolVersion;
+  const disagreeing = disagreeingHeader(headers, request.method, claim);
+  if (disagreeing) return refuse(400, id, disagreeing);
+  if (VERSIONS.get(claim)?.era !== "modern") {
+    return refuse(400, id, unsupportedVersion(MODERN_VERSIONS, claim).toRpcError());
+  }
+  const missing = missingOrWrongHeader(headers, request);
+  if (missing) return refuse(400, id, missing);
+  return { kind: "dispatch", request };
+}
+
+/**
+ * A request without a version claim. HTTP serves 2026-07-28 only for now: a 2025-era
+ * `initialize` is told which versions are served (a modern header on it contradicts the
+ * body: -32020), and anything else lacks its `_meta` claim.
+ */
+function claimless(request: Request, headers: Headers): RpcError {
+  const header = headers.get(PROTOCOL_VERSION_HEADER);
+  const headerIsModern = header !== null && VERSIONS.get(header)?.era === "modern";
+  if (request.method !== "initialize") {
+    return invalidParams(`Missing required _meta field: ${META_PROTOCOL_VERSION}`).toRpcError();
+  }
+  const requested = request.params.protocolVersion;
+  if (headerIsModern) {
+    return headerMismatch(PROTOCOL_VERSION_HEADER, header, String(requested ?? "(none)"));
+  }
+  return unsupportedVersion(MODERN_VERSIONS, requested ?? null).toRpcError();
+}
+
+/** Nothing but JSON's whitespace, after an optional UTF-8 byte order mark. */
+function isBlank(body: Uint8Array): boolean {
+  const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  for (let i = start; i < body.length; i++) {
+    const byte = body[i];
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
+  }
+  return true;
+}
+
+function refuse(status: number, id: RequestId | undefined, error: RpcError): Admission {
+  return { kind: "refused", status, id, error };
+}

@@ -1,0 +1,157 @@
+// How one request's answer leaves over HTTP: a JSON body, or a stream of server-sent events
+// (the request's notifications, then its response, one `data:` line each). Every message
+// is serialized once, by wire/serialize.ts.
+//
+// The shape is chosen when the core has answered or gone asynchronous, whichever comes
+// first. Answered at once: JSON with the answer's status, or SSE when the handler sent
+// notifications before it. Gone asynchronous: the status (200) and headers leave at once,
+// SSE when the request may send notifications (a progress token, a log level) and JSON
+// otherwise, so that the body's cancel() can tell the handler the client went away
+// (adr/0012: Deno's request.signal is not a clean alternative).
+import type { JsonObject } from "../util/json.ts";
+import { serialize } from "../wire/serialize.ts";
+
+export type AnswerKind = "json" | "sse";
+
+/** One request's answer, from the handler's first notification to its response. */
+export interface Answer {
+  /** The request's `outlet.notify`: held until the shape is chosen, then sent (SSE only). */
+  notify(message: JsonObject): void;
+  /** The core answered at once: the whole answer. */
+  complete(response: JsonObject, status: number): Response;
+  /**
+   * The core answers later: the status and headers leave now. `onClosed` runs once if the
+   * client goes away before `finish`.
+   */
+  stream(mayNotify: boolean, onClosed: () => void): StreamedAnswer;
+}
+
+/** An answer whose status and headers are sent and whose messages follow. */
+export interface StreamedAnswer {
+  readonly response: Response;
+  /** Sends the response and ends the body; nothing is sent after it. */
+  finish(message: JsonObject): void;
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };
+/** Proxies must neither buffer nor transform (compress) a stream of events. */
+const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
+/**
+ * Notifications queued for a client that does not read, past which more are dropped (its
+ * response is always queued). Progress reports only matter while they are fresh.
+ */
+export const UNREAD_NOTIFICATIONS_BOUND_BYTES = 1024 * 1024;
+
+const encoder = new TextEncoder();
+
+/** An answer that may become an event stream only if the client accepts one. */
+export function createAnswer(canStream: boolean): Answer {
+  /** Notifications sent before the shape was chosen. */
+  const early: JsonObject[] = [];
+  let sink: ((message: JsonObject) => void) | undefined;
+  return {
+    notify(message) {
+      if (sink) sink(message);
+      else if (canStream) early.push(message);
+    },
+    complete(response, status) {
+      if (early.length === 0) return jsonAnswer(response, status);
+      const body = eventBody(() => {});
+      for (const message of early) body.send(message);
+      body.end(response);
+      return body.response;
+    },
+    stream(mayNotify, onClosed) {
+      if (!canStream || (early.length === 0 && !mayNotify)) {
+        const body = jsonBody(onClosed);
+        sink = () => {}; // a JSON answer has no place for a notification
+        return body;
+      }
+      const body = eventBody(onClosed);
+      for (const message of early) body.send(message);
+      sink = body.send;
+      return { response: body.response, finish: body.end };
+    },
+  };
+}
+
+/** A complete JSON answer. */
+export function jsonAnswer(
+  message: JsonObject,
+  status: number,
+  headers?: Record<string, string>,
+): Response {
+  return new Response(serialize(message), {
+    status,
+    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
+  });
+}
+
+interface Body {
+  readonly response: Response;
+  /** Queues bytes unless the body has ended. */
+  push(bytes: Uint8Array): void;
+  /** Bytes queued that the client has not taken yet. */
+  unread(): number;
+  end(bytes: Uint8Array): void;
+}
+
+/** A 200 whose body is written later; `onClosed` runs if the client leaves first. */
+function bodyOf(headers: Record<string, string>, onClosed: () => void): Body {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let open = true;
+  const stream = new ReadableStream<Uint8Array>({
+    start(started) {
+      controller = started;
+    },
+    cancel() {
+      if (!open) return;
+      open = false;
+      onClosed();
+    },
+  }, { highWaterMark: 0, size: (chunk) => chunk.byteLength });
+  return {
+    response: new Response(stream, { status: 200, headers }),
+    push(bytes) {
+      if (open) controller.enqueue(bytes);
+    },
+    unread: () => -(controller.desiredSize ?? 0),
+    end(bytes) {
+      if (!open) return;
+      open = false;
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  };
+}
+
+function jsonBody(onClosed: () => void): StreamedAnswer {
+  const body = bodyOf(JSON_HEADERS, onClosed);
+  return {
+    response: body.response,
+    finish: (message) => body.end(encoder.encode(serialize(message))),
+  };
+}
+
+/** An event stream: `send` queues a notification, `end` the response. */
+function eventBody(onClosed: () => void): {
+  readonly response: Response;
+  send(message: JsonObject): void;
+  end(message: JsonObject): void;
+} {
+  const body = bodyOf(SSE_HEADERS, onClosed);
+  const event = (message: JsonObject) => encoder.encode(`data: ${serialize(message)}\n\n`);
+  return {
+    response: body.response,
+    send(message) {
+      if (body.unread() > UNREAD_NOTIFICATIONS_BOUND_BYTES) return;
+      body.push(event(message));
+    },
+    end: (message) => body.end(event(message)),
+  };
+}

@@ -1,0 +1,70 @@
+// What the HTTP transport answers on its own, and the HTTP status of every JSON-RPC error
+// it sends. Codes and statuses follow the 2026-07-28 Streamable HTTP transport (SEP-2243,
+// SEP-2575); where the spec names no status, the TypeScript SDK's mapping (adr/0012). The
+// codes that are not HTTP-only belong to wire/errors.ts, which this file extends.
+import { isObject } from "../util/json.ts";
+import type { JsonObject } from "../util/json.ts";
+import { ErrorCode } from "../wire/errors.ts";
+import type { RequestId, RpcError } from "../wire/types.ts";
+
+export const HttpErrorCode = {
+  /** The transport refuses the request itself (Host, Origin, media type, HTTP method). */
+  Refused: -32000,
+  /** A standard header is missing, undecodable, or disagrees with the body (SEP-2243). */
+  HeaderMismatch: -32020,
+  /** The client did not declare a capability the request needs (SEP-2575). */
+  MissingClientCapability: -32021,
+} as const;
+
+/**
+ * The status of an answer the core gave before anything was sent for its request: the
+ * routing errors it raises before any handler runs have statuses of their own; a handler's
+ * errors (an unknown tool, a bad cursor, a fault) travel in-band with 200.
+ */
+export function statusOf(response: JsonObject): number {
+  const error = response.error;
+  if (!isObject(error)) return 200;
+  switch (error.code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.UnsupportedProtocolVersion:
+    case HttpErrorCode.HeaderMismatch:
+    case HttpErrorCode.MissingClientCapability:
+      return 400;
+    default:
+      return 200;
+  }
+}
+
+/** A JSON-RPC error response; `id` is left out, not null, when the request's is unknown. */
+export function errorMessage(id: RequestId | undefined, error: RpcError): JsonObject {
+  return id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error };
+}
+
+export function refused(message: string): RpcError {
+  return { code: HttpErrorCode.Refused, message };
+}
+
+/** A present standard header whose value is not the body's. */
+export function headerMismatch(header: string, headerValue: string, bodyValue: string): RpcError {
+  return {
+    code: HttpErrorCode.HeaderMismatch,
+    message: `Header mismatch: ${header} header value ${JSON.stringify(headerValue)} does not ` +
+      `match body value ${JSON.stringify(bodyValue)}`,
+  };
+}
+
+/** A standard header every 2026-07-28 request must carry, absent. */
+export function missingHeader(header: string): RpcError {
+  return { code: HttpErrorCode.HeaderMismatch, message: `Missing required header: ${header}` };
+}
+
+/** A header value that carries the base64 sentinel around something that is not base64. */
+export function undecodableHeader(header: string, value: string): RpcError {
+  return {
+    code: HttpErrorCode.HeaderMismatch,
+    message: `Invalid ${header} header: ${
+      JSON.stringify(value)
+    } is not base64-encoded UTF-8 text inside "=?base64?" and "?="`,
+  };
+}

@@ -1,0 +1,60 @@
+// The DNS-rebinding guard. A web page whose host name an attacker re-points at 127.0.0.1
+// reaches a local server from the user's browser, carrying the attacker's name in Host
+// and Origin; the Streamable HTTP transport says servers MUST validate Origin and answer
+// 403 when it is invalid (2026-07-28 `basic/transports`, "Security Warning"). So both
+// headers must name this server: a loopback name, the address it is bound to, or a name
+// the operator allowed (--allow-host). Ports are not compared: a name is what a rebinding
+// attack cannot forge.
+
+/** The names of this machine's loopback, as `URL.hostname` writes them. */
+export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+
+/** Checks one request's headers; returns why it is refused, or undefined to let it pass. */
+export type HostGuard = (headers: Headers) => string | undefined;
+
+/**
+ * The host part of a Host header (`name`, `name:port`, `[v6]:port`), lower case, as
+ * `URL.hostname` writes it; undefined when the value is not just a host and a port.
+ */
+export function hostNameOf(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(`http://${value}`);
+  } catch {
+    return undefined;
+  }
+  // "evil.example@localhost" or "localhost/x" parse, but are not what a client sends.
+  if (url.username !== "" || url.password !== "" || url.pathname !== "/") return undefined;
+  if (url.search !== "" || url.hash !== "" || value.includes("@")) return undefined;
+  return url.hostname === "" ? undefined : url.hostname;
+}
+
+export function createHostGuard(allowed: Iterable<string>): HostGuard {
+  const names = new Set(allowed);
+  return (headers) => {
+    const host = headers.get("host");
+    if (host === null || host === "") return "Forbidden: the request has no Host header";
+    const hostName = hostNameOf(host);
+    if (hostName === undefined || !names.has(hostName)) {
+      return `Forbidden: the Host header ${JSON.stringify(host)} names no allowed host ` +
+        `(see --allow-host)`;
+    }
+    // Clients that are not browsers send no Origin; a browser always does, and "null"
+    // (a sandboxed or file: page) is refused as any unparseable origin is.
+    const origin = headers.get("origin");
+    if (origin === null || origin === "") return undefined;
+    if (!names.has(originHostName(origin) ?? "")) {
+      return `Forbidden: the Origin header ${JSON.stringify(origin)} names no allowed host ` +
+        `(see --allow-host)`;
+    }
+    return undefined;
+  };
+}
+
+function originHostName(origin: string): string | undefined {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return undefined;
+  }
+}

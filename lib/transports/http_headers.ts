@@ -1,0 +1,110 @@
+// The request headers of Streamable HTTP that mirror the body (SEP-2243, 2026-07-28
+// `basic/transports` "Request Metadata"), and the two content headers. Header names are
+// case-insensitive and `Headers` already strips the optional whitespace around a value;
+// values are compared exactly (`TOOLS/LIST` is not `tools/list`).
+import type { RpcError } from "../wire/types.ts";
+import type { Request } from "../wire/extract.ts";
+import { headerMismatch, missingHeader, undecodableHeader } from "./http_errors.ts";
+
+export const PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
+export const METHOD_HEADER = "Mcp-Method";
+export const NAME_HEADER = "Mcp-Name";
+
+/**
+ * The body field `Mcp-Name` mirrors, by method (SEP-2243's "Required For" column; the
+ * tasks extension adds its own rows when it is served).
+ */
+const NAME_SOURCE: ReadonlyMap<string, string> = new Map([
+  ["tools/call", "name"],
+  ["prompts/get", "name"],
+  ["resources/read", "uri"],
+]);
+
+const BASE64_PREFIX = "=?base64?";
+const BASE64_SUFFIX = "?=";
+/** Padded, canonical base64: `SGVsbG8` (no padding) is as invalid as `SGVs!!!bG8=`. */
+const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A header value as its sender meant it: `=?base64?…?=` (lower-case markers only) decoded
+ * from UTF-8, anything else literal. Undefined when the sentinel wraps invalid base64.
+ */
+export function decodeHeaderValue(value: string): string | undefined {
+  if (!value.startsWith(BASE64_PREFIX) || !value.endsWith(BASE64_SUFFIX)) return value;
+  if (value.length < BASE64_PREFIX.length + BASE64_SUFFIX.length) return value;
+  const payload = value.slice(BASE64_PREFIX.length, value.length - BASE64_SUFFIX.length);
+  if (!CANONICAL_BASE64.test(payload)) return undefined;
+  try {
+    return strictUtf8.decode(Uint8Array.from(atob(payload), (char) => char.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The first header of a 2026-07-28 request that is present but disagrees with the body:
+ * `MCP-Protocol-Version` with the claim, `Mcp-Method` with the method.
+ */
+export function disagreeingHeader(
+  headers: Headers,
+  method: string,
+  claim: string | undefined,
+): RpcError | undefined {
+  const version = headers.get(PROTOCOL_VERSION_HEADER);
+  if (version !== null && claim !== undefined && version !== claim) {
+    return headerMismatch(PROTOCOL_VERSION_HEADER, version, claim);
+  }
+  const named = headers.get(METHOD_HEADER);
+  if (named !== null && named !== method) return headerMismatch(METHOD_HEADER, named, method);
+  return undefined;
+}
+
+/**
+ * The first standard header a 2026-07-28 request lacks, or the `Mcp-Name` that does not
+ * mirror its body. A body without the mirrored field needs no `Mcp-Name`: the handler
+ * answers for the missing field.
+ */
+export function missingOrWrongHeader(headers: Headers, request: Request): RpcError | undefined {
+  if (!headers.has(PROTOCOL_VERSION_HEADER)) return missingHeader(PROTOCOL_VERSION_HEADER);
+  if (!headers.has(METHOD_HEADER)) return missingHeader(METHOD_HEADER);
+  const field = NAME_SOURCE.get(request.method);
+  if (field === undefined) return undefined;
+  const bodyValue = request.params[field];
+  const name = headers.get(NAME_HEADER);
+  if (name === null) {
+    return typeof bodyValue === "string" ? missingHeader(NAME_HEADER) : undefined;
+  }
+  const decoded = decodeHeaderValue(name);
+  if (decoded === undefined) return undecodableHeader(NAME_HEADER, name);
+  if (typeof bodyValue === "string" && decoded !== bodyValue) {
+    return headerMismatch(NAME_HEADER, decoded, bodyValue);
+  }
+  return undefined;
+}
+
+/** `Application/JSON; charset=utf-8` → `application/json`: the type alone, in lower case. */
+function mediaType(value: string): string {
+  const end = value.indexOf(";");
+  return (end === -1 ? value : value.slice(0, end)).trim().toLowerCase();
+}
+
+/** Whether a `Content-Type` says JSON. Absent is not JSON. */
+export function isJsonContentType(value: string | null): boolean {
+  return value !== null && mediaType(value) === "application/json";
+}
+
+/**
+ * Whether an `Accept` header takes `text/event-stream` (directly, as `text/*` or `*\/*`, with
+ * a quality above 0). No `Accept` at all takes anything (RFC 9110, 12.5.1).
+ */
+export function acceptsEventStream(value: string | null): boolean {
+  if (value === null) return true;
+  return value.split(",").some((range) => {
+    const [type, ...parameters] = range.split(";");
+    const media = type.trim().toLowerCase();
+    if (media !== "text/event-stream" && media !== "text/*" && media !== "*/*") return false;
+    const quality = parameters.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith("q="));
+    return quality === undefined || Number(quality.slice(2)) > 0;
+  });
+}
