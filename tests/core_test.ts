@@ -344,3 +344,44 @@ Deno.test("core: a long-lived request holds no slot and is closed gracefully at 
     result: { resultType: "complete", closed: true, _meta: SERVER_META },
   });
 });
+
+Deno.test("core: routing errors are answered at once, before any handler runs", () => {
+  const core = createCore({
+    registry: createRegistry(contentsOf([])),
+    pageSize: 10,
+    toolTimeoutMs: 1_000,
+    diagnostics: recorder(),
+  });
+  const answer = (method: string, meta?: Record<string, unknown>) =>
+    core.handle({
+      request: {
+        kind: "request",
+        id: 1,
+        method,
+        params: {},
+        envelope: meta && {
+          protocolVersion: meta.v as string,
+          clientCapabilities: {},
+          clientInfo: undefined,
+          logLevel: undefined,
+        },
+        progressToken: undefined,
+      },
+      controller: new AbortController(),
+      closing: undefined,
+      session: undefined,
+      outlet: { notify() {}, outbound: undefined },
+    });
+  for (
+    const [method, meta, code] of [
+      ["no/such", { v: "2026-07-28" }, -32601],
+      ["ping", { v: "2026-07-28" }, -32601],
+      ["tools/list", { v: "1999-01-01" }, -32022],
+      ["no/such", undefined, -32601],
+    ] as const
+  ) {
+    const response = answer(method, meta);
+    strictEqual(response instanceof Promise, false, method);
+    strictEqual((response as { error: { code: number } }).error.code, code, method);
+  }
+});

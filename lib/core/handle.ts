@@ -39,7 +39,10 @@ export interface CoreOptions extends MethodOptions {
 export interface Core {
   /**
    * Answers one request with its JSON-RPC response object: at once when every step is
-   * synchronous, else as a promise. Never throws or rejects.
+   * synchronous, else as a promise. Never throws or rejects. Routing errors (a version not
+   * served, a method unknown or of the other era, a session pinned otherwise) are always
+   * answered at once, before any handler runs, so a transport can give them statuses of
+   * their own (HTTP's 400 and 404).
    */
   handle(ctx: RequestContext): MaybePromise<JsonObject>;
   /** The table entry of a method, so a transport can tell long-lived requests apart. */

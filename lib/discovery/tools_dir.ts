@@ -7,10 +7,11 @@ import {
   ENV_NAME,
   executableHandler,
   MAX_OUTPUT_BYTES,
+  MAX_PROGRAMS,
   OUTPUT_MODES,
   type OutputMode,
 } from "../programs/executable.ts";
-import { createProgramSlots, MAX_PROGRAMS, type ProgramSlots } from "../programs/program_slots.ts";
+import { createSlots, type Slots } from "../util/slots.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import {
@@ -99,7 +100,7 @@ export async function loadTools(
   }));
   if (!options.skipExecutables) {
     // One set of slots for every program this server runs.
-    const slots = createProgramSlots(options.maxPrograms);
+    const slots = createSlots(options.maxPrograms);
     sources.push(...executableSources(entries, dirUrl, shownDir, options, slots));
     sources.sort((a, b) => a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0);
   }
@@ -200,7 +201,7 @@ function executableSources(
   dirUrl: URL,
   shownDir: string,
   options: LoadOptions,
-  slots: ProgramSlots,
+  slots: Slots,
 ): Source[] {
   const sidecars = new Set(entries.sidecars);
   const sidecarOf = (fileName: string): string | undefined => {
@@ -259,7 +260,7 @@ async function loadExecutableTool(
   sidecarName: string,
   programName: string,
   options: LoadOptions,
-  slots: ProgramSlots,
+  slots: Slots,
 ): Promise<Tool> {
   const sidecarUrl = new URL(sidecarName, dirUrl);
   const programUrl = new URL(programName, dirUrl);

@@ -1,8 +1,7 @@
 // Command-line flags, parsed by lib/host/args.ts (node:util costs ~5 ms of start-up, adr/0008).
 import { parseArgs } from "./args.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
-import { ENV_NAME, MAX_OUTPUT_BYTES } from "../programs/executable.ts";
-import { MAX_PROGRAMS } from "../programs/program_slots.ts";
+import { ENV_NAME, MAX_OUTPUT_BYTES, MAX_PROGRAMS } from "../programs/executable.ts";
 import { type ListenAddress, parseAllowedHost, parseListenAddress } from "./listen_address.ts";
 
 export interface Options {

@@ -11,7 +11,7 @@
 import { concatBytes } from "../util/bytes.ts";
 import { isObject, messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
-import type { ProgramSlots } from "./program_slots.ts";
+import type { Slots } from "../util/slots.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { ToolContext } from "../primitives/types.ts";
 
@@ -58,6 +58,9 @@ const PIPE_IDLE_TICKS = 10;
 export type OutputMode = "text" | "json" | "result";
 
 export const OUTPUT_MODES: readonly OutputMode[] = ["text", "json", "result"];
+
+/** The default of --max-programs: programs alive at once, running or still dying. */
+export const MAX_PROGRAMS = 64;
 
 /** The default of --max-output-bytes: most bytes read from a program's stdout per call. */
 export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -144,7 +147,7 @@ export interface ExecutableOptions {
    * The server's program slots (--max-programs), held from before the spawn until the
    * program's group is dead. The loader always passes them; without, nothing is bounded.
    */
-  slots?: ProgramSlots;
+  slots?: Slots;
   /** SIGTERM-to-SIGKILL grace; tests shorten it. */
   killGraceMs?: number;
   /** Defaults to "setsid" where that program exists, else "detached". */

@@ -12,7 +12,7 @@ import { type JsonObject, messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { ErrorCode, internalError, oversizeLine, shuttingDown } from "../wire/errors.ts";
 import type { Request as RpcRequest } from "../wire/extract.ts";
-import { createProgramSlots } from "../programs/program_slots.ts";
+import { createSlots } from "../util/slots.ts";
 import type { RequestContext } from "../core/context.ts";
 import type { Core } from "../core/handle.ts";
 import { admit } from "./http_admission.ts";
@@ -64,7 +64,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
   const { core, diagnostics } = options;
   // The FIFO counting semaphore programs use (it knows nothing of programs): one
   // process-wide cap, since every POST is a connection of its own.
-  const slots = createProgramSlots(options.maxConcurrency);
+  const slots = createSlots(options.maxConcurrency);
   /** Requests past the ladder, waiting for a slot or running, by their controllers. */
   const live = new Set<AbortController>();
   let idleWaiters: (() => void)[] = [];

@@ -10,10 +10,8 @@ import type { RequestId, RpcError } from "../wire/types.ts";
 export const HttpErrorCode = {
   /** The transport refuses the request itself (Host, Origin, media type, HTTP method). */
   Refused: -32000,
-  /** A standard header is missing, undecodable, or disagrees with the body (SEP-2243). */
-  HeaderMismatch: -32020,
-  /** The client did not declare a capability the request needs (SEP-2575). */
-  MissingClientCapability: -32021,
+  HeaderMismatch: ErrorCode.HeaderMismatch,
+  MissingClientCapability: ErrorCode.MissingClientCapability,
 } as const;
 
 /**

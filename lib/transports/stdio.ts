@@ -12,6 +12,7 @@ import { createInFlight } from "../core/in_flight.ts";
 import { createOutbound } from "../core/outbound.ts";
 import { createSession } from "../core/session.ts";
 import { createLineFramer } from "./framing.ts";
+import { settlesWithin } from "./settles_within.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { RequestId, RpcError } from "../wire/types.ts";
 import { type ByteSink, createWriter } from "./writer.ts";
@@ -216,22 +217,6 @@ export function serve(options: ServerOptions): Server {
       return stopping ?? shutdown("end of input");
     });
   return { done, shutdown };
-}
-
-/** Races a promise against a timer that is cleared once either settles. */
-async function settlesWithin(
-  promise: Promise<unknown>,
-  ms: number,
-): Promise<"settled" | "timed out"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timed out">((resolve) => {
-    timer = setTimeout(() => resolve("timed out"), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => "settled" as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function errorResponse(id: RequestId | null, error: RpcError) {

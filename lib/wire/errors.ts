@@ -17,6 +17,10 @@ export const ErrorCode = {
   InternalError: -32603,
   /** `_meta` names a protocol version this server does not serve. */
   UnsupportedProtocolVersion: -32022,
+  /** A standard HTTP header is missing, undecodable, or disagrees with the body (SEP-2243). */
+  HeaderMismatch: -32020,
+  /** The client did not declare a capability the request needs (SEP-2575). */
+  MissingClientCapability: -32021,
 } as const;
 
 /** A protocol error raised deep in a handler and mapped to a JSON-RPC error response. */

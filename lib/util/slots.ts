@@ -1,12 +1,9 @@
-// A counting semaphore for live programs (--max-programs): a cancelled call frees its
-// request slot at once, while its program may take the SIGTERM grace to die, so requests
-// alone do not bound how many programs are alive. Calls beyond the limit wait in arrival
-// order; one whose signal aborts leaves the line without ever holding a slot.
+// A counting semaphore: at most `max` holders at once, the rest wait in arrival order, and
+// one whose signal aborts leaves the line without ever holding a slot. It bounds live
+// programs (--max-programs: a cancelled call frees its request at once, while its program
+// may take the SIGTERM grace to die) and HTTP requests across connections (--max-concurrency).
 
-/** The default of --max-programs. */
-export const MAX_PROGRAMS = 64;
-
-export interface ProgramSlots {
+export interface Slots {
   /**
    * Waits for a free slot and gives the function that frees it (calling it again does
    * nothing). Rejects with the signal's reason if the signal aborts first.
@@ -22,7 +19,7 @@ interface Waiter {
   grant(): void;
 }
 
-export function createProgramSlots(max: number): ProgramSlots {
+export function createSlots(max: number): Slots {
   let held = 0;
   // A Set keeps insertion order and lets an aborted waiter leave from anywhere in O(1).
   const line = new Set<Waiter>();

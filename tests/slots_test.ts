@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createProgramSlots } from "../lib/programs/program_slots.ts";
+import { createSlots } from "../lib/util/slots.ts";
 
 /** Whether `promise` has settled once pending callbacks have run. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -11,8 +11,8 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 
 const never = new AbortController().signal;
 
-Deno.test("createProgramSlots() grants up to its limit at once", async () => {
-  const slots = createProgramSlots(2);
+Deno.test("createSlots() grants up to its limit at once", async () => {
+  const slots = createSlots(2);
   await slots.acquire(never);
   await slots.acquire(never);
   assert.deepEqual([slots.held(), slots.waiting()], [2, 0]);
@@ -21,8 +21,8 @@ Deno.test("createProgramSlots() grants up to its limit at once", async () => {
   assert.deepEqual([slots.held(), slots.waiting()], [2, 1]);
 });
 
-Deno.test("createProgramSlots() hands a freed slot to the waiters in arrival order", async () => {
-  const slots = createProgramSlots(1);
+Deno.test("createSlots() hands a freed slot to the waiters in arrival order", async () => {
+  const slots = createSlots(1);
   const release = await slots.acquire(never);
   const order: string[] = [];
   const waiters = ["a", "b", "c"].map((name) =>
@@ -39,8 +39,8 @@ Deno.test("createProgramSlots() hands a freed slot to the waiters in arrival ord
   assert.deepEqual([slots.held(), slots.waiting()], [0, 0]);
 });
 
-Deno.test("createProgramSlots() frees a slot once, however often its release is called", async () => {
-  const slots = createProgramSlots(2);
+Deno.test("createSlots() frees a slot once, however often its release is called", async () => {
+  const slots = createSlots(2);
   const release = await slots.acquire(never);
   await slots.acquire(never);
   release();
@@ -50,8 +50,8 @@ Deno.test("createProgramSlots() frees a slot once, however often its release is 
   assert.equal(await settled(slots.acquire(never)), false);
 });
 
-Deno.test("createProgramSlots() lets a waiter whose signal aborts leave the line with the signal's reason", async () => {
-  const slots = createProgramSlots(1);
+Deno.test("createSlots() lets a waiter whose signal aborts leave the line with the signal's reason", async () => {
+  const slots = createSlots(1);
   const release = await slots.acquire(never);
   const controller = new AbortController();
   const leaving = slots.acquire(controller.signal);
@@ -66,8 +66,8 @@ Deno.test("createProgramSlots() lets a waiter whose signal aborts leave the line
   assert.deepEqual([slots.held(), slots.waiting()], [0, 0]);
 });
 
-Deno.test("createProgramSlots() refuses an already aborted signal without taking a slot", async () => {
-  const slots = createProgramSlots(1);
+Deno.test("createSlots() refuses an already aborted signal without taking a slot", async () => {
+  const slots = createSlots(1);
   const reason = new Error("too late");
   await assert.rejects(slots.acquire(AbortSignal.abort(reason)), (error) => error === reason);
   assert.deepEqual([slots.held(), slots.waiting()], [0, 0]);
