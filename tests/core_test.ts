@@ -1,7 +1,7 @@
 // The request core through the stdio transport, in process: what a handler can send besides
 // its answer (progress, log messages, requests to the client), results of any resultType,
 // methods added by one table entry, registry swaps and long-lived requests.
-import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { createCore } from "../lib/core/handle.ts";
 import { type MethodEntry, METHODS, type MethodTable } from "../lib/core/methods.ts";
 import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
@@ -384,4 +384,62 @@ Deno.test("core: routing errors are answered at once, before any handler runs", 
     strictEqual(response instanceof Promise, false, method);
     strictEqual((response as { error: { code: number } }).error.code, code, method);
   }
+});
+
+Deno.test("core: a tool that needs a client capability refuses a client without it, before its handler", async () => {
+  let ran = 0;
+  const needy = checkDefinition(
+    {
+      description: "needs sampling",
+      inputSchema: { type: "object" },
+      requiredClientCapabilities: { sampling: {} },
+      handler: () => (ran++, "Success"),
+    },
+    "needy",
+    "needy",
+  );
+  const peer = connect([needy]);
+  peer.send(call(1, "needy"));
+  peer.send(
+    call(2, "needy", { ...META, "io.modelcontextprotocol/clientCapabilities": { sampling: {} } }),
+  );
+  const [refused, served] = await peer.end();
+  deepStrictEqual(refused, {
+    jsonrpc: "2.0",
+    id: 1,
+    error: {
+      code: -32021,
+      message: 'Missing required client capability: tool "needy" needs "sampling"',
+      data: { requiredCapabilities: { sampling: {} } },
+    },
+  });
+  strictEqual(served.result.content[0].text, "Success");
+  strictEqual(ran, 1);
+  // A 2025 session has no such error: the model reads why in an isError result.
+  const legacy = connect([needy]);
+  legacy.send(initialize());
+  legacy.send(call(1, "needy", {}));
+  const [, answer] = await legacy.end();
+  deepStrictEqual(answer.result, {
+    content: [{
+      type: "text",
+      text:
+        'Tool "needy" needs the client capabilities sampling, which this client did not declare',
+    }],
+    isError: true,
+  });
+  throws(
+    () =>
+      checkDefinition(
+        {
+          description: "d",
+          inputSchema: { type: "object" },
+          requiredClientCapabilities: { sampling: true },
+          handler: () => "",
+        },
+        "bad",
+        "bad",
+      ),
+    /requiredClientCapabilities must be an object of capabilities/,
+  );
 });

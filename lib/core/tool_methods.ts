@@ -4,7 +4,7 @@ import { isObject } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
 import { then } from "../util/maybe.ts";
 import type { MaybePromise } from "../util/maybe.ts";
-import { invalidParams } from "../wire/errors.ts";
+import { invalidParams, missingClientCapability } from "../wire/errors.ts";
 import { page } from "../primitives/paging.ts";
 import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts";
 import type { CallToolResult } from "../primitives/tool_call.ts";
@@ -40,6 +40,15 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
   if (!isObject(args)) throw invalidParams("Invalid params: arguments must be an object");
   const tool = call.snapshot.tools.byKey.get(name);
   if (!tool) throw invalidParams(`Unknown tool: "${name}"`);
+  const missing = missingCapabilities(tool.requiredClientCapabilities, client.clientCapabilities);
+  if (missing !== undefined) {
+    // Refused before the handler runs: 2026-07-28 has an error for it; 2025 a tool error.
+    if (features.era === "modern") throw missingClientCapability(missing, `tool "${name}"`);
+    return errorResult(
+      `Tool "${name}" needs the client capabilities ${Object.keys(missing).join(", ")}, ` +
+        `which this client did not declare`,
+    );
+  }
   const result = callTool(tool, args, {
     controller: call.ctx.controller,
     defaultTimeoutMs: call.options.toolTimeoutMs,
@@ -87,4 +96,17 @@ function modernCallResult(
     );
   }
   return result;
+}
+
+/** The required capabilities the client did not declare, or undefined when it has them all. */
+function missingCapabilities(
+  required: Readonly<JsonObject> | undefined,
+  declared: Readonly<JsonObject>,
+): JsonObject | undefined {
+  if (required === undefined) return undefined;
+  let missing: JsonObject | undefined;
+  for (const key in required) {
+    if (!(key in declared)) (missing ??= {})[key] = required[key];
+  }
+  return missing;
 }

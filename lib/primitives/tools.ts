@@ -17,6 +17,8 @@ export interface Tool {
   argumentDefaults: readonly [string, unknown][];
   /** Set by the definition; undefined means the server-wide default applies. */
   timeoutMs: number | undefined;
+  /** Client capabilities a call needs (their top-level keys), or undefined for none. */
+  requiredClientCapabilities: Readonly<JsonObject> | undefined;
 }
 
 /** Tools found together, sorted by name, and an index by name (what discovery returns). */
@@ -35,6 +37,7 @@ export const DEFINITION_FIELDS = [
   "annotations",
   "icons",
   "timeoutMs",
+  "requiredClientCapabilities",
 ];
 const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
 /** Checks a definition field by field; throws with the first problem found. */
@@ -76,6 +79,15 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   ) {
     throw new Error(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`);
   }
+  const required = definition.requiredClientCapabilities;
+  if (
+    required !== undefined &&
+    !(isObject(required) && Object.values(required).every((value) => isObject(value)))
+  ) {
+    throw new Error(
+      'requiredClientCapabilities must be an object of capabilities, e.g. { "sampling": {} }',
+    );
+  }
   checkWireFields(definition);
   return {
     name,
@@ -87,11 +99,19 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
       : compileOrExplain(outputSchema, "outputSchema"),
     argumentDefaults: defaultsOf(inputSchema),
     timeoutMs: timeoutMs as number | undefined,
+    requiredClientCapabilities: required === undefined
+      ? undefined
+      : Object.freeze(structuredClone(required as JsonObject)),
   };
 }
 
 /** The fields tools/list sends, which must reach the client as the tool defined them. */
-const WIRE_FIELDS = [...DEFINITION_FIELDS.filter((field) => field !== "timeoutMs"), "_meta"];
+const WIRE_FIELDS = [
+  ...DEFINITION_FIELDS.filter((field) =>
+    field !== "timeoutMs" && field !== "requiredClientCapabilities"
+  ),
+  "_meta",
+];
 
 /**
  * Round-trips each wire field through JSON at load, so that a value JSON cannot carry (a

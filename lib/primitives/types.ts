@@ -91,5 +91,11 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   _meta?: JsonObject;
   /** How long one call may run before it is aborted; overrides the `--tool-timeout` flag. */
   timeoutMs?: number;
+  /**
+   * Client capabilities a call needs, e.g. `{ sampling: {} }`: a client that did not declare
+   * each of these keys is refused before the handler runs (2026-07-28: JSON-RPC error
+   * -32021 with `data.requiredCapabilities`; a 2025 session: an `isError` result).
+   */
+  requiredClientCapabilities?: JsonObject;
   handler: (args: Args, ctx: ToolContext) => unknown;
 }

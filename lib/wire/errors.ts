@@ -2,6 +2,7 @@
 // builds. The extractor, the dispatcher and the server's in-flight bookkeeping decide
 // when; this file decides what. Anything that goes wrong inside a tool is a
 // CallToolResult with `isError: true` instead (see tool_call.ts).
+import type { JsonObject } from "../util/json.ts";
 import type { RpcError } from "./types.ts";
 
 export const ErrorCode = {
@@ -86,4 +87,15 @@ export function idInUse(id: string | number): RpcError {
     code: ErrorCode.InvalidRequest,
     message: `Invalid request: id ${JSON.stringify(id)} is already in use by a request in progress`,
   };
+}
+
+/** A request needs client capabilities the client did not declare (SEP-2575). */
+export function missingClientCapability(required: JsonObject, what: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.MissingClientCapability,
+    `Missing required client capability: ${what} needs ${
+      Object.keys(required).map((key) => `"${key}"`).join(", ")
+    }`,
+    { requiredCapabilities: required },
+  );
 }
