@@ -159,6 +159,49 @@ export type { JsonObject } from "./lib/util/json.ts";
  */
 export type { RequestId } from "./lib/wire/types.ts";
 
+/**
+ * A log message's severity for `ctx.log`, least severe first: debug, info, notice, warning,
+ * error, critical, alert, emergency.
+ *
+ * @example Logging a failure the client may show
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { LogLevel, ToolContext } from "./mod.ts";
+ *
+ * const sent: [LogLevel, unknown][] = [];
+ * const ctx = { log: (level: LogLevel, data: unknown) => sent.push([level, data]) };
+ * function report(ctx: Pick<ToolContext, "log">, error: Error): void {
+ *   ctx.log("error", { message: error.message }, "fetcher");
+ * }
+ * report(ctx, new Error("timed out"));
+ * assert.deepEqual(sent, [["error", { message: "timed out" }]]);
+ * ```
+ */
+export type { LogLevel } from "./lib/primitives/types.ts";
+
+/**
+ * What `ctx.request` may ask a 2025-era client: `sampling/createMessage`,
+ * `elicitation/create` or `roots/list`.
+ *
+ * @example Asking the client for its roots
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ClientRequestMethod, JsonObject, ToolContext } from "./mod.ts";
+ *
+ * const asked: ClientRequestMethod[] = [];
+ * const ctx: Pick<ToolContext, "request"> = {
+ *   request: (method: ClientRequestMethod, _params: JsonObject) => {
+ *     asked.push(method);
+ *     return Promise.resolve({ roots: [{ uri: "file:///work" }] });
+ *   },
+ * };
+ * const { roots } = await ctx.request("roots/list", {});
+ * assert.deepEqual(roots, [{ uri: "file:///work" }]);
+ * assert.deepEqual(asked, ["roots/list"]);
+ * ```
+ */
+export type { ClientRequestMethod } from "./lib/primitives/types.ts";
+
 import type { ToolDefinition } from "./lib/primitives/types.ts";
 
 /**
