@@ -295,6 +295,32 @@ check(
   ratios[1] <= 1.1,
 );
 
+// The RSS ratio above includes what V8 and the allocator keep after collecting; a leak is
+// what the heap still holds after a full collection, which must not grow with the requests.
+const leakCounts = quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
+const probe = await new Deno.Command(Deno.execPath(), {
+  args: [
+    "run",
+    "-A",
+    "--v8-flags=--expose-gc",
+    `${ROOT}tests/_heap_probe.ts`,
+    ...leakCounts.map(String),
+  ],
+  stderr: "inherit",
+}).output();
+const { heapAfter } = JSON.parse(decoder.decode(probe.stdout) || '{"heapAfter":[]}') as {
+  heapAfter: number[];
+};
+const growth = heapAfter.length === leakCounts.length
+  ? heapAfter[heapAfter.length - 1] - heapAfter[0]
+  : Infinity;
+check(
+  "pipelined: the heap after a full collection does not grow with the requests served",
+  `after ${leakCounts.join(", ")} calls in process: ${heapAfter.map(mib).join(", ")} ` +
+    `(${(growth / KIB).toFixed(0)} KiB more)`,
+  probe.success && growth < MIB,
+);
+
 console.log("\n(b) a client that stops reading stdout");
 await slowReader();
 
