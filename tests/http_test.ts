@@ -6,7 +6,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/client@2.4.0";
 import { createCore } from "../lib/core/handle.ts";
-import { loadTools } from "../lib/discovery/tools_dir.ts";
+import { loadQuietly } from "./_in_process.ts";
 import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
@@ -104,7 +104,7 @@ function probeTools(): { tools: Tool[]; probe: Probe } {
 const NOT_IN_PROCESS = new Set(["quitter", "careless", "chatty"]);
 
 async function fixtureTools(): Promise<Tool[]> {
-  const loaded = await loadTools(FIXTURE_TOOLS, { diagnostics: recorder() });
+  const loaded = await loadQuietly(FIXTURE_TOOLS, { diagnostics: recorder() });
   return loaded.tools.filter((tool) => !NOT_IN_PROCESS.has(tool.name));
 }
 
