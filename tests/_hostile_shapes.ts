@@ -1,7 +1,7 @@
 // Hostile arguments for the validator, generated (never checked in at full size): each
 // shape is one a client can send under --max-message-bytes that made the unpatched
 // validator take seconds to hours or crash the process. Shared by the tests (run in a
-// Worker with a hang guard, tests/_hostile_worker.ts) and bench/validation_bench.ts.
+// Worker with a hang guard, tests/_hostile_worker.ts) and bench/validation_bounds_bench.ts.
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 
