@@ -1,0 +1,122 @@
+// The conformance fixture answers what the suite's own fixture answers (the suite checks some
+// of it only loosely: any text passes tools-call-simple-text), run in process.
+import { deepStrictEqual } from "node:assert/strict";
+import { loadTools } from "../../lib/discovery/tools_dir.ts";
+import { callTool } from "../../lib/primitives/tool_call.ts";
+import type { ToolContext } from "../../lib/primitives/types.ts";
+import { recorder } from "../_diagnostics.ts";
+
+const FIXTURE = new URL("./fixture/tools", import.meta.url);
+const PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+const tools = await loadTools(FIXTURE, { diagnostics: recorder() });
+
+/** Calls a fixture tool without arguments; returns its result and the progress it reported. */
+async function call(name: string) {
+  const tool = tools.byName.get(name);
+  if (tool === undefined) throw new Error(`The fixture has no tool "${name}"`);
+  const progress: unknown[][] = [];
+  const channels: Pick<ToolContext, "progress" | "log" | "request"> = {
+    progress: (...report) => void progress.push(report),
+    log() {},
+    request: () => Promise.reject(new Error("Cannot ask the client in this test")),
+  };
+  const result = await callTool(tool, {}, {
+    controller: new AbortController(),
+    defaultTimeoutMs: 10_000,
+    diagnostics: recorder(),
+    context: {
+      requestId: 1,
+      protocolVersion: "2026-07-28",
+      clientInfo: undefined,
+      clientCapabilities: {},
+    },
+    channels,
+  });
+  return { result, progress };
+}
+
+Deno.test("conformance fixture: holds exactly the tools the suite calls that toolshed can express", () => {
+  deepStrictEqual(tools.tools.map((tool) => tool.name), [
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_error_handling",
+    "test_image_content",
+    "test_missing_capability",
+    "test_multiple_content_types",
+    "test_simple_text",
+    "test_streaming_elicitation",
+    "test_tool_with_progress",
+  ]);
+});
+
+Deno.test("conformance fixture: the content tools return the suite fixture's blocks", async () => {
+  deepStrictEqual((await call("test_simple_text")).result, {
+    content: [{ type: "text", text: "This is a simple text response for testing." }],
+  });
+  deepStrictEqual((await call("test_image_content")).result, {
+    content: [{ type: "image", data: PNG, mimeType: "image/png" }],
+  });
+  deepStrictEqual((await call("test_audio_content")).result, {
+    content: [{
+      type: "audio",
+      data: "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=",
+      mimeType: "audio/wav",
+    }],
+  });
+  deepStrictEqual((await call("test_embedded_resource")).result, {
+    content: [{
+      type: "resource",
+      resource: {
+        uri: "test://embedded-resource",
+        mimeType: "text/plain",
+        text: "This is an embedded resource content.",
+      },
+    }],
+  });
+  deepStrictEqual((await call("test_multiple_content_types")).result, {
+    content: [
+      { type: "text", text: "Multiple content types test:" },
+      { type: "image", data: PNG, mimeType: "image/png" },
+      {
+        type: "resource",
+        resource: {
+          uri: "test://mixed-content-resource",
+          mimeType: "application/json",
+          text: '{"test":"data","value":123}',
+        },
+      },
+    ],
+  });
+});
+
+Deno.test("conformance fixture: test_error_handling's thrown error is an isError result", async () => {
+  deepStrictEqual((await call("test_error_handling")).result, {
+    content: [{ type: "text", text: "This tool intentionally returns an error for testing" }],
+    isError: true,
+  });
+});
+
+Deno.test("conformance fixture: test_tool_with_progress reports 0, 50 and 100 of 100, then answers", async () => {
+  deepStrictEqual(await call("test_tool_with_progress"), {
+    result: { content: [{ type: "text", text: "Progress test completed" }] },
+    progress: [[0, 100], [50, 100], [100, 100]],
+  });
+});
+
+Deno.test("conformance fixture: test_streaming_elicitation reports progress once, then answers", async () => {
+  deepStrictEqual(await call("test_streaming_elicitation"), {
+    result: { content: [{ type: "text", text: "Streaming complete" }] },
+    progress: [[50, 100, "Streaming"]],
+  });
+});
+
+Deno.test("conformance fixture: test_missing_capability needs sampling and answers Success", async () => {
+  deepStrictEqual(tools.byName.get("test_missing_capability")?.requiredClientCapabilities, {
+    sampling: {},
+  });
+  deepStrictEqual((await call("test_missing_capability")).result, {
+    content: [{ type: "text", text: "Success" }],
+  });
+});
