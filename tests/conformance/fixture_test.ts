@@ -17,9 +17,10 @@ async function call(name: string) {
   const tool = tools.byName.get(name);
   if (tool === undefined) throw new Error(`The fixture has no tool "${name}"`);
   const progress: unknown[][] = [];
+  const logs: unknown[][] = [];
   const channels: Pick<ToolContext, "progress" | "log" | "request"> = {
     progress: (...report) => void progress.push(report),
-    log() {},
+    log: (...message) => void logs.push(message),
     request: () => Promise.reject(new Error("Cannot ask the client in this test")),
   };
   const result = await callTool(tool, {}, {
@@ -34,7 +35,7 @@ async function call(name: string) {
     },
     channels,
   });
-  return { result, progress };
+  return { result, progress, logs };
 }
 
 Deno.test("conformance fixture: holds exactly the tools the suite calls that toolshed can express", () => {
@@ -43,6 +44,7 @@ Deno.test("conformance fixture: holds exactly the tools the suite calls that too
     "test_embedded_resource",
     "test_error_handling",
     "test_image_content",
+    "test_logging_tool",
     "test_missing_capability",
     "test_multiple_content_types",
     "test_simple_text",
@@ -100,6 +102,7 @@ Deno.test("conformance fixture: test_error_handling's thrown error is an isError
 
 Deno.test("conformance fixture: test_tool_with_progress reports 0, 50 and 100 of 100, then answers", async () => {
   deepStrictEqual(await call("test_tool_with_progress"), {
+    logs: [],
     result: { content: [{ type: "text", text: "Progress test completed" }] },
     progress: [[0, 100], [50, 100], [100, 100]],
   });
@@ -107,6 +110,7 @@ Deno.test("conformance fixture: test_tool_with_progress reports 0, 50 and 100 of
 
 Deno.test("conformance fixture: test_streaming_elicitation reports progress once, then answers", async () => {
   deepStrictEqual(await call("test_streaming_elicitation"), {
+    logs: [],
     result: { content: [{ type: "text", text: "Streaming complete" }] },
     progress: [[50, 100, "Streaming"]],
   });
@@ -119,4 +123,14 @@ Deno.test("conformance fixture: test_missing_capability needs sampling and answe
   deepStrictEqual((await call("test_missing_capability")).result, {
     content: [{ type: "text", text: "Success" }],
   });
+});
+
+Deno.test("conformance fixture: test_logging_tool logs once at each level through ctx.log", async () => {
+  const { result, logs } = await call("test_logging_tool");
+  deepStrictEqual(result, { content: [{ type: "text", text: "Logged at every level" }] });
+  deepStrictEqual(
+    logs.map(([level]) => level),
+    ["debug", "info", "notice", "warning", "error"],
+  );
+  deepStrictEqual(logs[0], ["debug", "a debug message", "test_logging_tool"]);
 });
