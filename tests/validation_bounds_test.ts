@@ -3,7 +3,7 @@
 // size, and schemas that would fail every call are refused at start-up. Each hostile shape
 // runs in a Worker behind a hang guard, so a regression fails instead of freezing the suite.
 import assert from "node:assert/strict";
-import { compileSchema, MAX_COLLECTED_ERRORS } from "../lib/schema/compile.ts";
+import { compileSchema, MAX_COLLECTED_ERRORS, UNLOCATED } from "../lib/schema/compile.ts";
 import { patternsOf, refuseUnsafePatterns } from "../lib/schema/pattern_safety.ts";
 import { checkCallToolResult } from "../lib/schema/mcp_shapes.ts";
 import { loadTools, ToolLoadError } from "../lib/discovery/tools_dir.ts";
@@ -270,4 +270,36 @@ Deno.test("checkCallToolResult() stops at a bound: a million malformed content b
   const message = checkCallToolResult({ content: new Array(1_000_000).fill({ type: "text" }) })!;
   assert.match(message, /^at "\/content\/0": Instance does not have required property "text"/);
   assert.ok(message.endsWith("; and more"), message.slice(-80));
+});
+
+Deno.test("compileSchema() names the place of a mismatch within a budget that does not grow with the value", () => {
+  const check = compileSchema({
+    type: "object",
+    properties: {
+      list: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { id: { type: "integer" }, name: { type: "string" } },
+          required: ["id", "name"],
+        },
+      },
+    },
+  });
+  const list = Array.from({ length: 50_000 }, (_, id) => ({ id, name: `n${id}` }));
+  // Wrong early in a large value: the place of the first mismatch is named, and no more.
+  assert.equal(
+    check({ list: [{ id: "x", name: "a" }, ...list] }),
+    'at "/list/0/id": Instance type "string" is invalid. Expected "integer" ' +
+      "(the first mismatch; checking stopped there)",
+  );
+  // Wrong at the end of 50,000 items: the verdict says no at once; naming the place would
+  // take the validator over the whole value, so the message says that instead.
+  assert.equal(check({ list: [...list, { id: "x", name: "a" }] }), UNLOCATED);
+  assert.match(UNLOCATED, /^no place is named: .* more than the 10000 steps/);
+  // A small value is always named in full.
+  assert.equal(
+    check({ list: [{ id: 1 }] }),
+    'at "/list/0": Instance does not have required property "name"',
+  );
 });

@@ -8,6 +8,8 @@ import {
   dereference,
   limits,
   type Schema,
+  validate,
+  type ValidationResult,
   Validator,
 } from "./vendor/cfworker_json_schema/index.ts";
 import { isObject } from "../util/json.ts";
@@ -76,6 +78,18 @@ export const BASE_STEPS = 10_000;
  */
 export const MIN_STEPS_PER_WEIGHT = 16;
 
+/**
+ * What the message of a value the compiled verdict refused may cost, whatever the value's
+ * size: an invalid value then holds the thread no longer than a valid one of its size plus
+ * this (adr/0010). Small values, almost all of them, get their full message within it.
+ */
+export const MESSAGE_STEPS = BASE_STEPS;
+
+/** The message when the place of a mismatch is not found within MESSAGE_STEPS. */
+export const UNLOCATED =
+  `no place is named: finding the first mismatch would take more than the ${MESSAGE_STEPS} ` +
+  `steps an error message may cost in a value this large`;
+
 /** The base URI the validator gives a schema without `$id`. */
 const DEFAULT_BASE = "https://github.com/cfworker";
 
@@ -136,14 +150,33 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
   );
   const targets = trackEvaluated ? undefined : referenceTargets(subschemas, lookup);
   const explain: SchemaCheck = (value) =>
-    bounded(validator, value, perWeight, trackEvaluated, targets);
+    bounded(() => validator.validate(value), value, perWeight, trackEvaluated, targets);
   // A schema that reads `unevaluated*` anywhere is the validator's alone (fast.ts does not
   // mirror those keywords, whose results depend on the branch that reached the value).
   const verdict = trackEvaluated || options.fastPath === false
     ? undefined
     : verdictOf(schema, draft, lookup, perWeight);
   if (verdict === undefined) return explain;
-  return (value) => verdict(value) ? undefined : explain(value);
+  // The verdict said no: the validator only names the place, within a budget that does not
+  // grow with the value (a recursive union wrong at its end took ~190 ms per MiB to name).
+  // First every error (as the validator alone would say); if naming them runs out of steps,
+  // the first one only, stopping at it; if even that does, none: at most 2 × MESSAGE_STEPS.
+  const first = (value: unknown) => validate(value, schema as Schema, draft, lookup, true);
+  const locate: SchemaCheck = (value) => {
+    try {
+      return bounded(() => validator.validate(value), value, 0, false, targets);
+    } catch (error) {
+      if (!(error instanceof ValidationTooCostly)) throw error;
+    }
+    try {
+      const message = bounded(() => first(value), value, 0, false, targets);
+      return `${message} (the first mismatch; checking stopped there)`;
+    } catch (error) {
+      if (!(error instanceof ValidationTooCostly)) throw error;
+    }
+    return UNLOCATED;
+  };
+  return (value) => verdict(value) ? undefined : locate(value);
 }
 
 /**
@@ -196,8 +229,9 @@ let stepsAllowed = BASE_STEPS;
 
 /** Called by the validator when the steps run out: grants the value's share once, then stops. */
 function exhausted(): void {
-  // Weighed only when the base budget runs out: small values never pay for it.
-  if (stepsAllowed === BASE_STEPS) {
+  // Weighed only when the base budget runs out (small values never pay for it), and only
+  // when the value's weight buys more steps.
+  if (stepsAllowed === BASE_STEPS && stepsPerWeight > 0) {
     const more = stepsPerWeight * weightOf(validating);
     stepsAllowed += more;
     limits.remaining += more;
@@ -208,7 +242,7 @@ function exhausted(): void {
 
 /** Validates within the budget of steps and errors; throws ValidationTooCostly past it. */
 function bounded(
-  validator: Validator,
+  run: () => ValidationResult,
   value: unknown,
   perWeight: number,
   trackEvaluated: boolean,
@@ -225,7 +259,7 @@ function bounded(
   limits.memoised = memoised;
   if (memoised !== undefined) limits.memo = new Map();
   try {
-    const { valid, errors } = validator.validate(value);
+    const { valid, errors } = run();
     return valid ? undefined : describe(errors, limits.saturated);
   } finally {
     validating = undefined;
