@@ -354,21 +354,19 @@ Deno.test("serveHttp() serves the names given as allowed hosts, and no others", 
 // ---------------------------------------------------------------------------------------
 // HTTP methods, media type, body limit.
 
-Deno.test("serveHttp() answers GET and DELETE on /mcp with 405 and Allow: POST", async () => {
+Deno.test("serveHttp() answers GET on /mcp with 405 and Allow: POST, DELETE", async () => {
   const http = await start();
   try {
-    for (const method of ["GET", "DELETE"]) {
-      const response = await fetch(http.url, { method });
-      strictEqual(response.status, 405, method);
-      strictEqual(response.headers.get("allow"), "POST");
-      deepStrictEqual(await response.json(), {
-        jsonrpc: "2.0",
-        error: {
-          code: -32000,
-          message: `Method not allowed: ${method} (this endpoint takes POST)`,
-        },
-      });
-    }
+    const response = await fetch(http.url);
+    strictEqual(response.status, 405);
+    strictEqual(response.headers.get("allow"), "POST, DELETE");
+    deepStrictEqual(await response.json(), {
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message: "Method not allowed: GET (this endpoint takes POST and DELETE)",
+      },
+    });
   } finally {
     await http.close();
   }
@@ -642,7 +640,8 @@ Deno.test("serveHttp() answers unknown and removed methods with 404 -32601, echo
   }
 });
 
-Deno.test("serveHttp() tells a 2025-era initialize which versions it serves (400 -32022)", async () => {
+Deno.test("serveHttp() refuses an initialize under a 2026-07-28 MCP-Protocol-Version with 400 -32020", async () => {
+  // Without that header it opens a 2025-era session (tests/http_sessions_test.ts).
   const http = await start();
   try {
     const initialize = {
@@ -655,21 +654,17 @@ Deno.test("serveHttp() tells a 2025-era initialize which versions it serves (400
         clientInfo: { name: "t", version: "1" },
       },
     };
-    const legacy = await post(http.url, initialize, { "content-type": "application/json" });
-    deepStrictEqual([legacy.status, legacy.json], [400, {
+    const modernHeader = await post(http.url, initialize, modernHeaders("initialize"));
+    deepStrictEqual([modernHeader.status, modernHeader.json], [400, {
       jsonrpc: "2.0",
       id: 0,
       error: {
-        code: -32022,
-        message: "Unsupported protocol version",
-        data: { supported: [MODERN], requested: "2025-06-18" },
+        code: -32020,
+        message: 'Header mismatch: MCP-Protocol-Version header value "2026-07-28" does not ' +
+          'match body value "2025-06-18"',
       },
     }]);
-    const modernHeader = await post(http.url, initialize, modernHeaders("initialize"));
-    deepStrictEqual([
-      modernHeader.status,
-      (modernHeader.json as { error: { code: number } }).error.code,
-    ], [400, -32020]);
+    strictEqual(modernHeader.headers.get("mcp-session-id"), null);
   } finally {
     await http.close();
   }

@@ -41,7 +41,14 @@ interface Pending {
 /** Our ids never collide with a client's: they are strings with our prefix and a counter. */
 const ID_PREFIX = "toolshed-";
 
-export function createOutbound(send: (message: JsonObject) => void): Outbound {
+/**
+ * `send` writes one message to the client; `signal` is that of the request on whose behalf
+ * it goes (the one given to `request`), so a transport with a stream per request (HTTP) can
+ * put it on that request's stream. stdio has one stream and ignores it.
+ */
+export function createOutbound(
+  send: (message: JsonObject, signal: AbortSignal) => void,
+): Outbound {
   const pending = new Map<RequestId, Pending>();
   let next = 1;
   let closed: string | undefined;
@@ -67,12 +74,12 @@ export function createOutbound(send: (message: JsonObject) => void): Outbound {
             jsonrpc: "2.0",
             method: "notifications/cancelled",
             params: { requestId: id, reason },
-          });
+          }, signal);
           reject(new Error(`${method} was cancelled: ${reason}`));
         };
         pending.set(id, { method, resolve, reject, signal, onAbort });
         signal.addEventListener("abort", onAbort, { once: true });
-        send({ jsonrpc: "2.0", id, method, params });
+        send({ jsonrpc: "2.0", id, method, params }, signal);
       });
     },
     settle(response) {

@@ -1,26 +1,51 @@
-// The Streamable HTTP transport, protocol version 2026-07-28, stateless (adr/0012): one
-// endpoint, /mcp, where each POST carries one request or notification and gets its own
-// answer; /healthz and /readyz for whatever supervises the process. A request passes the
-// Host/Origin guard, the media type, the body limit and the validation ladder
-// (http_admission.ts), waits for one of --max-concurrency slots, and then runs through the
-// same request core as over stdio, with a fresh context and no session. Its answer is JSON,
-// or a stream of server-sent events when it may send notifications first; closing that
-// stream cancels it. Shutdown drains: readiness fails, new requests get 503, and requests
-// in flight have the grace period to finish.
+// The Streamable HTTP transport (adr/0012): one endpoint, /mcp, for both eras, and
+// /healthz and /readyz for whatever supervises the process. A 2026-07-28 POST carries one
+// request or notification, stateless, and gets its own answer. A 2025-era client opens a
+// session with `initialize` (http_sessions.ts) and sends its id with every later POST,
+// responses to the server's own requests included, and with the DELETE that ends it. A
+// request passes the Host/Origin guard, the media type, the body limit and the validation
+// ladder (http_admission.ts), waits for one of --max-concurrency slots, and then runs
+// through the same request core as over stdio, with a fresh context: no session, or its
+// 2025-era session. Its answer is JSON, or a stream of server-sent events when it may send
+// notifications (or, in a session, requests to the client) first; closing that stream
+// cancels it. Shutdown drains: readiness fails, new requests get 503, sessions end, and
+// requests in flight have the grace period to finish.
 import { isThenable } from "../util/maybe.ts";
 import { type JsonObject, messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { ErrorCode, internalError, oversizeLine, shuttingDown } from "../wire/errors.ts";
-import type { Request as RpcRequest } from "../wire/extract.ts";
+import type {
+  Notification,
+  Request as RpcRequest,
+  Response as RpcResponse,
+} from "../wire/extract.ts";
+import type { RequestId } from "../wire/types.ts";
 import { createSlots } from "../util/slots.ts";
 import type { RequestContext } from "../core/context.ts";
 import type { Core } from "../core/handle.ts";
+import type { Outbound } from "../core/outbound.ts";
+import { createSession, type Session } from "../core/session.ts";
 import { admit } from "./http_admission.ts";
 import { createAnswer, jsonAnswer } from "./http_answer.ts";
 import { readBody } from "./http_body.ts";
-import { errorMessage, refused, statusOf } from "./http_errors.ts";
+import {
+  errorMessage,
+  refused,
+  sessionNotFound,
+  sessionRequired,
+  sessionVersionMismatch,
+  statusOf,
+} from "./http_errors.ts";
 import { createHostGuard, hostNameOf, LOOPBACK_NAMES } from "./http_guard.ts";
-import { acceptsEventStream, isJsonContentType } from "./http_headers.ts";
+import { acceptsEventStream, isJsonContentType, PROTOCOL_VERSION_HEADER } from "./http_headers.ts";
+import {
+  createSessionTable,
+  type HttpSession,
+  MAX_SESSION_BYTES,
+  MAX_SESSIONS,
+  SESSION_ID_HEADER,
+  SESSION_TTL_MS,
+} from "./http_sessions.ts";
 import { settlesWithin } from "./settles_within.ts";
 
 /** The one MCP endpoint. */
@@ -42,6 +67,12 @@ export interface HttpOptions {
   shutdownGraceMs: number;
   /** Where the transport's own troubles (a failed request, shutdown) are reported. */
   diagnostics: Diagnostics;
+  /** A 2025-era session unused this long is forgotten (default 30 minutes). */
+  sessionTtlMs?: number;
+  /** Live 2025-era sessions past which the least recently used is ended (default 10,000). */
+  maxSessions?: number;
+  /** The clock sessions age by, in milliseconds (`Date.now` unless a test drives it). */
+  now?: () => number;
 }
 
 export interface HttpServer {
@@ -59,6 +90,10 @@ export interface HttpServer {
 
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 const SHUTTING_DOWN = "the server is shutting down";
+/** The methods /mcp takes: POST for messages, DELETE to end a 2025-era session. */
+const ALLOW = "POST, DELETE";
+/** The client capabilities that let a 2025-era server send requests to the client. */
+const ASKABLE = ["sampling", "elicitation", "roots"];
 
 export function serveHttp(options: HttpOptions): HttpServer {
   const { core, diagnostics } = options;
@@ -72,6 +107,12 @@ export function serveHttp(options: HttpOptions): HttpServer {
   let stopping: Promise<void> | undefined;
   /** Aborted only when a graceful close overruns the grace period: closes every connection. */
   const closer = new AbortController();
+  const sessions = createSessionTable({
+    ttlMs: options.sessionTtlMs ?? SESSION_TTL_MS,
+    maxSessions: options.maxSessions ?? MAX_SESSIONS,
+    maxBytes: MAX_SESSION_BYTES,
+    now: options.now,
+  });
 
   const server = Deno.serve({
     hostname: options.hostname,
@@ -114,14 +155,16 @@ export function serveHttp(options: HttpOptions): HttpServer {
   function endpoint(request: Request): Response | Promise<Response> {
     const forbidden = guard(request.headers);
     if (forbidden) return jsonAnswer(errorMessage(undefined, refused(forbidden)), 403);
+    if (request.method === "DELETE") return endSession(request.headers);
     if (request.method !== "POST") {
+      // GET (2025's stream for server-initiated messages) is not served yet.
       return jsonAnswer(
         errorMessage(
           undefined,
-          refused(`Method not allowed: ${request.method} (this endpoint takes POST)`),
+          refused(`Method not allowed: ${request.method} (this endpoint takes POST and DELETE)`),
         ),
         405,
-        { allow: "POST" },
+        { allow: ALLOW },
       );
     }
     if (!isJsonContentType(request.headers.get("content-type"))) {
@@ -163,43 +206,143 @@ export function serveHttp(options: HttpOptions): HttpServer {
         return new Response(null, { status: 202 });
       case "dispatch":
         return dispatch(admission.request, acceptsEventStream(request.headers.get("accept")));
+      case "legacy":
+        return legacy(admission.message, request.headers, body.length);
     }
   }
 
-  async function dispatch(request: RpcRequest, canStream: boolean): Promise<Response> {
+  /**
+   * 2025-era traffic: a claim-less `initialize` without a session id opens a session; the
+   * rest belongs to the session its `Mcp-Session-Id` names (400 without one, 404 for one
+   * unknown or ended) and must not claim another version than the session's.
+   */
+  function legacy(
+    message: RpcRequest | Notification | RpcResponse,
+    headers: Headers,
+    bytes: number,
+  ): Response | Promise<Response> {
+    const id = message.kind === "request" ? message.id : undefined;
+    // Sessions end when the drain begins: 503 says why, where 404 would ask for a new one.
+    if (draining) return jsonAnswer(errorMessage(id, shuttingDown()), 503);
+    const sessionId = headers.get(SESSION_ID_HEADER);
+    if (sessionId === null) {
+      if (message.kind === "request" && message.method === "initialize") {
+        return openSession(message, bytes);
+      }
+      return jsonAnswer(errorMessage(id, sessionRequired()), 400);
+    }
+    const session = sessions.get(sessionId);
+    if (session === undefined) return jsonAnswer(errorMessage(id, sessionNotFound()), 404);
+    const negotiated = negotiatedVersion(session.core);
+    const claimed = headers.get(PROTOCOL_VERSION_HEADER);
+    if (claimed !== null && negotiated !== undefined && claimed !== negotiated) {
+      return jsonAnswer(errorMessage(id, sessionVersionMismatch(claimed, negotiated)), 400);
+    }
+    switch (message.kind) {
+      case "response":
+        // An answer to a request the session sent; one that nothing awaits is dropped.
+        session.outbound.settle(message);
+        return new Response(null, { status: 202 });
+      case "notification":
+        if (message.method === "notifications/cancelled") cancel(session, message.params);
+        return new Response(null, { status: 202 });
+      case "request":
+        return dispatch(message, acceptsEventStream(headers.get("accept")), session);
+    }
+  }
+
+  /** Runs a claim-less `initialize` on a fresh core session; keeps the session if it pins. */
+  async function openSession(request: RpcRequest, bytes: number): Promise<Response> {
+    if (draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
+    const session = createSession();
+    const response = await core.handle({
+      request,
+      controller: new AbortController(),
+      closing: undefined,
+      session,
+      outlet: { notify() {}, outbound: undefined },
+    });
+    if (session.pin.era !== "legacy") return jsonAnswer(response, 400);
+    const opened = sessions.open(session, bytes);
+    return jsonAnswer(response, 200, { [SESSION_ID_HEADER]: opened.id });
+  }
+
+  /** DELETE: ends the session its `Mcp-Session-Id` names. */
+  function endSession(headers: Headers): Response {
+    const sessionId = headers.get(SESSION_ID_HEADER);
+    if (sessionId === null) return jsonAnswer(errorMessage(undefined, sessionRequired()), 400);
+    if (!sessions.end(sessionId, "the client ended the session")) {
+      return jsonAnswer(errorMessage(undefined, sessionNotFound()), 404);
+    }
+    return new Response(null, { status: 200 });
+  }
+
+  /** A 2025-era `notifications/cancelled`: aborts the session's request with that id. */
+  function cancel(session: HttpSession, params: JsonObject): void {
+    const reason = typeof params.reason === "string" ? params.reason : "cancelled by the client";
+    for (const request of session.requests.values()) {
+      if (request.id === params.requestId as RequestId) request.controller.abort(reason);
+    }
+  }
+
+  async function dispatch(
+    request: RpcRequest,
+    canStream: boolean,
+    session?: HttpSession,
+  ): Promise<Response> {
     if (draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
     const controller = new AbortController();
     live.add(controller);
+    const answer = createAnswer(canStream);
+    // Entered before it waits, so that the session neither expires nor misses a cancel.
+    session?.requests.set(controller.signal, {
+      id: request.id,
+      controller,
+      send: canStream ? answer.notify : undefined,
+    });
+    const done = () => {
+      settle(controller);
+      if (session) sessions.finished(session, controller.signal);
+    };
     let release: () => void;
     try {
       release = await slots.acquire(controller.signal);
     } catch {
-      // Aborted while it waited: the grace period of shutdown ended before its turn.
-      settle(controller);
+      // Aborted while it waited: the grace period of shutdown ended before its turn, or
+      // its session ended.
+      done();
       return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
     }
-    const answer = createAnswer(canStream);
     const ctx: RequestContext = {
       request,
       controller,
       closing: undefined,
-      session: undefined,
+      session: session?.core,
       outlet: {
         notify: answer.notify,
-        outbound: undefined, // 2026-07-28: the server sends no requests
+        // 2026-07-28: the server sends no requests. In a session, they go on this
+        // request's event stream, which a client that accepts none does not have.
+        outbound: session === undefined
+          ? undefined
+          : canStream
+          ? session.outbound
+          : NO_STREAM_OUTBOUND,
       },
     };
     const outcome = core.handle(ctx);
     if (!isThenable(outcome)) {
       release();
-      settle(controller);
-      return answer.complete(outcome, statusOf(outcome));
+      done();
+      return answer.complete(
+        outcome,
+        session ? legacyStatusOf(request, outcome) : statusOf(outcome),
+      );
     }
     // The core raises its routing errors before any handler runs, synchronously: an answer
     // still pending can only be 200, and it goes now, so that the client closing the
     // connection reaches the handler as cancellation.
     const mayNotify = request.progressToken !== undefined ||
-      request.envelope?.logLevel !== undefined;
+      (session ? mayAsk(session.core) : request.envelope?.logLevel !== undefined);
     const streamed = answer.stream(
       mayNotify,
       () => controller.abort("the client closed the connection"),
@@ -207,7 +350,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     (outcome as Promise<JsonObject>).then((response) => {
       streamed.finish(response);
       release();
-      settle(controller);
+      done();
     });
     return streamed.response;
   }
@@ -253,6 +396,8 @@ export function serveHttp(options: HttpOptions): HttpServer {
     }
     diagnostics.error(`Shutting down: ${reason}`);
     draining = true;
+    // Requests sent to clients are rejected now (their tools answer); the sessions end.
+    sessions.close(SHUTTING_DOWN);
     stopping = (async () => {
       if (
         live.size > 0 &&
@@ -280,6 +425,42 @@ export function serveHttp(options: HttpOptions): HttpServer {
     shutdown,
   };
 }
+
+/**
+ * The status of a 2025-era answer: 200, whatever it says (a 404 would tell the client its
+ * session is gone), but for an `initialize` refused (400, as the TypeScript SDK answers a
+ * second one).
+ */
+function legacyStatusOf(request: RpcRequest, response: JsonObject): number {
+  return request.method === "initialize" && response.error !== undefined ? 400 : 200;
+}
+
+/** The version a session negotiated (every session in the table is pinned legacy). */
+function negotiatedVersion(session: Session): string | undefined {
+  return session.pin.era === "legacy" ? session.pin.client.protocolVersion : undefined;
+}
+
+/** Whether a session's request may send the client something before its answer. */
+function mayAsk(session: Session): boolean {
+  if (session.logLevel !== undefined) return true;
+  if (session.pin.era !== "legacy") return false;
+  const declared = session.pin.client.clientCapabilities;
+  return ASKABLE.some((capability) => capability in declared);
+}
+
+/** The way back for a session's request whose client accepts no event stream: none. */
+const NO_STREAM_OUTBOUND: Outbound = {
+  request: (method) =>
+    Promise.reject(
+      new Error(
+        `Cannot send ${method}: the client's request does not accept text/event-stream, ` +
+          `the only way a request can reach it`,
+      ),
+    ),
+  settle: () => false,
+  close() {},
+  pending: () => 0,
+};
 
 /** How a bound address appears in a Host header: an IPv6 one in brackets. */
 function literal(hostname: string): string {

@@ -4,12 +4,23 @@
 // several faults (SEP-2243, SEP-2575; the order the official conformance suite checks):
 // parse → shape → `_meta` → headers that disagree with the body → the version → headers
 // that are missing. Method lookup (404) and everything after it are the core's.
+//
+// A message without a claim and without a 2026-07-28 `MCP-Protocol-Version` is 2025-era
+// traffic (HTTP.md §3.6: body first, never the header alone): a request, a notification
+// sent with a session id, or a response. It is handed on as "legacy" for its session to
+// take (http.ts), and its `Mcp-Method` and `Mcp-Name` are never looked at.
 import { META_PROTOCOL_VERSION } from "../wire/protocol.ts";
 import { ErrorCode, invalidParams, unsupportedVersion } from "../wire/errors.ts";
-import { extract, type Request } from "../wire/extract.ts";
+import {
+  extract,
+  type Notification,
+  type Request,
+  type Response as RpcResponse,
+} from "../wire/extract.ts";
 import { MODERN_VERSIONS, VERSIONS } from "../wire/versions.ts";
 import type { RequestId, RpcError } from "../wire/types.ts";
 import { headerMismatch } from "./http_errors.ts";
+import { SESSION_ID_HEADER } from "./http_sessions.ts";
 import {
   disagreeingHeader,
   METHOD_HEADER,
@@ -21,6 +32,8 @@ export type Admission =
   | { kind: "dispatch"; request: Request }
   /** A notification: 202, no body. */
   | { kind: "accepted" }
+  /** 2025-era traffic, for the session its `Mcp-Session-Id` names (or a new one). */
+  | { kind: "legacy"; message: Request | Notification | RpcResponse }
   /** `id` is undefined when the request's id is unknown (the answer then has none). */
   | { kind: "refused"; status: number; id: RequestId | undefined; error: RpcError };
 
@@ -41,11 +54,15 @@ export function admit(body: Uint8Array, headers: Headers): Admission {
         message: "Invalid params: params must be an object",
       });
     case "response":
+      if (!hasModernHeader(headers)) return { kind: "legacy", message };
       return refuse(400, undefined, {
         code: ErrorCode.InvalidRequest,
         message: "Invalid request: a 2026-07-28 server sends no requests, so it takes no responses",
       });
     case "notification": {
+      if (headers.has(SESSION_ID_HEADER) && !hasModernHeader(headers)) {
+        return { kind: "legacy", message };
+      }
       // Header rules for notifications are not defined; only a present Mcp-Method that
       // names another method is refused (as the TypeScript SDK does).
       const named = headers.get(METHOD_HEADER);
@@ -60,7 +77,10 @@ export function admit(body: Uint8Array, headers: Headers): Admission {
 
 function admitRequest(request: Request, headers: Headers): Admission {
   const { id, envelope } = request;
-  if (envelope === undefined) return refuse(400, id, claimless(request, headers));
+  if (envelope === undefined) {
+    if (!hasModernHeader(headers)) return { kind: "legacy", message: request };
+    return refuse(400, id, claimless(request, headers));
+  }
   const claim = envelope.protocolVersion;
   const disagreeing = disagreeingHeader(headers, request.method, claim);
   if (disagreeing) return refuse(400, id, disagreeing);
@@ -72,22 +92,25 @@ function admitRequest(request: Request, headers: Headers): Admission {
   return { kind: "dispatch", request };
 }
 
+/** Whether `MCP-Protocol-Version` names a 2026-07-28 (stateless) version. */
+function hasModernHeader(headers: Headers): boolean {
+  const header = headers.get(PROTOCOL_VERSION_HEADER);
+  return header !== null && VERSIONS.get(header)?.era === "modern";
+}
+
 /**
- * A request without a version claim. HTTP serves 2026-07-28 only for now: a 2025-era
- * `initialize` is told which versions are served (a modern header on it contradicts the
- * body: -32020), and anything else lacks its `_meta` claim.
+ * A request without a version claim but with a 2026-07-28 `MCP-Protocol-Version`: the
+ * header contradicts an `initialize` (-32020), and any other request lacks its `_meta`.
  */
 function claimless(request: Request, headers: Headers): RpcError {
-  const header = headers.get(PROTOCOL_VERSION_HEADER);
-  const headerIsModern = header !== null && VERSIONS.get(header)?.era === "modern";
   if (request.method !== "initialize") {
     return invalidParams(`Missing required _meta field: ${META_PROTOCOL_VERSION}`).toRpcError();
   }
-  const requested = request.params.protocolVersion;
-  if (headerIsModern) {
-    return headerMismatch(PROTOCOL_VERSION_HEADER, header, String(requested ?? "(none)"));
-  }
-  return unsupportedVersion(MODERN_VERSIONS, requested ?? null).toRpcError();
+  return headerMismatch(
+    PROTOCOL_VERSION_HEADER,
+    headers.get(PROTOCOL_VERSION_HEADER)!,
+    String(request.params.protocolVersion ?? "(none)"),
+  );
 }
 
 /** Nothing but JSON's whitespace, after an optional UTF-8 byte order mark. */

@@ -10,6 +10,8 @@ import type { RequestId, RpcError } from "../wire/types.ts";
 export const HttpErrorCode = {
   /** The transport refuses the request itself (Host, Origin, media type, HTTP method). */
   Refused: -32000,
+  /** An `Mcp-Session-Id` naming no live 2025-era session (the TypeScript SDK's code). */
+  SessionNotFound: -32001,
   HeaderMismatch: ErrorCode.HeaderMismatch,
   MissingClientCapability: ErrorCode.MissingClientCapability,
 } as const;
@@ -64,5 +66,25 @@ export function undecodableHeader(header: string, value: string): RpcError {
     message: `Invalid ${header} header: ${
       JSON.stringify(value)
     } is not base64-encoded UTF-8 text inside "=?base64?" and "?="`,
+  };
+}
+
+/** A 2025-era request, notification or response without the session it belongs to. */
+export function sessionRequired(): RpcError {
+  return { code: HttpErrorCode.Refused, message: "Bad Request: Mcp-Session-Id header is required" };
+}
+
+/** An `Mcp-Session-Id` that names no live session: the client must `initialize` again. */
+export function sessionNotFound(): RpcError {
+  return { code: HttpErrorCode.SessionNotFound, message: "Session not found" };
+}
+
+/** A 2025-era `MCP-Protocol-Version` that is not the version its session negotiated. */
+export function sessionVersionMismatch(header: string, negotiated: string): RpcError {
+  return {
+    code: HttpErrorCode.Refused,
+    message: `Bad Request: Unsupported protocol version: MCP-Protocol-Version ${
+      JSON.stringify(header)
+    } is not ${JSON.stringify(negotiated)}, the version this session negotiated`,
   };
 }

@@ -1,0 +1,180 @@
+// 2025-era sessions over Streamable HTTP (adr/0012, "2025-era sessions"). A claim-less
+// `initialize` that succeeds opens one: a random id the client sends back as
+// `Mcp-Session-Id`, the core `Session` its `initialize` pinned (as one stdio connection
+// has), and an `Outbound` for the requests the server sends the client, each written on the
+// event stream of the POST whose tool sent it. Sessions are bounded: one idle for the TTL
+// is forgotten, and past the cap (a count, and the bytes of the `initialize` bodies that
+// made them) the least recently used goes. One timer sweeps, only while sessions exist.
+import type { JsonObject } from "../util/json.ts";
+import { createOutbound, type Outbound } from "../core/outbound.ts";
+import type { Session } from "../core/session.ts";
+import type { RequestId } from "../wire/types.ts";
+
+export const SESSION_ID_HEADER = "Mcp-Session-Id";
+
+/** Defaults: a session idle for half an hour is forgotten; at most 10,000 live at once. */
+export const SESSION_TTL_MS = 30 * 60 * 1000;
+export const MAX_SESSIONS = 10_000;
+/** The `initialize` bodies of live sessions (what they hold) may add up to this many bytes. */
+export const MAX_SESSION_BYTES = 64 * 1024 * 1024;
+/** The sweep runs this often at most (more often only for a shorter TTL). */
+const SWEEP_EVERY_MS = 60 * 1000;
+
+/** A request of a session, running or waiting for a slot. */
+export interface SessionRequest {
+  readonly id: RequestId;
+  readonly controller: AbortController;
+  /** Its answer's event stream; undefined when the client does not accept one. */
+  readonly send: ((message: JsonObject) => void) | undefined;
+}
+
+export interface HttpSession {
+  readonly id: string;
+  /** The core's view: the era pin `initialize` set, the log level. */
+  readonly core: Session;
+  /** Requests to the client; each goes on the stream of the request that sent it. */
+  readonly outbound: Outbound;
+  /** The session's requests in flight, by their signals (the key `Outbound` sends with). */
+  readonly requests: Map<AbortSignal, SessionRequest>;
+  /** Bytes of the `initialize` body that opened it: its weight against the byte cap. */
+  readonly bytes: number;
+  lastUsed: number;
+}
+
+export interface SessionTableOptions {
+  ttlMs: number;
+  maxSessions: number;
+  maxBytes: number;
+  /** The clock, in milliseconds; `Date.now` unless a test drives it. */
+  now?: () => number;
+}
+
+export interface SessionTable {
+  /** Adds a session whose `initialize` succeeded; evicts the least recently used past a cap. */
+  open(core: Session, bytes: number): HttpSession;
+  /** The live session with this id, marked used; undefined if unknown, ended or expired. */
+  get(id: string): HttpSession | undefined;
+  /** A request of the session has finished: it counts as use. */
+  finished(session: HttpSession, signal: AbortSignal): void;
+  /** Ends a session: its requests are aborted, its requests to the client rejected. */
+  end(id: string, reason: string): boolean;
+  /** Forgets every session idle for the TTL (the timer calls it). */
+  sweep(): void;
+  /**
+   * Forgets every session and stops the timer (shutdown): what they await from clients is
+   * rejected, but their calls in flight run on (the drain's grace period is theirs).
+   */
+  close(reason: string): void;
+  readonly size: number;
+}
+
+export function createSessionTable(options: SessionTableOptions): SessionTable {
+  const now = options.now ?? Date.now;
+  /** In order of last use, least recent first (a use moves a session to the end). */
+  const sessions = new Map<string, HttpSession>();
+  let bytes = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  /** Forgets a session and rejects what it awaits from the client; `abort` ends its calls. */
+  function remove(session: HttpSession, reason: string, abort = true): void {
+    sessions.delete(session.id);
+    bytes -= session.bytes;
+    session.outbound.close(reason);
+    if (abort) {
+      for (const request of session.requests.values()) {
+        request.controller.abort(reason);
+      }
+    }
+    if (sessions.size === 0) stopTimer();
+  }
+
+  function stopTimer(): void {
+    if (timer === undefined) return;
+    clearInterval(timer);
+    timer = undefined;
+  }
+
+  function touch(session: HttpSession): void {
+    session.lastUsed = now();
+    sessions.delete(session.id);
+    sessions.set(session.id, session);
+  }
+
+  function expired(session: HttpSession, at: number): boolean {
+    return session.requests.size === 0 && at - session.lastUsed >= options.ttlMs;
+  }
+
+  /** The least recently used session with nothing in flight, else the least recently used. */
+  function victim(): HttpSession {
+    for (const session of sessions.values()) if (session.requests.size === 0) return session;
+    return sessions.values().next().value!;
+  }
+
+  function sweep(): void {
+    const at = now();
+    for (const session of [...sessions.values()]) {
+      if (expired(session, at)) remove(session, "the session expired");
+      // In order of last use: the first one used within the TTL ends the sweep, unless it
+      // is busy (a busy session keeps its place and its age).
+      else if (session.requests.size === 0) break;
+    }
+  }
+
+  return {
+    open(core, size) {
+      const requests = new Map<AbortSignal, SessionRequest>();
+      const session: HttpSession = {
+        id: crypto.randomUUID(),
+        core,
+        // A request the server sends goes on its caller's stream, or nowhere: a stream that
+        // is gone has aborted its request, which rejects what that request was awaiting.
+        outbound: createOutbound((message, signal) => requests.get(signal)?.send?.(message)),
+        requests,
+        bytes: size,
+        lastUsed: now(),
+      };
+      sessions.set(session.id, session);
+      bytes += size;
+      while (
+        sessions.size > 1 && (sessions.size > options.maxSessions || bytes > options.maxBytes)
+      ) {
+        remove(victim(), "the session was evicted: too many sessions");
+      }
+      if (timer === undefined) {
+        const every = setInterval(sweep, Math.min(options.ttlMs, SWEEP_EVERY_MS));
+        Deno.unrefTimer(every); // an idle table must not keep the process alive
+        timer = every;
+      }
+      return session;
+    },
+    get(id) {
+      const session = sessions.get(id);
+      if (session === undefined) return undefined;
+      if (expired(session, now())) {
+        remove(session, "the session expired");
+        return undefined;
+      }
+      touch(session);
+      return session;
+    },
+    finished(session, signal) {
+      session.requests.delete(signal);
+      if (sessions.get(session.id) === session) touch(session);
+    },
+    end(id, reason) {
+      const session = sessions.get(id);
+      if (session === undefined) return false;
+      remove(session, reason);
+      return true;
+    },
+    sweep,
+    close(reason) {
+      // Shutdown: calls in flight keep their grace period; only waiting on the client ends.
+      for (const session of [...sessions.values()]) remove(session, reason, false);
+      stopTimer();
+    },
+    get size() {
+      return sessions.size;
+    },
+  };
+}

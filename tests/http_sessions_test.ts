@@ -1,0 +1,678 @@
+// 2025-era clients over Streamable HTTP (adr/0012, "2025-era sessions"), in process over
+// real loopback sockets with real fetch: `initialize` opening a session, the session id on
+// every later message (400 without, 404 unknown), the version it negotiated, DELETE, the
+// cap and the idle TTL (on a clock the test drives), a tool's sampling request on its
+// call's event stream answered by a POSTed response, notifications/cancelled, drain, the
+// DNS-rebinding guard before all of it; then the official SDK v1 client. Nothing here
+// measures time: waits are events.
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
+import { CreateMessageRequestSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+import { createCore } from "../lib/core/handle.ts";
+import { createOutbound } from "../lib/core/outbound.ts";
+import { createSession } from "../lib/core/session.ts";
+import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
+import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
+import type { ToolContext } from "../lib/primitives/types.ts";
+import { type HttpOptions, type HttpServer, serveHttp } from "../lib/transports/http.ts";
+import { createSessionTable } from "../lib/transports/http_sessions.ts";
+import type { JsonObject } from "../lib/util/json.ts";
+import { recorder } from "./_diagnostics.ts";
+import { readLines, withHangGuard } from "./_server_process.ts";
+
+const LEGACY = "2025-11-25";
+const SAMPLING_PARAMS = {
+  messages: [{ role: "user", content: { type: "text", text: "a haiku, please" } }],
+  maxTokens: 20,
+};
+
+// ---------------------------------------------------------------------------------------
+// Tools: echo; ask (samples the client, answers with what it got or why it could not);
+// held (answers when released, or with its abort reason).
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => resolve = done);
+  return { promise, resolve };
+}
+
+interface Probe {
+  /** Resolves when the held call has started. */
+  readonly started: Promise<void>;
+  /** Resolves with the held call's abort reason. */
+  readonly aborted: Promise<unknown>;
+}
+
+function tools(): { tools: Tool[]; probe: Probe } {
+  const started = deferred();
+  const aborted = deferred<unknown>();
+  const define = (name: string, handler: (args: unknown, ctx: ToolContext) => unknown) =>
+    checkDefinition({ description: name, inputSchema: { type: "object" }, handler }, name, name);
+  return {
+    tools: [
+      define("echo", (args) => (args as { text: string }).text),
+      define("ask", async (_args, ctx) => {
+        try {
+          return `sampled: ${
+            JSON.stringify(await ctx.request("sampling/createMessage", SAMPLING_PARAMS))
+          }`;
+        } catch (error) {
+          return `not sampled: ${(error as Error).message}`;
+        }
+      }),
+      define("held", (_args, ctx) => {
+        started.resolve();
+        return new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener("abort", () => {
+            aborted.resolve(ctx.signal.reason);
+            reject(ctx.signal.reason);
+          });
+        });
+      }),
+    ],
+    probe: { started: started.promise, aborted: aborted.promise },
+  };
+}
+
+interface Started {
+  server: HttpServer;
+  url: string;
+  port: number;
+  probe: Probe;
+  close(): Promise<void>;
+}
+
+function start(options: Partial<HttpOptions> = {}): Started {
+  const { tools: all, probe } = tools();
+  const diagnostics = recorder();
+  const server = serveHttp({
+    hostname: "127.0.0.1",
+    port: 0,
+    core: createCore({
+      registry: createRegistry(contentsOf(all)),
+      pageSize: 100,
+      toolTimeoutMs: 10_000,
+      diagnostics,
+    }),
+    allowedHosts: [],
+    maxMessageBytes: 1 << 20,
+    maxConcurrency: 8,
+    shutdownGraceMs: 10_000,
+    diagnostics,
+    ...options,
+  });
+  return {
+    server,
+    url: server.url,
+    port: Number(new URL(server.url).port),
+    probe,
+    async close() {
+      await withHangGuard(server.shutdown("the test is over"), "shutdown");
+      await withHangGuard(server.done, "the server closing");
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// A 2025-era client in raw fetch.
+
+const ACCEPT_BOTH = "application/json, text/event-stream";
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  json: unknown;
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    json: text === "" ? undefined : JSON.parse(text),
+  };
+}
+
+function initializeBody(capabilities: JsonObject = {}, protocolVersion = LEGACY) {
+  return {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion, capabilities, clientInfo: { name: "raw", version: "1" } },
+  };
+}
+
+/** Initializes, sends notifications/initialized, and gives the session's headers. */
+async function open(
+  url: string,
+  capabilities: JsonObject = {},
+  protocolVersion = LEGACY,
+): Promise<Record<string, string>> {
+  const answer = await post(url, initializeBody(capabilities, protocolVersion), {});
+  strictEqual(answer.status, 200, JSON.stringify(answer.json));
+  const id = answer.headers.get("mcp-session-id");
+  ok(id, "a session id");
+  const headers = { "mcp-session-id": id, "mcp-protocol-version": protocolVersion };
+  const initialized = await post(
+    url,
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    headers,
+  );
+  deepStrictEqual([initialized.status, initialized.json], [202, undefined]);
+  return headers;
+}
+
+const callBody = (id: number, name: string, args: JsonObject = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+
+const textResult = (id: number, text: string) => ({
+  jsonrpc: "2.0",
+  id,
+  result: { content: [{ type: "text", text }] },
+});
+
+/** The messages of an SSE body, one per `data:` line, as they arrive. */
+async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+  let pending = "";
+  for await (const line of readLines(body)) {
+    if (line.startsWith("data: ")) pending = line.slice("data: ".length);
+    else if (line === "" && pending !== "") {
+      yield JSON.parse(pending);
+      pending = "";
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The session's life.
+
+Deno.test("serveHttp() opens a 2025-era session on initialize and serves its calls by Mcp-Session-Id", async () => {
+  const http = start();
+  try {
+    const answer = await post(http.url, initializeBody(), {});
+    strictEqual(answer.status, 200);
+    strictEqual(answer.headers.get("content-type"), "application/json");
+    const id = answer.headers.get("mcp-session-id")!;
+    match(id, /^[\x21-\x7e]{32,}$/);
+    const result = (answer.json as { result: { protocolVersion: string; capabilities: unknown } })
+      .result;
+    deepStrictEqual([result.protocolVersion, result.capabilities], [LEGACY, { tools: {} }]);
+    // Another initialize opens another session, with another id.
+    const other = await post(http.url, initializeBody(), {});
+    ok(other.headers.get("mcp-session-id") !== id);
+
+    // Without MCP-Protocol-Version (a 2025-03-26 client sends none): the negotiated one.
+    const headers = { "mcp-session-id": id };
+    const initialized = await post(http.url, {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }, headers);
+    deepStrictEqual([initialized.status, initialized.json], [202, undefined]);
+    const list = await post(http.url, { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers);
+    strictEqual(list.status, 200);
+    deepStrictEqual(
+      (list.json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name),
+      ["ask", "echo", "held"],
+    );
+    // Mcp-Method and Mcp-Name are not looked at in 2025-era traffic.
+    const call = await post(http.url, callBody(2, "echo", { text: "hi" }), {
+      ...headers,
+      "mcp-protocol-version": LEGACY,
+      "mcp-method": "something/else",
+      "mcp-name": "other",
+    });
+    deepStrictEqual([call.status, call.json], [200, textResult(2, "hi")]);
+    // In-band, as over stdio: a 404 would tell the client its session is gone.
+    const unknown = await post(http.url, { jsonrpc: "2.0", id: 3, method: "nope" }, headers);
+    deepStrictEqual([unknown.status, (unknown.json as { error: { code: number } }).error.code], [
+      200,
+      -32601,
+    ]);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() answers 2025-era traffic without a session id with 400, and an unknown one with 404 -32001", async () => {
+  const http = start();
+  try {
+    const noSession = await post(http.url, { jsonrpc: "2.0", id: 7, method: "tools/list" }, {});
+    deepStrictEqual([noSession.status, noSession.json], [400, {
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32000, message: "Bad Request: Mcp-Session-Id header is required" },
+    }]);
+    const response = await post(http.url, { jsonrpc: "2.0", id: "toolshed-1", result: {} }, {});
+    deepStrictEqual([response.status, response.json], [400, {
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Bad Request: Mcp-Session-Id header is required" },
+    }]);
+    const unknown = { "mcp-session-id": "no-such-session" };
+    const notFound = { code: -32001, message: "Session not found" };
+    const request = await post(http.url, { jsonrpc: "2.0", id: 8, method: "ping" }, unknown);
+    deepStrictEqual([request.status, request.json], [404, {
+      jsonrpc: "2.0",
+      id: 8,
+      error: notFound,
+    }]);
+    const notification = await post(http.url, {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }, unknown);
+    deepStrictEqual([notification.status, notification.json], [404, {
+      jsonrpc: "2.0",
+      error: notFound,
+    }]);
+    const answer = await post(http.url, { jsonrpc: "2.0", id: "toolshed-1", result: {} }, unknown);
+    strictEqual(answer.status, 404);
+    // An initialize that names a session is that session's: unknown, 404.
+    strictEqual((await post(http.url, initializeBody(), unknown)).status, 404);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() refuses a 2025-era MCP-Protocol-Version other than the session's with 400", async () => {
+  const http = start();
+  try {
+    const headers = await open(http.url, {}, "2025-06-18");
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    deepStrictEqual((await post(http.url, ping, headers)).json, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {},
+    });
+    const other = await post(http.url, ping, { ...headers, "mcp-protocol-version": LEGACY });
+    deepStrictEqual([other.status, other.json], [400, {
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32000,
+        message: 'Bad Request: Unsupported protocol version: MCP-Protocol-Version "2025-11-25" ' +
+          'is not "2025-06-18", the version this session negotiated',
+      },
+    }]);
+    // A 2026-07-28 header on a claim-less request: its _meta is missing, session or not.
+    const modern = await post(http.url, ping, {
+      ...headers,
+      "mcp-protocol-version": "2026-07-28",
+    });
+    deepStrictEqual([modern.status, (modern.json as { error: { code: number } }).error.code], [
+      400,
+      -32602,
+    ]);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() answers a refused initialize with 400 and the core's error, and opens no session", async () => {
+  const http = start();
+  try {
+    const headers = await open(http.url);
+    const again = await post(http.url, { ...initializeBody(), id: 5 }, headers);
+    deepStrictEqual([again.status, again.json], [400, {
+      jsonrpc: "2.0",
+      id: 5,
+      error: {
+        code: -32600,
+        message: 'Invalid request: the connection is already initialized for "2025-11-25"',
+      },
+    }]);
+    const bad = await post(http.url, {
+      jsonrpc: "2.0",
+      id: 6,
+      method: "initialize",
+      params: { protocolVersion: 2025 },
+    }, {});
+    deepStrictEqual([bad.status, bad.json], [400, {
+      jsonrpc: "2.0",
+      id: 6,
+      error: { code: -32602, message: "Invalid params: protocolVersion must be a string" },
+    }]);
+    strictEqual(bad.headers.get("mcp-session-id"), null);
+    // An unknown version is answered with the newest 2025-era one, as over stdio.
+    const offered = await post(http.url, initializeBody({}, "2024-01-01"), {});
+    strictEqual(
+      (offered.json as { result: { protocolVersion: string } }).result.protocolVersion,
+      LEGACY,
+    );
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() ends a session on DELETE (200) and answers it with 404 from then on", async () => {
+  const http = start();
+  try {
+    const headers = await open(http.url);
+    // A call in flight when the session ends is aborted.
+    const held = post(http.url, callBody(1, "held"), headers);
+    await withHangGuard(http.probe.started, "the held call");
+    const deleted = await fetch(http.url, { method: "DELETE", headers });
+    deepStrictEqual([deleted.status, await deleted.text()], [200, ""]);
+    strictEqual(
+      await withHangGuard(http.probe.aborted, "the held call's abort"),
+      "the client ended the session",
+    );
+    strictEqual((await withHangGuard(held, "the held call's answer")).status, 200);
+    const after = await post(http.url, { jsonrpc: "2.0", id: 2, method: "ping" }, headers);
+    strictEqual(after.status, 404);
+    const again = await fetch(http.url, { method: "DELETE", headers });
+    deepStrictEqual([again.status, await again.json()], [404, {
+      jsonrpc: "2.0",
+      error: { code: -32001, message: "Session not found" },
+    }]);
+    const without = await fetch(http.url, { method: "DELETE" });
+    deepStrictEqual([without.status, (await without.json()).error.code], [400, -32000]);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() ends the least recently used session past maxSessions", async () => {
+  const http = start({ maxSessions: 2 });
+  try {
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    const first = await open(http.url);
+    const second = await open(http.url);
+    strictEqual((await post(http.url, ping, first)).status, 200); // now second is the oldest
+    const third = await open(http.url);
+    deepStrictEqual(
+      await Promise.all(
+        [first, second, third].map(async (h) => (await post(http.url, ping, h)).status),
+      ),
+      [200, 404, 200],
+    );
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() forgets a session idle for the TTL, on a clock the test drives", async () => {
+  let clock = 1_000_000;
+  const http = start({ sessionTtlMs: 60_000, now: () => clock });
+  try {
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    const headers = await open(http.url);
+    clock += 59_999;
+    strictEqual((await post(http.url, ping, headers)).status, 200); // a use restarts the TTL
+    clock += 59_999;
+    strictEqual((await post(http.url, ping, headers)).status, 200);
+    clock += 60_000;
+    strictEqual((await post(http.url, ping, headers)).status, 404);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("createSessionTable() sweeps idle sessions in order of use, never one with a request in flight", () => {
+  let clock = 0;
+  const table = createSessionTable({
+    ttlMs: 100,
+    maxSessions: 10,
+    maxBytes: 1000,
+    now: () => clock,
+  });
+  try {
+    const idle = table.open(createSession(), 10);
+    const busy = table.open(createSession(), 10);
+    const controller = new AbortController();
+    busy.requests.set(controller.signal, { id: 1, controller, send: undefined });
+    clock = 50;
+    const recent = table.open(createSession(), 10);
+    clock = 120;
+    table.sweep();
+    deepStrictEqual([table.get(idle.id), table.get(busy.id)?.id, table.size], [
+      undefined,
+      busy.id,
+      2,
+    ]);
+    strictEqual(controller.signal.aborted, false);
+    table.finished(busy, controller.signal);
+    clock = 300;
+    table.sweep();
+    strictEqual(table.size, 0);
+    strictEqual(table.get(recent.id), undefined);
+    // Past the byte cap, the least recently used goes, as past the count.
+    const heavy = table.open(createSession(), 600);
+    const light = table.open(createSession(), 300);
+    table.open(createSession(), 300);
+    deepStrictEqual([table.get(heavy.id), table.get(light.id)?.id, table.size], [
+      undefined,
+      light.id,
+      2,
+    ]);
+  } finally {
+    table.close("the test is over");
+  }
+});
+
+// ---------------------------------------------------------------------------------------
+// Requests to the client, cancellation, drain.
+
+Deno.test("serveHttp() sends a tool's sampling request on its call's event stream and resolves it with the POSTed response", async () => {
+  const http = start();
+  try {
+    const headers = await open(http.url, { sampling: {} });
+    const response = await fetch(http.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
+      body: JSON.stringify(callBody(1, "ask")),
+    });
+    strictEqual(response.status, 200);
+    strictEqual(response.headers.get("content-type"), "text/event-stream");
+    const stream = events(response.body!);
+    const asked = (await withHangGuard(stream.next(), "the sampling request")).value;
+    deepStrictEqual(asked, {
+      jsonrpc: "2.0",
+      id: "toolshed-1",
+      method: "sampling/createMessage",
+      params: SAMPLING_PARAMS,
+    });
+    const sampled = { role: "assistant", content: { type: "text", text: "ok" }, model: "m" };
+    const answered = await post(
+      http.url,
+      { jsonrpc: "2.0", id: "toolshed-1", result: sampled },
+      headers,
+    );
+    deepStrictEqual([answered.status, answered.json], [202, undefined]);
+    deepStrictEqual(
+      (await withHangGuard(stream.next(), "the result")).value,
+      textResult(1, `sampled: ${JSON.stringify(sampled)}`),
+    );
+    strictEqual((await stream.next()).done, true);
+    // A response nothing awaits is accepted and dropped.
+    const stray = await post(http.url, { jsonrpc: "2.0", id: "toolshed-9", result: {} }, headers);
+    strictEqual(stray.status, 202);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() refuses a tool's sampling request the client cannot receive", async () => {
+  const http = start();
+  try {
+    const undeclared = await open(http.url);
+    deepStrictEqual(
+      (await post(http.url, callBody(1, "ask"), undeclared)).json,
+      textResult(
+        1,
+        'not sampled: Cannot send sampling/createMessage: the client did not declare the "sampling" capability',
+      ),
+    );
+    const declared = await open(http.url, { sampling: {} });
+    const jsonOnly = await post(http.url, callBody(2, "ask"), {
+      ...declared,
+      accept: "application/json",
+    });
+    deepStrictEqual(
+      jsonOnly.json,
+      textResult(
+        2,
+        "not sampled: Cannot send sampling/createMessage: the client's request does not accept " +
+          "text/event-stream, the only way a request can reach it",
+      ),
+    );
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() aborts a 2025-era call on notifications/cancelled from its session", async () => {
+  const http = start();
+  try {
+    const headers = await open(http.url);
+    const held = post(http.url, callBody(4, "held"), headers);
+    await withHangGuard(http.probe.started, "the held call");
+    const cancelled = await post(http.url, {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 4, reason: "enough" },
+    }, headers);
+    strictEqual(cancelled.status, 202);
+    strictEqual(await withHangGuard(http.probe.aborted, "the abort"), "enough");
+    strictEqual((await withHangGuard(held, "the held call's answer")).status, 200);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() drain rejects requests sent to clients and ends every session", async () => {
+  const http = start();
+  const headers = await open(http.url, { sampling: {} });
+  const response = await fetch(http.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
+    body: JSON.stringify(callBody(1, "ask")),
+  });
+  const stream = events(response.body!);
+  await withHangGuard(stream.next(), "the sampling request");
+  // A call that only ends when aborted keeps the drain open meanwhile.
+  const held = post(http.url, callBody(2, "held"), { ...headers, accept: "application/json" });
+  await withHangGuard(http.probe.started, "the held call");
+  const stopped = http.server.shutdown("the test drains it");
+  deepStrictEqual(
+    (await withHangGuard(stream.next(), "the result")).value,
+    textResult(1, "not sampled: the server is shutting down"),
+  );
+  const refused = await post(http.url, { jsonrpc: "2.0", id: 3, method: "ping" }, headers);
+  deepStrictEqual([refused.status, refused.json], [503, {
+    jsonrpc: "2.0",
+    id: 3,
+    error: {
+      code: -32603,
+      message: "Internal error: the server shut down before this request could start",
+    },
+  }]);
+  await http.server.shutdown("the test is in a hurry"); // aborts the held call at once
+  strictEqual(
+    await withHangGuard(http.probe.aborted, "the held call's abort"),
+    "the server is shutting down",
+  );
+  strictEqual((await withHangGuard(held, "the held call's answer")).status, 200);
+  await withHangGuard(stopped, "the drain");
+  await withHangGuard(http.server.done, "the server closing");
+});
+
+// ---------------------------------------------------------------------------------------
+// The guard first, and the official SDK v1 client.
+
+Deno.test("serveHttp() refuses the 2025-era DNS-rebinding probe with 403 before anything else", async () => {
+  const http = start();
+  try {
+    const body = JSON.stringify(initializeBody());
+    const raw = async (host: string, origin: string) => {
+      const bytes = new TextEncoder().encode(body);
+      const head = Object.entries({
+        host,
+        origin,
+        "content-type": "application/json",
+        accept: ACCEPT_BOTH,
+        "mcp-protocol-version": LEGACY,
+        "mcp-method": "initialize",
+        "content-length": String(bytes.length),
+        connection: "close",
+      }).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+      const connection = await Deno.connect({ hostname: "127.0.0.1", port: http.port });
+      await connection.write(new TextEncoder().encode(`POST /mcp HTTP/1.1\r\n${head}\r\n${body}`));
+      const text = await new Response(connection.readable).text();
+      return text;
+    };
+    const evil = await raw("evil.example.com", "http://evil.example.com");
+    match(evil, /^HTTP\/1\.1 403 /);
+    ok(!/mcp-session-id/i.test(evil), "no session for a refused request");
+    const local = await raw(`localhost:${http.port}`, `http://localhost:${http.port}`);
+    match(local, /^HTTP\/1\.1 200 /);
+    match(local, /mcp-session-id: [\x21-\x7e]+\r\n/i);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("createOutbound() sends each message with the signal of the request it is for", () => {
+  const sent: [unknown, AbortSignal][] = [];
+  const outbound = createOutbound((message, signal) => sent.push([message, signal]));
+  const first = new AbortController();
+  const second = new AbortController();
+  outbound.request("roots/list", {}, first.signal).catch(() => {});
+  outbound.request("roots/list", {}, second.signal).catch(() => {});
+  first.abort("enough");
+  deepStrictEqual(sent.map(([message, signal]) => [message, signal === first.signal]), [
+    [{ jsonrpc: "2.0", id: "toolshed-1", method: "roots/list", params: {} }, true],
+    [{ jsonrpc: "2.0", id: "toolshed-2", method: "roots/list", params: {} }, false],
+    [{
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "toolshed-1", reason: "enough" },
+    }, true],
+  ]);
+  outbound.close("the test is over");
+});
+
+Deno.test("interop: the 2025-11-25 SDK v1 client initializes, lists, calls and is sampled over Streamable HTTP", async () => {
+  const http = start();
+  const client = new Client({ name: "toolshed-http-legacy-test", version: "1.0.0" }, {
+    capabilities: { sampling: {} },
+  });
+  const sampled = {
+    role: "assistant" as const,
+    content: { type: "text" as const, text: "from the SDK" },
+    model: "m",
+  };
+  client.setRequestHandler(CreateMessageRequestSchema, () => sampled);
+  const transport = new StreamableHTTPClientTransport(new URL(http.url));
+  try {
+    await client.connect(transport);
+    strictEqual(transport.protocolVersion, LEGACY);
+    ok(transport.sessionId, "a session id");
+    const { tools } = await client.listTools();
+    deepStrictEqual(tools.map((tool: { name: string }) => tool.name), ["ask", "echo", "held"]);
+    const echoed = await client.callTool({ name: "echo", arguments: { text: "hello, 2025" } });
+    deepStrictEqual(echoed.content, [{ type: "text", text: "hello, 2025" }]);
+    const asked = await client.callTool({ name: "ask", arguments: {} });
+    const [text] = asked.content as { type: string; text: string }[];
+    ok(text.text.startsWith("sampled: "), text.text);
+    deepStrictEqual(JSON.parse(text.text.slice("sampled: ".length)), sampled);
+    await transport.terminateSession();
+    strictEqual(transport.sessionId, undefined);
+  } finally {
+    await client.close();
+    await http.close();
+  }
+});
