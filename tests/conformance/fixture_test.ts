@@ -12,18 +12,26 @@ const PNG =
 
 const tools = await loadTools(FIXTURE, { diagnostics: recorder() });
 
-/** Calls a fixture tool without arguments; returns its result and the progress it reported. */
-async function call(name: string) {
+/** Calls a fixture tool; returns its result, what it reported and what it asked the client. */
+async function call(name: string, args: Record<string, unknown> = {}) {
   const tool = tools.byName.get(name);
   if (tool === undefined) throw new Error(`The fixture has no tool "${name}"`);
   const progress: unknown[][] = [];
   const logs: unknown[][] = [];
+  const asked: unknown[][] = [];
   const channels: Pick<ToolContext, "progress" | "log" | "request"> = {
     progress: (...report) => void progress.push(report),
     log: (...message) => void logs.push(message),
-    request: () => Promise.reject(new Error("Cannot ask the client in this test")),
+    request: (method, params) => {
+      asked.push([method, params]);
+      return Promise.resolve(
+        method === "sampling/createMessage"
+          ? { role: "assistant", content: { type: "text", text: "Paris" }, model: "m" }
+          : { action: "accept", content: { username: "ada" } },
+      );
+    },
   };
-  const result = await callTool(tool, {}, {
+  const result = await callTool(tool, args, {
     controller: new AbortController(),
     defaultTimeoutMs: 10_000,
     diagnostics: recorder(),
@@ -35,18 +43,22 @@ async function call(name: string) {
     },
     channels,
   });
-  return { result, progress, logs };
+  return { result, progress, logs, asked };
 }
 
 Deno.test("conformance fixture: holds exactly the tools the suite calls that toolshed can express", () => {
   deepStrictEqual(tools.tools.map((tool) => tool.name), [
     "test_audio_content",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
     "test_embedded_resource",
     "test_error_handling",
     "test_image_content",
     "test_logging_tool",
     "test_missing_capability",
     "test_multiple_content_types",
+    "test_sampling",
     "test_simple_text",
     "test_streaming_elicitation",
     "test_tool_with_progress",
@@ -103,6 +115,7 @@ Deno.test("conformance fixture: test_error_handling's thrown error is an isError
 Deno.test("conformance fixture: test_tool_with_progress reports 0, 50 and 100 of 100, then answers", async () => {
   deepStrictEqual(await call("test_tool_with_progress"), {
     logs: [],
+    asked: [],
     result: { content: [{ type: "text", text: "Progress test completed" }] },
     progress: [[0, 100], [50, 100], [100, 100]],
   });
@@ -111,6 +124,7 @@ Deno.test("conformance fixture: test_tool_with_progress reports 0, 50 and 100 of
 Deno.test("conformance fixture: test_streaming_elicitation reports progress once, then answers", async () => {
   deepStrictEqual(await call("test_streaming_elicitation"), {
     logs: [],
+    asked: [],
     result: { content: [{ type: "text", text: "Streaming complete" }] },
     progress: [[50, 100, "Streaming"]],
   });
@@ -133,4 +147,55 @@ Deno.test("conformance fixture: test_logging_tool logs once at each level throug
     ["debug", "info", "notice", "warning", "error"],
   );
   deepStrictEqual(logs[0], ["debug", "a debug message", "test_logging_tool"]);
+});
+
+Deno.test("conformance fixture: the 2025-era ask-back tools send the suite's requests and report the answers", async () => {
+  const sampled = await call("test_sampling", { prompt: "Capital of France?" });
+  deepStrictEqual(sampled.asked, [[
+    "sampling/createMessage",
+    {
+      messages: [{ role: "user", content: { type: "text", text: "Capital of France?" } }],
+      maxTokens: 100,
+    },
+  ]]);
+  deepStrictEqual(sampled.result, { content: [{ type: "text", text: "LLM response: Paris" }] });
+  const elicited = await call("test_elicitation", { message: "Who are you?" });
+  deepStrictEqual(elicited.asked[0], ["elicitation/create", {
+    message: "Who are you?",
+    requestedSchema: {
+      type: "object",
+      properties: {
+        username: { type: "string", description: "User's response" },
+        email: { type: "string", description: "User's email address" },
+      },
+      required: ["username", "email"],
+    },
+  }]);
+  deepStrictEqual(elicited.result, {
+    content: [{ type: "text", text: 'User response: action=accept, content={"username":"ada"}' }],
+  });
+  const defaults = await call("test_elicitation_sep1034_defaults");
+  const properties = (defaults.asked[0][1] as { requestedSchema: { properties: object } })
+    .requestedSchema.properties;
+  deepStrictEqual(Object.entries(properties).map(([key, value]) => [key, value.default]), [
+    ["name", "John Doe"],
+    ["age", 30],
+    ["score", 95.5],
+    ["status", "active"],
+    ["verified", true],
+  ]);
+  const enums = await call("test_elicitation_sep1330_enums");
+  deepStrictEqual(
+    Object.keys(
+      (enums.asked[0][1] as { requestedSchema: { properties: object } })
+        .requestedSchema.properties,
+    ),
+    ["untitledSingle", "titledSingle", "legacyEnum", "untitledMulti", "titledMulti"],
+  );
+  deepStrictEqual(enums.result, {
+    content: [{
+      type: "text",
+      text: 'Elicitation completed: action=accept, content={"username":"ada"}',
+    }],
+  });
 });
