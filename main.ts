@@ -94,13 +94,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     waitingBoundBytes: WAITING_BOUND_BYTES,
     diagnostics: stderrDiagnostics,
   });
-  onTerminationSignal(exit, async (signal) => {
-    await server.shutdown(`received ${signal}`);
-    await stderrLog.flush(FLUSH_STDERR_MS);
-    exit(0);
-  });
-  await server.done;
-  return 0;
+  return await runUntilSignal(server, exit);
 }
 
 /** Serves the core on --http's address until a signal drains it; 1 if it cannot listen. */
@@ -126,6 +120,17 @@ async function serveOverHttp(
     return 1;
   }
   logError(`listening on ${server.url}`);
+  return await runUntilSignal(server, exit);
+}
+
+/**
+ * Waits for a server to finish: its input ends (stdio), or a signal shuts it down, after
+ * which the process exits 0 once stderr is flushed. A second signal exits 1 at once.
+ */
+async function runUntilSignal(
+  server: { done: Promise<void>; shutdown(reason: string): Promise<void> },
+  exit: (code: number) => never,
+): Promise<number> {
   onTerminationSignal(exit, async (signal) => {
     await server.shutdown(`received ${signal}`);
     await stderrLog.flush(FLUSH_STDERR_MS);

@@ -9,16 +9,14 @@ import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { CreateMessageRequestSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-import { createCore } from "../lib/core/handle.ts";
 import { createOutbound } from "../lib/core/outbound.ts";
 import { createSession } from "../lib/core/session.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
-import { type HttpOptions, type HttpServer, serveHttp } from "../lib/transports/http.ts";
+import type { HttpOptions } from "../lib/transports/http.ts";
 import { createSessionTable } from "../lib/transports/http_sessions.ts";
 import type { JsonObject } from "../lib/util/json.ts";
-import { recorder } from "./_diagnostics.ts";
+import { serveForTest, type TestHttpServer } from "./_http_server.ts";
 import { readLines, withHangGuard } from "./_server_process.ts";
 
 const LEGACY = "2025-11-25";
@@ -80,43 +78,13 @@ function tools(): { tools: Tool[]; probe: Probe } {
   };
 }
 
-interface Started {
-  server: HttpServer;
-  url: string;
-  port: number;
+interface Started extends TestHttpServer {
   probe: Probe;
-  close(): Promise<void>;
 }
 
 function start(options: Partial<HttpOptions> = {}): Started {
   const { tools: all, probe } = tools();
-  const diagnostics = recorder();
-  const server = serveHttp({
-    hostname: "127.0.0.1",
-    port: 0,
-    core: createCore({
-      registry: createRegistry(contentsOf(all)),
-      pageSize: 100,
-      toolTimeoutMs: 10_000,
-      diagnostics,
-    }),
-    allowedHosts: [],
-    maxMessageBytes: 1 << 20,
-    maxConcurrency: 8,
-    shutdownGraceMs: 10_000,
-    diagnostics,
-    ...options,
-  });
-  return {
-    server,
-    url: server.url,
-    port: Number(new URL(server.url).port),
-    probe,
-    async close() {
-      await withHangGuard(server.shutdown("the test is over"), "shutdown");
-      await withHangGuard(server.done, "the server closing");
-    },
-  };
+  return { ...serveForTest(all, options), probe };
 }
 
 // ---------------------------------------------------------------------------------------

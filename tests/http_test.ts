@@ -5,17 +5,16 @@
 // client over HTTP. Nothing here measures time: waits are events, loops are bounded.
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/client@2.4.0";
-import { createCore } from "../lib/core/handle.ts";
 import { loadQuietly } from "./_in_process.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
-import { type HttpOptions, type HttpServer, serveHttp } from "../lib/transports/http.ts";
+import type { HttpOptions } from "../lib/transports/http.ts";
 import { createAnswer, UNREAD_NOTIFICATIONS_BOUND_BYTES } from "../lib/transports/http_answer.ts";
 import { acceptsEventStream, decodeHeaderValue } from "../lib/transports/http_headers.ts";
 import { hostNameOf } from "../lib/transports/http_guard.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { recorder } from "./_diagnostics.ts";
+import { serveForTest, type TestHttpServer } from "./_http_server.ts";
 import { FIXTURE_TOOLS, readLines, withHangGuard } from "./_server_process.ts";
 
 const MODERN = "2026-07-28";
@@ -111,47 +110,13 @@ async function fixtureTools(): Promise<Tool[]> {
 // ---------------------------------------------------------------------------------------
 // A server in this process, on 127.0.0.1 and a free port, and ways to talk to it.
 
-interface Started {
-  server: HttpServer;
-  url: string;
-  port: number;
+interface Started extends TestHttpServer {
   probe: Probe;
-  diagnostics: ReturnType<typeof recorder>;
-  /** Shuts the server down and waits until it has closed. */
-  close(): Promise<void>;
 }
 
 async function start(options: Partial<HttpOptions> = {}): Promise<Started> {
   const { tools, probe } = probeTools();
-  const diagnostics = recorder();
-  const all = [...await fixtureTools(), ...tools];
-  const server = serveHttp({
-    hostname: "127.0.0.1",
-    port: 0,
-    core: createCore({
-      registry: createRegistry(contentsOf(all)),
-      pageSize: 100,
-      toolTimeoutMs: 10_000,
-      diagnostics,
-    }),
-    allowedHosts: [],
-    maxMessageBytes: 1 << 20,
-    maxConcurrency: 8,
-    shutdownGraceMs: 10_000,
-    diagnostics,
-    ...options,
-  });
-  return {
-    server,
-    url: server.url,
-    port: Number(new URL(server.url).port),
-    probe,
-    diagnostics,
-    async close() {
-      await withHangGuard(server.shutdown("the test is over"), "shutdown");
-      await withHangGuard(server.done, "the server closing");
-    },
-  };
+  return { ...serveForTest([...await fixtureTools(), ...tools], options), probe };
 }
 
 /** The headers a 2026-07-28 client sends with `method` (and `Mcp-Name` when given). */

@@ -162,17 +162,18 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
   // First every error (as the validator alone would say); if naming them runs out of steps,
   // the first one only, stopping at it; if even that does, none: at most 2 × MESSAGE_STEPS.
   const first = (value: unknown) => validate(value, schema as Schema, draft, lookup, true);
+  const attempts: [(value: unknown) => ValidationResult, string][] = [
+    [(value) => validator.validate(value), ""],
+    [first, " (the first mismatch; checking stopped there)"],
+  ];
   const locate: SchemaCheck = (value) => {
-    try {
-      return bounded(() => validator.validate(value), value, 0, false, targets);
-    } catch (error) {
-      if (!(error instanceof ValidationTooCostly)) throw error;
-    }
-    try {
-      const message = bounded(() => first(value), value, 0, false, targets);
-      return `${message} (the first mismatch; checking stopped there)`;
-    } catch (error) {
-      if (!(error instanceof ValidationTooCostly)) throw error;
+    for (const [run, note] of attempts) {
+      try {
+        const message = bounded(() => run(value), value, 0, false, targets);
+        return message === undefined ? undefined : message + note;
+      } catch (error) {
+        if (!(error instanceof ValidationTooCostly)) throw error;
+      }
     }
     return UNLOCATED;
   };

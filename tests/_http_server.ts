@@ -1,0 +1,49 @@
+// An HTTP server in this process for tests: 127.0.0.1, a free port, the given tools, test-sized
+// limits and recorded diagnostics; `close()` shuts it down and waits until it has closed.
+import { createCore } from "../lib/core/handle.ts";
+import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
+import type { Tool } from "../lib/primitives/tools.ts";
+import { type HttpOptions, type HttpServer, serveHttp } from "../lib/transports/http.ts";
+import { recorder } from "./_diagnostics.ts";
+import { withHangGuard } from "./_server_process.ts";
+
+export interface TestHttpServer {
+  server: HttpServer;
+  url: string;
+  port: number;
+  diagnostics: ReturnType<typeof recorder>;
+  close(): Promise<void>;
+}
+
+export function serveForTest(
+  tools: readonly Tool[],
+  options: Partial<HttpOptions> = {},
+): TestHttpServer {
+  const diagnostics = recorder();
+  const server = serveHttp({
+    hostname: "127.0.0.1",
+    port: 0,
+    core: createCore({
+      registry: createRegistry(contentsOf(tools)),
+      pageSize: 100,
+      toolTimeoutMs: 10_000,
+      diagnostics,
+    }),
+    allowedHosts: [],
+    maxMessageBytes: 1 << 20,
+    maxConcurrency: 8,
+    shutdownGraceMs: 10_000,
+    diagnostics,
+    ...options,
+  });
+  return {
+    server,
+    url: server.url,
+    port: Number(new URL(server.url).port),
+    diagnostics,
+    async close() {
+      await withHangGuard(server.shutdown("the test is over"), "shutdown");
+      await withHangGuard(server.done, "the server closing");
+    },
+  };
+}
