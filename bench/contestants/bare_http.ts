@@ -1,0 +1,32 @@
+// The HTTP ceiling: the barest `Deno.serve` that answers the benchmark's request correctly.
+// It parses the JSON body once (`req.json()`) and answers a JSON-RPC result with
+// `Response.json()` (the faster pair on Deno, ../shared/ANCHORS.md). Not a server: no
+// headers, Host or Origin checked, no validation, no errors beyond "method not found".
+//
+// Run: deno run --allow-net bench/contestants/bare_http.ts [HOST:PORT]  (default 127.0.0.1:0)
+// Prints `listening on http://HOST:PORT/mcp` on stderr, as toolshed does.
+
+const [hostname, port] = (Deno.args[0] ?? "127.0.0.1:0").split(":");
+const encoder = new TextEncoder();
+
+Deno.serve({
+  hostname,
+  port: Number(port),
+  onListen: ({ port }) =>
+    Deno.stderr.writeSync(encoder.encode(`listening on http://${hostname}:${port}/mcp\n`)),
+}, async (req) => {
+  if (req.method !== "POST") return new Response(null, { status: 405 });
+  const { id, method, params } = await req.json();
+  if (method === "tools/call" && params?.name === "echo") {
+    return Response.json({
+      jsonrpc: "2.0",
+      id,
+      result: { resultType: "complete", content: [{ type: "text", text: params.arguments.text }] },
+    });
+  }
+  return Response.json({
+    jsonrpc: "2.0",
+    id,
+    error: { code: -32601, message: "Method not found" },
+  });
+});

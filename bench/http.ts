@@ -1,0 +1,348 @@
+// deno-lint-ignore-file no-console -- a benchmark prints its tables for people
+// The HTTP benchmark (deno task bench:http): `tools/call` of an echo tool over Streamable
+// HTTP, 2026-07-28 stateless requests, against three real server processes on 127.0.0.1: a
+// bare `Deno.serve` that parses the body and answers (the ceiling), toolshed with `--http`,
+// and the official TypeScript SDK v2's stateless handler. The load generator is wrk (Debian
+// package `wrk`), at 1 and 64 connections. Contestants are measured round by round,
+// interleaved, each in a fresh process; every ratio is taken within a round before the median
+// is taken. Every answer is checked: before each timed run a few requests go out with `fetch`
+// and their whole answers are compared with the exact expected JSON, and during the run wrk's
+// script counts every answer that is not a 200 carrying the echoed text (any such answer
+// fails the benchmark). Memory: a fresh toolshed answers 10,000, then 100,000, then 300,000
+// requests in all, and its RSS is read after each.
+//
+//   deno run -A bench/http.ts [--rounds N] [--seconds S] [--quick] [--write-readme]
+//                             [--json PATH]
+import { parseArgs } from "node:util";
+import { median } from "./e2e/measure.ts";
+import { check } from "./http/request.ts";
+import { cpuSeconds, type HttpContestant, rssMb, start } from "./http/server.ts";
+import { removeScript, wrk, type WrkResult } from "./http/wrk.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const LISTEN = "127.0.0.1:0";
+const CONNECTIONS = [1, 64] as const;
+/** RSS is read after this many requests in all; the target compares the first two. */
+const MEMORY_MARKS = [10_000, 100_000, 300_000] as const;
+
+const text = (value: string) => [{ type: "text", text: value }];
+const serverInfo = (name: string, version: string) => ({
+  "io.modelcontextprotocol/serverInfo": { name, version },
+});
+
+const CONTESTANTS: HttpContestant[] = [
+  {
+    key: "bare",
+    label: "bare `Deno.serve` (the ceiling)",
+    args: ["run", "-A", `${ROOT}bench/contestants/bare_http.ts`, LISTEN],
+    result: (t) => ({ resultType: "complete", content: text(t) }),
+  },
+  {
+    key: "toolshed",
+    label: "toolshed `--http`",
+    args: ["run", "-A", `${ROOT}main.ts`, "--http", LISTEN, "--tools", `${ROOT}bench/tools`],
+    result: (t) => ({
+      resultType: "complete",
+      content: text(t),
+      _meta: serverInfo("toolshed", "0.1.0"),
+    }),
+  },
+  {
+    key: "sdk",
+    label: "official TS SDK v2 2.4.0, `createMcpHandler`",
+    args: ["run", "-A", `${ROOT}bench/contestants/sdk_v2_http.ts`, LISTEN],
+    result: (t) => ({
+      resultType: "complete",
+      content: text(t),
+      _meta: serverInfo("sdk-v2", "1.0.0"),
+    }),
+  },
+];
+
+interface LoadFigures {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUsPerRequest: number;
+}
+
+interface RoundResult {
+  /** By connection count. */
+  load: Record<number, LoadFigures>;
+  peakRssMb: number;
+}
+
+interface MemoryResult {
+  /** RSS in MB after the number of requests in MEMORY_MARKS. */
+  rssMb: number[];
+  peakRssMb: number;
+}
+
+interface Round {
+  byKey: Record<string, RoundResult>;
+  memory: MemoryResult;
+}
+
+interface Target {
+  figure: string;
+  wanted: string;
+  ratio(round: Round): number;
+  holds(ratio: number): boolean;
+}
+
+const TARGETS: Target[] = [
+  {
+    figure: "requests/s at 64 connections vs bare `Deno.serve`",
+    wanted: "≥ 0.7×",
+    ratio: (r) => r.byKey.toolshed.load[64].rps / r.byKey.bare.load[64].rps,
+    holds: (x) => x >= 0.7,
+  },
+  {
+    figure: "requests/s at 64 connections vs official SDK v2",
+    wanted: "≥ 3×",
+    ratio: (r) => r.byKey.toolshed.load[64].rps / r.byKey.sdk.load[64].rps,
+    holds: (x) => x >= 3,
+  },
+  {
+    figure: "p50 latency at 1 connection vs bare `Deno.serve`",
+    wanted: "≤ 1.3×",
+    ratio: (r) => r.byKey.toolshed.load[1].p50Ms / r.byKey.bare.load[1].p50Ms,
+    holds: (x) => x <= 1.3,
+  },
+  {
+    figure: "memory flat: RSS after 100,000 requests vs after 10,000",
+    wanted: "≤ 1.1×",
+    ratio: (r) => r.memory.rssMb[1] / r.memory.rssMb[0],
+    holds: (x) => x <= 1.1,
+  },
+];
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      rounds: { type: "string", default: "5" },
+      seconds: { type: "string", default: "5" },
+      quick: { type: "boolean", default: false },
+      "write-readme": { type: "boolean", default: false },
+      json: { type: "string" },
+    },
+  });
+  const rounds = values.quick ? 1 : Number(values.rounds);
+  const seconds = values.quick ? 2 : Number(values.seconds);
+  await requireWrk();
+
+  const results: Round[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const byKey: Record<string, RoundResult> = {};
+      // Rotate the order each round so that no contestant always runs first or last.
+      const order = CONTESTANTS.map((_, i) => CONTESTANTS[(i + round) % CONTESTANTS.length]);
+      for (const contestant of order) {
+        progress(`Round ${round + 1}/${rounds}: ${contestant.label}`);
+        byKey[contestant.key] = await measureRound(contestant, seconds);
+      }
+      progress(`Round ${round + 1}/${rounds}: toolshed memory over 300,000 requests`);
+      results.push({ byKey, memory: await measureMemory(CONTESTANTS[1]) });
+    }
+  } finally {
+    await removeScript();
+  }
+
+  const report = summarize(results, seconds);
+  const tables = render(report);
+  console.log(tables);
+  if (values.json !== undefined) {
+    await Deno.writeTextFile(values.json, JSON.stringify(report, null, 2) + "\n");
+    progress(`Wrote ${values.json}`);
+  }
+  if (values["write-readme"]) {
+    await writeReadme(tables);
+    progress("Updated the HTTP part of the performance section of README.md");
+  }
+}
+
+/** A fresh process: checked, warmed up, then one timed run per connection count. */
+async function measureRound(contestant: HttpContestant, seconds: number): Promise<RoundResult> {
+  const server = await start(contestant);
+  try {
+    await check(contestant, server.url);
+    // Warm-up: let the JIT see the hot path, and every connection be opened once.
+    expectGood(contestant, await wrk({ url: server.url, connections: 64, seconds: 2 }));
+    const load: Record<number, LoadFigures> = {};
+    for (const connections of CONNECTIONS) {
+      await check(contestant, server.url);
+      const cpuBefore = cpuSeconds(server.pid);
+      const run = expectGood(contestant, await wrk({ url: server.url, connections, seconds }));
+      const cpuUsPerRequest = (cpuSeconds(server.pid) - cpuBefore) * 1e6 / run.requests;
+      load[connections] = { rps: run.rps, p50Ms: run.p50Ms, p99Ms: run.p99Ms, cpuUsPerRequest };
+    }
+    await check(contestant, server.url);
+    return { load, peakRssMb: rssMb(server.pid, "VmHWM") };
+  } finally {
+    await server.close();
+  }
+}
+
+/** A fresh process answers MEMORY_MARKS requests in all at 64 connections; RSS at each. */
+async function measureMemory(contestant: HttpContestant): Promise<MemoryResult> {
+  const server = await start(contestant);
+  try {
+    await check(contestant, server.url);
+    const rss: number[] = [];
+    let answered = 0;
+    for (const mark of MEMORY_MARKS) {
+      const run = await wrk({
+        url: server.url,
+        connections: 64,
+        seconds: 600,
+        limit: mark - answered,
+      });
+      answered += expectGood(contestant, run).requests;
+      rss.push(rssMb(server.pid, "VmRSS"));
+    }
+    await check(contestant, server.url);
+    return { rssMb: rss, peakRssMb: rssMb(server.pid, "VmHWM") };
+  } finally {
+    await server.close();
+  }
+}
+
+function expectGood(contestant: HttpContestant, run: WrkResult): WrkResult {
+  if (run.bad > 0 || run.requests === 0) {
+    throw new Error(
+      `${contestant.label}: ${run.bad} of ${run.requests} answers were wrong or failed`,
+    );
+  }
+  return run;
+}
+
+function summarize(results: Round[], seconds: number) {
+  const medians: Record<string, RoundResult> = {};
+  for (const { key } of CONTESTANTS) {
+    const mine = results.map((round) => round.byKey[key]);
+    const load: Record<number, LoadFigures> = {};
+    for (const c of CONNECTIONS) {
+      const of = (pick: (f: LoadFigures) => number) => median(mine.map((r) => pick(r.load[c])));
+      load[c] = {
+        rps: of((f) => f.rps),
+        p50Ms: of((f) => f.p50Ms),
+        p99Ms: of((f) => f.p99Ms),
+        cpuUsPerRequest: of((f) => f.cpuUsPerRequest),
+      };
+    }
+    medians[key] = { load, peakRssMb: median(mine.map((r) => r.peakRssMb)) };
+  }
+  const memory = {
+    rssMb: MEMORY_MARKS.map((_, i) => median(results.map((r) => r.memory.rssMb[i]))),
+    peakRssMb: median(results.map((r) => r.memory.peakRssMb)),
+  };
+  const targets = TARGETS.map((target) => {
+    const perRound = results.map(target.ratio);
+    const ratio = median(perRound);
+    return {
+      figure: target.figure,
+      wanted: target.wanted,
+      ratio,
+      perRound,
+      holds: target.holds(ratio),
+    };
+  });
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    machine: machine(),
+    deno: Deno.version.deno,
+    wrk: "4.1",
+    rounds: results.length,
+    secondsPerRun: seconds,
+    contestants: CONTESTANTS.map(({ key, label }) => ({ key, label })),
+    medians,
+    memory,
+    targets,
+    rounds_raw: results,
+  };
+}
+
+type Report = ReturnType<typeof summarize>;
+
+function render(report: Report): string {
+  const fixed = (value: number, digits: number) =>
+    value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const lines = [
+    `Measured ${report.date} on ${report.machine}, Deno ${report.deno}, wrk ${report.wrk}: ` +
+    `medians of ${report.rounds} interleaved rounds of ${report.secondsPerRun} s runs ` +
+    `(\`deno task bench:http\`), each contestant a fresh process per round. Ratios are medians ` +
+    `of per-round ratios. CPU is the server process's user + system time over the run ÷ ` +
+    `requests; the load generator shares the same cores.`,
+    "",
+    "| server | req/s, 1 conn | p50 ms, 1 conn | p99 ms, 1 conn | CPU µs/req, 1 conn | req/s, 64 conns | p50 ms, 64 conns | p99 ms, 64 conns | CPU µs/req, 64 conns | peak RSS MB |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const contestant of report.contestants) {
+    const r = report.medians[contestant.key];
+    const [one, many] = [r.load[1], r.load[64]];
+    lines.push(
+      `| ${contestant.label} | ${fixed(one.rps, 0)} | ${fixed(one.p50Ms, 3)} | ${
+        fixed(one.p99Ms, 3)
+      } | ${fixed(one.cpuUsPerRequest, 1)} | ${fixed(many.rps, 0)} | ${fixed(many.p50Ms, 3)} | ${
+        fixed(many.p99Ms, 3)
+      } | ${fixed(many.cpuUsPerRequest, 1)} | ${fixed(r.peakRssMb, 1)} |`,
+    );
+  }
+  const [after10k, after100k, after300k] = report.memory.rssMb;
+  lines.push(
+    "",
+    `toolshed's RSS (a fresh process, 64 connections, every answer checked): ` +
+      `${fixed(after10k, 1)} MB after 10,000 requests, ${fixed(after100k, 1)} MB after ` +
+      `100,000, ${fixed(after300k, 1)} MB after 300,000 (peak ${
+        fixed(report.memory.peakRssMb, 1)
+      } MB).`,
+    "",
+    "| target | wanted | toolshed | per round |",
+    "|---|---|---|---|",
+  );
+  for (const target of report.targets) {
+    lines.push(
+      `| ${target.figure} | ${target.wanted} | ${fixed(target.ratio, 2)}× ${
+        target.holds ? "✓ met" : "✗ missed"
+      } | ${target.perRound.map((x) => fixed(x, 2)).join(", ")} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+async function requireWrk(): Promise<void> {
+  try {
+    await new Deno.Command("wrk", { args: ["--version"], stdout: "null", stderr: "null" })
+      .output();
+  } catch {
+    throw new Error("Cannot run wrk: install it (Debian: apt-get install -y wrk)");
+  }
+}
+
+function machine(): string {
+  const cpu = Deno.readTextFileSync("/proc/cpuinfo").match(/^model name\s*:\s*(.+)$/m)?.[1];
+  return `${navigator.hardwareConcurrency} cores (${cpu ?? "unknown CPU"}), ${Deno.build.os}`;
+}
+
+async function writeReadme(tables: string): Promise<void> {
+  const path = `${ROOT}README.md`;
+  const readme = await Deno.readTextFile(path);
+  const begin = "<!-- http:begin (generated by deno task bench:http --write-readme) -->";
+  const end = "<!-- http:end -->";
+  const from = readme.indexOf(begin);
+  const to = readme.indexOf(end);
+  if (from === -1 || to === -1) throw new Error("README.md has no http markers");
+  await Deno.writeTextFile(
+    path,
+    readme.slice(0, from + begin.length) + "\n" + tables + "\n" + readme.slice(to),
+  );
+  // Keep the README as `deno fmt` wants it, so the gate stays green after a run.
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", path], stderr: "null" }).output();
+}
+
+function progress(message: string): void {
+  console.error(message);
+}
+
+if (import.meta.main) await main();
