@@ -7,7 +7,7 @@
 import { type Options, parseCommand, USAGE } from "./lib/host/cli.ts";
 import type { ListenAddress } from "./lib/host/listen_address.ts";
 import { type Core, createCore } from "./lib/core/handle.ts";
-import { contentsOf, createRegistry } from "./lib/primitives/registry.ts";
+import { contentsOf, createRegistry, type Registry } from "./lib/primitives/registry.ts";
 import { logError, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
 import { SERVER_INFO } from "./lib/wire/protocol.ts";
 import { serve } from "./lib/transports/stdio.ts";
@@ -27,7 +27,7 @@ const WAITING_BOUND_BYTES = 1024 * 1024;
 
 async function main(args: string[], exit: (code: number) => never): Promise<number> {
   const stdout = guardStdout();
-  const command = parseCommand(args);
+  const command = parseCommand(args, (name) => Deno.env.get(name));
   switch (command.kind) {
     case "help":
       // deno-lint-ignore no-console
@@ -39,6 +39,9 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       return 0;
     case "usage-error":
       logError(`${command.message}\n\n${USAGE}`);
+      return 2;
+    case "refused":
+      logError(command.message);
       return 2;
   }
   const { options } = command;
@@ -74,13 +77,14 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
         `serve them from a directory on disk with --tools DIR`,
     );
   }
+  const registry = createRegistry(contentsOf(loaded.tools));
   const core = createCore({
-    registry: createRegistry(contentsOf(loaded.tools)),
+    registry,
     pageSize: options.pageSize,
     toolTimeoutMs: options.toolTimeoutMs,
     diagnostics: stderrDiagnostics,
   });
-  if (options.http) return await serveOverHttp(options, options.http, core, exit);
+  if (options.http) return await serveOverHttp(options, options.http, core, registry, exit);
   if (Deno.stdin.isTerminal()) greet(loaded, toolsDir);
 
   const server = serve({
@@ -102,6 +106,7 @@ async function serveOverHttp(
   options: Options,
   address: ListenAddress,
   core: Core,
+  registry: Registry,
   exit: (code: number) => never,
 ): Promise<number> {
   let server: HttpServer;
@@ -109,6 +114,9 @@ async function serveOverHttp(
     server = serveHttp({
       ...address,
       core,
+      registry,
+      bearerToken: options.bearerToken,
+      logRequests: options.logRequests,
       allowedHosts: options.allowHosts ?? [],
       maxMessageBytes: options.maxMessageBytes,
       maxConcurrency: options.maxConcurrency,

@@ -20,15 +20,12 @@ export function serveForTest(
   options: Partial<HttpOptions> = {},
 ): TestHttpServer {
   const diagnostics = recorder();
+  const registry = createRegistry(contentsOf(tools));
   const server = serveHttp({
     hostname: "127.0.0.1",
     port: 0,
-    core: createCore({
-      registry: createRegistry(contentsOf(tools)),
-      pageSize: 100,
-      toolTimeoutMs: 10_000,
-      diagnostics,
-    }),
+    core: createCore({ registry, pageSize: 100, toolTimeoutMs: 10_000, diagnostics }),
+    registry,
     allowedHosts: [],
     maxMessageBytes: 1 << 20,
     maxConcurrency: 8,

@@ -1,6 +1,14 @@
 // Command-line flags: parseCommand() on its own, then main.ts as a process for the exit codes.
 import assert from "node:assert/strict";
-import { type Command, DEFAULTS, MAX_FLAG_VALUE, parseCommand, USAGE } from "../lib/host/cli.ts";
+import {
+  type Command,
+  DEFAULTS,
+  MAX_FLAG_VALUE,
+  parseCommand,
+  TOKEN_ENV,
+  USAGE,
+} from "../lib/host/cli.ts";
+import { isLoopbackHost } from "../lib/host/listen_address.ts";
 
 const REPO = new URL("../", import.meta.url);
 const REPO_PATH = decodeURIComponent(REPO.pathname);
@@ -308,11 +316,11 @@ interface Output {
   stderr: string;
 }
 
-async function runMain(args: string[]): Promise<Output> {
+async function runMain(args: string[], env: Record<string, string> = {}): Promise<Output> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts", ...args],
     cwd: REPO_PATH,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -373,7 +381,7 @@ Deno.test("main.ts exits 2 on a usage error, 1 on a bad tool, 0 for --version an
 
 Deno.test("parseCommand() reads --http as HOST:PORT, [IPV6]:PORT, :PORT or PORT", () => {
   const http = (value: string) => {
-    const command = parseCommand(["--http", value]);
+    const command = parseCommand(["--http", value, "--allow-unauthenticated"]);
     assert.strictEqual(command.kind, "serve", JSON.stringify(command));
     return (command as Extract<Command, { kind: "serve" }>).options.http;
   };
@@ -460,4 +468,137 @@ Deno.test("main.ts exits 1 when it cannot listen on the --http address", async (
   } finally {
     taken.close();
   }
+});
+
+// ---------------------------------------------------------------------------------------
+// The bearer token, the refusal to serve beyond loopback without one, --log-requests.
+
+/** An environment holding only the token. */
+const withToken = (token: string) => (name: string) => name === TOKEN_ENV ? token : undefined;
+
+Deno.test("parseCommand() takes the bearer token from TOOLSHED_HTTP_TOKEN with --http only", () => {
+  assert.strictEqual(TOKEN_ENV, "TOOLSHED_HTTP_TOKEN");
+  assert.deepStrictEqual(parseCommand(["--http", ":0"], withToken("s3cr3t-t0ken_~+/=")), {
+    kind: "serve",
+    options: {
+      tools: undefined,
+      ...DEFAULTS,
+      http: { hostname: "127.0.0.1", port: 0 },
+      bearerToken: "s3cr3t-t0ken_~+/=",
+    },
+  });
+  // stdio has no use for it, and never reads it.
+  assert.deepStrictEqual(parseCommand([], withToken("x")), {
+    kind: "serve",
+    options: { tools: undefined, ...DEFAULTS },
+  });
+});
+
+Deno.test("parseCommand() refuses an empty token, or one that cannot travel as a bearer token", () => {
+  for (
+    const [token, what] of [["", "empty"], ["two words", "not a bearer token"], [
+      "é",
+      "not a bearer token",
+    ]]
+  ) {
+    assert.deepStrictEqual(parseCommand(["--http", ":0"], withToken(token)), {
+      kind: "refused",
+      message: `Cannot serve --http: TOOLSHED_HTTP_TOKEN is ${what}: use letters, digits and ` +
+        '"-._~+/", optionally ending in "="',
+    }, token);
+  }
+});
+
+Deno.test("parseCommand() refuses a non-loopback --http address without a token unless --allow-unauthenticated", () => {
+  for (const address of ["0.0.0.0:8080", "[::]:8080", "192.168.1.10:80", "example.com:80"]) {
+    const command = parseCommand(["--http", address]);
+    assert.strictEqual(command.kind, "refused", address);
+    assert.match(
+      (command as { message: string }).message,
+      /^Refusing to serve --http on ".+", which is not a loopback address, without a token: set TOOLSHED_HTTP_TOKEN, or pass --allow-unauthenticated if something in front of toolshed authenticates its clients$/,
+    );
+    assert.strictEqual(parseCommand(["--http", address], withToken("t")).kind, "serve", address);
+  }
+  assert.deepStrictEqual(parseCommand(["--http", "0.0.0.0:8080", "--allow-unauthenticated"]), {
+    kind: "serve",
+    options: {
+      tools: undefined,
+      ...DEFAULTS,
+      http: { hostname: "0.0.0.0", port: 8080 },
+      allowUnauthenticated: true,
+    },
+  });
+  for (const address of ["127.0.0.1:0", "127.8.9.10:0", "localhost:0", "[::1]:0", ":0", "0"]) {
+    assert.strictEqual(parseCommand(["--http", address]).kind, "serve", address);
+  }
+});
+
+Deno.test("isLoopbackHost() knows localhost, 127.0.0.0/8 and ::1, and nothing else", () => {
+  for (const host of ["localhost", "127.0.0.1", "127.255.0.1", "::1"]) {
+    assert.strictEqual(isLoopbackHost(host), true, host);
+  }
+  for (const host of ["0.0.0.0", "::", "10.0.0.1", "128.0.0.1", "localhost.example.com", "::2"]) {
+    assert.strictEqual(isLoopbackHost(host), false, host);
+  }
+});
+
+Deno.test("parseCommand() takes --log-requests, and it and --allow-unauthenticated need --http", () => {
+  assert.deepStrictEqual(parseCommand(["--http", ":0", "--log-requests"]), {
+    kind: "serve",
+    options: {
+      tools: undefined,
+      ...DEFAULTS,
+      http: { hostname: "127.0.0.1", port: 0 },
+      logRequests: true,
+    },
+  });
+  assert.deepStrictEqual(
+    parseCommand(["--log-requests"]),
+    usageError("--log-requests needs --http"),
+  );
+  assert.deepStrictEqual(
+    parseCommand(["--allow-unauthenticated"]),
+    usageError("--allow-unauthenticated needs --http"),
+  );
+});
+
+Deno.test("USAGE lists --allow-unauthenticated, --log-requests and the token's variable", () => {
+  assert.ok(USAGE.includes("--allow-unauthenticated"));
+  assert.ok(USAGE.includes("--log-requests"));
+  assert.ok(USAGE.includes("TOOLSHED_HTTP_TOKEN"));
+});
+
+Deno.test("main.ts exits 2 with one line when asked to serve 0.0.0.0 without a token", async () => {
+  const run = await runMain(["--http", "0.0.0.0:0", "--tools", "tests/fixtures/tools"], {
+    [TOKEN_ENV]: "",
+  });
+  assert.strictEqual(run.code, 2, run.stderr);
+  assert.strictEqual(run.stdout, "");
+  assert.strictEqual(
+    run.stderr,
+    "toolshed: Cannot serve --http: TOOLSHED_HTTP_TOKEN is empty: use letters, digits and " +
+      '"-._~+/", optionally ending in "="\n',
+  );
+  const unset = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "main.ts", "--http", "0.0.0.0:0", "--tools", "tests/fixtures/tools"],
+    cwd: REPO_PATH,
+    // Whatever the test's own environment holds, the token is not set here.
+    env: Object.fromEntries(
+      ["NO_COLOR", "HOME", "PATH", "DENO_DIR", "XDG_CACHE_HOME"].flatMap((name) => {
+        const value = name === "NO_COLOR" ? "1" : Deno.env.get(name);
+        return value === undefined ? [] : [[name, value]];
+      }),
+    ),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.strictEqual(unset.code, 2);
+  assert.strictEqual(
+    new TextDecoder().decode(unset.stderr),
+    'toolshed: Refusing to serve --http on "0.0.0.0", which is not a loopback address, without ' +
+      "a token: set TOOLSHED_HTTP_TOKEN, or pass --allow-unauthenticated if something in front " +
+      "of toolshed authenticates its clients\n",
+  );
 });

@@ -742,6 +742,88 @@ Deno.test("serveHttp() streams progress a synchronous tool sent before its resul
   }
 });
 
+Deno.test("serveHttp() sends a keep-alive comment on an event stream left idle, then the result", async () => {
+  const http = await start({ keepAliveMs: 1 });
+  try {
+    const response = await fetch(http.url, {
+      method: "POST",
+      headers: modernHeaders("tools/call", "held"),
+      body: JSON.stringify(callBody(24, "held", { meta: { progressToken: "p-24" } })),
+    });
+    strictEqual(response.headers.get("cache-control"), "no-cache, no-transform");
+    strictEqual(response.headers.get("x-accel-buffering"), "no");
+    const lines = readLines(response.body!);
+    const seen: string[] = [];
+    // The progress event, then (the tool being held) comments: wait for the first one.
+    for (let i = 0; i < 100 && !seen.includes(": keep-alive"); i++) {
+      const next = await withHangGuard(lines.next(), "a keep-alive comment");
+      if (next.done) break;
+      seen.push(next.value);
+    }
+    match(seen[0], /^data: .*"notifications\/progress"/);
+    strictEqual(seen[1], "");
+    ok(seen.includes(": keep-alive"), seen.join("\n"));
+    http.probe.release(0);
+    // Comments may keep coming until the result; a client's SSE parser skips them.
+    const rest: string[] = [];
+    for (let i = 0; i < 100_000; i++) {
+      const next = await withHangGuard(lines.next(), "the rest of the stream");
+      if (next.done) break;
+      rest.push(next.value);
+    }
+    ok(rest.every((line) => line === "" || line === ": keep-alive" || line.startsWith("data: ")));
+    const data = rest.filter((line) => line.startsWith("data: "));
+    strictEqual(data.length, 1, "the result, once");
+    strictEqual(JSON.parse(data[0].slice("data: ".length)).id, 24);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() with logRequests writes one line per request: method, path, status, JSON-RPC method, duration", async () => {
+  const entries: string[] = [];
+  let wanted = 0;
+  let reached: () => void = () => {};
+  const diagnostics = {
+    error(message: string) {
+      entries.push(message);
+      if (entries.length === wanted) reached();
+    },
+    forward: () => undefined,
+  };
+  const http = await start({ logRequests: true, diagnostics });
+  try {
+    const logged = new Promise<void>((resolve) => reached = resolve);
+    wanted = 4;
+    await call(http.url, 1, "echo");
+    await post(http.url, { jsonrpc: "2.0", method: "notifications/initialized" }, {
+      ...modernHeaders("notifications/initialized"),
+    });
+    await post(http.url, "not json", modernHeaders("tools/call"));
+    await (await fetch(new URL("/healthz", http.url))).text();
+    await withHangGuard(logged, "four log lines");
+    const ms = String.raw`\d+\.\d ms`;
+    match(entries[0], new RegExp(`^POST /mcp 200 tools/call ${ms}$`));
+    match(entries[1], new RegExp(`^POST /mcp 202 notifications/initialized ${ms}$`));
+    match(entries[2], new RegExp(`^POST /mcp 400 - ${ms}$`));
+    match(entries[3], new RegExp(`^GET /healthz 200 - ${ms}$`));
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() writes no request lines without logRequests", async () => {
+  const http = await start();
+  try {
+    await call(http.url, 1, "echo");
+    await (await fetch(new URL("/healthz", http.url))).text();
+  } finally {
+    await http.close();
+  }
+  // Only the shutdown's own line.
+  deepStrictEqual(http.diagnostics.entries, ["toolshed: Shutting down: the test is over\n"]);
+});
+
 Deno.test("serveHttp() answers with JSON when the client does not accept event streams", async () => {
   const http = await start();
   try {

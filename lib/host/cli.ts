@@ -2,7 +2,16 @@
 import { parseArgs } from "./args.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { ENV_NAME, MAX_OUTPUT_BYTES, MAX_PROGRAMS } from "../programs/executable.ts";
-import { type ListenAddress, parseAllowedHost, parseListenAddress } from "./listen_address.ts";
+import { BEARER_TOKEN } from "../transports/http_auth.ts";
+import {
+  isLoopbackHost,
+  type ListenAddress,
+  parseAllowedHost,
+  parseListenAddress,
+} from "./listen_address.ts";
+
+/** The environment variable holding the bearer token HTTP requests must carry. */
+export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
 
 export interface Options {
   /** The tools directory as given, or undefined for the default. */
@@ -25,13 +34,21 @@ export interface Options {
   http?: ListenAddress;
   /** Host names HTTP requests may carry besides the loopback ones (absent: none). */
   allowHosts?: readonly string[];
+  /** With --http: the token every request must carry (from $TOOLSHED_HTTP_TOKEN). */
+  bearerToken?: string;
+  /** With --http: serve a non-loopback address without a token (--allow-unauthenticated). */
+  allowUnauthenticated?: boolean;
+  /** With --http: one line per request on stderr (--log-requests). */
+  logRequests?: boolean;
 }
 
 export type Command =
   | { kind: "serve"; options: Options }
   | { kind: "help" }
   | { kind: "version" }
-  | { kind: "usage-error"; message: string };
+  | { kind: "usage-error"; message: string }
+  /** Flags that parse but must not run together as given: one line, exit 2, no usage. */
+  | { kind: "refused"; message: string };
 
 export const DEFAULTS = {
   maxMessageBytes: 4 * 1024 * 1024,
@@ -77,6 +94,10 @@ Options:
                              a free one
   --allow-host NAME          With --http: a host name requests may carry in Host and
                              Origin besides localhost, 127.0.0.1 and [::1] (repeatable)
+  --allow-unauthenticated    With --http: serve an address that is not loopback although
+                             ${TOKEN_ENV} is not set (behind an authenticating proxy)
+  --log-requests             With --http: one line per request on stderr (method, path,
+                             status, JSON-RPC method, duration)
   -h, --help                 Show this help
   -V, --version              Show the version`;
 
@@ -93,7 +114,14 @@ const NUMERIC_FLAGS = {
   "max-programs": "maxPrograms",
 } as const;
 
-export function parseCommand(args: string[]): Command {
+/**
+ * Reads the command line; `env` reads the environment (only $TOOLSHED_HTTP_TOKEN, and only
+ * with --http).
+ */
+export function parseCommand(
+  args: string[],
+  env: (name: string) => string | undefined = () => undefined,
+): Command {
   let values;
   try {
     ({ values } = parseArgs({
@@ -111,6 +139,8 @@ export function parseCommand(args: string[]): Command {
         "allow-outside-symlinks": { type: "boolean" },
         http: { type: "string" },
         "allow-host": { type: "string", multiple: true },
+        "allow-unauthenticated": { type: "boolean" },
+        "log-requests": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -148,7 +178,53 @@ export function parseCommand(args: string[]): Command {
   }
   if (passEnv.length > 0) options.passEnv = passEnv;
   if (values["allow-outside-symlinks"]) options.allowOutsideSymlinks = true;
-  return withHttp(options, values.http, values["allow-host"]);
+  const command = withHttp(options, values.http, values["allow-host"]);
+  if (command.kind !== "serve") return command;
+  return withHttpSecurity(command.options, {
+    allowUnauthenticated: values["allow-unauthenticated"] === true,
+    logRequests: values["log-requests"] === true,
+    token: env(TOKEN_ENV),
+  });
+}
+
+/**
+ * Adds the bearer token, --allow-unauthenticated and --log-requests; refuses a token that
+ * cannot travel in a header, and an address beyond loopback with no token unless the
+ * operator said so.
+ */
+function withHttpSecurity(
+  options: Options,
+  given: { allowUnauthenticated: boolean; logRequests: boolean; token: string | undefined },
+): Command {
+  const { http } = options;
+  if (http === undefined) {
+    if (given.allowUnauthenticated) {
+      return { kind: "usage-error", message: "--allow-unauthenticated needs --http" };
+    }
+    if (given.logRequests) return { kind: "usage-error", message: "--log-requests needs --http" };
+    return { kind: "serve", options };
+  }
+  if (given.token !== undefined) {
+    if (!BEARER_TOKEN.test(given.token)) {
+      return {
+        kind: "refused",
+        message: `Cannot serve --http: ${TOKEN_ENV} is ${
+          given.token === "" ? "empty" : "not a bearer token"
+        }: use letters, digits and "-._~+/", optionally ending in "="`,
+      };
+    }
+    options.bearerToken = given.token;
+  } else if (!isLoopbackHost(http.hostname) && !given.allowUnauthenticated) {
+    return {
+      kind: "refused",
+      message: `Refusing to serve --http on "${http.hostname}", which is not a loopback ` +
+        `address, without a token: set ${TOKEN_ENV}, or pass --allow-unauthenticated if ` +
+        "something in front of toolshed authenticates its clients",
+    };
+  }
+  if (given.allowUnauthenticated) options.allowUnauthenticated = true;
+  if (given.logRequests) options.logRequests = true;
+  return { kind: "serve", options };
 }
 
 /** Adds --http and --allow-host to the options, or says what is wrong with them. */

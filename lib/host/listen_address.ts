@@ -37,3 +37,12 @@ export function parseAllowedHost(value: string): string | undefined {
   if (value.startsWith("[") && !value.endsWith("]")) return undefined; // [v6]:port
   return hostNameOf(value);
 }
+
+/**
+ * Whether a --http host reaches this machine only: `localhost`, 127.0.0.0/8 or `::1`. A
+ * wildcard (`0.0.0.0`, `::`) and any other name or address are not.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "::1" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}

@@ -19,6 +19,16 @@ export interface Tool {
   timeoutMs: number | undefined;
   /** Client capabilities a call needs (their top-level keys), or undefined for none. */
   requiredClientCapabilities: Readonly<JsonObject> | undefined;
+  /** The arguments its inputSchema mirrors into `Mcp-Param-*` headers (`x-mcp-header`). */
+  headerParams: readonly HeaderParam[];
+}
+
+/** An argument mirrored into the HTTP header `Mcp-Param-<header>` (SEP-2243). */
+export interface HeaderParam {
+  /** The `x-mcp-header` value: the header is `Mcp-Param-<header>`. */
+  header: string;
+  /** Property names from the arguments object down to the argument. */
+  path: readonly string[];
 }
 
 /** Tools found together, sorted by name, and an index by name (what discovery returns). */
@@ -89,6 +99,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     );
   }
   checkWireFields(definition);
+  const headerParams = headerParamsOf(inputSchema);
   return {
     name,
     file,
@@ -102,7 +113,84 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     requiredClientCapabilities: required === undefined
       ? undefined
       : Object.freeze(structuredClone(required as JsonObject)),
+    headerParams,
   };
+}
+
+/** The `x-mcp-header` annotation (SEP-2243, 2026-07-28 `basic/transports`). */
+const X_MCP_HEADER = "x-mcp-header";
+/** An HTTP field name (RFC 9110 `1*tchar`), what follows `Mcp-Param-`. */
+const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** The property types an `x-mcp-header` may mark (never `number`, objects or arrays). */
+const HEADER_TYPES = new Set(["string", "integer", "boolean"]);
+/** Keywords whose values are data, not schemas: an `x-mcp-header` key there is a value. */
+const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples"]);
+
+/**
+ * The arguments an inputSchema marks with `x-mcp-header`, checked as clients check them
+ * (they drop a tool that breaks a rule): only on a `string`, `integer` or `boolean` property
+ * reachable from the root through `properties` alone, its value a non-empty header token
+ * unique ignoring case. An annotation anywhere else (under `items`, `anyOf`, `$defs`) is
+ * refused too, rather than silently never mirrored.
+ */
+function headerParamsOf(inputSchema: JsonObject): HeaderParam[] {
+  const found: HeaderParam[] = [];
+  const seen = new Map<string, string>();
+  const where = (path: readonly string[]) => path.length === 0 ? "the root" : `"${path.join(".")}"`;
+  const visit = (schema: unknown, path: string[] | undefined, pointer: string): void => {
+    if (Array.isArray(schema)) {
+      schema.forEach((item, i) => visit(item, undefined, `${pointer}/${i}`));
+      return;
+    }
+    if (!isObject(schema)) return;
+    if (Object.hasOwn(schema, X_MCP_HEADER)) {
+      const header = schema[X_MCP_HEADER];
+      if (path === undefined || path.length === 0) {
+        throw new Error(
+          `inputSchema has "${X_MCP_HEADER}" at "${pointer}": it may only mark a property ` +
+            `reachable through "properties" alone`,
+        );
+      }
+      if (typeof header !== "string" || !HEADER_TOKEN.test(header)) {
+        throw new Error(
+          `inputSchema property ${where(path)} has an invalid "${X_MCP_HEADER}": ` +
+            `${JSON.stringify(header)} is not a non-empty HTTP header name token`,
+        );
+      }
+      if (typeof schema.type !== "string" || !HEADER_TYPES.has(schema.type)) {
+        throw new Error(
+          `inputSchema property ${where(path)} has "${X_MCP_HEADER}" but its type is ` +
+            `${
+              JSON.stringify(schema.type ?? null)
+            }: only "string", "integer" and "boolean" can be ` +
+            `mirrored into a header`,
+        );
+      }
+      const clash = seen.get(header.toLowerCase());
+      if (clash !== undefined) {
+        throw new Error(
+          `inputSchema properties "${clash}" and "${path.join(".")}" have the same ` +
+            `"${X_MCP_HEADER}" ${JSON.stringify(header)} (header names ignore case)`,
+        );
+      }
+      seen.set(header.toLowerCase(), path.join("."));
+      found.push({ header, path: Object.freeze([...path]) });
+    }
+    for (const [key, value] of Object.entries(schema)) {
+      if (DATA_KEYWORDS.has(key)) continue;
+      const at = `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+      if (key === "properties" && isObject(value)) {
+        for (const [name, property] of Object.entries(value)) {
+          const escaped = name.replaceAll("~", "~0").replaceAll("/", "~1");
+          visit(property, path === undefined ? undefined : [...path, name], `${at}/${escaped}`);
+        }
+      } else {
+        visit(value, undefined, at);
+      }
+    }
+  };
+  visit(inputSchema, [], "");
+  return found;
 }
 
 /** The fields tools/list sends, which must reach the client as the tool defined them. */

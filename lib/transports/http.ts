@@ -3,7 +3,7 @@
 // request or notification, stateless, and gets its own answer. A 2025-era client opens a
 // session with `initialize` (http_sessions.ts) and sends its id with every later POST,
 // responses to the server's own requests included, and with the DELETE that ends it. A
-// request passes the Host/Origin guard, the media type, the body limit and the validation
+// request passes the Host/Origin guard, the bearer token (when one is set), the media type, the body limit and the validation
 // ladder (http_admission.ts), waits for one of --max-concurrency slots, and then runs
 // through the same request core as over stdio, with a fresh context: no session, or its
 // 2025-era session. Its answer is JSON, or a stream of server-sent events when it may send
@@ -25,8 +25,10 @@ import type { RequestContext } from "../core/context.ts";
 import type { Core } from "../core/handle.ts";
 import type { Outbound } from "../core/outbound.ts";
 import { createSession, type Session } from "../core/session.ts";
-import { admit } from "./http_admission.ts";
-import { createAnswer, jsonAnswer } from "./http_answer.ts";
+import type { Registry } from "../primitives/registry.ts";
+import { type Admission, admit, type MirroredArguments } from "./http_admission.ts";
+import { createAnswer, jsonAnswer, KEEP_ALIVE_MS } from "./http_answer.ts";
+import { type BearerCheck, challengeOf, createBearerCheck } from "./http_auth.ts";
 import { readBody } from "./http_body.ts";
 import {
   errorMessage,
@@ -35,6 +37,7 @@ import {
   sessionRequired,
   sessionVersionMismatch,
   statusOf,
+  unauthorized,
 } from "./http_errors.ts";
 import { createHostGuard, hostNameOf, LOOPBACK_NAMES } from "./http_guard.ts";
 import { acceptsEventStream, isJsonContentType, PROTOCOL_VERSION_HEADER } from "./http_headers.ts";
@@ -57,6 +60,14 @@ export interface HttpOptions {
   /** 0 picks a free port. */
   port: number;
   core: Core;
+  /** The core's registry: where `tools/call` finds the arguments a tool mirrors in headers. */
+  registry: Registry;
+  /** When set, every request to /mcp must carry `Authorization: Bearer <bearerToken>`. */
+  bearerToken?: string;
+  /** An event stream idle this long gets a `: keep-alive` comment (default 15 s). */
+  keepAliveMs?: number;
+  /** One line per HTTP request through the diagnostics (`--log-requests`). */
+  logRequests?: boolean;
   /** Names allowed in Host and Origin besides the loopback names and the bound address. */
   allowedHosts: readonly string[];
   /** Longest accepted request body, in bytes; a longer one gets 413. */
@@ -95,8 +106,20 @@ const ALLOW = "POST, DELETE";
 /** The client capabilities that let a 2025-era server send requests to the client. */
 const ASKABLE = ["sampling", "elicitation", "roots"];
 
+/** What the request log learns about a request on its way through (`--log-requests`). */
+interface RequestNote {
+  /** The JSON-RPC method of the message, once it is read. */
+  rpcMethod?: string;
+}
+
 export function serveHttp(options: HttpOptions): HttpServer {
   const { core, diagnostics } = options;
+  const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
+  const checkBearer: BearerCheck | undefined = options.bearerToken === undefined
+    ? undefined
+    : createBearerCheck(options.bearerToken);
+  const mirroredOf: MirroredArguments = (tool) =>
+    options.registry.current().tools.byKey.get(tool)?.headerParams;
   // The FIFO counting semaphore programs use (it knows nothing of programs): one
   // process-wide cap, since every POST is a connection of its own.
   const slots = createSlots(options.maxConcurrency);
@@ -123,7 +146,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       diagnostics.error("An HTTP request failed", error);
       return jsonAnswer(errorMessage(undefined, internalError(messageOf(error))), 500);
     },
-  }, route);
+  }, options.logRequests ? logged : unlogged);
   const address = server.addr;
   const guard = createHostGuard([
     ...LOOPBACK_NAMES,
@@ -131,11 +154,34 @@ export function serveHttp(options: HttpOptions): HttpServer {
     ...options.allowedHosts.map((name) => hostNameOf(name) ?? name),
   ]);
 
-  function route(request: Request): Response | Promise<Response> {
+  function unlogged(request: Request): Response | Promise<Response> {
+    return route(request);
+  }
+
+  /** `route`, then one line on the diagnostics once the answer is sent or abandoned. */
+  async function logged(
+    request: Request,
+    info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+  ): Promise<Response> {
+    const started = performance.now();
+    const note: RequestNote = {};
+    const response = await route(request, note);
+    const log = () => {
+      const ms = (performance.now() - started).toFixed(1);
+      const { pathname } = new URL(request.url);
+      diagnostics.error(
+        `${request.method} ${pathname} ${response.status} ${note.rpcMethod ?? "-"} ${ms} ms`,
+      );
+    };
+    info.completed.then(log, log);
+    return response;
+  }
+
+  function route(request: Request, note?: RequestNote): Response | Promise<Response> {
     const { pathname } = new URL(request.url);
     switch (pathname) {
       case MCP_PATH:
-        return endpoint(request);
+        return endpoint(request, note);
       case "/healthz":
         return probe(request, 200, "ok");
       case "/readyz":
@@ -152,9 +198,27 @@ export function serveHttp(options: HttpOptions): HttpServer {
     }
   }
 
-  function endpoint(request: Request): Response | Promise<Response> {
+  function endpoint(request: Request, note?: RequestNote): Response | Promise<Response> {
     const forbidden = guard(request.headers);
     if (forbidden) return jsonAnswer(errorMessage(undefined, refused(forbidden)), 403);
+    if (checkBearer) return authenticated(checkBearer, request, note);
+    return methodAndType(request, note);
+  }
+
+  /** The bearer token, right after the guard: 401 with a challenge when missing or wrong. */
+  async function authenticated(
+    check: BearerCheck,
+    request: Request,
+    note?: RequestNote,
+  ): Promise<Response> {
+    const outcome = await check(request.headers);
+    if (outcome === "ok") return methodAndType(request, note);
+    return jsonAnswer(errorMessage(undefined, unauthorized()), 401, {
+      "www-authenticate": challengeOf(outcome),
+    });
+  }
+
+  function methodAndType(request: Request, note?: RequestNote): Response | Promise<Response> {
     if (request.method === "DELETE") return endSession(request.headers);
     if (request.method !== "POST") {
       // GET (2025's stream for server-initiated messages) is not served yet.
@@ -176,10 +240,10 @@ export function serveHttp(options: HttpOptions): HttpServer {
         415,
       );
     }
-    return post(request);
+    return post(request, note);
   }
 
-  async function post(request: Request): Promise<Response> {
+  async function post(request: Request, note?: RequestNote): Promise<Response> {
     let body: Uint8Array | "too large";
     try {
       body = await readBody(request, options.maxMessageBytes);
@@ -195,7 +259,8 @@ export function serveHttp(options: HttpOptions): HttpServer {
     if (body === "too large") {
       return jsonAnswer(errorMessage(undefined, oversizeLine(options.maxMessageBytes)), 413);
     }
-    const admission = admit(body, request.headers);
+    const admission = admit(body, request.headers, mirroredOf);
+    if (note) note.rpcMethod = methodOf(admission);
     switch (admission.kind) {
       case "refused":
         return jsonAnswer(errorMessage(admission.id, admission.error), admission.status);
@@ -293,7 +358,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     if (draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
     const controller = new AbortController();
     live.add(controller);
-    const answer = createAnswer(canStream);
+    const answer = createAnswer(canStream, keepAliveMs);
     // Entered before it waits, so that the session neither expires nor misses a cancel.
     session?.requests.set(controller.signal, {
       id: request.id,
@@ -433,6 +498,20 @@ export function serveHttp(options: HttpOptions): HttpServer {
  */
 function legacyStatusOf(request: RpcRequest, response: JsonObject): number {
   return request.method === "initialize" && response.error !== undefined ? 400 : 200;
+}
+
+/** The JSON-RPC method an admitted message names, for the request log. */
+function methodOf(admission: Admission): string | undefined {
+  switch (admission.kind) {
+    case "dispatch":
+      return admission.request.method;
+    case "accepted":
+      return admission.method;
+    case "legacy":
+      return admission.message.kind === "response" ? "(response)" : admission.message.method;
+    case "refused":
+      return undefined;
+  }
 }
 
 /** The version a session negotiated (every session in the table is pinned legacy). */

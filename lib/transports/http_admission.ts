@@ -24,20 +24,31 @@ import { SESSION_ID_HEADER } from "./http_sessions.ts";
 import {
   disagreeingHeader,
   METHOD_HEADER,
+  type MirroredArgument,
   missingOrWrongHeader,
+  paramHeaderProblem,
   PROTOCOL_VERSION_HEADER,
 } from "./http_headers.ts";
 
 export type Admission =
   | { kind: "dispatch"; request: Request }
   /** A notification: 202, no body. */
-  | { kind: "accepted" }
+  | { kind: "accepted"; method: string }
   /** 2025-era traffic, for the session its `Mcp-Session-Id` names (or a new one). */
   | { kind: "legacy"; message: Request | Notification | RpcResponse }
   /** `id` is undefined when the request's id is unknown (the answer then has none). */
   | { kind: "refused"; status: number; id: RequestId | undefined; error: RpcError };
 
-export function admit(body: Uint8Array, headers: Headers): Admission {
+/** The arguments a tool mirrors into `Mcp-Param-*` headers; undefined for an unknown tool. */
+export type MirroredArguments = (tool: string) => readonly MirroredArgument[] | undefined;
+
+const NONE_MIRRORED: MirroredArguments = () => undefined;
+
+export function admit(
+  body: Uint8Array,
+  headers: Headers,
+  mirroredOf: MirroredArguments = NONE_MIRRORED,
+): Admission {
   if (isBlank(body)) {
     return refuse(400, undefined, {
       code: ErrorCode.ParseError,
@@ -68,14 +79,18 @@ export function admit(body: Uint8Array, headers: Headers): Admission {
       const named = headers.get(METHOD_HEADER);
       return named !== null && named !== message.method
         ? refuse(400, undefined, headerMismatch(METHOD_HEADER, named, message.method))
-        : { kind: "accepted" };
+        : { kind: "accepted", method: message.method };
     }
     case "request":
-      return admitRequest(message, headers);
+      return admitRequest(message, headers, mirroredOf);
   }
 }
 
-function admitRequest(request: Request, headers: Headers): Admission {
+function admitRequest(
+  request: Request,
+  headers: Headers,
+  mirroredOf: MirroredArguments,
+): Admission {
   const { id, envelope } = request;
   if (envelope === undefined) {
     if (!hasModernHeader(headers)) return { kind: "legacy", message: request };
@@ -89,6 +104,15 @@ function admitRequest(request: Request, headers: Headers): Admission {
   }
   const missing = missingOrWrongHeader(headers, request);
   if (missing) return refuse(400, id, missing);
+  // Last (the ladder's step 9): the `Mcp-Param-*` headers of the tool's marked arguments.
+  // An unknown tool has none; the core answers for it.
+  if (request.method === "tools/call" && typeof request.params.name === "string") {
+    const mirrored = mirroredOf(request.params.name);
+    const problem = mirrored && mirrored.length > 0
+      ? paramHeaderProblem(headers, mirrored, request.params.arguments)
+      : undefined;
+    if (problem) return refuse(400, id, problem);
+  }
   return { kind: "dispatch", request };
 }
 

@@ -47,10 +47,22 @@ const SSE_HEADERS = {
  */
 export const UNREAD_NOTIFICATIONS_BOUND_BYTES = 1024 * 1024;
 
+/**
+ * An event stream with nothing sent for this long gets a comment line, so that proxies and
+ * load balancers that close idle connections (nginx after 60 s by default) keep it open.
+ * The TypeScript SDK's interval.
+ */
+export const KEEP_ALIVE_MS = 15_000;
+/** An SSE comment: clients ignore it. */
+const KEEP_ALIVE = new TextEncoder().encode(": keep-alive\n\n");
+
 const encoder = new TextEncoder();
 
-/** An answer that may become an event stream only if the client accepts one. */
-export function createAnswer(canStream: boolean): Answer {
+/**
+ * An answer that may become an event stream only if the client accepts one; a stream that
+ * stays open gets a keep-alive comment after `keepAliveMs` with nothing sent.
+ */
+export function createAnswer(canStream: boolean, keepAliveMs = KEEP_ALIVE_MS): Answer {
   /** Notifications sent before the shape was chosen. */
   const early: JsonObject[] = [];
   let sink: ((message: JsonObject) => void) | undefined;
@@ -72,7 +84,7 @@ export function createAnswer(canStream: boolean): Answer {
         sink = () => {}; // a JSON answer has no place for a notification
         return body;
       }
-      const body = eventBody(onClosed);
+      const body = eventBody(onClosed, keepAliveMs);
       for (const message of early) body.send(message);
       sink = body.send;
       return { response: body.response, finish: body.end };
@@ -138,20 +150,47 @@ function jsonBody(onClosed: () => void): StreamedAnswer {
   };
 }
 
-/** An event stream: `send` queues a notification, `end` the response. */
-function eventBody(onClosed: () => void): {
+/**
+ * An event stream: `send` queues a notification, `end` the response. With `keepAliveMs`,
+ * a timer sends a comment whenever nothing was queued for that long (and nothing queued
+ * is still unread), until the stream ends or the client leaves.
+ */
+function eventBody(onClosed: () => void, keepAliveMs?: number): {
   readonly response: Response;
   send(message: JsonObject): void;
   end(message: JsonObject): void;
 } {
-  const body = bodyOf(SSE_HEADERS, onClosed);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastSent = performance.now();
+  const stop = () => clearTimeout(timer);
+  const body = bodyOf(SSE_HEADERS, () => {
+    stop();
+    onClosed();
+  });
+  const push = (bytes: Uint8Array) => {
+    lastSent = performance.now();
+    body.push(bytes);
+  };
+  const arm = (interval: number, delay: number) => {
+    timer = setTimeout(() => {
+      const idle = performance.now() - lastSent;
+      if (idle < interval) return arm(interval, interval - idle);
+      if (body.unread() === 0) push(KEEP_ALIVE);
+      else lastSent = performance.now(); // the client is behind: the stream is not idle
+      arm(interval, interval);
+    }, delay);
+  };
+  if (keepAliveMs !== undefined) arm(keepAliveMs, keepAliveMs);
   const event = (message: JsonObject) => encoder.encode(`data: ${serialize(message)}\n\n`);
   return {
     response: body.response,
     send(message) {
       if (body.unread() > UNREAD_NOTIFICATIONS_BOUND_BYTES) return;
-      body.push(event(message));
+      push(event(message));
     },
-    end: (message) => body.end(event(message)),
+    end(message) {
+      stop();
+      body.end(event(message));
+    },
   };
 }

@@ -69,6 +69,24 @@ export function undecodableHeader(header: string, value: string): RpcError {
   };
 }
 
+/** A literal header value with characters only its base64 form may carry. */
+export function invalidHeaderCharacters(header: string, value: string): RpcError {
+  return {
+    code: HttpErrorCode.HeaderMismatch,
+    message: `Invalid ${header} header: ${
+      JSON.stringify(value)
+    } has characters that must be sent base64-encoded inside "=?base64?" and "?="`,
+  };
+}
+
+/** A request to /mcp without the bearer token the server requires, or with another one. */
+export function unauthorized(): RpcError {
+  return {
+    code: HttpErrorCode.Refused,
+    message: "Unauthorized: this server requires Authorization: Bearer with its token",
+  };
+}
+
 /** A 2025-era request, notification or response without the session it belongs to. */
 export function sessionRequired(): RpcError {
   return { code: HttpErrorCode.Refused, message: "Bad Request: Mcp-Session-Id header is required" };

@@ -4,7 +4,12 @@
 // values are compared exactly (`TOOLS/LIST` is not `tools/list`).
 import type { RpcError } from "../wire/types.ts";
 import type { Request } from "../wire/extract.ts";
-import { headerMismatch, missingHeader, undecodableHeader } from "./http_errors.ts";
+import {
+  headerMismatch,
+  invalidHeaderCharacters,
+  missingHeader,
+  undecodableHeader,
+} from "./http_errors.ts";
 
 export const PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
 export const METHOD_HEADER = "Mcp-Method";
@@ -107,4 +112,68 @@ export function acceptsEventStream(value: string | null): boolean {
     const quality = parameters.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith("q="));
     return quality === undefined || Number(quality.slice(2)) > 0;
   });
+}
+
+/** The prefix of the headers that mirror `x-mcp-header` arguments (SEP-2243). */
+export const PARAM_HEADER_PREFIX = "Mcp-Param-";
+
+/** An argument mirrored into a header: its `x-mcp-header` name and where it sits. */
+export interface MirroredArgument {
+  readonly header: string;
+  readonly path: readonly string[];
+}
+
+/** Visible ASCII and the space (leading and trailing ones are stripped by `Headers`). */
+const PLAIN_VALUE = /^[\x20-\x7e]*$/;
+/** A decimal number as a header carries an integer: `42`, `-7`, `42.0`, `1e3`. */
+const DECIMAL = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * The first `Mcp-Param-*` header of a 2026-07-28 `tools/call` that is missing, undecodable
+ * or unlike its argument. An argument absent or null needs no header; a string must equal
+ * the decoded value, a number equal it numerically (`42.0` is 42), a boolean be `true` or
+ * `false`. An argument of another type is left to the tool's input validation.
+ */
+export function paramHeaderProblem(
+  headers: Headers,
+  mirrored: readonly MirroredArgument[],
+  args: unknown,
+): RpcError | undefined {
+  for (const { header, path } of mirrored) {
+    const value = argumentAt(args, path);
+    if (value === undefined || value === null) continue;
+    const name = `${PARAM_HEADER_PREFIX}${header}`;
+    const raw = headers.get(name);
+    if (raw === null) return missingHeader(name);
+    const decoded = decodeHeaderValue(raw);
+    if (decoded === undefined) return undecodableHeader(name, raw);
+    if (decoded === raw && !PLAIN_VALUE.test(raw)) return invalidHeaderCharacters(name, raw);
+    if (!mirrors(decoded, value)) {
+      return headerMismatch(name, decoded, typeof value === "string" ? value : String(value));
+    }
+  }
+  return undefined;
+}
+
+function mirrors(decoded: string, value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+      return decoded === value;
+    case "number":
+      return DECIMAL.test(decoded) && Number(decoded) === value;
+    case "boolean":
+      return decoded === String(value);
+    default:
+      return true;
+  }
+}
+
+function argumentAt(args: unknown, path: readonly string[]): unknown {
+  let value = args;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    if (!Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }

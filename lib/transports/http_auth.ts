@@ -1,0 +1,48 @@
+// The optional bearer token (adr/0012, "Bearer token"): when the operator sets one, every
+// request to /mcp must carry `Authorization: Bearer <token>`. The comparison takes the same
+// time whatever the token sent: both sides are hashed with SHA-256 and the digests compared
+// byte by byte without an early exit, so neither the position of the first wrong byte nor
+// the length of the token leaks through timing. A missing or wrong token is 401 with
+// `WWW-Authenticate: Bearer` (RFC 6750 §3), never a hint of which it was in the body.
+
+/** An RFC 6750 `b64token`, what a token must look like to travel in `Authorization`. */
+export const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** `Bearer <token>`, the scheme in any case, with one or more spaces after it. */
+const BEARER_CREDENTIALS = /^bearer +(\S+)$/i;
+
+/** Resolves whether a request's headers carry the expected token. */
+export type BearerCheck = (headers: Headers) => Promise<"ok" | "missing" | "invalid">;
+
+const encoder = new TextEncoder();
+
+function digest(text: string): Promise<ArrayBuffer> {
+  return crypto.subtle.digest("SHA-256", encoder.encode(text));
+}
+
+/** A check against `token`, whose digest is computed once. */
+export function createBearerCheck(token: string): BearerCheck {
+  const expected = digest(token).then((buffer) => new Uint8Array(buffer));
+  return async (headers) => {
+    const credentials = headers.get("authorization");
+    if (credentials === null) return "missing";
+    const sent = BEARER_CREDENTIALS.exec(credentials)?.[1];
+    if (sent === undefined) return "invalid";
+    return equalDigests(await expected, new Uint8Array(await digest(sent))) ? "ok" : "invalid";
+  };
+}
+
+/** Compares two SHA-256 digests in constant time: every byte is read, whatever differs. */
+export function equalDigests(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false; // both are 32 bytes: never taken
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a[i] ^ b[i];
+  return difference === 0;
+}
+
+/** The `WWW-Authenticate` value for a refusal: RFC 6750 adds the error for a wrong token. */
+export function challengeOf(outcome: "missing" | "invalid"): string {
+  return outcome === "missing"
+    ? 'Bearer realm="toolshed"'
+    : 'Bearer realm="toolshed", error="invalid_token"';
+}
