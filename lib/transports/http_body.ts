@@ -10,8 +10,10 @@ export async function readBody(
 ): Promise<Uint8Array | "too large"> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limitBytes) return "too large";
-  if (request.body === null) return new Uint8Array(0);
+  // Before `request.body` is touched: reading that getter turns the body into a stream, and
+  // arrayBuffer() then takes Deno's slower stream path (~15% of a call, bench:http's profile).
   if (declared !== null) return new Uint8Array(await request.arrayBuffer());
+  if (request.body === null) return new Uint8Array(0);
   // Chunked: count as the chunks arrive.
   const parts: Uint8Array[] = [];
   let length = 0;
