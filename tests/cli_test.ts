@@ -206,6 +206,20 @@ Deno.test("parseCommand() rejects an empty tools directory", () => {
   );
 });
 
+Deno.test("parseCommand() serves DIR/tools for --dir DIR, and refuses it beside --tools", () => {
+  for (const [dir, tools] of [["srv", "srv/tools"], ["srv/", "srv/tools"], ["/", "/tools"]]) {
+    assert.deepStrictEqual(parseCommand(["--dir", dir]), {
+      kind: "serve",
+      options: { tools, ...DEFAULTS },
+    });
+  }
+  assert.deepStrictEqual(parseCommand(["--dir", ""]), usageError("--dir needs a directory"));
+  assert.deepStrictEqual(
+    parseCommand(["--dir", "srv", "--tools", "t"]),
+    usageError("--dir and --tools both name the tools directory: give one of them"),
+  );
+});
+
 Deno.test("parseCommand() takes the argument after a flag as its value, even a negative one", () => {
   assert.deepStrictEqual(
     parseCommand(["--page-size", "-5"]),

@@ -68,6 +68,7 @@ Serves every tool in a directory to MCP clients over stdio (newline-delimited JS
 or over Streamable HTTP with --http.
 
 Options:
+  --dir DIR                  The server directory: serves the tools in DIR/tools
   --tools DIR                The tools directory (default: ./tools; in a compiled
                              binary, the tools embedded at compile time)
   --max-message-bytes N      Longest accepted input line (with --http: request body), in
@@ -128,6 +129,7 @@ export function parseCommand(
       args,
       options: {
         tools: { type: "string" },
+        dir: { type: "string" },
         "max-message-bytes": { type: "string" },
         "page-size": { type: "string" },
         "tool-timeout": { type: "string" },
@@ -154,7 +156,18 @@ export function parseCommand(
   if (values.tools === "") {
     return { kind: "usage-error", message: "--tools needs a directory" };
   }
-  const options: Options = { tools: values.tools, ...DEFAULTS };
+  if (values.dir === "") return { kind: "usage-error", message: "--dir needs a directory" };
+  if (values.dir !== undefined && values.tools !== undefined) {
+    return {
+      kind: "usage-error",
+      message: "--dir and --tools both name the tools directory: give one of them",
+    };
+  }
+  // The server directory holds tools/ now, and resources/ and prompts/ once they are served.
+  const tools = values.dir === undefined
+    ? values.tools
+    : `${values.dir.replace(/\/+$/, "") || "/"}/tools`.replace(/^\/\//, "/");
+  const options: Options = { tools, ...DEFAULTS };
   for (const [flag, key] of Object.entries(NUMERIC_FLAGS)) {
     const raw = values[flag as keyof typeof NUMERIC_FLAGS];
     if (raw === undefined) continue;
