@@ -3,7 +3,8 @@
 // every later message (400 without, 404 unknown), the version it negotiated, DELETE, the
 // cap and the idle TTL (on a clock the test drives), a tool's sampling request on its
 // call's event stream answered by a POSTed response, notifications/cancelled, drain, the
-// DNS-rebinding guard before all of it; then the official SDK v1 client. Nothing here
+// session's GET stream, the DNS-rebinding guard before all of it; then the official SDK v1
+// client. Nothing here
 // measures time: waits are events.
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
@@ -553,6 +554,138 @@ Deno.test("serveHttp() drain rejects requests sent to clients and ends every ses
     await withHangGuard(http.probe.aborted, "the held call's abort"),
     "the server is shutting down",
   );
+  strictEqual((await withHangGuard(held, "the held call's answer")).status, 200);
+  await withHangGuard(stopped, "the drain");
+  await withHangGuard(http.server.done, "the server closing");
+});
+
+// ---------------------------------------------------------------------------------------
+// The GET stream.
+
+/** A GET on the endpoint with these headers. */
+function get(url: string, headers: Record<string, string>): Promise<Response> {
+  return fetch(url, { headers });
+}
+
+Deno.test("serveHttp() opens a 2025-era session's GET stream once: 406, 400, 404 and 409 otherwise", async () => {
+  const http = start({ keepAliveMs: 1 });
+  try {
+    const headers = await open(http.url);
+    const sse = { accept: "text/event-stream" };
+    const refusal = async (response: Response) => [response.status, await response.json()];
+    deepStrictEqual(
+      await refusal(await get(http.url, { ...headers, accept: "application/json" })),
+      [
+        406,
+        {
+          jsonrpc: "2.0",
+          error: { code: -32000, message: "Not Acceptable: Client must accept text/event-stream" },
+        },
+      ],
+    );
+    deepStrictEqual(await refusal(await get(http.url, sse)), [400, {
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Bad Request: Mcp-Session-Id header is required" },
+    }]);
+    deepStrictEqual(await refusal(await get(http.url, { ...sse, "mcp-session-id": "nope" })), [
+      404,
+      { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" } },
+    ]);
+    const wrongVersion = await get(http.url, {
+      ...sse,
+      "mcp-session-id": headers["mcp-session-id"],
+      "mcp-protocol-version": "2025-06-18",
+    });
+    strictEqual(wrongVersion.status, 400);
+    await wrongVersion.body?.cancel();
+
+    const stream = await get(http.url, { ...headers, ...sse });
+    strictEqual(stream.status, 200);
+    deepStrictEqual(
+      ["content-type", "cache-control", "x-accel-buffering", "mcp-session-id"].map((name) =>
+        stream.headers.get(name)
+      ),
+      ["text/event-stream", "no-cache, no-transform", "no", headers["mcp-session-id"]],
+    );
+    // Idle, it carries keep-alive comments (and nothing else here).
+    const lines = readLines(stream.body!);
+    strictEqual((await withHangGuard(lines.next(), "a keep-alive comment")).value, ": keep-alive");
+    deepStrictEqual(await refusal(await get(http.url, { ...headers, ...sse })), [409, {
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Conflict: Only one SSE stream is allowed per session" },
+    }]);
+    // The session still serves POSTs meanwhile.
+    const ping = await post(http.url, { jsonrpc: "2.0", id: 1, method: "ping" }, headers);
+    deepStrictEqual(ping.json, { jsonrpc: "2.0", id: 1, result: {} });
+
+    // Closed by the client, it may be opened again (once the server has seen it go).
+    await lines.return(undefined);
+    let again: Response | undefined;
+    for (let i = 0; i < 100 && again?.status !== 200; i++) {
+      await again?.body?.cancel();
+      again = await get(http.url, { ...headers, ...sse });
+    }
+    strictEqual(again?.status, 200);
+
+    // DELETE ends the session, and the stream with it.
+    const rest = readLines(again!.body!);
+    strictEqual((await fetch(http.url, { method: "DELETE", headers })).status, 200);
+    let ended = false;
+    for (let i = 0; i < 10_000 && !ended; i++) {
+      const next = await withHangGuard(rest.next(), "the stream's end");
+      ended = next.done === true;
+      if (!ended) ok(next.value === ": keep-alive" || next.value === "", next.value);
+    }
+    ok(ended, "the GET stream ended with its session");
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() sends what a call sends after its own stream closed on the session's GET stream", async () => {
+  const http = start();
+  try {
+    const headers = await open(http.url, { sampling: {} });
+    const listening = await get(http.url, { ...headers, accept: "text/event-stream" });
+    strictEqual(listening.status, 200);
+    const standalone = events(listening.body!);
+    const response = await fetch(http.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
+      body: JSON.stringify(callBody(1, "ask")),
+    });
+    const call = events(response.body!);
+    strictEqual(
+      ((await withHangGuard(call.next(), "the sampling request")).value as { id: string }).id,
+      "toolshed-1",
+    );
+    // The client drops the call's stream: the call is cancelled, and the cancellation of
+    // the request it had sent can only travel on the GET stream.
+    await call.return(undefined);
+    deepStrictEqual((await withHangGuard(standalone.next(), "the cancellation")).value, {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "toolshed-1", reason: "the client closed the connection" },
+    });
+    await standalone.return(undefined);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() ends a session's GET stream when the server drains", async () => {
+  const http = start();
+  const headers = await open(http.url);
+  const listening = await get(http.url, { ...headers, accept: "text/event-stream" });
+  strictEqual(listening.status, 200);
+  // A call that only ends when aborted keeps the drain (and the listener) open meanwhile.
+  const held = post(http.url, callBody(1, "held"), { ...headers, accept: "application/json" });
+  await withHangGuard(http.probe.started, "the held call");
+  const stopped = http.server.shutdown("the test drains it");
+  strictEqual(await withHangGuard(listening.text(), "the stream's end"), "");
+  const late = await get(http.url, { ...headers, accept: "text/event-stream" });
+  deepStrictEqual([late.status, (await late.json()).error.code], [503, -32603]);
+  await http.server.shutdown("the test is in a hurry");
   strictEqual((await withHangGuard(held, "the held call's answer")).status, 200);
   await withHangGuard(stopped, "the drain");
   await withHangGuard(http.server.done, "the server closing");

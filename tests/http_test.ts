@@ -319,17 +319,34 @@ Deno.test("serveHttp() serves the names given as allowed hosts, and no others", 
 // ---------------------------------------------------------------------------------------
 // HTTP methods, media type, body limit.
 
-Deno.test("serveHttp() answers GET on /mcp with 405 and Allow: POST, DELETE", async () => {
+Deno.test("serveHttp() answers a 2026-07-28 GET on /mcp with 405 and Allow: POST, and other methods with 405", async () => {
   const http = await start();
   try {
-    const response = await fetch(http.url);
-    strictEqual(response.status, 405);
-    strictEqual(response.headers.get("allow"), "POST, DELETE");
-    deepStrictEqual(await response.json(), {
+    // GET is a 2025-era session's stream (tests/http_sessions_test.ts); a 2026-07-28 client
+    // has none, session id or not.
+    const sessions: Record<string, string>[] = [{}, { "mcp-session-id": "whatever" }];
+    for (const headers of sessions) {
+      const response = await fetch(http.url, {
+        headers: { accept: "text/event-stream", "mcp-protocol-version": "2026-07-28", ...headers },
+      });
+      strictEqual(response.status, 405);
+      strictEqual(response.headers.get("allow"), "POST");
+      deepStrictEqual(await response.json(), {
+        jsonrpc: "2.0",
+        error: {
+          code: -32000,
+          message: "Method not allowed: GET (2026-07-28 has no GET stream; POST each message)",
+        },
+      });
+    }
+    const put = await fetch(http.url, { method: "PUT", body: "{}" });
+    strictEqual(put.status, 405);
+    strictEqual(put.headers.get("allow"), "GET, POST, DELETE");
+    deepStrictEqual(await put.json(), {
       jsonrpc: "2.0",
       error: {
         code: -32000,
-        message: "Method not allowed: GET (this endpoint takes POST and DELETE)",
+        message: "Method not allowed: PUT (this endpoint takes GET, POST and DELETE)",
       },
     });
   } finally {

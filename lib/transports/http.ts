@@ -2,7 +2,8 @@
 // /healthz and /readyz for whatever supervises the process. A 2026-07-28 POST carries one
 // request or notification, stateless, and gets its own answer. A 2025-era client opens a
 // session with `initialize` (http_sessions.ts) and sends its id with every later POST,
-// responses to the server's own requests included, and with the DELETE that ends it. A
+// responses to the server's own requests included, with the GET that opens its stream for
+// what the server sends outside any call, and with the DELETE that ends it. A
 // request passes the Host/Origin guard, the bearer token (when one is set), the media type, the body limit and the validation
 // ladder (http_admission.ts), waits for one of --max-concurrency slots, and then runs
 // through the same request core as over stdio, with a fresh context: no session, or its
@@ -26,17 +27,24 @@ import type { Core } from "../core/handle.ts";
 import type { Outbound } from "../core/outbound.ts";
 import { createSession, type Session } from "../core/session.ts";
 import type { Registry } from "../primitives/registry.ts";
-import { type Admission, admit, type MirroredArguments } from "./http_admission.ts";
-import { createAnswer, jsonAnswer, KEEP_ALIVE_MS } from "./http_answer.ts";
+import {
+  type Admission,
+  admit,
+  hasModernHeader,
+  type MirroredArguments,
+} from "./http_admission.ts";
+import { createAnswer, jsonAnswer, KEEP_ALIVE_MS, openEventStream } from "./http_answer.ts";
 import { type BearerCheck, challengeOf, createBearerCheck } from "./http_auth.ts";
 import { readBody } from "./http_body.ts";
 import {
   errorMessage,
+  notAcceptable,
   refused,
   sessionNotFound,
   sessionRequired,
   sessionVersionMismatch,
   statusOf,
+  streamConflict,
   unauthorized,
 } from "./http_errors.ts";
 import { createHostGuard, hostNameOf, LOOPBACK_NAMES } from "./http_guard.ts";
@@ -101,8 +109,12 @@ export interface HttpServer {
 
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 const SHUTTING_DOWN = "the server is shutting down";
-/** The methods /mcp takes: POST for messages, DELETE to end a 2025-era session. */
-const ALLOW = "POST, DELETE";
+/**
+ * The methods /mcp takes: POST for messages; GET for a 2025-era session's stream, DELETE to
+ * end one. A 2026-07-28 client has only POST.
+ */
+const ALLOW = "GET, POST, DELETE";
+const ALLOW_MODERN = "POST";
 /** The client capabilities that let a 2025-era server send requests to the client. */
 const ASKABLE = ["sampling", "elicitation", "roots"];
 
@@ -220,12 +232,24 @@ export function serveHttp(options: HttpOptions): HttpServer {
 
   function methodAndType(request: Request, note?: RequestNote): Response | Promise<Response> {
     if (request.method === "DELETE") return endSession(request.headers);
-    if (request.method !== "POST") {
-      // GET (2025's stream for server-initiated messages) is not served yet.
+    if (request.method === "GET" && hasModernHeader(request.headers)) {
       return jsonAnswer(
         errorMessage(
           undefined,
-          refused(`Method not allowed: ${request.method} (this endpoint takes POST and DELETE)`),
+          refused("Method not allowed: GET (2026-07-28 has no GET stream; POST each message)"),
+        ),
+        405,
+        { allow: ALLOW_MODERN },
+      );
+    }
+    if (request.method === "GET") return listen(request.headers);
+    if (request.method !== "POST") {
+      return jsonAnswer(
+        errorMessage(
+          undefined,
+          refused(
+            `Method not allowed: ${request.method} (this endpoint takes GET, POST and DELETE)`,
+          ),
         ),
         405,
         { allow: ALLOW },
@@ -332,6 +356,41 @@ export function serveHttp(options: HttpOptions): HttpServer {
     return jsonAnswer(response, 200, { [SESSION_ID_HEADER]: opened.id });
   }
 
+  /**
+   * GET: opens the standalone event stream of the session its `Mcp-Session-Id` names, for
+   * what the server sends it outside any call (never a response). One per session: a second
+   * while it is open gets 409. It lasts until the client closes it or the session ends.
+   */
+  function listen(headers: Headers): Response {
+    const accept = headers.get("accept");
+    if (accept === null || !acceptsEventStream(accept)) {
+      return jsonAnswer(errorMessage(undefined, notAcceptable()), 406);
+    }
+    if (draining) return jsonAnswer(errorMessage(undefined, shuttingDown()), 503);
+    const sessionId = headers.get(SESSION_ID_HEADER);
+    if (sessionId === null) return jsonAnswer(errorMessage(undefined, sessionRequired()), 400);
+    const session = sessions.get(sessionId);
+    if (session === undefined) return jsonAnswer(errorMessage(undefined, sessionNotFound()), 404);
+    const negotiated = negotiatedVersion(session.core);
+    const claimed = headers.get(PROTOCOL_VERSION_HEADER);
+    if (claimed !== null && negotiated !== undefined && claimed !== negotiated) {
+      return jsonAnswer(
+        errorMessage(undefined, sessionVersionMismatch(claimed, negotiated)),
+        400,
+      );
+    }
+    if (session.standalone !== undefined) {
+      return jsonAnswer(errorMessage(undefined, streamConflict()), 409);
+    }
+    const stream = openEventStream(
+      () => sessions.unlistened(session, stream),
+      keepAliveMs,
+      { [SESSION_ID_HEADER]: session.id },
+    );
+    session.standalone = stream;
+    return stream.response;
+  }
+
   /** DELETE: ends the session its `Mcp-Session-Id` names. */
   function endSession(headers: Headers): Response {
     const sessionId = headers.get(SESSION_ID_HEADER);
@@ -408,10 +467,13 @@ export function serveHttp(options: HttpOptions): HttpServer {
     // connection reaches the handler as cancellation.
     const mayNotify = request.progressToken !== undefined ||
       (session ? mayAsk(session.core) : request.envelope?.logLevel !== undefined);
-    const streamed = answer.stream(
-      mayNotify,
-      () => controller.abort("the client closed the connection"),
-    );
+    const streamed = answer.stream(mayNotify, () => {
+      // What is still sent for the call (its notifications/cancelled to the client) takes
+      // the session's GET stream.
+      const entry = session?.requests.get(controller.signal);
+      if (entry) entry.send = undefined;
+      controller.abort("the client closed the connection");
+    });
     (outcome as Promise<JsonObject>).then((response) => {
       streamed.finish(response);
       release();

@@ -117,7 +117,7 @@ function admitRequest(
 }
 
 /** Whether `MCP-Protocol-Version` names a 2026-07-28 (stateless) version. */
-function hasModernHeader(headers: Headers): boolean {
+export function hasModernHeader(headers: Headers): boolean {
   const header = headers.get(PROTOCOL_VERSION_HEADER);
   return header !== null && VERSIONS.get(header)?.era === "modern";
 }

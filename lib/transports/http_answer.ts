@@ -111,6 +111,8 @@ interface Body {
   /** Bytes queued that the client has not taken yet. */
   unread(): number;
   end(bytes: Uint8Array): void;
+  /** Ends the body with nothing more (a stream that carries no response). */
+  close(): void;
 }
 
 /** A 200 whose body is written later; `onClosed` runs if the client leaves first. */
@@ -139,6 +141,11 @@ function bodyOf(headers: Record<string, string>, onClosed: () => void): Body {
       controller.enqueue(bytes);
       controller.close();
     },
+    close() {
+      if (!open) return;
+      open = false;
+      controller.close();
+    },
   };
 }
 
@@ -155,15 +162,20 @@ function jsonBody(onClosed: () => void): StreamedAnswer {
  * a timer sends a comment whenever nothing was queued for that long (and nothing queued
  * is still unread), until the stream ends or the client leaves.
  */
-function eventBody(onClosed: () => void, keepAliveMs?: number): {
+function eventBody(
+  onClosed: () => void,
+  keepAliveMs?: number,
+  headers: Record<string, string> = SSE_HEADERS,
+): {
   readonly response: Response;
   send(message: JsonObject): void;
   end(message: JsonObject): void;
+  close(): void;
 } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastSent = performance.now();
   const stop = () => clearTimeout(timer);
-  const body = bodyOf(SSE_HEADERS, () => {
+  const body = bodyOf(headers, () => {
     stop();
     onClosed();
   });
@@ -192,5 +204,30 @@ function eventBody(onClosed: () => void, keepAliveMs?: number): {
       stop();
       body.end(event(message));
     },
+    close() {
+      stop();
+      body.close();
+    },
   };
+}
+
+/**
+ * An event stream that ends without a response: a 2025-era session's GET stream, for what
+ * the server sends outside any call. `onClosed` runs once if the client leaves first.
+ */
+export interface EventStream {
+  readonly response: Response;
+  /** Queues a message (dropped past the unread bound, as a call's notifications are). */
+  send(message: JsonObject): void;
+  /** Ends the stream (the session ended). */
+  close(): void;
+}
+
+export function openEventStream(
+  onClosed: () => void,
+  keepAliveMs = KEEP_ALIVE_MS,
+  headers: Record<string, string> = {},
+): EventStream {
+  const body = eventBody(onClosed, keepAliveMs, { ...SSE_HEADERS, ...headers });
+  return { response: body.response, send: body.send, close: body.close };
 }

@@ -106,3 +106,19 @@ export function sessionVersionMismatch(header: string, negotiated: string): RpcE
     } is not ${JSON.stringify(negotiated)}, the version this session negotiated`,
   };
 }
+
+/** A GET whose `Accept` does not take the event stream it would open (the TypeScript SDK's). */
+export function notAcceptable(): RpcError {
+  return {
+    code: HttpErrorCode.Refused,
+    message: "Not Acceptable: Client must accept text/event-stream",
+  };
+}
+
+/** A GET for a session whose stream is already open (the TypeScript SDK's words). */
+export function streamConflict(): RpcError {
+  return {
+    code: HttpErrorCode.Refused,
+    message: "Conflict: Only one SSE stream is allowed per session",
+  };
+}

@@ -2,10 +2,13 @@
 // `initialize` that succeeds opens one: a random id the client sends back as
 // `Mcp-Session-Id`, the core `Session` its `initialize` pinned (as one stdio connection
 // has), and an `Outbound` for the requests the server sends the client, each written on the
-// event stream of the POST whose tool sent it. Sessions are bounded: one idle for the TTL
+// event stream of the POST whose tool sent it, or, when that stream is gone (the call has
+// answered, or its client left), on the session's standalone GET stream if one is open.
+// Sessions are bounded: one idle for the TTL
 // is forgotten, and past the cap (a count, and the bytes of the `initialize` bodies that
 // made them) the least recently used goes. One timer sweeps, only while sessions exist.
 import type { JsonObject } from "../util/json.ts";
+import type { EventStream } from "./http_answer.ts";
 import { createOutbound, type Outbound } from "../core/outbound.ts";
 import type { Session } from "../core/session.ts";
 import type { RequestId } from "../wire/types.ts";
@@ -24,8 +27,11 @@ const SWEEP_EVERY_MS = 60 * 1000;
 export interface SessionRequest {
   readonly id: RequestId;
   readonly controller: AbortController;
-  /** Its answer's event stream; undefined when the client does not accept one. */
-  readonly send: ((message: JsonObject) => void) | undefined;
+  /**
+   * Its answer's event stream; undefined when the client does not accept one, and cleared
+   * when the client closes it (what is still sent for the request then takes the GET stream).
+   */
+  send: ((message: JsonObject) => void) | undefined;
 }
 
 export interface HttpSession {
@@ -39,6 +45,11 @@ export interface HttpSession {
   /** Bytes of the `initialize` body that opened it: its weight against the byte cap. */
   readonly bytes: number;
   lastUsed: number;
+  /**
+   * The standalone stream a GET opened, for what the server sends outside any call; at most
+   * one. Closed when the session ends; while open, the session does not expire.
+   */
+  standalone: EventStream | undefined;
 }
 
 export interface SessionTableOptions {
@@ -56,6 +67,8 @@ export interface SessionTable {
   get(id: string): HttpSession | undefined;
   /** A request of the session has finished: it counts as use. */
   finished(session: HttpSession, signal: AbortSignal): void;
+  /** The session's GET stream has closed (the client left): it counts as use. */
+  unlistened(session: HttpSession, stream: EventStream): void;
   /** Ends a session: its requests are aborted, its requests to the client rejected. */
   end(id: string, reason: string): boolean;
   /** Forgets every session idle for the TTL (the timer calls it). */
@@ -80,6 +93,9 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
     sessions.delete(session.id);
     bytes -= session.bytes;
     session.outbound.close(reason);
+    const standalone = session.standalone;
+    session.standalone = undefined;
+    standalone?.close();
     if (abort) {
       for (const request of session.requests.values()) {
         request.controller.abort(reason);
@@ -100,13 +116,21 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
     sessions.set(session.id, session);
   }
 
-  function expired(session: HttpSession, at: number): boolean {
-    return session.requests.size === 0 && at - session.lastUsed >= options.ttlMs;
+  /** A request in flight or an open GET stream: the client is still there. */
+  function busy(session: HttpSession): boolean {
+    return session.requests.size > 0 || session.standalone !== undefined;
   }
 
-  /** The least recently used session with nothing in flight, else the least recently used. */
+  function expired(session: HttpSession, at: number): boolean {
+    return !busy(session) && at - session.lastUsed >= options.ttlMs;
+  }
+
+  /**
+   * The least recently used session with nothing in flight and no GET stream, else the
+   * least recently used.
+   */
   function victim(): HttpSession {
-    for (const session of sessions.values()) if (session.requests.size === 0) return session;
+    for (const session of sessions.values()) if (!busy(session)) return session;
     return sessions.values().next().value!;
   }
 
@@ -116,7 +140,7 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
       if (expired(session, at)) remove(session, "the session expired");
       // In order of last use: the first one used within the TTL ends the sweep, unless it
       // is busy (a busy session keeps its place and its age).
-      else if (session.requests.size === 0) break;
+      else if (!busy(session)) break;
     }
   }
 
@@ -126,12 +150,16 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
       const session: HttpSession = {
         id: crypto.randomUUID(),
         core,
-        // A request the server sends goes on its caller's stream, or nowhere: a stream that
-        // is gone has aborted its request, which rejects what that request was awaiting.
-        outbound: createOutbound((message, signal) => requests.get(signal)?.send?.(message)),
+        // A request the server sends goes on its caller's stream; when that is gone (the
+        // call answered, or its client closed the stream, which aborts the call and sends
+        // its notifications/cancelled), on the GET stream; with neither, nowhere.
+        outbound: createOutbound((message, signal) =>
+          (requests.get(signal)?.send ?? session.standalone?.send)?.(message)
+        ),
         requests,
         bytes: size,
         lastUsed: now(),
+        standalone: undefined,
       };
       sessions.set(session.id, session);
       bytes += size;
@@ -159,6 +187,11 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
     },
     finished(session, signal) {
       session.requests.delete(signal);
+      if (sessions.get(session.id) === session) touch(session);
+    },
+    unlistened(session, stream) {
+      if (session.standalone !== stream) return;
+      session.standalone = undefined;
       if (sessions.get(session.id) === session) touch(session);
     },
     end(id, reason) {
