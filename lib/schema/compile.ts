@@ -10,7 +10,6 @@ import {
   type Schema,
   validate,
   type ValidationResult,
-  Validator,
 } from "./vendor/cfworker_json_schema/index.ts";
 import { isObject } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
@@ -143,14 +142,17 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
     throw new Error(`it breaks its draft's meta-schema: ${metaProblem}`);
   }
   refuseEndlessReferences(subschemas, lookup, draft);
-  const validator = new Validator(schema as Schema, draft, false);
+  // The validator runs on the lookup made above: a `Validator` would dereference the
+  // schema a second time at start-up. `all` collects every error, `first` stops at one.
+  const all = (value: unknown) => validate(value, schema as Schema, draft, lookup, false);
+  const first = (value: unknown) => validate(value, schema as Schema, draft, lookup, true);
   const perWeight = Math.max(MIN_STEPS_PER_WEIGHT, subschemas.length);
   const trackEvaluated = subschemas.some((subschema) =>
     "unevaluatedProperties" in subschema || "unevaluatedItems" in subschema
   );
   const targets = trackEvaluated ? undefined : referenceTargets(subschemas, lookup);
   const explain: SchemaCheck = (value) =>
-    bounded(() => validator.validate(value), value, perWeight, trackEvaluated, targets);
+    bounded(() => all(value), value, perWeight, trackEvaluated, targets);
   // A schema that reads `unevaluated*` anywhere is the validator's alone (fast.ts does not
   // mirror those keywords, whose results depend on the branch that reached the value).
   const verdict = trackEvaluated || options.fastPath === false
@@ -161,9 +163,8 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
   // grow with the value (a recursive union wrong at its end took ~190 ms per MiB to name).
   // First every error (as the validator alone would say); if naming them runs out of steps,
   // the first one only, stopping at it; if even that does, none: at most 2 × MESSAGE_STEPS.
-  const first = (value: unknown) => validate(value, schema as Schema, draft, lookup, true);
   const attempts: [(value: unknown) => ValidationResult, string][] = [
-    [(value) => validator.validate(value), ""],
+    [all, ""],
     [first, " (the first mismatch; checking stopped there)"],
   ];
   const locate: SchemaCheck = (value) => {
@@ -308,12 +309,13 @@ const metaChecks = new Map<Draft, SchemaCheck>();
 function checkMeta(draft: Draft): SchemaCheck {
   let check = metaChecks.get(draft);
   if (check === undefined) {
-    const validator = new Validator(flattenMeta(META_SCHEMAS[draft]) as Schema, draft, false);
+    const meta = flattenMeta(META_SCHEMAS[draft]) as Schema;
+    const lookup = dereference(meta);
     // No meta-schema reads `unevaluated*`: recording evaluated keys would only make garbage.
     check = (value) => {
       limits.trackEvaluated = false;
       try {
-        const { valid, errors } = validator.validate(value);
+        const { valid, errors } = validate(value, meta, draft, lookup, false);
         return valid ? undefined : describe(errors, false);
       } finally {
         limits.trackEvaluated = true;
