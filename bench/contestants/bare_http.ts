@@ -1,6 +1,6 @@
 // The HTTP ceiling: the barest `Deno.serve` that answers the benchmark's request correctly.
 // It parses the JSON body once (`req.json()`) and answers a JSON-RPC result with
-// `Response.json()` (the faster pair on Deno, ../shared/ANCHORS.md). Not a server: no
+// `Response.json()`, the plainest pair Deno offers. Not a server: no
 // headers, Host or Origin checked, no validation, no errors beyond "method not found".
 //
 // Run: deno run --allow-net bench/contestants/bare_http.ts [HOST:PORT]  (default 127.0.0.1:0)
