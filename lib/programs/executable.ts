@@ -1,14 +1,16 @@
 // Running a program as a tool: the handler of an executable tool (a file in the tools
 // directory with a JSON sidecar, adr/0007). Each call spawns the program without a shell
 // in a new session, so that it leads its own process group; writes the validated
-// arguments as JSON to its stdin; forwards its stderr to ours line by line; and reads
-// its stdout, up to a cap, as the result (text unless the sidecar says otherwise,
-// adr/0009). On cancellation, timeout or overflow the whole group gets SIGTERM, then
-// SIGKILL after a grace; when the program exits, whatever it left running in its group
-// gets SIGKILL. A call holds one of the server's program slots from before the spawn until
-// then. Like any tool handler it returns what the tool says (a CallToolResult, `isError`
-// for a failed program); nothing here knows JSON-RPC.
+// arguments as JSON to its stdin; forwards its stderr to ours line by line, except lines
+// that are messages to the server (progress and logs, channel.ts); and reads its stdout,
+// up to a cap, as the result (text unless the sidecar says otherwise, adr/0009). On
+// cancellation, timeout or overflow the whole group gets SIGTERM, then SIGKILL after a
+// grace; when the program exits, whatever it left running in its group gets SIGKILL. A
+// call holds one of the server's program slots from before the spawn until then. Like any
+// tool handler it returns what the tool says (a CallToolResult, `isError` for a failed
+// program); nothing here knows JSON-RPC.
 import { concatBytes } from "../util/bytes.ts";
+import { deliver, notUnderstoodNote, ORDINARY_LINE, readChannelLine } from "./channel.ts";
 import { isObject, messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { Slots } from "../util/slots.ts";
@@ -250,7 +252,7 @@ async function runHolding(
   try {
     const stdinWritten = writeAll(child.stdin, JSON.stringify(args));
     const exited = new AbortController();
-    const stderr = forwardStderr(child.stderr, ctx.toolName, exited.signal, options.diagnostics);
+    const stderr = forwardStderr(child.stderr, ctx, exited.signal, options.diagnostics);
     const stdout = readCapped(child.stdout, options.maxOutputBytes, stop, exited.signal);
     const status = await child.status;
     group.leaderExited();
@@ -430,55 +432,78 @@ async function readCapped(
 }
 
 /**
- * Forwards stderr to the server's diagnostics, each line prefixed with `[toolName] `, and
- * returns its last MESSAGE_CHARS characters for an error message. While the server's
- * stderr queue is full it reads no more, so the program waits on its own writes (as with
- * any pipe) and nothing is lost; lib/host/stderr_log.ts drops lines only once stderr stalls.
+ * Reads stderr line by line (split on `\n`, a final `\r` dropped, UTF-8 across chunks). A line
+ * that is a channel message (lib/programs/channel.ts) goes to `ctx.progress` or `ctx.log` and
+ * nowhere else; every other line is forwarded to the server's diagnostics, prefixed with
+ * `[toolName] `, the first one that starts with `toolshed:` without being understood after a
+ * note saying so. Returns the last MESSAGE_CHARS characters of the forwarded text, for an error
+ * message. While the server's stderr queue is full it reads no more, so the program waits on its
+ * own writes (as with any pipe) and nothing is lost; lib/host/stderr_log.ts drops lines only once
+ * stderr stalls. Channel messages never wait: the core merges and rate-limits them.
  */
 async function forwardStderr(
   stream: ReadableStream<Uint8Array>,
-  toolName: string,
+  ctx: Pick<ToolContext, "toolName" | "progress" | "log">,
   exited: AbortSignal,
   diagnostics: Diagnostics,
 ): Promise<string> {
-  const prefix = `[${toolName}] `;
-  const source = `stderr from tool "${toolName}"`;
+  const prefix = `[${ctx.toolName}] `;
+  const source = `stderr from tool "${ctx.toolName}"`;
   let pending = "";
   let tail = "";
+  /** What this chunk adds to the tail: the forwarded text, without prefixes. */
+  let kept = "";
   let out = "";
   let lines = 0;
-  const emit = async (line: string) => {
-    out += `${prefix}${line}\n`;
-    lines++;
-    if (out.length < STDERR_BATCH_CHARS) return;
-    await diagnostics.forward(out, lines, source);
+  /** Whether `pending` continues a line whose start was forwarded in pieces already. */
+  let midLine = false;
+  let noted = false;
+  const flush = async () => {
+    if (lines > 0) await diagnostics.forward(out, lines, source);
     out = "";
     lines = 0;
   };
+  const forward = async (text: string, newline: boolean) => {
+    out += `${prefix}${text}\n`;
+    kept += newline ? `${text}\n` : text;
+    lines++;
+    if (out.length >= STDERR_BATCH_CHARS) await flush();
+  };
+  /** A line (`newline` when one ended it), or a STDERR_LINE_CHARS piece of a longer one. */
+  const take = async (text: string, newline: boolean, piece = false) => {
+    const read = midLine ? ORDINARY_LINE : readChannelLine(text);
+    midLine = piece;
+    if (read.kind === "progress" || read.kind === "log") return deliver(read, ctx);
+    if (read.kind === "not understood" && !noted) {
+      noted = true;
+      await flush(); // the note comes before the line it is about
+      diagnostics.error(notUnderstoodNote(ctx.toolName));
+    }
+    await forward(text, newline);
+  };
   const decoder = new TextDecoder();
   for await (const chunk of chunksUntil(stream, exited)) {
-    const text = decoder.decode(chunk, { stream: true });
-    tail = (tail + text).slice(-MESSAGE_CHARS);
-    pending += text;
+    pending += decoder.decode(chunk, { stream: true });
     let start = 0;
     let newline;
     while ((newline = pending.indexOf("\n", start)) !== -1) {
-      await emit(pending.slice(start, newline).replace(/\r$/, ""));
+      const end = newline > start && pending.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+      await take(pending.slice(start, end), true);
       start = newline + 1;
     }
     pending = pending.slice(start);
     while (pending.length > STDERR_LINE_CHARS) {
-      await emit(pending.slice(0, STDERR_LINE_CHARS));
+      await take(pending.slice(0, STDERR_LINE_CHARS), false, true);
       pending = pending.slice(STDERR_LINE_CHARS);
     }
-    if (lines > 0) await diagnostics.forward(out, lines, source);
-    out = "";
-    lines = 0;
+    await flush();
+    tail = (tail + kept).slice(-MESSAGE_CHARS);
+    kept = "";
   }
   pending += decoder.decode();
-  if (pending !== "") await emit(pending);
-  if (lines > 0) await diagnostics.forward(out, lines, source);
-  return tail;
+  if (pending !== "") await take(pending, false);
+  await flush();
+  return (tail + kept).slice(-MESSAGE_CHARS);
 }
 
 /**
