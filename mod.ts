@@ -202,6 +202,214 @@ export type { LogLevel } from "./lib/primitives/types.ts";
  */
 export type { ClientRequestMethod } from "./lib/primitives/types.ts";
 
+/**
+ * A resource with a fixed URI, as a module in `resources/` default-exports it: the fields
+ * `resources/list` shows and a `read` that returns its contents (any other file in
+ * `resources/` is served as it is, without code).
+ *
+ * @example A resource computed when it is read
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ResourceContext, ResourceDefinition, UriParams } from "./mod.ts";
+ *
+ * // resources/status.ts
+ * const status = {
+ *   uri: "status://server",
+ *   description: "The server's status, as JSON",
+ *   mimeType: "application/json",
+ *   read: (_params: UriParams, ctx: ResourceContext) => JSON.stringify({ ok: true, uri: ctx.uri }),
+ * } satisfies ResourceDefinition;
+ *
+ * const ctx = { uri: "status://server" } as ResourceContext;
+ * assert.equal(status.read({}, ctx), '{"ok":true,"uri":"status://server"}');
+ * ```
+ */
+export type { ResourceDefinition } from "./lib/primitives/types.ts";
+
+/**
+ * A family of resources under an RFC 6570 URI template, as a module in `resources/`
+ * default-exports it: `read` receives the variables of the URI the client asked for, and
+ * `complete` offers values for them.
+ *
+ * @example Notes by topic, with their topics to complete
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ResourceContext, ResourceTemplateDefinition, UriParams } from "./mod.ts";
+ *
+ * const NOTES: Record<string, string> = { deno: "Deno runs TypeScript.", mcp: "MCP links tools." };
+ * const notes = {
+ *   uriTemplate: "notes://{topic}",
+ *   description: "A short note on a topic",
+ *   mimeType: "text/plain",
+ *   complete: { topic: Object.keys(NOTES) },
+ *   // undefined: nothing at this URI, and the client is told "Resource not found".
+ *   read: ({ topic }: UriParams, _ctx: ResourceContext) => NOTES[String(topic)],
+ * } satisfies ResourceTemplateDefinition;
+ *
+ * const ctx = { uri: "notes://deno" } as ResourceContext;
+ * assert.equal(notes.read({ topic: "deno" }, ctx), "Deno runs TypeScript.");
+ * assert.equal(notes.read({ topic: "cobol" }, ctx), undefined);
+ * ```
+ */
+export type { ResourceTemplateDefinition } from "./lib/primitives/types.ts";
+
+/**
+ * What a resource's `read` receives besides the URI's variables: the URI being read, and
+ * everything a tool's handler gets (signal, client, progress, log).
+ *
+ * @example Naming the URI in what is read
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ResourceContext } from "./mod.ts";
+ *
+ * const read = (_params: unknown, ctx: Pick<ResourceContext, "uri">) => `You asked for ${ctx.uri}`;
+ * assert.equal(read({}, { uri: "notes://deno" }), "You asked for notes://deno");
+ * ```
+ */
+export type { ResourceContext } from "./lib/primitives/types.ts";
+
+/**
+ * The variables a URI matched in a template: a string each, or a list for an exploded one.
+ *
+ * @example Reading an exploded path variable
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { UriParams } from "./mod.ts";
+ *
+ * const params: UriParams = { repo: "toolshed", path: ["lib", "core"] };
+ * const path = Array.isArray(params.path) ? params.path.join("/") : params.path;
+ * assert.equal(path, "lib/core");
+ * ```
+ */
+export type { UriParams } from "./lib/primitives/types.ts";
+
+/**
+ * Hints about a resource for the client: its audience, its priority (0 to 1) and when it
+ * last changed.
+ *
+ * @example A resource meant for the model, changed at a known time
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ResourceAnnotations } from "./mod.ts";
+ *
+ * const annotations: ResourceAnnotations = {
+ *   audience: ["assistant"],
+ *   priority: 0.8,
+ *   lastModified: new Date(0).toISOString(),
+ * };
+ * assert.equal(annotations.lastModified, "1970-01-01T00:00:00.000Z");
+ * ```
+ */
+export type { ResourceAnnotations } from "./lib/primitives/types.ts";
+
+/**
+ * A prompt as a module in `prompts/` default-exports it: arguments, and a `get` that turns
+ * them into messages (a Markdown file with front matter in `prompts/` is a prompt too).
+ *
+ * @example A prompt that starts the assistant's answer
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { PromptContext, PromptDefinition } from "./mod.ts";
+ *
+ * // prompts/explain.ts
+ * const explain = {
+ *   description: "Asks for an explanation of a piece of code",
+ *   arguments: [{ name: "code", description: "The code to explain", required: true }],
+ *   get: ({ code }: { code: string }, _ctx: PromptContext) => [
+ *     { role: "user" as const, content: `Explain this code:\n\n${code}` },
+ *     { role: "assistant" as const, content: "This code" },
+ *   ],
+ * } satisfies PromptDefinition<{ code: string }>;
+ *
+ * const messages = explain.get({ code: "1 + 1" }, {} as PromptContext);
+ * assert.equal(messages[0].content, "Explain this code:\n\n1 + 1");
+ * ```
+ */
+export type { PromptDefinition } from "./lib/primitives/types.ts";
+
+/**
+ * What a prompt's `get` receives besides its arguments: the prompt's name, and everything
+ * a tool's handler gets.
+ *
+ * @example A prompt that mentions the client
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { PromptContext } from "./mod.ts";
+ *
+ * const get = (_args: unknown, ctx: Pick<PromptContext, "promptName" | "clientInfo">) =>
+ *   `${ctx.promptName} for ${ctx.clientInfo?.name ?? "an unnamed client"}`;
+ * assert.equal(get({}, { promptName: "greet", clientInfo: undefined }), "greet for an unnamed client");
+ * ```
+ */
+export type { PromptContext } from "./lib/primitives/types.ts";
+
+/**
+ * An argument a prompt takes: always a string on the wire, required or not.
+ *
+ * @example A required argument
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { PromptArgument } from "./mod.ts";
+ *
+ * const language: PromptArgument = { name: "language", description: "e.g. go", required: true };
+ * assert.equal(language.required, true);
+ * ```
+ */
+export type { PromptArgument } from "./lib/primitives/types.ts";
+
+/**
+ * One message of a prompt: a role and a content block, or a string for a text block.
+ *
+ * @example A user message with an image
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { PromptMessage } from "./mod.ts";
+ *
+ * const message: PromptMessage = {
+ *   role: "user",
+ *   content: { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+ * };
+ * assert.equal(message.role, "user");
+ * ```
+ */
+export type { PromptMessage } from "./lib/primitives/types.ts";
+
+/**
+ * Values for a prompt's argument or a template's variable: a list, offered by
+ * case-insensitive prefix, or a function of what the user typed so far.
+ *
+ * @example Completing from a list, and from a function
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Completer, CompletionContext } from "./mod.ts";
+ *
+ * const languages: Completer = ["go", "python", "rust", "typescript"];
+ * const years: Completer = (value: string, _context: CompletionContext) =>
+ *   ["2024", "2025", "2026"].filter((year) => year.startsWith(value));
+ * assert.equal(languages.length, 4);
+ * const context = { arguments: {}, signal: new AbortController().signal };
+ * assert.deepEqual(await years("202", context), ["2024", "2025", "2026"]);
+ * ```
+ */
+export type { Completer, CompletionContext } from "./lib/primitives/types.ts";
+
+/**
+ * What every handler receives (a tool's, a resource's, a prompt's): the request's signal,
+ * id, client, and ways to report progress, log or ask the client.
+ *
+ * @example A helper that works for any handler
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { HandlerContext } from "./mod.ts";
+ *
+ * function stopped(ctx: Pick<HandlerContext, "signal">): boolean {
+ *   return ctx.signal.aborted;
+ * }
+ * assert.equal(stopped({ signal: AbortSignal.abort() }), true);
+ * ```
+ */
+export type { HandlerContext } from "./lib/primitives/types.ts";
+
 import type { ToolDefinition } from "./lib/primitives/types.ts";
 
 /**

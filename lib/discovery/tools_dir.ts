@@ -14,6 +14,7 @@ import {
 import { createSlots, type Slots } from "../util/slots.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
+import { DirectoryLoadError } from "./load_error.ts";
 import {
   checkDefinition,
   DEFINITION_FIELDS,
@@ -56,13 +57,10 @@ export const DEFAULT_LOAD_OPTIONS: Omit<LoadOptions, "diagnostics"> = {
 };
 
 /** Start-up failed because of the tools; `problems` holds one sentence per bad file. */
-export class ToolLoadError extends Error {
-  readonly problems: readonly string[];
-
+export class ToolLoadError extends DirectoryLoadError {
   constructor(problems: readonly string[]) {
-    super(problems.join("\n"));
+    super(problems);
     this.name = "ToolLoadError";
-    this.problems = problems;
   }
 }
 

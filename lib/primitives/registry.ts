@@ -1,8 +1,10 @@
 // What the server serves, as immutable snapshots: a request reads the current snapshot once
 // when it starts and keeps it to its end, so a reload (a new snapshot swapped in) never
 // shows a request half of one and half of the other, and calls in flight finish on the
-// tools they started with. Tools now; resources, templates and prompts join as catalogs.
+// tools they started with.
 import type { Tool } from "./tools.ts";
+import type { Resource, ResourceTemplate } from "./resources.ts";
+import type { Prompt } from "./prompts.ts";
 
 /** Primitives of one kind, sorted by key (the order lists are paged in), and an index. */
 export interface Catalog<P> {
@@ -16,6 +18,18 @@ export interface Snapshot {
   /** Grows by one with every swap. */
   readonly version: number;
   readonly tools: Catalog<Tool>;
+  /** By URI. */
+  readonly resources: Catalog<Resource>;
+  /** By name (the order of `resources/templates/list`); a read tries them in that order. */
+  readonly templates: Catalog<ResourceTemplate>;
+  readonly prompts: Catalog<Prompt>;
+}
+
+/** Resources, templates and prompts: what a server directory holds besides tools. */
+export interface OtherPrimitives {
+  readonly resources?: readonly Resource[];
+  readonly templates?: readonly ResourceTemplate[];
+  readonly prompts?: readonly Prompt[];
 }
 
 export interface Registry {
@@ -41,8 +55,16 @@ export function catalogOf<P>(items: readonly P[], keyOf: (item: P) => string): C
 }
 
 /** The catalogs of a snapshot from the primitives found. */
-export function contentsOf(tools: readonly Tool[]): Omit<Snapshot, "version"> {
-  return { tools: catalogOf(tools, (tool) => tool.name) };
+export function contentsOf(
+  tools: readonly Tool[],
+  others: OtherPrimitives = {},
+): Omit<Snapshot, "version"> {
+  return {
+    tools: catalogOf(tools, (tool) => tool.name),
+    resources: catalogOf(others.resources ?? [], (resource) => resource.uri),
+    templates: catalogOf(others.templates ?? [], (template) => template.name),
+    prompts: catalogOf(others.prompts ?? [], (prompt) => prompt.name),
+  };
 }
 
 export function createRegistry(first: Omit<Snapshot, "version">): Registry {

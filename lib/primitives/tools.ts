@@ -1,6 +1,7 @@
 // Tools as the core serves them: a definition checked field by field, its schemas compiled
 // once. Where definitions come from (a directory, a sidecar) is discovery's concern.
 import { isObject, type JsonObject, MAX_TIMER_MS, messageOf } from "../util/json.ts";
+import { jsonProblem, PRIMITIVE_NAME } from "./json_wire.ts";
 import { checkAnnotations, checkIcons } from "../schema/mcp_shapes.ts";
 import { compileSchema, type SchemaCheck } from "../schema/compile.ts";
 import type { ToolDefinition } from "./types.ts";
@@ -37,7 +38,6 @@ export interface ToolSet {
   byName: ReadonlyMap<string, Tool>;
 }
 
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** The fields a tool module and a sidecar share. */
 export const DEFINITION_FIELDS = [
   "title",
@@ -57,7 +57,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   }
   const name = definition.name === undefined ? defaultName : definition.name;
   if (typeof name !== "string") throw new Error("name must be a string");
-  if (!TOOL_NAME.test(name)) {
+  if (!PRIMITIVE_NAME.test(name)) {
     throw new Error(
       `the name "${name}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
     );
@@ -211,67 +211,9 @@ function checkWireFields(definition: JsonObject): void {
   for (const field of WIRE_FIELDS) {
     const value = definition[field];
     if (value === undefined) continue;
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch (error) {
-      // V8 explains a cycle over several lines; the first one is the sentence.
-      throw new Error(`${field} cannot be sent as JSON: ${messageOf(error).split("\n")[0]}`);
-    }
-    const change = text === undefined
-      ? `${kindOf(value)} would be dropped`
-      : firstChange(value, JSON.parse(text), "");
-    if (change !== undefined) {
-      throw new Error(`${field} cannot be sent as JSON unchanged: ${change}`);
-    }
+    const problem = jsonProblem(field, value);
+    if (problem !== undefined) throw new Error(problem);
   }
-}
-
-/** Where `arrived` (what JSON made of `sent`) first differs from `sent`, if anywhere. */
-function firstChange(sent: unknown, arrived: unknown, pointer: string): string | undefined {
-  if (isPlainObject(sent) && isObject(arrived)) {
-    for (const key of Object.keys(sent)) {
-      if (sent[key] === undefined) continue;
-      const at = `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
-      const change = Object.hasOwn(arrived, key)
-        ? firstChange(sent[key], arrived[key], at)
-        : `at "${at}": ${kindOf(sent[key])} would be dropped`;
-      if (change !== undefined) return change;
-    }
-    return undefined;
-  }
-  if (Array.isArray(sent) && Array.isArray(arrived) && sent.length === arrived.length) {
-    for (let i = 0; i < sent.length; i++) {
-      const change = firstChange(sent[i], arrived[i], `${pointer}/${i}`);
-      if (change !== undefined) return change;
-    }
-    return undefined;
-  }
-  // -0 === 0: JSON writes -0 as 0, which means the same in a schema.
-  if (sent === arrived) return undefined;
-  return `at "${pointer}": ${kindOf(sent)} would arrive as ${kindOf(arrived)}`;
-}
-
-/** An object JSON writes as it is: no class of its own (a Date, a Map) to lose. */
-function isPlainObject(value: unknown): value is JsonObject {
-  if (!isObject(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
-
-/** A value's kind as a message shows it: "a string", "NaN", "a Date", "undefined". */
-function kindOf(value: unknown): string {
-  if (value === undefined || value === null) return String(value);
-  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object" && !isPlainObject(value)) {
-    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-    if (typeof name === "string" && name !== "") {
-      return `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`;
-    }
-  }
-  const type = typeof value;
-  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }
 
 function defaultsOf(inputSchema: JsonObject): [string, unknown][] {

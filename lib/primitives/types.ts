@@ -21,14 +21,15 @@ export interface Icon {
   theme?: "light" | "dark";
 }
 
-/** What a handler receives besides its arguments: everything that belongs to one call. */
-export interface ToolContext {
-  /** Aborted when the client cancels the request, the tool times out or the server stops. */
+/**
+ * What every handler receives (a tool's, a resource's, a prompt's): everything that belongs
+ * to one request.
+ */
+export interface HandlerContext {
+  /** Aborted when the client cancels the request, the handler times out or the server stops. */
   readonly signal: AbortSignal;
-  /** The JSON-RPC id of the `tools/call` request. */
+  /** The JSON-RPC id of the request. */
   readonly requestId: RequestId;
-  /** The name the tool is served under. */
-  readonly toolName: string;
   /** The protocol version of this request (modern) or of the session (legacy). */
   readonly protocolVersion: string;
   /** The client's `Implementation` object, when it sent one. For display and logs only. */
@@ -36,24 +37,42 @@ export interface ToolContext {
   /** The capabilities the client declared (`{}` when none). */
   readonly clientCapabilities: JsonObject;
   /**
-   * Tells the client how far the call has got, when it asked to be told (a progress token);
-   * otherwise does nothing. `progress` must grow from one report to the next (a report
-   * that does not is dropped); nothing is sent once the call is answered or cancelled.
+   * Tells the client how far the request has got, when it asked to be told (a progress
+   * token); otherwise does nothing. `progress` must grow from one report to the next (a
+   * report that does not is dropped); reports closer together than the server sends them
+   * are merged into the latest; nothing is sent once the request is answered or cancelled.
    */
   progress(progress: number, total?: number, message?: string): void;
   /**
    * Sends a log message to the client, when it asked for messages at this level or a more
-   * severe one and the server offers logging; otherwise does nothing. For the server's own
-   * diagnostics use stderr.
+   * severe one; otherwise does nothing. For the server's own diagnostics use stderr.
    */
   log(level: LogLevel, data: unknown, logger?: string): void;
   /**
-   * Asks the client something during the call (a 2025-era session whose client declared
+   * Asks the client something during the request (a 2025-era session whose client declared
    * the capability): `sampling/createMessage`, `elicitation/create` or `roots/list`.
    * Rejects, saying why, where that is not possible (2026-07-28 asks back by returning an
    * `input_required` result instead).
    */
   request(method: ClientRequestMethod, params: JsonObject): Promise<JsonObject>;
+}
+
+/** What a tool's handler receives besides its arguments. */
+export interface ToolContext extends HandlerContext {
+  /** The name the tool is served under. */
+  readonly toolName: string;
+}
+
+/** What a resource's or a resource template's `read` receives besides its parameters. */
+export interface ResourceContext extends HandlerContext {
+  /** The URI being read (for a template: the concrete URI the client asked for). */
+  readonly uri: string;
+}
+
+/** What a prompt's `get` receives besides its arguments. */
+export interface PromptContext extends HandlerContext {
+  /** The name the prompt is served under. */
+  readonly promptName: string;
 }
 
 /** Log severities, least severe first (RFC 5424, as MCP uses them). */
@@ -98,4 +117,108 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    */
   requiredClientCapabilities?: JsonObject;
   handler: (args: Args, ctx: ToolContext) => unknown;
+}
+
+/** Hints about a resource for the client (MCP `Annotations`). */
+export interface ResourceAnnotations {
+  audience?: ("user" | "assistant")[];
+  /** From 0 (least important) to 1 (most). */
+  priority?: number;
+  /** An ISO 8601 timestamp. */
+  lastModified?: string;
+}
+
+/**
+ * The values an argument (of a prompt) or a variable (of a resource template) can take, for
+ * `completion/complete`: a list, offered by case-insensitive prefix, or a function that
+ * answers for what the user typed so far (its answer is sent as it is, at most 100 values).
+ */
+export type Completer =
+  | readonly string[]
+  | ((value: string, context: CompletionContext) => readonly string[] | Promise<readonly string[]>);
+
+export interface CompletionContext {
+  /** The other arguments (or variables) the client has filled in already. */
+  readonly arguments: Readonly<Record<string, string>>;
+  /** Aborted when the request is cancelled or takes too long. */
+  readonly signal: AbortSignal;
+}
+
+/** Template variables as a matched URI gives them: a list for an exploded variable (`{/path*}`). */
+export type UriParams = Record<string, string | string[]>;
+
+/** Fields every resource (fixed or template) may carry, as MCP defines them. */
+interface ResourceFields {
+  /** Defaults to the file name without its extension. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: ResourceAnnotations;
+  icons?: Icon[];
+  _meta?: JsonObject;
+  /** How long one read may run; overrides the `--tool-timeout` flag. */
+  timeoutMs?: number;
+}
+
+/**
+ * A resource with a fixed URI, as a module in `resources/` default-exports it.
+ *
+ * `read` may return a string (text), a `Uint8Array` (sent base64 as a blob), one
+ * `{ text }` or `{ blob }` contents object, an array of them, or `undefined`/`null` when
+ * there is nothing at this URI now (the client gets "Resource not found").
+ */
+export interface ResourceDefinition extends ResourceFields {
+  uri: string;
+  /** The size in bytes, when known in advance. */
+  size?: number;
+  read(params: UriParams, ctx: ResourceContext): unknown;
+}
+
+/**
+ * A family of resources under an RFC 6570 URI template (`docs://{section}/{page}`), as a
+ * module in `resources/` default-exports it. `read` receives the variables the client's URI
+ * matched; it returns what a fixed resource's `read` returns.
+ */
+export interface ResourceTemplateDefinition extends ResourceFields {
+  uriTemplate: string;
+  /** Values for the template's variables, for `completion/complete`. */
+  complete?: Record<string, Completer>;
+  read(params: UriParams, ctx: ResourceContext): unknown;
+}
+
+/** An argument a prompt takes (always a string on the wire). */
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+/** One message of a prompt: `content` is a content block, or a string for a text block. */
+export interface PromptMessage {
+  role: "user" | "assistant";
+  content: string | JsonObject;
+}
+
+/**
+ * A prompt as a module in `prompts/` default-exports it (a Markdown file with front matter
+ * is a prompt too, without code).
+ *
+ * `get` may return a string (one user message), an array of messages, or
+ * `{ description?, messages }`.
+ */
+export interface PromptDefinition<Args = Record<string, string>> {
+  /** Defaults to the file name without its extension. */
+  name?: string;
+  title?: string;
+  description: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: JsonObject;
+  /** How long one `get` may run; overrides the `--tool-timeout` flag. */
+  timeoutMs?: number;
+  /** Values for the prompt's arguments, for `completion/complete`. */
+  complete?: Record<string, Completer>;
+  get(args: Args, ctx: PromptContext): unknown;
 }

@@ -87,6 +87,37 @@ const CONTENT_BLOCK = {
   ],
 };
 
+/** MCP `Annotations` of a resource (or a content block). */
+const RESOURCE_ANNOTATIONS = {
+  type: "object",
+  properties: {
+    audience: { type: "array", items: { enum: ["user", "assistant"] } },
+    priority: { type: "number", minimum: 0, maximum: 1 },
+    lastModified: { type: "string" },
+  },
+};
+
+/** One `TextResourceContents` or `BlobResourceContents` of a `resources/read` result. */
+const RESOURCE_CONTENTS = {
+  type: "object",
+  required: ["uri"],
+  properties: {
+    uri: { type: "string" },
+    mimeType: { type: "string" },
+    text: { type: "string" },
+    blob: { type: "string", contentEncoding: "base64" },
+    _meta: { type: "object" },
+  },
+  oneOf: [{ required: ["text"] }, { required: ["blob"] }],
+};
+
+/** One `PromptMessage`: a role and one content block. */
+const PROMPT_MESSAGE = {
+  type: "object",
+  required: ["role", "content"],
+  properties: { role: { enum: ["user", "assistant"] }, content: CONTENT_BLOCK },
+};
+
 const CALL_TOOL_RESULT = {
   type: "object",
   required: ["content"],
@@ -106,3 +137,7 @@ function onFirstUse(schema: JsonObject): SchemaCheck {
 export const checkIcons: SchemaCheck = onFirstUse(ICONS);
 export const checkAnnotations: SchemaCheck = onFirstUse(ANNOTATIONS);
 export const checkCallToolResult: SchemaCheck = onFirstUse(CALL_TOOL_RESULT);
+export const checkContentBlock: SchemaCheck = onFirstUse(CONTENT_BLOCK);
+export const checkResourceAnnotations: SchemaCheck = onFirstUse(RESOURCE_ANNOTATIONS);
+export const checkResourceContents: SchemaCheck = onFirstUse(RESOURCE_CONTENTS);
+export const checkPromptMessage: SchemaCheck = onFirstUse(PROMPT_MESSAGE);

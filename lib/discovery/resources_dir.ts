@@ -1,0 +1,237 @@
+// Resource discovery: the resources directory, walked with its subdirectories. A module
+// (`.ts`, `.mts`, `.js`, `.mjs`) default-exports a resource or a template; every other file is
+// a resource itself, served as it is. A bad entry stops start-up with a message naming its
+// file, all problems together. Building the resources is primitives/resource_*.ts's.
+import { messageOf } from "../util/json.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
+import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
+import { fileResource, mimeLookup, type ResourceFile } from "../primitives/resource_files.ts";
+import { type ModuleResource, resourceFromModule } from "../primitives/resource_modules.ts";
+import { DirectoryLoadError } from "./load_error.ts";
+import { directoryUrl } from "./tools_dir.ts";
+
+/** What loadResources() found: resources sorted by URI, templates by name. */
+export interface LoadedResources {
+  resources: Resource[];
+  templates: ResourceTemplate[];
+}
+
+export interface ResourceLoadOptions {
+  /** Largest contents one read may return, in bytes (text as UTF-8, blob decoded). */
+  maxResourceBytes: number;
+  /** Serve files and directories that are symlinks to places outside the directory. */
+  allowOutsideSymlinks: boolean;
+  /** Where warnings go (a file over the byte limit). */
+  diagnostics: Diagnostics;
+}
+
+/** Most files a resources directory may hold (modules and other files together). */
+export const MAX_RESOURCE_FILES = 10_000;
+
+const MODULE_EXTENSIONS = /\.(ts|mts|js|mjs)$/;
+
+/** What the walk found, each list in path order. */
+interface Walk {
+  files: ResourceFile[];
+  modules: { path: string; url: URL }[];
+  problems: string[];
+}
+
+/**
+ * Loads every resource and resource template in `dir`, a path (relative to the working
+ * directory) or a directory URL, with its subdirectories. Files and directories whose names
+ * start with `_` or `.` are left out. Throws a DirectoryLoadError with every problem found.
+ */
+export async function loadResources(
+  dir: string | URL,
+  options: ResourceLoadOptions,
+): Promise<LoadedResources> {
+  const dirUrl = typeof dir === "string"
+    ? directoryUrl(dir)
+    : new URL(dir.href.endsWith("/") ? dir.href : `${dir.href}/`);
+  const shownDir = typeof dir === "string"
+    ? dir.replace(/\/+$/, "")
+    : decodeURIComponent(dirUrl.pathname).replace(/\/+$/, "");
+  const shown = (path: string) => `${shownDir}/${path}`;
+  let walk: Walk;
+  let realDir: string;
+  try {
+    realDir = await Deno.realPath(dirUrl);
+    walk = await walkDirectory(dirUrl, realDir, shownDir, options.allowOutsideSymlinks);
+  } catch (error) {
+    throw new DirectoryLoadError([
+      `Cannot read the resources directory "${shownDir}": ${messageOf(error)}`,
+    ]);
+  }
+  const problems = [...walk.problems];
+
+  const insideDir = options.allowOutsideSymlinks ? undefined : `${realDir}/`;
+  const readOptions = { maxResourceBytes: options.maxResourceBytes, insideDir };
+  const typeOf = walk.files.length > 0 ? await mimeLookup() : undefined;
+  const fromFiles = walk.files.map((file) => ({
+    path: file.path,
+    resource: fileResource(file, typeOf!(file.path), readOptions),
+  }));
+  const fromModules = await Promise.all(walk.modules.map(async ({ path, url }) => ({
+    path,
+    outcome: await loadModule(url, path, options.maxResourceBytes),
+  })));
+
+  // Clashes are looked for in path order, so that messages are stable.
+  const byUri = new Map<string, { resource: Resource; path: string }>();
+  const byName = new Map<string, { template: ResourceTemplate; path: string }>();
+  const addResource = (resource: Resource, path: string) => {
+    const clash = byUri.get(resource.uri);
+    if (clash !== undefined) {
+      problems.push(
+        `Cannot load resource "${shown(path)}": the URI "${resource.uri}" is already used by ` +
+          `"${shown(clash.path)}"`,
+      );
+    } else byUri.set(resource.uri, { resource, path });
+  };
+  const entries = [
+    ...fromFiles.map(({ path, resource }) => ({ path, outcome: { kind: "resource", resource } })),
+    ...fromModules,
+  ] as { path: string; outcome: ModuleResource }[];
+  entries.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  for (const { path, outcome } of entries) {
+    if (outcome.kind === "invalid") {
+      for (const problem of outcome.problems) {
+        problems.push(`Cannot load resource "${shown(path)}": ${problem}`);
+      }
+    } else if (outcome.kind === "resource") {
+      addResource(outcome.resource, path);
+    } else {
+      const { template } = outcome;
+      const clash = byName.get(template.name);
+      if (clash !== undefined) {
+        problems.push(
+          `Cannot load resource "${shown(path)}": the template name "${template.name}" is ` +
+            `already used by "${shown(clash.path)}"`,
+        );
+      } else byName.set(template.name, { template, path });
+    }
+  }
+  if (problems.length > 0) throw new DirectoryLoadError(problems);
+
+  for (const file of walk.files) {
+    if (file.size > options.maxResourceBytes) {
+      options.diagnostics.error(
+        `Resource "${shown(file.path)}" is ${file.size} bytes, over the limit of ` +
+          `${options.maxResourceBytes} bytes (--max-resource-bytes): reading it will fail`,
+      );
+    }
+  }
+  const resources = [...byUri.values()].map(({ resource }) => resource)
+    .sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
+  const templates = [...byName.values()].map(({ template }) => template)
+    .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return { resources, templates };
+}
+
+/** Imports a module and builds what it defines; a failed import is a problem like any other. */
+async function loadModule(
+  url: URL,
+  path: string,
+  maxResourceBytes: number,
+): Promise<ModuleResource> {
+  let module: Record<string, unknown>;
+  try {
+    module = await import(url.href);
+  } catch (error) {
+    // Deno cannot import into a compiled binary a module that was not embedded in it.
+    const hint = Deno.build.standalone
+      ? " (a compiled binary can only load the modules embedded when it was compiled)"
+      : "";
+    return {
+      kind: "invalid",
+      problems: [`the module failed to import: ${messageOf(error)}${hint}`],
+    };
+  }
+  const fileName = path.slice(path.lastIndexOf("/") + 1);
+  return await resourceFromModule(module.default, fileName.replace(MODULE_EXTENSIONS, ""), {
+    maxResourceBytes,
+  });
+}
+
+/**
+ * Walks the directory depth first, entries in name order: files and modules by their path
+ * under it, symlinks checked against it, at most MAX_RESOURCE_FILES files.
+ */
+async function walkDirectory(
+  rootUrl: URL,
+  realRoot: string,
+  shownDir: string,
+  allowOutsideSymlinks: boolean,
+): Promise<Walk> {
+  const walk: Walk = { files: [], modules: [], problems: [] };
+  let count = 0;
+  const visit = async (dirUrl: URL, prefix: string, ancestors: string[]): Promise<boolean> => {
+    const names: { name: string; symlink: boolean; directory: boolean }[] = [];
+    for await (const entry of Deno.readDir(dirUrl)) {
+      if (/^[_.]/.test(entry.name)) continue;
+      names.push({ name: entry.name, symlink: entry.isSymlink, directory: entry.isDirectory });
+    }
+    names.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    const files: ResourceFile[] = [];
+    for (const { name, symlink, directory } of names) {
+      const path = `${prefix}${name}`;
+      const url = new URL(encodeURIComponent(name), dirUrl);
+      let isDirectory = directory;
+      let real: string | undefined;
+      if (symlink) {
+        try {
+          real = await Deno.realPath(url);
+          isDirectory = (await Deno.stat(url)).isDirectory;
+        } catch {
+          continue; // A dangling symlink: nothing to serve.
+        }
+        if (!allowOutsideSymlinks && !real.startsWith(`${realRoot}/`)) {
+          walk.problems.push(
+            `Cannot load resource "${shownDir}/${path}": it is a symlink to "${real}", outside ` +
+              `the resources directory (--allow-outside-symlinks allows it)`,
+          );
+          continue;
+        }
+      }
+      if (isDirectory) {
+        const realDir = real ?? await Deno.realPath(url);
+        if (ancestors.includes(realDir)) {
+          walk.problems.push(
+            `Cannot load resource "${shownDir}/${path}": it is a symlink to a directory that ` +
+              `holds it, which would be walked forever`,
+          );
+          continue;
+        }
+        if (
+          !await visit(new URL(`${encodeURIComponent(name)}/`, dirUrl), `${path}/`, [
+            ...ancestors,
+            realDir,
+          ])
+        ) return false;
+        continue;
+      }
+      if (++count > MAX_RESOURCE_FILES) {
+        walk.problems.push(
+          `Cannot load the resources directory "${shownDir}": it holds more than ` +
+            `${MAX_RESOURCE_FILES} files`,
+        );
+        return false;
+      }
+      if (MODULE_EXTENSIONS.test(name)) walk.modules.push({ path, url });
+      else files.push({ path, url, size: 0, mtime: null });
+    }
+    // One stat per file, in parallel: the size and the modification time the listing shows.
+    const stats = await Promise.all(files.map((file) => Deno.stat(file.url).catch(() => null)));
+    files.forEach((file, index) => {
+      const info = stats[index];
+      // Gone since the directory was read, or not a regular file (a socket, a FIFO): not served.
+      if (info === null || !info.isFile) return;
+      walk.files.push({ ...file, size: info.size, mtime: info.mtime });
+    });
+    return true;
+  };
+  await visit(rootUrl, "", [realRoot]);
+  walk.files.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return walk;
+}

@@ -1,0 +1,190 @@
+// Files served as resources, without code: a file's URI and MIME type, and a read that takes
+// the file as it is now, bounded, as text when it is text and as a base64 blob otherwise.
+// Finding the files is discovery's concern (discovery/resources_dir.ts).
+import type { JsonObject } from "../util/json.ts";
+import type { Resource } from "./resources.ts";
+import { overLimitError, toBase64 } from "./resource_bytes.ts";
+
+/** One file of the resources directory, as the walk found it. */
+export interface ResourceFile {
+  /** Its path under the directory, `/`-separated: `docs/My Guide.md`. */
+  path: string;
+  url: URL;
+  /** In bytes, when the walk saw it. */
+  size: number;
+  /** Its last modification, when the file system keeps one. */
+  mtime: Date | null;
+}
+
+export interface FileReadOptions {
+  /** Largest contents one read may return, in bytes. */
+  maxResourceBytes: number;
+  /**
+   * The resources directory's real path, ending in `/`, when a read must stay inside it (no
+   * `--allow-outside-symlinks`): a file swapped for a symlink to elsewhere is refused.
+   */
+  insideDir: string | undefined;
+}
+
+/** A MIME type by file name, from the extension; undefined when the extension is unknown. */
+export type MimeLookup = (path: string) => string | undefined;
+
+let mime: Promise<MimeLookup> | undefined;
+
+/** The MIME lookup of the `mime` package, imported on first use (a server with no files never does). */
+export function mimeLookup(): Promise<MimeLookup> {
+  mime ??= import("npm:mime@4.1.2").then(({ default: types }) => (path: string) =>
+    types.getType(path) ?? undefined
+  );
+  return mime;
+}
+
+/** The URI of the file at `path`: `toolshed:///` and each segment percent-encoded. */
+export function fileResourceUri(path: string): string {
+  return `toolshed:///${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/** Types whose contents are text although their top-level type is not `text/`. */
+const TEXT_TYPES = new Set([
+  "application/json",
+  "application/xml",
+  "application/javascript",
+  "application/ecmascript",
+  "application/x-javascript",
+  "application/typescript",
+  "application/yaml",
+  "application/x-yaml",
+  "application/toml",
+  "application/sql",
+  "application/graphql",
+  "application/x-sh",
+  "application/x-csh",
+  "application/x-tex",
+  "application/x-latex",
+  "application/rtf",
+  "application/x-ndjson",
+  "application/jsonl",
+  "image/svg+xml",
+]);
+
+/** True for a MIME type whose contents are text (`text/*`, JSON, XML, YAML, SVG, …). */
+export function isTextualMimeType(type: string): boolean {
+  const bare = type.split(";")[0].trim().toLowerCase();
+  return bare.startsWith("text/") || TEXT_TYPES.has(bare) ||
+    /\+(json|xml|yaml)$/.test(bare);
+}
+
+/**
+ * The contents object for `bytes` read at `uri`: text when the type is textual or unknown and
+ * the bytes are UTF-8 without NUL, else a base64 blob. An unknown type becomes `text/plain`
+ * or `application/octet-stream`.
+ */
+export function fileContents(uri: string, bytes: Uint8Array, mimeType?: string): JsonObject {
+  if (mimeType === undefined || isTextualMimeType(mimeType)) {
+    const text = utf8Text(bytes);
+    if (text !== undefined) return { uri, mimeType: mimeType ?? "text/plain", text };
+  }
+  return { uri, mimeType: mimeType ?? "application/octet-stream", blob: toBase64(bytes) };
+}
+
+const DECODER = new TextDecoder("utf-8", { fatal: true });
+
+/** `bytes` as text, or undefined when they are not UTF-8 or hold a NUL (binary, then). */
+function utf8Text(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return DECODER.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The served resource for `file`; `mimeType` from its extension, when known. */
+export function fileResource(
+  file: ResourceFile,
+  mimeType: string | undefined,
+  options: FileReadOptions,
+): Resource {
+  const uri = fileResourceUri(file.path);
+  const listing: JsonObject = { uri, name: file.path };
+  if (mimeType !== undefined) listing.mimeType = mimeType;
+  listing.size = file.size;
+  if (file.mtime !== null && Number.isFinite(file.mtime.getTime())) {
+    listing.annotations = Object.freeze({ lastModified: file.mtime.toISOString() });
+  }
+  return Object.freeze({
+    uri,
+    name: file.path,
+    listing: Object.freeze(listing),
+    timeoutMs: undefined,
+    async read(): Promise<JsonObject[] | undefined> {
+      const bytes = await readBounded(file.url, uri, options);
+      return bytes === undefined ? undefined : [fileContents(uri, bytes, mimeType)];
+    },
+  });
+}
+
+/**
+ * The file's bytes now, or undefined when it is gone (or no longer a regular file). Rejects
+ * when it is over the limit, reading no more than the limit and one byte to find out.
+ */
+export async function readBounded(
+  url: URL,
+  uri: string,
+  options: FileReadOptions,
+): Promise<Uint8Array | undefined> {
+  const limit = options.maxResourceBytes;
+  let file: Deno.FsFile;
+  let real: string | undefined;
+  try {
+    if (options.insideDir !== undefined) real = await Deno.realPath(url);
+    file = await Deno.open(url);
+  } catch (error) {
+    if (isGone(error)) return undefined;
+    throw readError(uri, error);
+  }
+  if (real !== undefined && !real.startsWith(options.insideDir!)) {
+    file.close();
+    throw new Error(`Resource "${uri}" now leads outside the resources directory`);
+  }
+  try {
+    const info = await file.stat();
+    if (!info.isFile) return undefined;
+    if (info.size > limit) throw overLimitError(uri, info.size, limit);
+    // The file may have grown since it was measured: the buffer grows up to limit + 1 bytes.
+    let buffer = new Uint8Array(info.size + 1);
+    let filled = 0;
+    while (true) {
+      if (filled === buffer.length) {
+        if (buffer.length > limit) break;
+        const larger = new Uint8Array(Math.min(buffer.length * 2, limit + 1));
+        larger.set(buffer);
+        buffer = larger;
+      }
+      const read = await file.read(buffer.subarray(filled));
+      if (read === null) break;
+      filled += read;
+    }
+    if (filled > limit) {
+      throw overLimitError(uri, Math.max((await file.stat()).size, filled), limit);
+    }
+    return buffer.subarray(0, filled);
+  } catch (error) {
+    if (isGone(error)) return undefined;
+    throw error instanceof Deno.errors.PermissionDenied ? readError(uri, error) : error;
+  } finally {
+    file.close();
+  }
+}
+
+function isGone(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
+}
+
+/** A read failure without the file's path on the server (the message may reach the client). */
+function readError(uri: string, error: unknown): Error {
+  const reason = error instanceof Deno.errors.PermissionDenied
+    ? "permission denied"
+    : "the file could not be read";
+  return new Error(`Cannot read resource "${uri}": ${reason}`, { cause: error });
+}

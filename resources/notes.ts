@@ -1,0 +1,20 @@
+// A resource template backed by code: `notes://{topic}` is one short note per topic, and
+// `complete` offers the topics to clients that ask for completions. A topic without a note
+// reads as "not found".
+import type { ResourceTemplateDefinition } from "../mod.ts";
+
+const NOTES: Record<string, string> = {
+  tools: "A tool is one file in tools/ that default-exports { description, inputSchema, handler }.",
+  resources: "Files in resources/ are served as they are; modules there define URIs with code.",
+  prompts: "A prompt is a Markdown file with front matter, or a module with a get function.",
+};
+
+export default {
+  title: "Notes",
+  description: "A short note about one part of toolshed: tools, resources or prompts",
+  uriTemplate: "notes://{topic}",
+  mimeType: "text/plain",
+  complete: { topic: Object.keys(NOTES) },
+  read: ({ topic }) =>
+    typeof topic === "string" && Object.hasOwn(NOTES, topic) ? NOTES[topic] : undefined,
+} satisfies ResourceTemplateDefinition;
