@@ -1,7 +1,7 @@
-// toolshed: serves every tool in a directory to MCP clients over stdio, or over
-// Streamable HTTP with --http.
+// toolshed: serves the tools, resources and prompts of a server directory to MCP clients
+// over stdio, or over Streamable HTTP with --http.
 //
-//   deno run -A main.ts [--tools DIR] [--http HOST:PORT] [options]   (--help for options)
+//   deno run -A main.ts [--dir DIR] [--http HOST:PORT] [options]   (--help for options)
 //
 // main.ts only wires the stages; each one lives in lib/ with one concern.
 import { type Options, parseCommand, USAGE } from "./lib/host/cli.ts";
@@ -15,8 +15,13 @@ import { type HttpServer, serveHttp } from "./lib/transports/http.ts";
 import { messageOf } from "./lib/util/json.ts";
 import { guardProcess } from "./lib/host/process_guard.ts";
 import { guardStdout } from "./lib/host/stdout_guard.ts";
-import { type LoadedTools, loadTools, ToolLoadError } from "./lib/discovery/tools_dir.ts";
-import type { ToolSet } from "./lib/primitives/tools.ts";
+import { DirectoryLoadError } from "./lib/discovery/load_error.ts";
+import {
+  type LoadedServer,
+  loadServerDir,
+  type ServerFolders,
+  serverFolders,
+} from "./lib/discovery/server_dir.ts";
 
 /** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
 const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
@@ -46,38 +51,42 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
   }
   const { options } = command;
 
-  // A compiled binary serves the tools embedded beside main.ts unless told otherwise.
-  const toolsDir = options.tools ??
-    (Deno.build.standalone ? new URL("./tools/", import.meta.url) : "tools");
+  // A compiled binary serves the folders embedded beside main.ts unless told otherwise.
+  const base = Deno.build.standalone && options.dir === undefined
+    ? new URL("./", import.meta.url)
+    : undefined;
+  const folders = serverFolders(options, base);
   // The files a compiled binary embeds are not on disk: no program among them can run.
-  const embedded = Deno.build.standalone && options.tools === undefined;
-  let loaded: LoadedTools;
+  const embedded = base !== undefined && options.tools === undefined;
+  let loaded: LoadedServer;
   try {
-    loaded = await loadTools(toolsDir, {
+    loaded = await loadServerDir(folders, {
       passEnv: options.passEnv,
       maxOutputBytes: options.maxOutputBytes,
       maxPrograms: options.maxPrograms,
+      maxResourceBytes: options.maxResourceBytes,
       allowOutsideSymlinks: options.allowOutsideSymlinks,
       skipExecutables: embedded,
       diagnostics: stderrDiagnostics,
     });
   } catch (error) {
-    if (!(error instanceof ToolLoadError)) throw error;
+    if (!(error instanceof DirectoryLoadError)) throw error;
     logError(
-      `Cannot start: ${error.problems.length} problem(s) with the tools\n  ${
+      `Cannot start: ${error.problems.length} problem(s) in the server directory\n  ${
         error.problems.join("\n  ")
       }`,
     );
     return 1;
   }
-  if (loaded.skipped.length > 0) {
+  const { skipped } = loaded.tools;
+  if (skipped.length > 0) {
     logError(
-      `Not serving the ${loaded.skipped.length} executable tool(s) embedded in this binary ` +
-        `(${loaded.skipped.join(", ")}): a compiled binary cannot run programs it embeds; ` +
+      `Not serving the ${skipped.length} executable tool(s) embedded in this binary ` +
+        `(${skipped.join(", ")}): a compiled binary cannot run programs it embeds; ` +
         `serve them from a directory on disk with --tools DIR`,
     );
   }
-  const registry = createRegistry(contentsOf(loaded.tools));
+  const registry = createRegistry(contentsOf(loaded.tools.tools, loaded));
   const core = createCore({
     registry,
     pageSize: options.pageSize,
@@ -85,7 +94,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     diagnostics: stderrDiagnostics,
   });
   if (options.http) return await serveOverHttp(options, options.http, core, registry, exit);
-  if (Deno.stdin.isTerminal()) greet(loaded, toolsDir);
+  if (Deno.stdin.isTerminal()) greet(loaded, folders);
 
   const server = serve({
     input: Deno.stdin,
@@ -149,12 +158,37 @@ async function runUntilSignal(
 }
 
 /** Tells a person who started the server in a terminal what it is and how to use it. */
-function greet(tools: ToolSet, toolsDir: string | URL): void {
-  const names = tools.tools.map((tool) => tool.name).join(", ");
+function greet(loaded: LoadedServer, folders: ServerFolders): void {
+  const where = (location: string | URL) =>
+    typeof location === "string" ? location : decodeURIComponent(location.pathname);
+  const line = (count: number, kind: string, location: string | URL | undefined, names: string[]) =>
+    count === 0 || location === undefined
+      ? ""
+      : `\nServing ${count} ${kind} from "${where(location)}": ${names.join(", ")}`;
   logError(
-    `${SERVER_INFO.name} ${SERVER_INFO.version} is an MCP server speaking JSON-RPC on stdin/stdout.\n` +
-      `Serving ${tools.tools.length} tool(s) from "${toolsDir}": ${names}\n` +
-      `Connect an MCP client by configuring it to start this command (see the README for\n` +
+    `${SERVER_INFO.name} ${SERVER_INFO.version} is an MCP server speaking JSON-RPC on stdin/stdout.` +
+      line(
+        loaded.tools.tools.length,
+        "tool(s)",
+        folders.tools?.location,
+        loaded.tools.tools.map((tool) => tool.name),
+      ) +
+      line(
+        loaded.resources.length + loaded.templates.length,
+        "resource(s) and template(s)",
+        folders.resources?.location,
+        [
+          ...loaded.resources.map((item) => item.uri),
+          ...loaded.templates.map((t) => t.uriTemplate),
+        ],
+      ) +
+      line(
+        loaded.prompts.length,
+        "prompt(s)",
+        folders.prompts?.location,
+        loaded.prompts.map((prompt) => prompt.name),
+      ) +
+      `\nConnect an MCP client by configuring it to start this command (see the README for\n` +
       `Claude Desktop, Claude Code and VS Code), or type JSON-RPC lines here. Ctrl+D quits.`,
   );
 }

@@ -1,7 +1,7 @@
-// An HTTP server in this process for tests: 127.0.0.1, a free port, the given tools, test-sized
+// An HTTP server in this process for tests: 127.0.0.1, a free port, the given primitives, test-sized
 // limits and recorded diagnostics; `close()` shuts it down and waits until it has closed.
 import { createCore } from "../lib/core/handle.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
+import { contentsOf, createRegistry, type OtherPrimitives } from "../lib/primitives/registry.ts";
 import type { Tool } from "../lib/primitives/tools.ts";
 import { type HttpOptions, type HttpServer, serveHttp } from "../lib/transports/http.ts";
 import { recorder } from "./_diagnostics.ts";
@@ -18,9 +18,10 @@ export interface TestHttpServer {
 export function serveForTest(
   tools: readonly Tool[],
   options: Partial<HttpOptions> = {},
+  others: OtherPrimitives = {},
 ): TestHttpServer {
   const diagnostics = recorder();
-  const registry = createRegistry(contentsOf(tools));
+  const registry = createRegistry(contentsOf(tools, others));
   const server = serveHttp({
     hostname: "127.0.0.1",
     port: 0,

@@ -8,10 +8,16 @@
 // main.ts, change it here too.
 import { DEFAULTS, parseCommand } from "../lib/host/cli.ts";
 import { createCore } from "../lib/core/handle.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
+import { contentsOf, createRegistry, type OtherPrimitives } from "../lib/primitives/registry.ts";
 import { type ByteSource, serve, type Server } from "../lib/transports/stdio.ts";
 import type { ByteSink } from "../lib/transports/writer.ts";
 import { type LoadedTools, type LoadOptions, loadTools } from "../lib/discovery/tools_dir.ts";
+import {
+  type LoadedServer,
+  loadServerDir,
+  serverFolders,
+  type ServerLoadOptions,
+} from "../lib/discovery/server_dir.ts";
 import type { ToolSet } from "../lib/primitives/tools.ts";
 import type { Diagnostics } from "../lib/util/diagnostics.ts";
 import { type Recorder, recorder } from "./_diagnostics.ts";
@@ -64,13 +70,14 @@ export function serveTools(
   io: { input: ByteSource; output: ByteSink },
   settings: Partial<Settings> = {},
   diagnostics: Diagnostics = recorder(),
+  others: OtherPrimitives = {},
 ): Server {
   const given = { ...DEFAULT_SETTINGS, ...settings };
   return serve({
     input: io.input,
     output: io.output,
     core: createCore({
-      registry: createRegistry(contentsOf(tools.tools)),
+      registry: createRegistry(contentsOf(tools.tools, others)),
       pageSize: given.pageSize,
       toolTimeoutMs: given.toolTimeoutMs,
       diagnostics,
@@ -99,33 +106,42 @@ export interface InProcessServer {
 
 /**
  * Starts the server as `main.ts <flags>` would, serving tests/fixtures/tools unless the
- * flags name `--tools`.
+ * flags name `--tools` or `--dir`.
  */
 export async function startInProcess(flags: readonly string[] = []): Promise<InProcessServer> {
-  const args = flags.includes("--tools") ? [...flags] : ["--tools", FIXTURE_TOOLS, ...flags];
+  const args = flags.includes("--tools") || flags.includes("--dir")
+    ? [...flags]
+    : ["--tools", FIXTURE_TOOLS, ...flags];
   const command = parseCommand(args);
   if (command.kind !== "serve") {
     throw new Error(`Not flags to serve with: ${args.join(" ")} (${JSON.stringify(command)})`);
   }
   const { options } = command;
   const diagnostics = recorder();
-  const tools = await loadQuietly(options.tools!, {
+  const loaded = await loadServerQuietly(serverFolders(options), {
     passEnv: options.passEnv,
     maxOutputBytes: options.maxOutputBytes,
     maxPrograms: options.maxPrograms,
+    maxResourceBytes: options.maxResourceBytes,
     allowOutsideSymlinks: options.allowOutsideSymlinks,
     skipExecutables: false,
     diagnostics,
   });
   const input = feed();
   const output = collector();
-  const server = serveTools(tools, { input, output }, {
-    pageSize: options.pageSize,
-    toolTimeoutMs: options.toolTimeoutMs,
-    maxMessageBytes: options.maxMessageBytes,
-    shutdownGraceMs: options.shutdownGraceMs,
-    maxConcurrency: options.maxConcurrency,
-  }, diagnostics);
+  const server = serveTools(
+    loaded.tools,
+    { input, output },
+    {
+      pageSize: options.pageSize,
+      toolTimeoutMs: options.toolTimeoutMs,
+      maxMessageBytes: options.maxMessageBytes,
+      shutdownGraceMs: options.shutdownGraceMs,
+      maxConcurrency: options.maxConcurrency,
+    },
+    diagnostics,
+    loaded,
+  );
   const done = server.done.finally(() => output.close());
   return {
     send: (line) => input.push(line + "\n"),
@@ -145,20 +161,32 @@ export async function startInProcess(flags: readonly string[] = []): Promise<InP
  * recorded as forwarded text instead of printed (as main.ts sends it to stderr). A module
  * runs, and prints, only at its first import in an isolate (each test module has its own).
  */
-export async function loadQuietly(
+export function loadQuietly(
   dir: string | URL,
   options: Partial<LoadOptions> & Pick<LoadOptions, "diagnostics">,
 ): Promise<LoadedTools> {
+  return quietly(options.diagnostics, () => loadTools(dir, options));
+}
+
+/** Loads a server directory as main.ts does, with the console of its modules recorded. */
+export function loadServerQuietly(
+  folders: Parameters<typeof loadServerDir>[0],
+  options: ServerLoadOptions,
+): Promise<LoadedServer> {
+  return quietly(options.diagnostics, () => loadServerDir(folders, options));
+}
+
+async function quietly<T>(diagnostics: Diagnostics, load: () => Promise<T>): Promise<T> {
   const methods = ["log", "info", "debug", "warn", "error", "dir", "dirxml", "table", "trace"];
   const saved = new Map(methods.map((name) => [name, Reflect.get(console, name)]));
   for (const name of methods) {
     Reflect.set(console, name, (...data: unknown[]) => {
       const text = data.map((item) => typeof item === "string" ? item : Deno.inspect(item));
-      options.diagnostics.forward(`${text.join(" ")}\n`, 1, "the console of a tool module");
+      diagnostics.forward(`${text.join(" ")}\n`, 1, "the console of a tool module");
     });
   }
   try {
-    return await loadTools(dir, options);
+    return await load();
   } finally {
     for (const [name, method] of saved) Reflect.set(console, name, method);
   }

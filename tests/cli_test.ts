@@ -9,6 +9,7 @@ import {
   USAGE,
 } from "../lib/host/cli.ts";
 import { isLoopbackHost } from "../lib/host/listen_address.ts";
+import { serverFolders } from "../lib/discovery/server_dir.ts";
 
 const REPO = new URL("../", import.meta.url);
 const REPO_PATH = decodeURIComponent(REPO.pathname);
@@ -32,6 +33,9 @@ function badNumber(flag: string, raw: string): Command {
   return usageError(`Invalid value for ${flag}: "${raw}" is not an integer from 1 to 2147483647`);
 }
 
+/** The options of a command line naming no folder. */
+const NO_FOLDERS = { dir: undefined, tools: undefined, resources: undefined, prompts: undefined };
+
 Deno.test("MAX_FLAG_VALUE is setTimeout's limit, 2^31 - 1", () => {
   assert.strictEqual(MAX_FLAG_VALUE, 2 ** 31 - 1);
   assert.strictEqual(MAX_FLAG_VALUE, 2147483647);
@@ -41,7 +45,11 @@ Deno.test("parseCommand() serves with the defaults when given no arguments", () 
   assert.deepStrictEqual(parseCommand([]), {
     kind: "serve",
     options: {
+      dir: undefined,
       tools: undefined,
+      resources: undefined,
+      prompts: undefined,
+      maxResourceBytes: 8 * 1024 * 1024,
       maxMessageBytes: 4 * 1024 * 1024,
       pageSize: 100,
       toolTimeoutMs: 60_000,
@@ -58,11 +66,11 @@ Deno.test("parseCommand() serves with the defaults when given no arguments", () 
 Deno.test("parseCommand() takes the tools directory as given", () => {
   assert.deepStrictEqual(parseCommand(["--tools", "my/tools"]), {
     kind: "serve",
-    options: { tools: "my/tools", ...DEFAULTS },
+    options: { ...NO_FOLDERS, tools: "my/tools", ...DEFAULTS },
   });
   assert.deepStrictEqual(parseCommand(["--tools=../other/"]), {
     kind: "serve",
-    options: { tools: "../other/", ...DEFAULTS },
+    options: { ...NO_FOLDERS, tools: "../other/", ...DEFAULTS },
   });
 });
 
@@ -70,22 +78,22 @@ for (const [flag, key] of NUMERIC_FLAGS) {
   Deno.test(`parseCommand() parses ${flag} into ${key}, leaving the others at their defaults`, () => {
     assert.deepStrictEqual(parseCommand([flag, "1234"]), {
       kind: "serve",
-      options: { tools: undefined, ...DEFAULTS, [key]: 1234 },
+      options: { ...NO_FOLDERS, ...DEFAULTS, [key]: 1234 },
     });
     assert.deepStrictEqual(parseCommand([`${flag}=1`]), {
       kind: "serve",
-      options: { tools: undefined, ...DEFAULTS, [key]: 1 },
+      options: { ...NO_FOLDERS, ...DEFAULTS, [key]: 1 },
     });
   });
 
   Deno.test(`parseCommand() takes ${flag} up to 2147483647, with or without leading zeros`, () => {
     assert.deepStrictEqual(parseCommand([flag, "2147483647"]), {
       kind: "serve",
-      options: { tools: undefined, ...DEFAULTS, [key]: 2147483647 },
+      options: { ...NO_FOLDERS, ...DEFAULTS, [key]: 2147483647 },
     });
     assert.deepStrictEqual(parseCommand([flag, "007"]), {
       kind: "serve",
-      options: { tools: undefined, ...DEFAULTS, [key]: 7 },
+      options: { ...NO_FOLDERS, ...DEFAULTS, [key]: 7 },
     });
   });
 
@@ -135,7 +143,9 @@ Deno.test("parseCommand() parses every numeric flag together", () => {
     {
       kind: "serve",
       options: {
+        ...NO_FOLDERS,
         tools: "t",
+        maxResourceBytes: DEFAULTS.maxResourceBytes,
         maxMessageBytes: 2048,
         pageSize: 7,
         toolTimeoutMs: 250,
@@ -156,7 +166,7 @@ Deno.test("parseCommand() collects every --pass-env and takes --allow-outside-sy
     {
       kind: "serve",
       options: {
-        tools: undefined,
+        ...NO_FOLDERS,
         ...DEFAULTS,
         passEnv: ["GITHUB_TOKEN", "_X1"],
         allowOutsideSymlinks: true,
@@ -206,17 +216,44 @@ Deno.test("parseCommand() rejects an empty tools directory", () => {
   );
 });
 
-Deno.test("parseCommand() serves DIR/tools for --dir DIR, and refuses it beside --tools", () => {
-  for (const [dir, tools] of [["srv", "srv/tools"], ["srv/", "srv/tools"], ["/", "/tools"]]) {
-    assert.deepStrictEqual(parseCommand(["--dir", dir]), {
+Deno.test("parseCommand() takes --dir, --tools, --resources and --prompts together, each non-empty", () => {
+  assert.deepStrictEqual(
+    parseCommand(["--dir", "srv", "--tools", "t", "--resources", "r", "--prompts", "p"]),
+    {
       kind: "serve",
-      options: { tools, ...DEFAULTS },
+      options: { ...DEFAULTS, dir: "srv", tools: "t", resources: "r", prompts: "p" },
+    },
+  );
+  for (const flag of ["--dir", "--tools", "--resources", "--prompts"]) {
+    assert.deepStrictEqual(parseCommand([flag, ""]), usageError(`${flag} needs a directory`));
+  }
+});
+
+Deno.test("serverFolders() serves DIR/<kind> for --dir DIR, each optional, a named folder instead of one", () => {
+  for (const [dir, prefix] of [["srv", "srv/"], ["srv/", "srv/"], ["/", "/"]]) {
+    assert.deepStrictEqual(serverFolders({ dir }), {
+      tools: { location: `${prefix}tools`, required: false },
+      resources: { location: `${prefix}resources`, required: false },
+      prompts: { location: `${prefix}prompts`, required: false },
     });
   }
-  assert.deepStrictEqual(parseCommand(["--dir", ""]), usageError("--dir needs a directory"));
-  assert.deepStrictEqual(
-    parseCommand(["--dir", "srv", "--tools", "t"]),
-    usageError("--dir and --tools both name the tools directory: give one of them"),
+  assert.deepStrictEqual(serverFolders({ dir: "srv", prompts: "mine" }).prompts, {
+    location: "mine",
+    required: true,
+  });
+  assert.deepStrictEqual(serverFolders({}), {
+    tools: { location: "tools", required: false },
+    resources: { location: "resources", required: false },
+    prompts: { location: "prompts", required: false },
+  });
+  // A folder named alone is all that is served: `--tools DIR` keeps its old meaning.
+  assert.deepStrictEqual(serverFolders({ tools: "t" }), {
+    tools: { location: "t", required: true },
+  });
+  const base = new URL("file:///opt/toolshed/");
+  assert.equal(
+    String(serverFolders({}, base).resources?.location),
+    "file:///opt/toolshed/resources/",
   );
 });
 
@@ -377,7 +414,7 @@ Deno.test("main.ts exits 2 on a usage error, 1 on a bad tool, 0 for --version an
     assert.strictEqual(badTool.stdout, "");
     assert.strictEqual(
       badTool.stderr,
-      `toolshed: Cannot start: 1 problem(s) with the tools\n` +
+      `toolshed: Cannot start: 1 problem(s) in the server directory\n` +
         `  Cannot load tool "${dir}/broken.ts": handler must be a function\n`,
     );
 
@@ -440,7 +477,7 @@ Deno.test("parseCommand() takes --allow-host names with --http, in lower case", 
     {
       kind: "serve",
       options: {
-        tools: undefined,
+        ...NO_FOLDERS,
         ...DEFAULTS,
         http: { hostname: "127.0.0.1", port: 0 },
         allowHosts: ["mcp.example.com", "[::1]"],
@@ -495,7 +532,7 @@ Deno.test("parseCommand() takes the bearer token from TOOLSHED_HTTP_TOKEN with -
   assert.deepStrictEqual(parseCommand(["--http", ":0"], withToken("s3cr3t-t0ken_~+/=")), {
     kind: "serve",
     options: {
-      tools: undefined,
+      ...NO_FOLDERS,
       ...DEFAULTS,
       http: { hostname: "127.0.0.1", port: 0 },
       bearerToken: "s3cr3t-t0ken_~+/=",
@@ -504,7 +541,7 @@ Deno.test("parseCommand() takes the bearer token from TOOLSHED_HTTP_TOKEN with -
   // stdio has no use for it, and never reads it.
   assert.deepStrictEqual(parseCommand([], withToken("x")), {
     kind: "serve",
-    options: { tools: undefined, ...DEFAULTS },
+    options: { ...NO_FOLDERS, ...DEFAULTS },
   });
 });
 
@@ -536,7 +573,7 @@ Deno.test("parseCommand() refuses a non-loopback --http address without a token 
   assert.deepStrictEqual(parseCommand(["--http", "0.0.0.0:8080", "--allow-unauthenticated"]), {
     kind: "serve",
     options: {
-      tools: undefined,
+      ...NO_FOLDERS,
       ...DEFAULTS,
       http: { hostname: "0.0.0.0", port: 8080 },
       allowUnauthenticated: true,
@@ -560,7 +597,7 @@ Deno.test("parseCommand() takes --log-requests, and it and --allow-unauthenticat
   assert.deepStrictEqual(parseCommand(["--http", ":0", "--log-requests"]), {
     kind: "serve",
     options: {
-      tools: undefined,
+      ...NO_FOLDERS,
       ...DEFAULTS,
       http: { hostname: "127.0.0.1", port: 0 },
       logRequests: true,

@@ -160,7 +160,9 @@ Deno.test("core: log messages go out at or above the level asked for, and only w
     logger: "db",
   });
   // Without the capability nothing is sent, whatever the request asks.
-  const plain = connect(tools);
+  const plain = connect(tools, {
+    methods: new Map([...METHODS].filter(([method]) => method !== "logging/setLevel")),
+  });
   plain.send(call(1, "chatty", withLevel));
   deepStrictEqual((await plain.end()).map((line) => line.id), [1]);
   // A legacy session gets messages once it has set a level.
@@ -285,7 +287,7 @@ Deno.test("core: a method is one table entry, and the capabilities follow the ta
   peer.send({ id: 1, method: "server/discover", params: { _meta: META } });
   peer.send({ id: 2, method: "resources/list", params: { _meta: META } });
   const [discover, list] = await peer.end();
-  deepStrictEqual(discover.result.capabilities, { tools: {}, resources: {} });
+  deepStrictEqual(discover.result.capabilities, { tools: {}, resources: {}, logging: {} });
   deepStrictEqual(list.result, {
     resultType: "complete",
     resources: [],

@@ -180,7 +180,10 @@ Deno.test("serveHttp() opens a 2025-era session on initialize and serves its cal
     match(id, /^[\x21-\x7e]{32,}$/);
     const result = (answer.json as { result: { protocolVersion: string; capabilities: unknown } })
       .result;
-    deepStrictEqual([result.protocolVersion, result.capabilities], [LEGACY, { tools: {} }]);
+    deepStrictEqual([result.protocolVersion, result.capabilities], [
+      LEGACY,
+      { tools: {}, logging: {} },
+    ]);
     // Another initialize opens another session, with another id.
     const other = await post(http.url, initializeBody(), {});
     ok(other.headers.get("mcp-session-id") !== id);

@@ -3,7 +3,8 @@
 // server writes. `= eof` ends input; the `<` lines after it are what the server writes
 // before it is done (a real process must then exit with code 0). Nothing else may appear.
 // `# flags: ...` adds command-line flags, parsed as main.ts parses them; the tools are
-// tests/fixtures/tools/. `{{version}}` stands for the server's version. Other lines
+// tests/fixtures/tools/. `{{version}}` stands for the server's version, `{{mtime}}` for a
+// file resource's `lastModified` (a checkout's file times differ). Other lines
 // starting with `#` are comments.
 //
 // Every transcript runs in this process (tests/_in_process.ts: the server wired as main.ts
@@ -31,6 +32,9 @@ const MODERN_VOCABULARY = /resultType|ttlMs|cacheScope|io\.modelcontextprotocol\
 const CLAIM = '"io.modelcontextprotocol/protocolVersion"';
 const VERSION_TEXT = `"name":"toolshed","version":"${denoConfig.version}"`;
 const VERSION_PLACEHOLDER = '"name":"toolshed","version":"{{version}}"';
+/** A file resource's modification time, as a listing carries it. */
+const MTIME = /"lastModified":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"/g;
+const MTIME_PLACEHOLDER = '"lastModified":"{{mtime}}"';
 
 interface Step {
   /** The line sent; undefined for `= eof`. */
@@ -123,7 +127,11 @@ async function inProcess(flags: string[]): Promise<Connection> {
 }
 
 function realProcess(flags: string[]): Connection {
-  const server = spawnServer(["--tools", FIXTURE_TOOLS, ...flags]);
+  const server = spawnServer(
+    flags.includes("--tools") || flags.includes("--dir")
+      ? flags
+      : ["--tools", FIXTURE_TOOLS, ...flags],
+  );
   return {
     send: (line) => server.send(line),
     nextLine: () => server.nextLine(),
@@ -157,7 +165,8 @@ async function run(
       await connection.send(step.send);
       const got: string[] = [];
       for (const [index, expected] of step.expect.entries()) {
-        const line = await withHangGuard(connection.nextLine(), `${file}:${step.at + 1}`);
+        const written = await withHangGuard(connection.nextLine(), `${file}:${step.at + 1}`);
+        const line = written?.replaceAll(MTIME, MTIME_PLACEHOLDER) ?? null;
         if (line === null) {
           assert.fail(
             `${file}:${step.expectAt[index] + 1}: the server ended its output instead of ` +

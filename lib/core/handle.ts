@@ -16,7 +16,7 @@ import {
 import { LOG_LEVELS, META_PROTOCOL_VERSION } from "../wire/protocol.ts";
 import { MODERN_VERSIONS, VERSIONS } from "../wire/versions.ts";
 import type { Era, VersionFeatures } from "../wire/versions.ts";
-import type { Registry } from "../primitives/registry.ts";
+import type { Registry, Snapshot } from "../primitives/registry.ts";
 import type { ClientRequestMethod, LogLevel, ToolContext } from "../primitives/types.ts";
 import type { RequestContext } from "./context.ts";
 import {
@@ -93,9 +93,24 @@ function refusal(method: ClientRequestMethod): string {
     : `Cannot send ${method}: the client did not declare the "${capability}" capability`;
 }
 
+/** At most one progress notification per request this often; reports between are merged. */
+export const PROGRESS_INTERVAL_MS = 20;
+/** Log messages one request may send at once, and per second after that; the rest are counted. */
+export const LOG_BURST = 100;
+
 export function createCore(options: CoreOptions): Core {
   const table = options.methods ?? METHODS;
-  const capabilities = capabilitiesOf(table);
+  /** By snapshot, then era: a snapshot's capabilities never change, so they are made once. */
+  const advertised = new WeakMap<Snapshot, Map<Era, Readonly<JsonObject>>>();
+  function capabilitiesFor(snapshot: Snapshot, era: Era): Readonly<JsonObject> {
+    let byEra = advertised.get(snapshot);
+    if (byEra === undefined) advertised.set(snapshot, byEra = new Map());
+    let capabilities = byEra.get(era);
+    if (capabilities === undefined) {
+      byEra.set(era, capabilities = capabilitiesOf(table, snapshot, era));
+    }
+    return capabilities;
+  }
 
   /** Finds the entry and the version the request is served under, or throws its error. */
   function route(ctx: RequestContext): MaybePromise<JsonObject> {
@@ -149,12 +164,18 @@ export function createCore(options: CoreOptions): Core {
     client: ClientView,
     era: Era,
   ): MaybePromise<JsonObject> {
-    const live = channelsFor(ctx, era, client);
+    const snapshot = options.registry.current();
+    const capabilities = capabilitiesFor(snapshot, era);
+    if (entry.capability !== undefined && !(entry.capability in capabilities)) {
+      // Served, but this server has nothing of the kind (no prompts: no `prompts/*`).
+      throw methodNotFound(ctx.request.method);
+    }
+    const live = channelsFor(ctx, era, client, capabilities);
     const result = entry.handler({
       request: ctx.request,
       entry,
       ctx,
-      snapshot: options.registry.current(),
+      snapshot,
       version: client.protocolVersion,
       features,
       client,
@@ -187,6 +208,7 @@ export function createCore(options: CoreOptions): Core {
     ctx: RequestContext,
     era: Era,
     client: ClientView,
+    capabilities: Readonly<JsonObject>,
   ): { channels: Channels; finish(): void } | undefined {
     const token = ctx.request.progressToken;
     const level = era === "modern" ? ctx.request.envelope?.logLevel : ctx.session?.logLevel;
@@ -202,8 +224,31 @@ export function createCore(options: CoreOptions): Core {
 
     let finished = false;
     const sending = () => !finished && !ctx.controller.signal.aborted;
-    let last = -Infinity;
     const fallback = era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS;
+
+    // Progress: growing values only, at most one notification per PROGRESS_INTERVAL_MS; a
+    // report in between waits (replacing any older waiting one) and goes out when the
+    // interval is over, or just before the response, so the last value always arrives.
+    let last = -Infinity;
+    let sentAt = -Infinity;
+    let waiting: JsonObject | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const sendProgress = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      if (waiting === undefined || !sending()) return;
+      ctx.outlet.notify({ jsonrpc: "2.0", method: "notifications/progress", params: waiting });
+      waiting = undefined;
+      sentAt = performance.now();
+    };
+    // Logs: a bucket of LOG_BURST messages that refills at LOG_BURST a second; what does not
+    // fit is counted and told once, before the response.
+    let tokens = LOG_BURST;
+    let filledAt = performance.now();
+    let dropped = 0;
+    const sendLog = (params: JsonObject) =>
+      ctx.outlet.notify({ jsonrpc: "2.0", method: "notifications/message", params });
+
     const channels: Channels = {
       progress: token === undefined ? fallback.progress : (progress, total, message) => {
         // Progress must grow; a report that does not, or is not a number, is dropped.
@@ -212,14 +257,25 @@ export function createCore(options: CoreOptions): Core {
         const params: JsonObject = { progressToken: token, progress };
         if (typeof total === "number" && Number.isFinite(total)) params.total = total;
         if (typeof message === "string") params.message = message;
-        ctx.outlet.notify({ jsonrpc: "2.0", method: "notifications/progress", params });
+        waiting = params;
+        const wait = sentAt + PROGRESS_INTERVAL_MS - performance.now();
+        if (wait <= 0) sendProgress();
+        else timer ??= setTimeout(sendProgress, wait);
       },
       log: threshold === undefined ? fallback.log : (level: LogLevel, data, logger) => {
         const rank = LEVEL_RANK.get(level);
         if (!sending() || rank === undefined || rank < threshold) return;
+        const now = performance.now();
+        tokens = Math.min(LOG_BURST, tokens + (now - filledAt) * LOG_BURST / 1000);
+        filledAt = now;
+        if (tokens < 1) {
+          dropped++;
+          return;
+        }
+        tokens--;
         const params: JsonObject = { level, data };
         if (typeof logger === "string") params.logger = logger;
-        ctx.outlet.notify({ jsonrpc: "2.0", method: "notifications/message", params });
+        sendLog(params);
       },
       request: outbound === undefined ? fallback.request : (method, params) => {
         if (!(CLIENT_CAPABILITY[method] in declared)) {
@@ -228,7 +284,19 @@ export function createCore(options: CoreOptions): Core {
         return outbound.request(method, params, ctx.controller.signal);
       },
     };
-    return { channels, finish: () => finished = true };
+    const finish = () => {
+      sendProgress();
+      if (dropped > 0 && sending() && LEVEL_RANK.get("warning")! >= threshold!) {
+        sendLog({
+          level: "warning",
+          logger: "toolshed",
+          data: `toolshed dropped ${dropped} log message(s) of this request: ` +
+            `more than ${LOG_BURST} a second`,
+        });
+      }
+      finished = true;
+    };
+    return { channels, finish };
   }
 
   /** What every 2026-07-28 result carries; a resultType the method cannot have is -32603. */

@@ -11,6 +11,16 @@ import type { ToolContext } from "../primitives/types.ts";
 import type { RequestContext } from "./context.ts";
 import { discover, initialize, ping } from "./lifecycle.ts";
 import { callToolMethod, listToolsMethod } from "./tool_methods.ts";
+import {
+  listResourcesMethod,
+  listResourceTemplatesMethod,
+  readResourceMethod,
+  subscribeMethod,
+  unsubscribeMethod,
+} from "./resource_methods.ts";
+import { getPromptMethod, listPromptsMethod } from "./prompt_methods.ts";
+import { completeMethod } from "./completion_method.ts";
+import { setLevelMethod } from "./logging_method.ts";
 
 /** Server capabilities a method can need (the keys of `ServerCapabilities`). */
 export type Capability = "tools" | "resources" | "prompts" | "completions" | "logging";
@@ -33,7 +43,7 @@ export interface MethodCall {
   readonly version: string;
   readonly features: VersionFeatures;
   readonly client: ClientView;
-  /** What this server advertises. */
+  /** What this server advertises to this request's era, for this snapshot. */
   readonly capabilities: Readonly<JsonObject>;
   /** progress/log/request for handlers that reach back to the client (see handle.ts). */
   readonly channels: Pick<ToolContext, "progress" | "log" | "request">;
@@ -53,6 +63,13 @@ export interface MethodEntry {
   readonly eras: readonly Era[];
   /** The server capability it belongs to; advertised once some method needs it. */
   readonly capability?: Capability;
+  /**
+   * Whether the snapshot has anything for the capability (no resources: no `resources`);
+   * absent: always. A method whose capability is not advertised is -32601.
+   */
+  readonly available?: (snapshot: Snapshot) => boolean;
+  /** Members of the capability object it adds, in its own eras (`{ subscribe: true }`). */
+  readonly advertises?: Readonly<JsonObject>;
   /** Modern results carry `ttlMs` and `cacheScope` (lists and discovery). */
   readonly cacheable?: boolean;
   /** The `resultType`s it may answer with besides "complete" (2026-07-28). */
@@ -78,6 +95,13 @@ export interface MethodEntry {
 
 export type MethodTable = ReadonlyMap<string, MethodEntry>;
 
+const hasResources = (snapshot: Snapshot) =>
+  snapshot.resources.items.length > 0 || snapshot.templates.items.length > 0;
+const hasPrompts = (snapshot: Snapshot) => snapshot.prompts.items.length > 0;
+const canComplete = (snapshot: Snapshot) =>
+  snapshot.prompts.items.some((prompt) => prompt.completers.size > 0) ||
+  snapshot.templates.items.some((template) => template.completers.size > 0);
+
 /** The methods toolshed serves today. */
 export const METHODS: MethodTable = new Map<string, MethodEntry>([
   ["initialize", { eras: ["legacy"], session: "opens", handler: initialize }],
@@ -95,17 +119,83 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     incomplete: ["input_required"],
     handler: callToolMethod,
   }],
+  ["resources/list", {
+    eras: ["modern", "legacy"],
+    capability: "resources",
+    available: hasResources,
+    cacheable: true,
+    handler: listResourcesMethod,
+  }],
+  ["resources/templates/list", {
+    eras: ["modern", "legacy"],
+    capability: "resources",
+    available: hasResources,
+    cacheable: true,
+    handler: listResourceTemplatesMethod,
+  }],
+  ["resources/read", {
+    eras: ["modern", "legacy"],
+    capability: "resources",
+    available: hasResources,
+    cacheable: true,
+    handler: readResourceMethod,
+  }],
+  ["resources/subscribe", {
+    eras: ["legacy"],
+    capability: "resources",
+    available: hasResources,
+    advertises: Object.freeze({ subscribe: true }),
+    handler: subscribeMethod,
+  }],
+  ["resources/unsubscribe", {
+    eras: ["legacy"],
+    capability: "resources",
+    available: hasResources,
+    handler: unsubscribeMethod,
+  }],
+  ["prompts/list", {
+    eras: ["modern", "legacy"],
+    capability: "prompts",
+    available: hasPrompts,
+    cacheable: true,
+    handler: listPromptsMethod,
+  }],
+  ["prompts/get", {
+    eras: ["modern", "legacy"],
+    capability: "prompts",
+    available: hasPrompts,
+    handler: getPromptMethod,
+  }],
+  ["completion/complete", {
+    eras: ["modern", "legacy"],
+    capability: "completions",
+    available: canComplete,
+    handler: completeMethod,
+  }],
+  ["logging/setLevel", { eras: ["legacy"], capability: "logging", handler: setLevelMethod }],
 ]);
 
 /**
- * The capabilities a table gives the server: one key per capability some method needs, in
+ * The capabilities a table gives the server for one snapshot, as a client of `era` sees
+ * them: one key per capability some method needs and the snapshot has something for, in
  * every era (a capability is the server's: `logging` rests on a 2025-era method, yet a
- * 2026-07-28 client uses it through its per-request log level). Frozen: answers share it.
+ * 2026-07-28 client uses it through its per-request log level), with the members methods
+ * of that era add. Frozen: answers share it.
  */
-export function capabilitiesOf(table: MethodTable): Readonly<JsonObject> {
-  const capabilities: JsonObject = {};
+export function capabilitiesOf(
+  table: MethodTable,
+  snapshot: Snapshot,
+  era: Era,
+): Readonly<JsonObject> {
+  const capabilities: Record<string, JsonObject> = {};
   for (const entry of table.values()) {
-    if (entry.capability) capabilities[entry.capability] = Object.freeze({});
+    const { capability } = entry;
+    if (capability === undefined || entry.available?.(snapshot) === false) continue;
+    capabilities[capability] ??= {};
+    if (entry.advertises && entry.eras.includes(era)) {
+      Object.assign(capabilities[capability], entry.advertises);
+    }
   }
+  for (const key in capabilities) Object.freeze(capabilities[key]);
   return Object.freeze(capabilities);
 }

@@ -23,7 +23,8 @@ export function modernResult(result: JsonObject, cacheable: boolean): JsonObject
   for (const key in result) {
     if (key !== "resultType" && key !== "_meta") stamped[key] = result[key];
   }
-  if (cacheable) {
+  // A handler that knows better (a read) sets its own hints; lists take the default.
+  if (cacheable && stamped.ttlMs === undefined) {
     stamped.ttlMs = LIST_TTL_MS;
     stamped.cacheScope = "public";
   }
@@ -126,4 +127,20 @@ function relocateRefs(value: unknown, base: string, idKeyword: string): unknown 
 function dropUndefined(object: JsonObject): JsonObject {
   for (const key of Object.keys(object)) if (object[key] === undefined) delete object[key];
   return object;
+}
+
+/**
+ * A listing (`Resource`, `ResourceTemplate`, `Prompt`) for a version: `title` and `icons`
+ * only where the version has them. The object itself when nothing is dropped.
+ */
+export function listingFor(listing: Readonly<JsonObject>, can: VersionFeatures): JsonObject {
+  const dropTitle = !can.toolTitle && "title" in listing;
+  const dropIcons = !can.toolIcons && "icons" in listing;
+  if (!dropTitle && !dropIcons) return listing as JsonObject;
+  const shaped: JsonObject = {};
+  for (const key in listing) {
+    if ((key === "title" && dropTitle) || (key === "icons" && dropIcons)) continue;
+    shaped[key] = listing[key];
+  }
+  return shaped;
 }

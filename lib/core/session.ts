@@ -21,10 +21,12 @@ export interface Session {
   pin: Pin;
   /** Set by a legacy `logging/setLevel`: the least severe level the client wants. */
   logLevel: string | undefined;
+  /** URIs the client subscribed to with `resources/subscribe` (2025 era), bounded. */
+  readonly subscriptions: Set<string>;
 }
 
 export function createSession(): Session {
-  return { pin: { era: "open" }, logLevel: undefined };
+  return { pin: { era: "open" }, logLevel: undefined, subscriptions: new Set() };
 }
 
 /** Serves claim-less requests that arrive before any `initialize` (lenient, unpinned). */

@@ -14,8 +14,14 @@ import {
 export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
 
 export interface Options {
-  /** The tools directory as given, or undefined for the default. */
+  /** The server directory (--dir), or undefined: the working directory. */
+  dir: string | undefined;
+  /** Folders named on their own, overriding DIR/tools, DIR/resources, DIR/prompts. */
   tools: string | undefined;
+  resources: string | undefined;
+  prompts: string | undefined;
+  /** Largest contents one `resources/read` may return, in bytes. */
+  maxResourceBytes: number;
   maxMessageBytes: number;
   pageSize: number;
   toolTimeoutMs: number;
@@ -58,30 +64,37 @@ export const DEFAULTS = {
   maxConcurrency: 64,
   maxOutputBytes: MAX_OUTPUT_BYTES,
   maxPrograms: MAX_PROGRAMS,
+  maxResourceBytes: 8 * 1024 * 1024,
   passEnv: [],
   allowOutsideSymlinks: false,
 } as const;
 
 export const USAGE = `Usage: toolshed [options]
 
-Serves every tool in a directory to MCP clients over stdio (newline-delimited JSON-RPC),
-or over Streamable HTTP with --http.
+Serves the tools, resources and prompts of a server directory to MCP clients over stdio
+(newline-delimited JSON-RPC), or over Streamable HTTP with --http.
 
 Options:
-  --dir DIR                  The server directory: serves the tools in DIR/tools
-  --tools DIR                The tools directory (default: ./tools; in a compiled
-                             binary, the tools embedded at compile time)
+  --dir DIR                  The server directory, holding tools/, resources/ and
+                             prompts/, each optional (default: the working directory;
+                             in a compiled binary, the folders embedded at compile time)
+  --tools DIR                The tools folder, instead of DIR/tools
+  --resources DIR            The resources folder, instead of DIR/resources
+  --prompts DIR              The prompts folder, instead of DIR/prompts
   --max-message-bytes N      Longest accepted input line (with --http: request body), in
                              bytes (default: ${DEFAULTS.maxMessageBytes})
-  --page-size N              Tools per tools/list page (default: ${DEFAULTS.pageSize})
-  --tool-timeout MS          Time a tool call may run unless the tool sets timeoutMs
-                             (default: ${DEFAULTS.toolTimeoutMs})
+  --page-size N              Items per page of tools/list, resources/list,
+                             resources/templates/list and prompts/list (default: ${DEFAULTS.pageSize})
+  --tool-timeout MS          Time a tool call (a resource read, a prompt, a completion)
+                             may run unless it sets timeoutMs (default: ${DEFAULTS.toolTimeoutMs})
   --shutdown-grace MS        Time in-flight requests may finish after input ends or on
                              SIGTERM/SIGINT (default: ${DEFAULTS.shutdownGraceMs})
   --max-concurrency N        Requests that may run at once; more wait their turn
                              (default: ${DEFAULTS.maxConcurrency})
   --max-output-bytes N       Most bytes an executable tool may print on stdout in one
                              call (default: ${DEFAULTS.maxOutputBytes})
+  --max-resource-bytes N     Largest contents one resources/read may return, in bytes
+                             (default: ${DEFAULTS.maxResourceBytes})
   --max-programs N           Executable-tool programs alive at once (running, or stopping
                              after a cancel or timeout); more calls wait their turn
                              (default: ${DEFAULTS.maxPrograms})
@@ -113,6 +126,7 @@ const NUMERIC_FLAGS = {
   "max-concurrency": "maxConcurrency",
   "max-output-bytes": "maxOutputBytes",
   "max-programs": "maxPrograms",
+  "max-resource-bytes": "maxResourceBytes",
 } as const;
 
 /**
@@ -129,6 +143,8 @@ export function parseCommand(
       args,
       options: {
         tools: { type: "string" },
+        resources: { type: "string" },
+        prompts: { type: "string" },
         dir: { type: "string" },
         "max-message-bytes": { type: "string" },
         "page-size": { type: "string" },
@@ -137,6 +153,7 @@ export function parseCommand(
         "max-concurrency": { type: "string" },
         "max-output-bytes": { type: "string" },
         "max-programs": { type: "string" },
+        "max-resource-bytes": { type: "string" },
         "pass-env": { type: "string", multiple: true },
         "allow-outside-symlinks": { type: "boolean" },
         http: { type: "string" },
@@ -153,21 +170,16 @@ export function parseCommand(
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
 
-  if (values.tools === "") {
-    return { kind: "usage-error", message: "--tools needs a directory" };
+  for (const flag of ["dir", "tools", "resources", "prompts"] as const) {
+    if (values[flag] === "") return { kind: "usage-error", message: `--${flag} needs a directory` };
   }
-  if (values.dir === "") return { kind: "usage-error", message: "--dir needs a directory" };
-  if (values.dir !== undefined && values.tools !== undefined) {
-    return {
-      kind: "usage-error",
-      message: "--dir and --tools both name the tools directory: give one of them",
-    };
-  }
-  // The server directory holds tools/ now, and resources/ and prompts/ once they are served.
-  const tools = values.dir === undefined
-    ? values.tools
-    : `${values.dir.replace(/\/+$/, "") || "/"}/tools`.replace(/^\/\//, "/");
-  const options: Options = { tools, ...DEFAULTS };
+  const options: Options = {
+    dir: values.dir,
+    tools: values.tools,
+    resources: values.resources,
+    prompts: values.prompts,
+    ...DEFAULTS,
+  };
   for (const [flag, key] of Object.entries(NUMERIC_FLAGS)) {
     const raw = values[flag as keyof typeof NUMERIC_FLAGS];
     if (raw === undefined) continue;

@@ -22,6 +22,8 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   /** The client did not declare a capability the request needs (SEP-2575). */
   MissingClientCapability: -32021,
+  /** A resource that does not exist, to a 2025-era session (2026-07-28 uses -32602). */
+  ResourceNotFound: -32002,
 } as const;
 
 /** A protocol error raised deep in a handler and mapped to a JSON-RPC error response. */
@@ -97,5 +99,17 @@ export function missingClientCapability(required: JsonObject, what: string): Pro
       Object.keys(required).map((key) => `"${key}"`).join(", ")
     }`,
     { requiredCapabilities: required },
+  );
+}
+
+/**
+ * `resources/read` of a URI that names nothing: -32602 with `data.uri` in 2026-07-28
+ * (SEP-2164), -32002 with `data.uri` in the 2025 revisions.
+ */
+export function resourceNotFound(uri: string, modern: boolean): ProtocolError {
+  return new ProtocolError(
+    modern ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound,
+    "Resource not found",
+    { uri },
   );
 }

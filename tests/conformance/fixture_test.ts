@@ -2,6 +2,8 @@
 // of it only loosely: any text passes tools-call-simple-text), run in process.
 import { deepStrictEqual } from "node:assert/strict";
 import { loadTools } from "../../lib/discovery/tools_dir.ts";
+import { loadResources } from "../../lib/discovery/resources_dir.ts";
+import { loadPrompts } from "../../lib/discovery/prompts_dir.ts";
 import { callTool } from "../../lib/primitives/tool_call.ts";
 import type { ToolContext } from "../../lib/primitives/types.ts";
 import { recorder } from "../_diagnostics.ts";
@@ -61,8 +63,99 @@ Deno.test("conformance fixture: holds exactly the tools the suite calls that too
     "test_sampling",
     "test_simple_text",
     "test_streaming_elicitation",
+    "test_tool_with_logging",
     "test_tool_with_progress",
   ]);
+});
+
+const served = await loadResources(new URL("./fixture/resources", import.meta.url), {
+  maxResourceBytes: 1 << 20,
+  allowOutsideSymlinks: false,
+  diagnostics: recorder(),
+});
+const prompts = await loadPrompts(new URL("./fixture/prompts", import.meta.url), {
+  allowOutsideSymlinks: false,
+  diagnostics: recorder(),
+});
+
+/** A handler context for reads and prompts that reach nothing. */
+function quietContext(uri: string) {
+  return {
+    uri,
+    promptName: "",
+    signal: new AbortController().signal,
+    requestId: 1,
+    protocolVersion: "2026-07-28",
+    clientInfo: undefined,
+    clientCapabilities: {},
+    progress() {},
+    log() {},
+    request: () => Promise.reject(new Error("nothing to ask")),
+  };
+}
+
+Deno.test("conformance fixture: serves the suite's resources, template and prompts, by their exact names", () => {
+  deepStrictEqual(served.resources.map((resource) => resource.uri), [
+    "test://static-binary",
+    "test://static-text",
+    "test://watched-resource",
+  ]);
+  deepStrictEqual(served.templates.map((template) => template.uriTemplate), [
+    "test://template/{id}/data",
+  ]);
+  deepStrictEqual(prompts.map((prompt) => [prompt.name, typeof prompt.listing.description]), [
+    ["test_prompt_with_arguments", "string"],
+    ["test_prompt_with_embedded_resource", "string"],
+    ["test_prompt_with_image", "string"],
+    ["test_simple_prompt", "string"],
+  ]);
+});
+
+Deno.test("conformance fixture: the resources read as the suite's fixture reads them", async () => {
+  const read = async (uri: string) => {
+    const resource = served.resources.find((item) => item.uri === uri);
+    return await resource!.read(quietContext(uri));
+  };
+  deepStrictEqual(await read("test://static-text"), [{
+    uri: "test://static-text",
+    mimeType: "text/plain",
+    text: "This is the content of the static text resource.",
+  }]);
+  deepStrictEqual(await read("test://static-binary"), [{
+    uri: "test://static-binary",
+    mimeType: "image/png",
+    blob: PNG,
+  }]);
+  const [template] = served.templates;
+  const params = template.match("test://template/123/data")!;
+  deepStrictEqual(params, { id: "123" });
+  const [contents] = (await template.read(params, quietContext("test://template/123/data")))!;
+  deepStrictEqual(JSON.parse(String(contents.text)), {
+    id: "123",
+    templateTest: true,
+    data: "Data for ID: 123",
+  });
+});
+
+Deno.test("conformance fixture: the prompts substitute their arguments and embed what the suite looks for", async () => {
+  const get = (name: string, args: Record<string, string> = {}) =>
+    prompts.find((prompt) => prompt.name === name)!.get(args, quietContext(""));
+  const withArgs = await get("test_prompt_with_arguments", { arg1: "one", arg2: "two" });
+  deepStrictEqual(withArgs.messages, [{
+    role: "user",
+    content: { type: "text", text: "Prompt with arguments: arg1='one', arg2='two'" },
+  }]);
+  const embedded = await get("test_prompt_with_embedded_resource", { resourceUri: "test://x" });
+  deepStrictEqual(embedded.messages[0].content, {
+    type: "resource",
+    resource: {
+      uri: "test://x",
+      mimeType: "text/plain",
+      text: "Embedded resource content for testing.",
+    },
+  });
+  const image = await get("test_prompt_with_image");
+  deepStrictEqual(image.messages[0].content, { type: "image", data: PNG, mimeType: "image/png" });
 });
 
 Deno.test("conformance fixture: the content tools return the suite fixture's blocks", async () => {

@@ -225,7 +225,7 @@ async function startServer(logFile: string): Promise<Server> {
     for await (const line of lines) seen.push(line);
     await Deno.writeTextFile(logFile, seen.join("\n") + "\n");
   })();
-  console.log(`Serving ${HERE}fixture/tools at ${url}`);
+  console.log(`Serving the server directory ${HERE}fixture at ${url}`);
   return {
     url,
     async stop() {

@@ -1,0 +1,142 @@
+// A server directory: up to three folders, tools/, resources/ and prompts/, each optional
+// under the directory and each replaceable by a folder of its own (--tools, --resources,
+// --prompts), which must then exist. Folders named on their own without --dir are all that
+// is served (so `--tools DIR` alone serves what it always did, whatever the working
+// directory holds). All three load at once and every problem is reported together.
+import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
+import type { Prompt } from "../primitives/prompts.ts";
+import { DirectoryLoadError } from "./load_error.ts";
+import { directoryUrl, type LoadedTools, type LoadOptions, loadTools } from "./tools_dir.ts";
+import { loadResources } from "./resources_dir.ts";
+import { loadPrompts } from "./prompts_dir.ts";
+
+export type FolderKind = "tools" | "resources" | "prompts";
+
+/** Where one folder is, and whether it must exist (it was named on its own). */
+export interface Folder {
+  readonly location: string | URL;
+  readonly required: boolean;
+}
+
+/** The folders to load; an absent one is not served. */
+export type ServerFolders = Readonly<Partial<Record<FolderKind, Folder>>>;
+
+export interface LoadedServer {
+  readonly tools: LoadedTools;
+  readonly resources: readonly Resource[];
+  readonly templates: readonly ResourceTemplate[];
+  readonly prompts: readonly Prompt[];
+}
+
+export interface ServerLoadOptions extends LoadOptions {
+  /** Largest contents one resources/read may return. */
+  maxResourceBytes: number;
+}
+
+/**
+ * The folders to serve: each one named on its own, else DIR/<kind> (DIR: `dir`, else
+ * `base`, else the working directory), except that folders named on their own without a
+ * `dir` are served alone. `base` is where a compiled binary embeds them.
+ */
+export function serverFolders(
+  given: { dir?: string; tools?: string; resources?: string; prompts?: string },
+  base?: URL,
+): ServerFolders {
+  const alone = given.dir === undefined &&
+    KINDS.some((kind) => given[kind] !== undefined);
+  const folder = (kind: FolderKind): Folder | undefined => {
+    const named = given[kind];
+    if (named !== undefined) return { location: named, required: true };
+    if (alone) return undefined;
+    if (given.dir !== undefined) {
+      const dir = given.dir.replace(/\/+$/, "");
+      return { location: dir === "" ? `/${kind}` : `${dir}/${kind}`, required: false };
+    }
+    return { location: base ? new URL(`./${kind}/`, base) : kind, required: false };
+  };
+  const folders: Partial<Record<FolderKind, Folder>> = {};
+  for (const kind of KINDS) {
+    const found = folder(kind);
+    if (found !== undefined) folders[kind] = found;
+  }
+  return folders;
+}
+
+const KINDS = ["tools", "resources", "prompts"] as const;
+
+/** Loads every folder that is there; throws a DirectoryLoadError listing every problem. */
+export async function loadServerDir(
+  folders: ServerFolders,
+  options: ServerLoadOptions,
+): Promise<LoadedServer> {
+  const present = await Promise.all(KINDS.map(async (kind) => {
+    const folder = folders[kind];
+    if (folder === undefined) return undefined;
+    return folder.required || await exists(folder.location) ? kind : undefined;
+  }));
+  const kinds = new Set(present.filter((kind) => kind !== undefined));
+  if (kinds.size === 0) {
+    const looked = KINDS.flatMap((kind) => folders[kind] ? [`"${shown(folders[kind])}"`] : []);
+    throw new DirectoryLoadError([
+      `Nothing to serve: there is no ${looked.join(", ")} folder (see --dir)`,
+    ]);
+  }
+  const problems: string[] = [];
+  const collect = async <T>(load: () => Promise<T>, empty: T): Promise<T> => {
+    try {
+      return await load();
+    } catch (error) {
+      if (!(error instanceof DirectoryLoadError)) throw error;
+      problems.push(...error.problems);
+      return empty;
+    }
+  };
+  const noTools: LoadedTools = { tools: [], byName: new Map(), skipped: [] };
+  const [tools, resources, prompts] = await Promise.all([
+    kinds.has("tools")
+      ? collect(() => loadTools(folders.tools!.location, options), noTools)
+      : noTools,
+    kinds.has("resources")
+      ? collect(
+        () =>
+          loadResources(folders.resources!.location, {
+            maxResourceBytes: options.maxResourceBytes,
+            allowOutsideSymlinks: options.allowOutsideSymlinks,
+            diagnostics: options.diagnostics,
+          }),
+        { resources: [], templates: [] },
+      )
+      : { resources: [], templates: [] },
+    kinds.has("prompts")
+      ? collect(
+        () =>
+          loadPrompts(folders.prompts!.location, {
+            allowOutsideSymlinks: options.allowOutsideSymlinks,
+            diagnostics: options.diagnostics,
+          }),
+        [],
+      )
+      : [],
+  ]);
+  if (problems.length > 0) throw new DirectoryLoadError(problems);
+  return { tools, resources: resources.resources, templates: resources.templates, prompts };
+}
+
+/**
+ * False when nothing is at `location`; true otherwise, so that a file where the folder
+ * should be, or one that cannot be read, is the folder loader's to report.
+ */
+async function exists(location: string | URL): Promise<boolean> {
+  try {
+    await Deno.stat(typeof location === "string" ? directoryUrl(location) : location);
+    return true;
+  } catch (error) {
+    return !(error instanceof Deno.errors.NotFound);
+  }
+}
+
+function shown(folder: Folder): string {
+  return typeof folder.location === "string"
+    ? folder.location
+    : decodeURIComponent(folder.location.pathname).replace(/\/+$/, "");
+}
