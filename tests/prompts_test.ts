@@ -339,7 +339,7 @@ Deno.test("loadPrompts() reports every bad Markdown prompt at once, naming each 
       `${file("d_unknown.md")} unknown field "tags": a prompt may have ${MARKDOWN_FIELDS}`,
       `${
         file("e_yaml.md")
-      } the front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] (line 3)`,
+      } the front matter is not valid YAML: unexpected end of the stream within a flow collection (line 3)`,
       `${file("f_empty_body.md")} the prompt has no text after its front matter`,
       `${file("g_unclosed.md")} the front matter that opens on line 1 has no closing "---" line`,
       `${file("h_empty_front.md")} the front matter is empty: it needs at least "description"`,
@@ -354,7 +354,7 @@ Deno.test("loadPrompts() reports every bad Markdown prompt at once, naming each 
       `${file("n_required.md")} "required" of argument "a" must be true or false`,
       `${
         file("o_duplicate_key.md")
-      } the front matter is not valid YAML: Map keys must be unique (line 3)`,
+      } the front matter is not valid YAML: duplicated mapping key (line 3)`,
       `${file("p_nan.md")} _meta cannot be sent as JSON unchanged: at "/n": NaN would ` +
       "arrive as null",
       `${file("q_icons.md")} icons are invalid: at "/0/src": String does not match pattern`,

@@ -659,15 +659,15 @@ Deno.test("ResourceTemplate.match() gives the variables of a URI the template pr
     }`),
   }, async (dir) => {
     const data = template(await loadResources(dir, options()), "data");
-    assert.deepStrictEqual(data.match("test://template/42/data"), { id: "42" });
-    assert.deepStrictEqual(data.match("test://template/a%20b/data"), { id: "a b" });
-    assert.strictEqual(data.match("test://template/42/data/extra"), undefined);
-    assert.strictEqual(data.match("test://template/42/dat"), undefined);
-    assert.strictEqual(data.match("test://other/42/data"), undefined);
-    assert.strictEqual(data.match("test://template/a/b/data"), undefined); // "/" is encoded
-    assert.strictEqual(data.match("test://template/a b/data"), undefined); // not encoded
-    assert.strictEqual(data.match("test://template/%zz/data"), undefined); // bad encoding
-    assert.strictEqual(data.match("test://template/a,b/data"), undefined); // a list
+    assert.deepStrictEqual(await data.match("test://template/42/data"), { id: "42" });
+    assert.deepStrictEqual(await data.match("test://template/a%20b/data"), { id: "a b" });
+    assert.strictEqual(await data.match("test://template/42/data/extra"), undefined);
+    assert.strictEqual(await data.match("test://template/42/dat"), undefined);
+    assert.strictEqual(await data.match("test://other/42/data"), undefined);
+    assert.strictEqual(await data.match("test://template/a/b/data"), undefined); // "/" is encoded
+    assert.strictEqual(await data.match("test://template/a b/data"), undefined); // not encoded
+    assert.strictEqual(await data.match("test://template/%zz/data"), undefined); // bad encoding
+    assert.strictEqual(await data.match("test://template/a,b/data"), undefined); // a list
     assert.deepStrictEqual(
       await data.read({ id: "42" }, ctx("test://template/42/data")),
       [{
@@ -680,31 +680,34 @@ Deno.test("ResourceTemplate.match() gives the variables of a URI the template pr
 });
 
 Deno.test("parseUriTemplate() matches exploded, reserved and query variables as RFC 6570 expands them", async () => {
-  const files = await parseUriTemplate("files://{/path*}");
+  const files = parseUriTemplate("files://{/path*}");
   assert.deepStrictEqual(files.variables, ["path"]);
-  assert.deepStrictEqual(files.match("files:///a/b/c.txt"), { path: ["a", "b", "c.txt"] });
-  assert.deepStrictEqual(files.match("files:///one"), { path: ["one"] });
-  assert.deepStrictEqual(files.match("files:///a%20b/c"), { path: ["a b", "c"] });
+  assert.deepStrictEqual(await files.match("files:///a/b/c.txt"), { path: ["a", "b", "c.txt"] });
+  assert.deepStrictEqual(await files.match("files:///one"), { path: ["one"] });
+  assert.deepStrictEqual(await files.match("files:///a%20b/c"), { path: ["a b", "c"] });
 
-  const reserved = await parseUriTemplate("repo://{+path}");
-  assert.deepStrictEqual(reserved.match("repo://src/lib/a,b.ts"), { path: "src/lib/a,b.ts" });
+  const reserved = parseUriTemplate("repo://{+path}");
+  assert.deepStrictEqual(await reserved.match("repo://src/lib/a,b.ts"), { path: "src/lib/a,b.ts" });
 
-  const search = await parseUriTemplate("search://items{?q,lang}");
+  const search = parseUriTemplate("search://items{?q,lang}");
   assert.deepStrictEqual(search.variables, ["q", "lang"]);
-  assert.deepStrictEqual(search.match("search://items?q=deno&lang=en"), { q: "deno", lang: "en" });
-  assert.deepStrictEqual(search.match("search://items?q=deno"), { q: "deno" });
-  assert.strictEqual(search.match("search://items?lang=en&q=deno"), undefined); // order
-  assert.strictEqual(search.match("search://items?other=1"), undefined);
+  assert.deepStrictEqual(await search.match("search://items?q=deno&lang=en"), {
+    q: "deno",
+    lang: "en",
+  });
+  assert.deepStrictEqual(await search.match("search://items?q=deno"), { q: "deno" });
+  assert.strictEqual(await search.match("search://items?lang=en&q=deno"), undefined); // order
+  assert.strictEqual(await search.match("search://items?other=1"), undefined);
 
-  const tags = await parseUriTemplate("tags://x{?tag*}");
-  assert.deepStrictEqual(tags.match("tags://x?tag=a&tag=b"), { tag: ["a", "b"] });
-  assert.strictEqual(tags.match("tags://x?a=1&b=2"), undefined); // a map, not a list
+  const tags = parseUriTemplate("tags://x{?tag*}");
+  assert.deepStrictEqual(await tags.match("tags://x?tag=a&tag=b"), { tag: ["a", "b"] });
+  assert.strictEqual(await tags.match("tags://x?a=1&b=2"), undefined); // a map, not a list
 
-  const prefix = await parseUriTemplate("p://{word:3}");
-  assert.deepStrictEqual(prefix.match("p://abc"), { word: "abc" });
+  const prefix = parseUriTemplate("p://{word:3}");
+  assert.deepStrictEqual(await prefix.match("p://abc"), { word: "abc" });
 });
 
-Deno.test("ResourceTemplate.match() returns on hostile URIs of a megabyte", async () => {
+Deno.test("(await ResourceTemplate.match()) returns on hostile URIs of a megabyte", async () => {
   const megabyte = 1024 * 1024;
   const uris: Record<string, string> = {
     letters: `x://${"a".repeat(megabyte)}`,
@@ -728,9 +731,9 @@ Deno.test("ResourceTemplate.match() returns on hostile URIs of a megabyte", asyn
   ];
   const matched: string[] = [];
   for (const text of templates) {
-    const parsed = await parseUriTemplate(text);
+    const parsed = parseUriTemplate(text);
     for (const [kind, uri] of Object.entries(uris)) {
-      if (parsed.match(uri) !== undefined) matched.push(`${text} ${kind}`);
+      if ((await parsed.match(uri)) !== undefined) matched.push(`${text} ${kind}`);
     }
   }
   // Each call returned; only what expansion gives back exactly matched.
@@ -747,15 +750,18 @@ Deno.test("ResourceTemplate.match() returns on hostile URIs of a megabyte", asyn
   ]);
 });
 
-Deno.test("ResourceTemplate.match() bounds the list separators of a URI for a template with lists", async () => {
-  const files = await parseUriTemplate("files://{/path*}");
+Deno.test("(await ResourceTemplate.match()) bounds the list separators of a URI for a template with lists", async () => {
+  const files = parseUriTemplate("files://{/path*}");
   const within = `files://${"/a".repeat(MAX_LIST_SEPARATORS - 2)}`;
-  assert.strictEqual((files.match(within)?.path as string[]).length, MAX_LIST_SEPARATORS - 2);
-  assert.strictEqual(files.match(`files://${"/a".repeat(MAX_LIST_SEPARATORS)}`), undefined);
+  assert.strictEqual(
+    ((await files.match(within))?.path as string[]).length,
+    MAX_LIST_SEPARATORS - 2,
+  );
+  assert.strictEqual(await files.match(`files://${"/a".repeat(MAX_LIST_SEPARATORS)}`), undefined);
   // A template without lists has no such bound.
-  const single = await parseUriTemplate("one://{+x}");
+  const single = parseUriTemplate("one://{+x}");
   const long = `one://${"/a".repeat(MAX_LIST_SEPARATORS * 2)}`;
-  assert.deepStrictEqual(single.match(long), { x: long.slice("one://".length) });
+  assert.deepStrictEqual(await single.match(long), { x: long.slice("one://".length) });
 });
 
 // The example and the conformance fixture
@@ -773,11 +779,11 @@ Deno.test("loadResources() loads the example resources/ of the repository", asyn
   ]);
   const notes = template(loaded, "notes");
   assert.deepStrictEqual(notes.completers.get("topic"), ["tools", "resources", "prompts"]);
-  const params = notes.match("notes://resources")!;
+  const params = (await notes.match("notes://resources"))!;
   const [contents] = (await notes.read(params, ctx("notes://resources")))!;
   assert.match(contents.text as string, /resources\//);
   assert.strictEqual(
-    await notes.read(notes.match("notes://nothing")!, ctx("notes://nothing")),
+    await notes.read((await notes.match("notes://nothing"))!, ctx("notes://nothing")),
     undefined,
   );
   assert.deepStrictEqual(diagnostics.entries, []);
@@ -803,7 +809,7 @@ Deno.test("loadResources() loads the conformance fixture's resources as the suit
   const data = template(loaded, "template");
   assert.strictEqual(data.uriTemplate, "test://template/{id}/data");
   const uri = "test://template/123/data";
-  assert.deepStrictEqual(await data.read(data.match(uri)!, ctx(uri)), [{
+  assert.deepStrictEqual(await data.read((await data.match(uri))!, ctx(uri)), [{
     uri,
     mimeType: "application/json",
     text: '{"id":"123","templateTest":true,"data":"Data for ID: 123"}',

@@ -59,7 +59,7 @@ export async function readResourceMethod(call: MethodCall): Promise<JsonObject> 
       }) as JsonObject[] | undefined;
     } else {
       for (const template of call.snapshot.templates.items) {
-        const params = template.match(uri);
+        const params = await template.match(uri);
         if (params === undefined) continue;
         contents = await runHandler(() => template.read(params, ctx), {
           controller: call.ctx.controller,
@@ -83,10 +83,10 @@ export async function readResourceMethod(call: MethodCall): Promise<JsonObject> 
  * serves may be subscribed to. (Nothing announces changes yet: resources change only with a
  * restart until the server watches its directory, adr/0013.)
  */
-export function subscribeMethod(call: MethodCall): JsonObject {
+export async function subscribeMethod(call: MethodCall): Promise<JsonObject> {
   const uri = uriOf(call);
   const session = sessionOf(call);
-  if (!servesUri(call, uri)) throw resourceNotFound(uri, false);
+  if (!await servesUri(call, uri)) throw resourceNotFound(uri, false);
   if (!session.subscriptions.has(uri) && session.subscriptions.size >= MAX_SUBSCRIPTIONS) {
     throw invalidParams(
       `Invalid params: a session may subscribe to at most ${MAX_SUBSCRIPTIONS} resources`,
@@ -121,7 +121,10 @@ function uriOf(call: MethodCall): string {
   return uri;
 }
 
-function servesUri(call: MethodCall, uri: string): boolean {
-  return call.snapshot.resources.byKey.has(uri) ||
-    call.snapshot.templates.items.some((template) => template.match(uri) !== undefined);
+async function servesUri(call: MethodCall, uri: string): Promise<boolean> {
+  if (call.snapshot.resources.byKey.has(uri)) return true;
+  for (const template of call.snapshot.templates.items) {
+    if (await template.match(uri) !== undefined) return true;
+  }
+  return false;
 }

@@ -198,7 +198,7 @@ async function templateResource(
   if (typeof uriTemplate !== "string") problems.push("uriTemplate must be a string");
   else {
     try {
-      template = await parseUriTemplate(uriTemplate);
+      template = parseUriTemplate(uriTemplate);
     } catch (error) {
       problems.push(
         `uriTemplate ${JSON.stringify(uriTemplate)} is not a valid URI template (RFC 6570): ${

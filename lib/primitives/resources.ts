@@ -30,7 +30,7 @@ export interface ResourceTemplate {
   /** Completion sources by variable name. */
   readonly completers: ReadonlyMap<string, Completer>;
   /** The variables of `uri`, or undefined when the template does not produce it. */
-  match(uri: string): UriParams | undefined;
+  match(uri: string): Promise<UriParams | undefined>;
   /** As Resource.read, for a URI this template matched. */
   read(params: UriParams, ctx: ResourceContext): Promise<JsonObject[] | undefined>;
 }

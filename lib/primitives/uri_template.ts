@@ -1,6 +1,7 @@
 // RFC 6570 URI templates for resource templates: checked here (the library accepts anything),
 // expanded and de-substituted by uri-templates, which matches in one pass over the URI. It is
-// imported on first use, so a server without templates never loads it.
+// imported at the first match, not at start-up: a CommonJS package, it loads Deno's Node
+// compatibility layer (~40 ms), which a server should not wait for before its first answer.
 import type { UriParams } from "./types.ts";
 
 /** A checked template: its variables, and the URIs it produces. */
@@ -9,7 +10,7 @@ export interface UriTemplate {
   /** Its variable names, each once, in the order they first appear. */
   readonly variables: readonly string[];
   /** The variables of `uri`, or undefined unless expanding them gives back exactly `uri`. */
-  match(uri: string): UriParams | undefined;
+  match(uri: string): Promise<UriParams | undefined>;
 }
 
 /**
@@ -115,20 +116,20 @@ function splitModifier(part: string): [string, string] {
 }
 
 /**
- * Checks `text` as an RFC 6570 template (levels 1 to 4) and prepares it for matching. Rejects
- * with one sentence saying what is wrong. Loads the template library on its first call.
+ * Checks `text` as an RFC 6570 template (levels 1 to 4) and prepares it for matching. Throws
+ * one sentence saying what is wrong. The template library loads at the first match.
  */
-export async function parseUriTemplate(text: string): Promise<UriTemplate> {
+export function parseUriTemplate(text: string): UriTemplate {
   const parsed = parse(text);
   if ("problem" in parsed) throw new Error(parsed.problem);
   const { specs, lists } = parsed;
   const exploded = new Set(specs.filter((spec) => spec.explode).map((spec) => spec.name));
   const variables = [...new Set(specs.map((spec) => spec.name))];
-  const Template = await loadLibrary();
-  const template = new Template(text);
-  const match = (uri: string): UriParams | undefined => {
+  let template: Library | undefined;
+  const match = async (uri: string): Promise<UriParams | undefined> => {
     if (typeof uri !== "string") return undefined;
     if (lists && countSeparators(uri) > MAX_LIST_SEPARATORS) return undefined;
+    template ??= new (await loadLibrary())(text);
     let found: Record<string, unknown> | undefined;
     try {
       found = template.fromUri(uri);

@@ -127,7 +127,7 @@ Deno.test("conformance fixture: the resources read as the suite's fixture reads 
     blob: PNG,
   }]);
   const [template] = served.templates;
-  const params = template.match("test://template/123/data")!;
+  const params = (await template.match("test://template/123/data"))!;
   deepStrictEqual(params, { id: "123" });
   const [contents] = (await template.read(params, quietContext("test://template/123/data")))!;
   deepStrictEqual(JSON.parse(String(contents.text)), {
