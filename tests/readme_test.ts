@@ -40,7 +40,8 @@ Deno.test("README: the terminal greeting of task start is what the server prints
   deepStrictEqual(taskLine, `Task start ${config.tasks.start}`);
   const greeting = shown.slice(0, shown.findIndex((line) => line.startsWith("{")));
   // Serve exactly the tools the README names (tools a user added to tools/ do not count),
-  // linked into a "tools" folder of a scratch directory, in a pseudo-terminal from `script`.
+  // linked into a "tools" folder of a scratch directory, in a pseudo-terminal from `script`;
+  // resources/ and prompts/ are linked whole.
   const serving = greeting.map((line) => line.match(/^Serving \d+ tool\(s\) from "tools": (.+)$/))
     .find((found) => found !== null);
   if (!serving) throw new Error("README's greeting names no tools");
@@ -51,6 +52,14 @@ Deno.test("README: the terminal greeting of task start is what the server prints
     for await (const entry of Deno.readDir(`${repo}tools`)) {
       if (names.some((name) => entry.name.startsWith(`${name}.`))) {
         await Deno.symlink(`${repo}tools/${entry.name}`, `${dir}/tools/${entry.name}`);
+      }
+    }
+    // The example resources and prompts, when the greeting names them: the folders as they are.
+    for (const folder of ["resources", "prompts"]) {
+      if (
+        greeting.some((shown) => shown.startsWith("Serving ") && shown.includes(`from "${folder}"`))
+      ) {
+        await Deno.symlink(`${repo}${folder}`, `${dir}/${folder}`);
       }
     }
     const command = `${Deno.execPath()} run -A --config ${repo}deno.json ${repo}main.ts ` +
