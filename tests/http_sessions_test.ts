@@ -15,6 +15,7 @@ import { createSession } from "../lib/core/session.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
 import type { HttpOptions } from "../lib/transports/http.ts";
+import { createEventBudget } from "../lib/transports/http_events.ts";
 import { createSessionTable } from "../lib/transports/http_sessions.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { serveForTest, type TestHttpServer } from "./_http_server.ts";
@@ -399,6 +400,7 @@ Deno.test("createSessionTable() sweeps idle sessions in order of use, never one 
     ttlMs: 100,
     maxSessions: 10,
     maxBytes: 1000,
+    events: createEventBudget(),
     now: () => clock,
   });
   try {
@@ -610,8 +612,12 @@ Deno.test("serveHttp() opens a 2025-era session's GET stream once: 406, 400, 404
       ),
       ["text/event-stream", "no-cache, no-transform", "no", headers["mcp-session-id"]],
     );
-    // Idle, it carries keep-alive comments (and nothing else here).
+    // It opens with a priming event (an id to resume from, and retry), then, idle, carries
+    // keep-alive comments (and nothing else here).
     const lines = readLines(stream.body!);
+    for (const expected of ["id: s1_0", "retry: 1000", "data: ", ""]) {
+      strictEqual((await withHangGuard(lines.next(), "the priming event")).value, expected);
+    }
     strictEqual((await withHangGuard(lines.next(), "a keep-alive comment")).value, ": keep-alive");
     deepStrictEqual(await refusal(await get(http.url, { ...headers, ...sse })), [409, {
       jsonrpc: "2.0",
@@ -637,7 +643,10 @@ Deno.test("serveHttp() opens a 2025-era session's GET stream once: 406, 400, 404
     for (let i = 0; i < 10_000 && !ended; i++) {
       const next = await withHangGuard(rest.next(), "the stream's end");
       ended = next.done === true;
-      if (!ended) ok(next.value === ": keep-alive" || next.value === "", next.value);
+      // Its priming event (a fresh stream, s2), keep-alive comments, nothing else.
+      if (!ended) {
+        ok(/^(: keep-alive|id: s2_0|retry: 1000|data: |)$/.test(next.value!), next.value);
+      }
     }
     ok(ended, "the GET stream ended with its session");
   } finally {
@@ -645,32 +654,136 @@ Deno.test("serveHttp() opens a 2025-era session's GET stream once: 406, 400, 404
   }
 });
 
-Deno.test("serveHttp() sends what a call sends after its own stream closed on the session's GET stream", async () => {
+/** The events of an SSE body as `[id, message]` (the priming event's message is undefined). */
+async function* identified(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<[string | undefined, unknown]> {
+  let id: string | undefined;
+  let data: string | undefined;
+  for await (const line of readLines(body)) {
+    if (line.startsWith("id: ")) id = line.slice("id: ".length);
+    else if (line.startsWith("data: ")) data = line.slice("data: ".length);
+    else if (line === "" && (id !== undefined || data !== undefined)) {
+      yield [id, data === "" || data === undefined ? undefined : JSON.parse(data)];
+      id = data = undefined;
+    }
+  }
+}
+
+/** The text of a tools/call response's first content block. */
+function textOf(response: unknown): string {
+  return (response as { result: { content: { text: string }[] } }).result.content[0].text;
+}
+
+async function collect<T>(events: AsyncGenerator<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const event of events) all.push(event);
+  return all;
+}
+
+Deno.test("serveHttp() keeps a 2025-era call going when its client drops the stream, and replays the rest on a GET with Last-Event-ID", async () => {
   const http = start();
   try {
     const headers = await open(http.url, { sampling: {} });
-    const listening = await get(http.url, { ...headers, accept: "text/event-stream" });
-    strictEqual(listening.status, 200);
-    const standalone = events(listening.body!);
     const response = await fetch(http.url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
       body: JSON.stringify(callBody(1, "ask")),
     });
-    const call = events(response.body!);
-    strictEqual(
-      ((await withHangGuard(call.next(), "the sampling request")).value as { id: string }).id,
-      "toolshed-1",
-    );
-    // The client drops the call's stream: the call is cancelled, and the cancellation of
-    // the request it had sent can only travel on the GET stream.
+    const call = identified(response.body!);
+    deepStrictEqual((await withHangGuard(call.next(), "the priming event")).value, [
+      "s1_0",
+      undefined,
+    ]);
+    const [askedAt, asked] = (await withHangGuard(call.next(), "the sampling request")).value!;
+    deepStrictEqual([askedAt, (asked as { id: string }).id], ["s1_1", "toolshed-1"]);
+    // The client drops the stream: the call goes on, waiting for its sampling answer.
     await call.return(undefined);
-    deepStrictEqual((await withHangGuard(standalone.next(), "the cancellation")).value, {
+    const answered = await post(http.url, {
       jsonrpc: "2.0",
-      method: "notifications/cancelled",
-      params: { requestId: "toolshed-1", reason: "the client closed the connection" },
+      id: "toolshed-1",
+      result: { role: "assistant", content: { type: "text", text: "hi" }, model: "m" },
+    }, headers);
+    strictEqual(answered.status, 202);
+    // A GET with the last event it saw replays what followed: the call's result, which ends it.
+    const resumed = await get(http.url, {
+      ...headers,
+      accept: "text/event-stream",
+      "last-event-id": "s1_1",
     });
-    await standalone.return(undefined);
+    strictEqual(resumed.status, 200);
+    const replayed = await withHangGuard(collect(identified(resumed.body!)), "the replay");
+    deepStrictEqual(replayed.map(([id]) => id), ["s1_2"]);
+    match(textOf(replayed[0][1]), /^sampled: .*"text":"hi"/);
+    // From the priming event on, everything again.
+    const again = await get(http.url, {
+      ...headers,
+      accept: "text/event-stream",
+      "last-event-id": "s1_0",
+    });
+    const all = await withHangGuard(collect(identified(again.body!)), "the whole replay");
+    deepStrictEqual(all.map(([id]) => id), ["s1_1", "s1_2"]);
+    // An id of no stream of this session is refused.
+    for (const unknown of ["s9_0", "nonsense"]) {
+      const refused = await get(http.url, {
+        ...headers,
+        accept: "text/event-stream",
+        "last-event-id": unknown,
+      });
+      strictEqual(refused.status, 400);
+      match((await refused.json()).error.message, /^Bad Request: cannot resume: /);
+    }
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() resumes a 2025-era call's stream while the call runs: replay, then the rest live", async () => {
+  const http = start();
+  try {
+    const headers = await open(http.url, { sampling: {} });
+    const response = await fetch(http.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
+      body: JSON.stringify(callBody(1, "ask")),
+    });
+    const call = identified(response.body!);
+    await withHangGuard(call.next(), "the priming event");
+    await withHangGuard(call.next(), "the sampling request");
+    await call.return(undefined);
+    // Resumed from the priming event while the tool still waits: the request again, live.
+    const resumed = await get(http.url, {
+      ...headers,
+      accept: "text/event-stream",
+      "last-event-id": "s1_0",
+    });
+    const events = identified(resumed.body!);
+    const [id, asked] = (await withHangGuard(events.next(), "the replayed request")).value!;
+    deepStrictEqual([id, (asked as { method: string }).method], ["s1_1", "sampling/createMessage"]);
+    await post(http.url, {
+      jsonrpc: "2.0",
+      id: "toolshed-1",
+      result: { role: "assistant", content: { type: "text", text: "live" }, model: "m" },
+    }, headers);
+    const [resultId, result] = (await withHangGuard(events.next(), "the live result")).value!;
+    strictEqual(resultId, "s1_2");
+    match(textOf(result), /^sampled: .*"text":"live"/);
+    strictEqual((await withHangGuard(events.next(), "the end")).done, true);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() primes no event stream of a session older than 2025-11-25", async () => {
+  const http = start({ keepAliveMs: 1 });
+  try {
+    const headers = await open(http.url, {}, "2025-06-18");
+    const stream = await get(http.url, { ...headers, accept: "text/event-stream" });
+    strictEqual(stream.status, 200);
+    const lines = readLines(stream.body!);
+    // Idle, the first line is a keep-alive comment: no priming event came before it.
+    strictEqual((await withHangGuard(lines.next(), "a keep-alive comment")).value, ": keep-alive");
+    await lines.return(undefined);
   } finally {
     await http.close();
   }
@@ -685,7 +798,10 @@ Deno.test("serveHttp() ends a session's GET stream when the server drains", asyn
   const held = post(http.url, callBody(1, "held"), { ...headers, accept: "application/json" });
   await withHangGuard(http.probe.started, "the held call");
   const stopped = http.server.shutdown("the test drains it");
-  strictEqual(await withHangGuard(listening.text(), "the stream's end"), "");
+  strictEqual(
+    await withHangGuard(listening.text(), "the stream's end"),
+    "id: s1_0\nretry: 1000\ndata: \n\n",
+  );
   const late = await get(http.url, { ...headers, accept: "text/event-stream" });
   deepStrictEqual([late.status, (await late.json()).error.code], [503, -32603]);
   await http.server.shutdown("the test is in a hurry");

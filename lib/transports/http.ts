@@ -3,14 +3,16 @@
 // request or notification, stateless, and gets its own answer. A 2025-era client opens a
 // session with `initialize` (http_sessions.ts) and sends its id with every later POST,
 // responses to the server's own requests included, with the GET that opens its stream for
-// what the server sends outside any call, and with the DELETE that ends it. A
-// request passes the Host/Origin guard, the bearer token (when one is set), the media type, the body limit and the validation
-// ladder (http_admission.ts), waits for one of --max-concurrency slots, and then runs
-// through the same request core as over stdio, with a fresh context: no session, or its
-// 2025-era session. Its answer is JSON, or a stream of server-sent events when it may send
-// notifications (or, in a session, requests to the client) first; closing that stream
-// cancels it. Shutdown drains: readiness fails, new requests get 503, sessions end, and
-// requests in flight have the grace period to finish.
+// what the server sends outside any call (or, with Last-Event-ID, to resume a stream), and
+// with the DELETE that ends it. A request passes the Host/Origin guard, the bearer token (when
+// one is set), the media type, the body limit and the validation ladder (http_admission.ts),
+// waits for one of --max-concurrency slots, and then runs through the same request core as
+// over stdio, with a fresh context: no session, or its 2025-era session. Its answer is JSON,
+// or a stream of server-sent events when it may send notifications (or, in a session,
+// requests to the client) first. Closing a 2026-07-28 stream (or any JSON answer) cancels the
+// request; a session's stream is resumable (http_events.ts), so its request goes on. Shutdown
+// drains: readiness fails, new requests get 503, sessions end, and requests in flight have the
+// grace period to finish.
 import { isThenable } from "../util/maybe.ts";
 import { type JsonObject, messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
@@ -33,10 +35,20 @@ import {
   hasModernHeader,
   type MirroredArguments,
 } from "./http_admission.ts";
-import { createAnswer, jsonAnswer, KEEP_ALIVE_MS, openEventStream } from "./http_answer.ts";
+import {
+  createAnswer,
+  type EventStream,
+  jsonAnswer,
+  KEEP_ALIVE_MS,
+  openEventStream,
+  type OpenLog,
+  resumeEventStream,
+} from "./http_answer.ts";
+import { createEventBudget } from "./http_events.ts";
 import { type BearerCheck, challengeOf, createBearerCheck } from "./http_auth.ts";
 import { readBody } from "./http_body.ts";
 import {
+  cannotResume,
   errorMessage,
   notAcceptable,
   refused,
@@ -146,6 +158,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     ttlMs: options.sessionTtlMs ?? SESSION_TTL_MS,
     maxSessions: options.maxSessions ?? MAX_SESSIONS,
     maxBytes: MAX_SESSION_BYTES,
+    events: createEventBudget(),
     now: options.now,
   });
 
@@ -359,7 +372,8 @@ export function serveHttp(options: HttpOptions): HttpServer {
   /**
    * GET: opens the standalone event stream of the session its `Mcp-Session-Id` names, for
    * what the server sends it outside any call (never a response). One per session: a second
-   * while it is open gets 409. It lasts until the client closes it or the session ends.
+   * while it is open gets 409. It lasts until the client closes it or the session ends. With
+   * `Last-Event-ID`, resumes the stream that event belongs to instead.
    */
   function listen(headers: Headers): Response {
     const accept = headers.get("accept");
@@ -379,6 +393,8 @@ export function serveHttp(options: HttpOptions): HttpServer {
         400,
       );
     }
+    const lastEventId = headers.get("last-event-id");
+    if (lastEventId !== null) return resume(session, lastEventId);
     if (session.standalone !== undefined) {
       return jsonAnswer(errorMessage(undefined, streamConflict()), 409);
     }
@@ -386,9 +402,40 @@ export function serveHttp(options: HttpOptions): HttpServer {
       () => sessions.unlistened(session, stream),
       keepAliveMs,
       { [SESSION_ID_HEADER]: session.id },
+      (sink) => session.events.open(sink, primes(session.core), true),
     );
     session.standalone = stream;
     return stream.response;
+  }
+
+  /**
+   * GET with `Last-Event-ID`: replays what the stream of that event sent after it, then
+   * carries the rest: a call's stream until its response, the GET stream as the session's
+   * standalone stream again (409 while another is open). 400 when the events are not kept.
+   */
+  function resume(session: HttpSession, lastEventId: string): Response {
+    const target = session.events.streamOf(lastEventId);
+    if (target?.standalone && session.standalone !== undefined) {
+      return jsonAnswer(errorMessage(undefined, streamConflict()), 409);
+    }
+    let standalone: EventStream | undefined;
+    const resumed = resumeEventStream(
+      (sink) => session.events.resume(lastEventId, sink),
+      () => {
+        if (standalone !== undefined) sessions.unlistened(session, standalone);
+      },
+      keepAliveMs,
+      { [SESSION_ID_HEADER]: session.id },
+    );
+    if (typeof resumed === "string") {
+      return jsonAnswer(errorMessage(undefined, cannotResume(resumed)), 400);
+    }
+    const { stream, response } = resumed;
+    if (stream.standalone && !stream.ended) {
+      standalone = { response, send: stream.send, close: stream.close };
+      session.standalone = standalone;
+    }
+    return response;
   }
 
   /** DELETE: ends the session its `Mcp-Session-Id` names. */
@@ -417,7 +464,10 @@ export function serveHttp(options: HttpOptions): HttpServer {
     if (draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
     const controller = new AbortController();
     live.add(controller);
-    const answer = createAnswer(canStream, keepAliveMs);
+    // A session's event streams are resumable: their events are kept for Last-Event-ID.
+    const openLog: OpenLog | undefined = session &&
+      ((sink) => session.events.open(sink, primes(session.core)));
+    const answer = createAnswer(canStream, keepAliveMs, openLog);
     // Entered before it waits, so that the session neither expires nor misses a cancel.
     session?.requests.set(controller.signal, {
       id: request.id,
@@ -468,8 +518,9 @@ export function serveHttp(options: HttpOptions): HttpServer {
     const mayNotify = request.progressToken !== undefined ||
       (session ? mayAsk(session.core) : request.envelope?.logLevel !== undefined);
     const streamed = answer.stream(mayNotify, () => {
-      // What is still sent for the call (its notifications/cancelled to the client) takes
-      // the session's GET stream.
+      // A resumable stream's call goes on: the client may GET the rest with Last-Event-ID
+      // (or cancel it with notifications/cancelled). Otherwise leaving is cancelling.
+      if (streamed.resumable) return;
       const entry = session?.requests.get(controller.signal);
       if (entry) entry.send = undefined;
       controller.abort("the client closed the connection");
@@ -579,6 +630,15 @@ function methodOf(admission: Admission): string | undefined {
 /** The version a session negotiated (every session in the table is pinned legacy). */
 function negotiatedVersion(session: Session): string | undefined {
   return session.pin.era === "legacy" ? session.pin.client.protocolVersion : undefined;
+}
+
+/**
+ * Whether a session's event streams start with a priming event (an id and `retry`, no data):
+ * from 2025-11-25 on (SEP-1699); older clients may choke on an event without data.
+ */
+function primes(session: Session): boolean {
+  const version = negotiatedVersion(session);
+  return version !== undefined && version >= "2025-11-25";
 }
 
 /** Whether a session's request may send the client something before its answer. */

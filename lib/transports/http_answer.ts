@@ -10,6 +10,10 @@
 // (adr/0012: Deno's request.signal is not a clean alternative).
 import type { JsonObject } from "../util/json.ts";
 import { serialize } from "../wire/serialize.ts";
+import type { EventSink, StreamLog } from "./http_events.ts";
+
+/** Opens a resumable stream over a sink (a 2025-era session's, http_events.ts). */
+export type OpenLog = (sink: EventSink) => StreamLog;
 
 export type AnswerKind = "json" | "sse";
 
@@ -31,6 +35,11 @@ export interface StreamedAnswer {
   readonly response: Response;
   /** Sends the response and ends the body; nothing is sent after it. */
   finish(message: JsonObject): void;
+  /**
+   * A resumable event stream (a 2025-era session's): when its client goes away, what
+   * follows is kept for a GET with `Last-Event-ID`, so the request goes on.
+   */
+  readonly resumable: boolean;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };
@@ -60,9 +69,14 @@ const encoder = new TextEncoder();
 
 /**
  * An answer that may become an event stream only if the client accepts one; a stream that
- * stays open gets a keep-alive comment after `keepAliveMs` with nothing sent.
+ * stays open gets a keep-alive comment after `keepAliveMs` with nothing sent. With `openLog`
+ * (a 2025-era session), the stream's events carry ids and are kept for resumption.
  */
-export function createAnswer(canStream: boolean, keepAliveMs = KEEP_ALIVE_MS): Answer {
+export function createAnswer(
+  canStream: boolean,
+  keepAliveMs = KEEP_ALIVE_MS,
+  openLog?: OpenLog,
+): Answer {
   /** Notifications sent before the shape was chosen. */
   const early: JsonObject[] = [];
   let sink: ((message: JsonObject) => void) | undefined;
@@ -84,10 +98,10 @@ export function createAnswer(canStream: boolean, keepAliveMs = KEEP_ALIVE_MS): A
         sink = () => {}; // a JSON answer has no place for a notification
         return body;
       }
-      const body = eventBody(onClosed, keepAliveMs);
+      const body = eventBody(onClosed, keepAliveMs, SSE_HEADERS, openLog);
       for (const message of early) body.send(message);
       sink = body.send;
-      return { response: body.response, finish: body.end };
+      return { response: body.response, finish: body.end, resumable: openLog !== undefined };
     },
   };
 }
@@ -113,6 +127,8 @@ interface Body {
   end(bytes: Uint8Array): void;
   /** Ends the body with nothing more (a stream that carries no response). */
   close(): void;
+  /** False once the body has ended or the client has left. */
+  alive(): boolean;
 }
 
 /** A 200 whose body is written later; `onClosed` runs if the client leaves first. */
@@ -146,6 +162,7 @@ function bodyOf(headers: Record<string, string>, onClosed: () => void): Body {
       open = false;
       controller.close();
     },
+    alive: () => open,
   };
 }
 
@@ -154,20 +171,24 @@ function jsonBody(onClosed: () => void): StreamedAnswer {
   return {
     response: body.response,
     finish: (message) => body.end(encoder.encode(serialize(message))),
+    resumable: false,
   };
 }
 
 /**
  * An event stream: `send` queues a notification, `end` the response. With `keepAliveMs`,
  * a timer sends a comment whenever nothing was queued for that long (and nothing queued
- * is still unread), until the stream ends or the client leaves.
+ * is still unread), until the stream ends or the client leaves. With `openLog`, every event
+ * goes through a resumable stream (ids, kept for a GET with `Last-Event-ID`).
  */
 function eventBody(
   onClosed: () => void,
   keepAliveMs?: number,
   headers: Record<string, string> = SSE_HEADERS,
+  openLog?: OpenLog,
 ): {
   readonly response: Response;
+  readonly log: StreamLog | undefined;
   send(message: JsonObject): void;
   end(message: JsonObject): void;
   close(): void;
@@ -175,8 +196,10 @@ function eventBody(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastSent = performance.now();
   const stop = () => clearTimeout(timer);
+  let log: StreamLog | undefined;
   const body = bodyOf(headers, () => {
     stop();
+    log?.detach(sink);
     onClosed();
   });
   const push = (bytes: Uint8Array) => {
@@ -185,6 +208,7 @@ function eventBody(
   };
   const arm = (interval: number, delay: number) => {
     timer = setTimeout(() => {
+      if (!body.alive()) return;
       const idle = performance.now() - lastSent;
       if (idle < interval) return arm(interval, interval - idle);
       if (body.unread() === 0) push(KEEP_ALIVE);
@@ -192,10 +216,40 @@ function eventBody(
       arm(interval, interval);
     }, delay);
   };
-  if (keepAliveMs !== undefined) arm(keepAliveMs, keepAliveMs);
+  // What a resumable stream writes: a notification past the unread bound is kept for a
+  // resumption but not queued (the response always is).
+  let notifying = false;
+  const sink: EventSink = {
+    push(bytes) {
+      if (notifying && body.unread() > UNREAD_NOTIFICATIONS_BOUND_BYTES) return;
+      push(bytes);
+    },
+    close() {
+      stop();
+      body.close();
+    },
+  };
+  log = openLog?.(sink);
+  // Armed once the stream is open: opening a resumed one may refuse it (it throws) or end it.
+  if (keepAliveMs !== undefined && body.alive()) arm(keepAliveMs, keepAliveMs);
+  if (log !== undefined) {
+    const stream = log;
+    return {
+      response: body.response,
+      log: stream,
+      send(message) {
+        notifying = true;
+        stream.send(message);
+        notifying = false;
+      },
+      end: (message) => stream.end(message),
+      close: () => stream.close(),
+    };
+  }
   const event = (message: JsonObject) => encoder.encode(`data: ${serialize(message)}\n\n`);
   return {
     response: body.response,
+    log: undefined,
     send(message) {
       if (body.unread() > UNREAD_NOTIFICATIONS_BOUND_BYTES) return;
       push(event(message));
@@ -227,7 +281,47 @@ export function openEventStream(
   onClosed: () => void,
   keepAliveMs = KEEP_ALIVE_MS,
   headers: Record<string, string> = {},
+  openLog?: OpenLog,
 ): EventStream {
-  const body = eventBody(onClosed, keepAliveMs, { ...SSE_HEADERS, ...headers });
+  const body = eventBody(onClosed, keepAliveMs, { ...SSE_HEADERS, ...headers }, openLog);
   return { response: body.response, send: body.send, close: body.close };
+}
+
+/**
+ * A GET with `Last-Event-ID`: an event stream that replays what a session's stream sent
+ * after that event, then carries the rest of it (and ends with it). `resume` replays into
+ * the sink it is given and returns the stream, or a sentence saying why it cannot; then
+ * nothing is returned but that sentence. `onClosed(stream)` runs if the client leaves first.
+ */
+export function resumeEventStream(
+  resume: (sink: EventSink) => StreamLog | string,
+  onClosed: (stream: StreamLog) => void,
+  keepAliveMs = KEEP_ALIVE_MS,
+  headers: Record<string, string> = {},
+): { response: Response; stream: StreamLog } | string {
+  let resumed: StreamLog | undefined;
+  try {
+    const body = eventBody(
+      () => onClosed(resumed!),
+      keepAliveMs,
+      { ...SSE_HEADERS, ...headers },
+      (sink) => {
+        const outcome = resume(sink);
+        if (typeof outcome === "string") throw new ResumeRefused(outcome);
+        return resumed = outcome;
+      },
+    );
+    return { response: body.response, stream: resumed! };
+  } catch (error) {
+    if (error instanceof ResumeRefused) return error.message;
+    throw error;
+  }
+}
+
+/** Thrown through eventBody when a resumption is refused, before anything is armed. */
+class ResumeRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ResumeRefused";
+  }
 }

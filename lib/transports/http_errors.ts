@@ -116,6 +116,11 @@ export function notAcceptable(): RpcError {
 }
 
 /** A GET for a session whose stream is already open (the TypeScript SDK's words). */
+/** A GET with `Last-Event-ID` that names nothing the session can replay. */
+export function cannotResume(reason: string): RpcError {
+  return { code: HttpErrorCode.Refused, message: `Bad Request: cannot resume: ${reason}` };
+}
+
 export function streamConflict(): RpcError {
   return {
     code: HttpErrorCode.Refused,

@@ -1,14 +1,16 @@
 // 2025-era sessions over Streamable HTTP (adr/0012, "2025-era sessions"). A claim-less
 // `initialize` that succeeds opens one: a random id the client sends back as
 // `Mcp-Session-Id`, the core `Session` its `initialize` pinned (as one stdio connection
-// has), and an `Outbound` for the requests the server sends the client, each written on the
-// event stream of the POST whose tool sent it, or, when that stream is gone (the call has
-// answered, or its client left), on the session's standalone GET stream if one is open.
+// has), an `Outbound` for the requests the server sends the client, each written on the
+// event stream of the POST whose tool sent it (kept for a resumption if its client left), or,
+// once that call has answered, on the session's standalone GET stream if one is open, and
+// the events its streams sent, for resumption (http_events.ts).
 // Sessions are bounded: one idle for the TTL
 // is forgotten, and past the cap (a count, and the bytes of the `initialize` bodies that
 // made them) the least recently used goes. One timer sweeps, only while sessions exist.
 import type { JsonObject } from "../util/json.ts";
 import type { EventStream } from "./http_answer.ts";
+import { createSessionEvents, type EventBudget, type SessionEvents } from "./http_events.ts";
 import { createOutbound, type Outbound } from "../core/outbound.ts";
 import type { Session } from "../core/session.ts";
 import type { RequestId } from "../wire/types.ts";
@@ -28,8 +30,8 @@ export interface SessionRequest {
   readonly id: RequestId;
   readonly controller: AbortController;
   /**
-   * Its answer's event stream; undefined when the client does not accept one, and cleared
-   * when the client closes it (what is still sent for the request then takes the GET stream).
+   * Its answer's event stream; undefined when the client does not accept one. A client that
+   * closes the stream can resume it, so what is sent for the request goes on it regardless.
    */
   send: ((message: JsonObject) => void) | undefined;
 }
@@ -44,6 +46,8 @@ export interface HttpSession {
   readonly requests: Map<AbortSignal, SessionRequest>;
   /** Bytes of the `initialize` body that opened it: its weight against the byte cap. */
   readonly bytes: number;
+  /** What its event streams sent, kept for a GET with `Last-Event-ID`. */
+  readonly events: SessionEvents;
   lastUsed: number;
   /**
    * The standalone stream a GET opened, for what the server sends outside any call; at most
@@ -56,6 +60,8 @@ export interface SessionTableOptions {
   ttlMs: number;
   maxSessions: number;
   maxBytes: number;
+  /** What the events kept for resumption may add up to, across sessions. */
+  events: EventBudget;
   /** The clock, in milliseconds; `Date.now` unless a test drives it. */
   now?: () => number;
 }
@@ -96,6 +102,7 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
     const standalone = session.standalone;
     session.standalone = undefined;
     standalone?.close();
+    session.events.close();
     if (abort) {
       for (const request of session.requests.values()) {
         request.controller.abort(reason);
@@ -150,14 +157,14 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
       const session: HttpSession = {
         id: crypto.randomUUID(),
         core,
-        // A request the server sends goes on its caller's stream; when that is gone (the
-        // call answered, or its client closed the stream, which aborts the call and sends
-        // its notifications/cancelled), on the GET stream; with neither, nowhere.
+        // A request the server sends goes on its caller's stream (resumable, if its client
+        // left); once the call has answered, on the GET stream; with neither, nowhere.
         outbound: createOutbound((message, signal) =>
           (requests.get(signal)?.send ?? session.standalone?.send)?.(message)
         ),
         requests,
         bytes: size,
+        events: createSessionEvents(options.events),
         lastUsed: now(),
         standalone: undefined,
       };
