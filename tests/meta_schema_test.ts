@@ -1,14 +1,62 @@
-// flattenMeta() (lib/schema/compile.ts) turns a meta-schema and its vocabularies into one document
-// to make start-up cheaper; it must give the same verdict as the documents it came from on
-// every schema. Checked on seeded random schema-like objects built from the keywords and
-// the kinds of values the vocabularies define, and on the meta-schemas themselves.
+// lib/schema/compile.ts checks schemas against each draft's meta-schema merged with its
+// vocabularies into one document (`json_schema_meta/flat.json`, generated here by
+// flattenMeta() from the official documents beside it), and decides with that document's
+// compiled verdict before it asks the validator. Both must give the official documents'
+// verdict on every schema. Checked on seeded random schema-like objects built from the
+// keywords and the kinds of values the vocabularies define, and on the meta-schemas
+// themselves.
+//
+// `deno test -A tests/meta_schema_test.ts -- --update` rewrites flat.json from the documents.
 import assert from "node:assert/strict";
 import { type Schema, Validator } from "../lib/schema/vendor/cfworker_json_schema/index.ts";
-import { flattenMeta } from "../lib/schema/compile.ts";
+import { compileSchema, type Draft, metaVerdict } from "../lib/schema/compile.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { mulberry32, type Random } from "./_fuzz.ts";
+import metaDraft04 from "../lib/schema/vendor/json_schema_meta/draft-04.json" with { type: "json" };
+import metaDraft07 from "../lib/schema/vendor/json_schema_meta/draft-07.json" with { type: "json" };
 import meta201909 from "../lib/schema/vendor/json_schema_meta/2019-09.json" with { type: "json" };
 import meta202012 from "../lib/schema/vendor/json_schema_meta/2020-12.json" with { type: "json" };
+
+const UPDATE = Deno.args.includes("--update");
+const FLAT = new URL("../lib/schema/vendor/json_schema_meta/flat.json", import.meta.url);
+
+/** Each draft's official documents, the meta-schema first and its vocabularies after it. */
+const DOCUMENTS: Record<Draft, readonly JsonObject[]> = {
+  "4": metaDraft04,
+  "7": metaDraft07,
+  "2019-09": meta201909,
+  "2020-12": meta202012,
+};
+
+/**
+ * A meta-schema and its vocabularies as one document: the vocabularies' `properties` and
+ * `$defs` side by side, references between the documents (and to the meta-schema by its
+ * URI) made local, so that compile.ts resolves them without parsing URLs.
+ */
+function flattenMeta(documents: readonly JsonObject[]): JsonObject {
+  const [meta, ...vocabularies] = documents;
+  let flat = meta;
+  if (vocabularies.length > 0) {
+    const properties: JsonObject = { ...(meta.properties as JsonObject) };
+    const defs: JsonObject = {};
+    for (const vocabulary of vocabularies) {
+      for (const [into, from] of [[properties, vocabulary.properties], [defs, vocabulary.$defs]]) {
+        for (const [key, value] of Object.entries((from ?? {}) as JsonObject)) {
+          if (key in (into as JsonObject)) throw new Error(`two vocabularies define "${key}"`);
+          (into as JsonObject)[key] = value;
+        }
+      }
+    }
+    flat = { $schema: meta.$schema, $id: meta.$id, type: meta.type, properties, $defs: defs };
+  }
+  const self = JSON.stringify(String(meta.$id).replace(/#$/, ""));
+  // "meta/core#/$defs/anchorString" and the like now point into this document.
+  return JSON.parse(
+    JSON.stringify(flat)
+      .replaceAll(`"$ref":${self}`, '"$ref":"#"')
+      .replace(/"\$ref":"meta\/[a-z-]+#/g, '"$ref":"#'),
+  );
+}
 
 const KEYWORDS = [
   "type",
@@ -124,25 +172,87 @@ function schema(random: Random, depth: number): unknown {
   return result;
 }
 
-for (const [draft, documents] of [["2020-12", meta202012], ["2019-09", meta201909]] as const) {
-  Deno.test(`flattenMeta() gives the verdicts of the ${draft} meta-schema on 20,000 schemas`, () => {
-    const [meta, ...vocabularies] = documents as JsonObject[];
-    const original = new Validator(meta as Schema, draft, false);
-    for (const vocabulary of vocabularies) original.addSchema(vocabulary as Schema);
-    const flat = new Validator(flattenMeta(documents as JsonObject[]) as Schema, draft, false);
-    const random = mulberry32(draft === "2020-12" ? 2020 : 2019);
+Deno.test("json_schema_meta/flat.json is each draft's documents flattened, every reference local", async () => {
+  const expected = Object.fromEntries(
+    Object.entries(DOCUMENTS).map(([draft, documents]) => [draft, flattenMeta(documents)]),
+  );
+  if (UPDATE) await Deno.writeTextFile(FLAT, JSON.stringify(expected, null, 1) + "\n");
+  const shipped = JSON.parse(await Deno.readTextFile(FLAT));
+  assert.deepEqual(shipped, expected);
+  for (const meta of Object.values(shipped)) {
+    const refs = JSON.stringify(meta).match(/"\$ref":"[^"]*"/g) ?? [];
+    for (const ref of refs) assert.match(ref, /^"\$ref":"#(\/(\$defs|definitions)\/\w+)?"$/);
+  }
+});
+
+for (const [draft, documents] of Object.entries(DOCUMENTS) as [Draft, JsonObject[]][]) {
+  Deno.test(`metaVerdict() compiles all of the ${draft} meta-schema: each reference resolves`, () => {
+    // Eager compiling throws UnsupportedSchema at a reference it cannot resolve.
+    metaVerdict(draft, false);
+  });
+
+  Deno.test(`the flattened ${draft} meta-schema and its verdict agree with the documents on 20,000 schemas`, () => {
+    const [meta, ...vocabularies] = documents;
+    const original = new Validator(structuredClone(meta) as Schema, draft, false);
+    for (const vocabulary of vocabularies) {
+      original.addSchema(structuredClone(vocabulary) as Schema);
+    }
+    const flat = new Validator(flattenMeta(documents) as Schema, draft, false);
+    const lazy = metaVerdict(draft);
+    const eager = metaVerdict(draft, false);
+    const random = mulberry32(
+      draft === "2020-12" ? 2020 : draft === "2019-09" ? 2019 : Number(draft),
+    );
     let invalid = 0;
     for (
       const candidate of [
-        ...documents,
+        ...Object.values(DOCUMENTS).flat(),
         ...Array.from({ length: 20_000 }, () => schema(random, 0)),
       ]
     ) {
       const expected = original.validate(candidate).valid;
       if (!expected) invalid++;
-      assert.equal(flat.validate(candidate).valid, expected, JSON.stringify(candidate));
+      const shown = JSON.stringify(candidate);
+      assert.equal(flat.validate(candidate).valid, expected, shown);
+      assert.equal(lazy(candidate), expected, shown);
+      assert.equal(eager(candidate), expected, shown);
     }
     // The generator must exercise both verdicts, or the comparison proves little.
     assert.ok(invalid > 2_000 && invalid < 18_000, `${invalid} invalid`);
   });
 }
+
+Deno.test("compileSchema() names what breaks the meta-schema as the validator did before the verdict", () => {
+  // The messages of the code before the meta-schema's verdict (0512785), byte for byte.
+  const cases: [JsonObject, string][] = [
+    [
+      { type: "object", required: "name" },
+      `at "/required": Instance type "string" is invalid. Expected "array"`,
+    ],
+    [
+      { type: "object", properties: { a: { pattern: "a[" } } },
+      `at "/properties": Property "a" does not match additional properties schema; ` +
+      `at "/properties/a/pattern": String does not match format "regex"`,
+    ],
+    [
+      {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "object",
+        properties: { a: { minLength: -1, format: 3 } },
+      },
+      `at "/properties": Property "a" does not match additional properties schema; ` +
+      `at "/properties/a/minLength": -1 is less than 0; ` +
+      `at "/properties/a/format": Instance type "number" is invalid. Expected "string"`,
+    ],
+    [
+      { type: "object", $defs: { x: { enum: 1 } } },
+      `at "/$defs": Property "x" does not match additional properties schema; ` +
+      `at "/$defs/x/enum": Instance type "number" is invalid. Expected "array"`,
+    ],
+  ];
+  for (const [schema, message] of cases) {
+    assert.throws(() => compileSchema(schema), {
+      message: `it breaks its draft's meta-schema: ${message}`,
+    });
+  }
+});

@@ -2,7 +2,7 @@
 // reason a value is rejected with. Every schema gets its own validator, so schemas here may
 // share an `$id`.
 import assert from "node:assert/strict";
-import { compileSchema } from "../lib/schema/compile.ts";
+import { compileSchema, MAX_NESTING } from "../lib/schema/compile.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 
 const DRAFT_04 = "http://json-schema.org/draft-04/schema#";
@@ -452,5 +452,36 @@ Deno.test("compileSchema() validator shows property names in locations decoded",
   assert.strictEqual(
     check({ "a b": 1, "café": 2 }),
     'at "/a b": Instance type "number" is invalid. Expected "string"; at "/café": Instance type "number" is invalid. Expected "string"',
+  );
+});
+
+/** `depth` levels of `properties`, a string at the bottom, and a value valid or not at full depth. */
+function nested(depth: number): { schema: JsonObject; valid: unknown; invalid: unknown } {
+  let schema: JsonObject = { type: "string" };
+  let valid: unknown = "x";
+  let invalid: unknown = 1;
+  for (let i = 1; i < depth; i++) {
+    schema = { type: "object", properties: { a: schema } };
+    valid = { a: valid };
+    invalid = { a: invalid };
+  }
+  return { schema: { ...schema, type: "object" }, valid, invalid };
+}
+
+Deno.test("compileSchema() accepts subschemas nested 128 levels deep, and explains values at the bottom", () => {
+  const { schema, valid, invalid } = nested(MAX_NESTING);
+  const check = compileSchema(schema);
+  assert.equal(check(valid), undefined);
+  assert.equal(check(valid), undefined); // the verdict, compiled at the first call
+  // Each level's "properties" error fills the list of 100 before the one at the bottom.
+  const message = check(invalid);
+  assert.match(message ?? "", /^Property "a" does not match schema; at "\/a": Property "a" /);
+  assert.match(message ?? "", /; and more$/);
+});
+
+Deno.test("compileSchema() refuses subschemas nested more than 128 levels deep", () => {
+  assert.equal(
+    compileError(nested(MAX_NESTING + 1).schema),
+    "its subschemas nest more than 128 levels deep, deeper than validation can follow",
   );
 });

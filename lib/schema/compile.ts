@@ -13,16 +13,15 @@ import {
 } from "./vendor/cfworker_json_schema/index.ts";
 import { isObject } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
-import { compileVerdict, UnsupportedSchema, type Verdict } from "./fast.ts";
-import metaDraft04 from "./vendor/json_schema_meta/draft-04.json" with { type: "json" };
-import metaDraft07 from "./vendor/json_schema_meta/draft-07.json" with { type: "json" };
-import meta201909 from "./vendor/json_schema_meta/2019-09.json" with { type: "json" };
-import meta202012 from "./vendor/json_schema_meta/2020-12.json" with { type: "json" };
+import { compileVerdict, type Verdict } from "./fast.ts";
+// Each draft's meta-schema as one document, its vocabularies merged in (generated from the
+// official documents beside it; tests/meta_schema_test.ts checks it and rewrites it).
+import flatMetaSchemas from "./vendor/json_schema_meta/flat.json" with { type: "json" };
 
 /** A prepared schema: `undefined` when the value is valid, else a readable reason. */
 export type SchemaCheck = (value: unknown) => string | undefined;
 
-type Draft = "4" | "7" | "2019-09" | "2020-12";
+export type Draft = "4" | "7" | "2019-09" | "2020-12";
 
 const DIALECTS: Record<string, Draft> = {
   "https://json-schema.org/draft/2020-12/schema": "2020-12",
@@ -31,13 +30,15 @@ const DIALECTS: Record<string, Draft> = {
   "http://json-schema.org/draft-04/schema": "4",
 };
 
-/** Each draft's meta-schema documents, the first one the meta-schema itself. */
-const META_SCHEMAS: Record<Draft, readonly JsonObject[]> = {
-  "4": metaDraft04,
-  "7": metaDraft07,
-  "2019-09": meta201909,
-  "2020-12": meta202012,
-};
+/**
+ * Each draft's meta-schema as one document: the vocabularies' `properties` and `$defs`
+ * side by side, every reference local (`#`, `#/$defs/…`). It gives the official documents'
+ * verdicts (tests/meta_schema_test.ts) in a fraction of the steps: otherwise every
+ * subschema passes through an `allOf` of one `$ref` per vocabulary, and the garbage of
+ * those steps at start-up showed as ~10 MB of peak RSS under load later (adr/0010).
+ * Merged once, when the file is generated, rather than in every process at start-up.
+ */
+const META_SCHEMAS: Readonly<Record<Draft, JsonObject>> = flatMetaSchemas;
 
 /** Errors that only say "a part below failed"; the part's own error says what. */
 const WRAPPER_KEYWORDS = new Set([
@@ -89,6 +90,15 @@ export const UNLOCATED =
   `no place is named: finding the first mismatch would take more than the ${MESSAGE_STEPS} ` +
   `steps an error message may cost in a value this large`;
 
+/**
+ * The deepest nesting of subschemas a schema may have. The validator follows a value down
+ * the schema by recursion, and overflowed the stack at 400–600 levels when probed: below a
+ * third of that, every value of a schema accepted here gets its verdict and its message.
+ * (Checking a schema against its meta-schema with the validator used to overflow at ~190
+ * levels, which refused deeper schemas by accident; adr/0010, "start-up cost".)
+ */
+export const MAX_NESTING = 128;
+
 /** The base URI the validator gives a schema without `$id`. */
 const DEFAULT_BASE = "https://github.com/cfworker";
 
@@ -136,7 +146,7 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
   const idKeyword = draft === "4" ? "id" : "$id";
   // Every object subschema, collected by the one walk the later checks share.
   const subschemas: JsonObject[] = [];
-  checkSubschemas(schema, DEFAULT_BASE, known, idKeyword, subschemas);
+  checkSubschemas(schema, DEFAULT_BASE, known, idKeyword, subschemas, 1);
   const metaProblem = checkMeta(draft)(schema);
   if (metaProblem !== undefined) {
     throw new Error(`it breaks its draft's meta-schema: ${metaProblem}`);
@@ -155,10 +165,7 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
     bounded(() => all(value), value, perWeight, trackEvaluated, targets);
   // A schema that reads `unevaluated*` anywhere is the validator's alone (fast.ts does not
   // mirror those keywords, whose results depend on the branch that reached the value).
-  const verdict = trackEvaluated || options.fastPath === false
-    ? undefined
-    : verdictOf(schema, draft, lookup, perWeight);
-  if (verdict === undefined) return explain;
+  if (trackEvaluated || options.fastPath === false) return explain;
   // The verdict said no: the validator only names the place, within a budget that does not
   // grow with the value (a recursive union wrong at its end took ~190 ms per MiB to name).
   // First every error (as the validator alone would say); if naming them runs out of steps,
@@ -178,7 +185,16 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
     }
     return UNLOCATED;
   };
-  return (value) => verdict(value) ? undefined : locate(value);
+  // The verdict is compiled at the first validation, not at start-up: nothing in it may
+  // refuse a schema (one it does not mirror gets the validator alone, as would one it
+  // failed to compile), and a server lists its tools long before it calls most of them
+  // (adr/0010, "start-up cost").
+  let verdict: Verdict | undefined | null = null;
+  return (value) => {
+    if (verdict === null) verdict = verdictOf(schema, draft, lookup, perWeight);
+    if (verdict === undefined) return explain(value);
+    return verdict(value) ? undefined : locate(value);
+  };
 }
 
 /**
@@ -194,9 +210,10 @@ function verdictOf(
 ): Verdict | undefined {
   try {
     return compileVerdict(schema, { draft, lookup, maxReferencesPerValue: perWeight });
-  } catch (error) {
-    if (error instanceof UnsupportedSchema) return undefined;
-    throw error;
+  } catch {
+    // UnsupportedSchema, or anything else (the validator, which decides alone then, is the
+    // reference the verdict mirrors): compiled at a call, it must not fail the call.
+    return undefined;
   }
 }
 
@@ -306,49 +323,60 @@ function weightOf(value: unknown): number {
 /** The meta-schema checks, prepared on first use (most servers use one draft). */
 const metaChecks = new Map<Draft, SchemaCheck>();
 
+/**
+ * A schema's check against its draft's meta-schema. The meta-schema's compiled verdict
+ * decides (compiled a subschema at a time, as schemas reach it: a tool's schema meets a
+ * small part of it); only a schema it refuses goes through the validator, which names
+ * what is wrong, on a meta-schema dereferenced for it then (adr/0010, "start-up cost").
+ */
 function checkMeta(draft: Draft): SchemaCheck {
   let check = metaChecks.get(draft);
   if (check === undefined) {
-    const meta = flattenMeta(META_SCHEMAS[draft]) as Schema;
-    const lookup = dereference(meta);
-    // No meta-schema reads `unevaluated*`: recording evaluated keys would only make garbage.
-    check = (value) => {
-      limits.trackEvaluated = false;
-      try {
-        const { valid, errors } = validate(value, meta, draft, lookup, false);
-        return valid ? undefined : describe(errors, false);
-      } finally {
-        limits.trackEvaluated = true;
-      }
-    };
+    const verdict = metaVerdict(draft);
+    let explain: SchemaCheck | undefined;
+    check = (value) => verdict(value) ? undefined : (explain ??= metaValidator(draft))(value);
     metaChecks.set(draft, check);
   }
   return check;
 }
 
 /**
- * A meta-schema and its vocabularies as one document: the vocabularies' `properties` and
- * `$defs` side by side, references between the documents made local. It gives the same
- * verdicts (tests/meta_schema_test.ts) in a fraction of the steps: otherwise every
- * subschema passes through an `allOf` of one `$ref` per vocabulary, and the garbage of
- * those steps at start-up showed as ~10 MB of peak RSS under load later (adr/0010).
+ * The compiled verdict of a draft's meta-schema. Its references are all local (`#`,
+ * `#/$defs/…`, `#/definitions/…`), so each is looked up by name rather than through the
+ * vendor's `dereference()`, which parses each as a URL. `lazy: false` compiles the whole
+ * meta-schema at once (the test does, so that every reference is seen to resolve).
  */
-export function flattenMeta(documents: readonly JsonObject[]): JsonObject {
-  const [meta, ...vocabularies] = documents;
-  if (vocabularies.length === 0) return meta;
-  const properties: JsonObject = { ...(meta.properties as JsonObject) };
-  const defs: JsonObject = {};
-  for (const vocabulary of vocabularies) {
-    for (const [into, from] of [[properties, vocabulary.properties], [defs, vocabulary.$defs]]) {
-      for (const [key, value] of Object.entries((from ?? {}) as JsonObject)) {
-        if (key in (into as JsonObject)) throw new Error(`two vocabularies define "${key}"`);
-        (into as JsonObject)[key] = value;
-      }
+export function metaVerdict(draft: Draft, lazy = true): Verdict {
+  // Only read, never dereferenced (metaValidator() dereferences a copy of its own).
+  const meta = META_SCHEMAS[draft];
+  const lookup: Record<string, JsonObject> = { "#": meta };
+  for (const defs of ["$defs", "definitions"]) {
+    for (const [name, target] of Object.entries((meta[defs] ?? {}) as JsonObject)) {
+      lookup[`#/${defs}/${name}`] = target as JsonObject;
     }
   }
-  const flat = { $schema: meta.$schema, $id: meta.$id, type: meta.type, properties, $defs: defs };
-  // "meta/core#/$defs/anchorString" and the like now point into this document.
-  return JSON.parse(JSON.stringify(flat).replace(/"\$ref":"meta\/[a-z-]+#/g, '"$ref":"#'));
+  return compileVerdict(meta, {
+    draft,
+    lookup: lookup as Record<string, Schema>,
+    maxReferencesPerValue: Infinity,
+    lazy,
+  });
+}
+
+/** The validator's check against a draft's meta-schema, with every error it finds. */
+function metaValidator(draft: Draft): SchemaCheck {
+  const meta = structuredClone(META_SCHEMAS[draft]) as Schema;
+  const lookup = dereference(meta);
+  // No meta-schema reads `unevaluated*`: recording evaluated keys would only make garbage.
+  return (value) => {
+    limits.trackEvaluated = false;
+    try {
+      const { valid, errors } = validate(value, meta, draft, lookup, false);
+      return valid ? undefined : describe(errors, false);
+    } finally {
+      limits.trackEvaluated = true;
+    }
+  };
 }
 
 const JSON_TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
@@ -397,9 +425,10 @@ export function subschemasOf(schema: JsonObject): unknown[] {
 }
 
 /**
- * Catches, with a message of our own, the two mistakes that would otherwise surface
- * only at call time: a `$ref` that does not resolve, and a `type` that is not a JSON type
- * (a typo such as "strnig"). Adds every object subschema, the root first, to `found`.
+ * Catches, with a message of our own, the mistakes that would otherwise surface only at
+ * call time: a `$ref` that does not resolve, a `type` that is not a JSON type (a typo such
+ * as "strnig"), and subschemas nested deeper than MAX_NESTING. Adds every object
+ * subschema, the root first, to `found`.
  */
 function checkSubschemas(
   schema: unknown,
@@ -407,8 +436,14 @@ function checkSubschemas(
   known: ReadonlySet<string>,
   idKeyword: string,
   found: JsonObject[],
+  depth: number,
 ): void {
   if (!isObject(schema)) return; // `true`/`false` schemas, or not a schema at all
+  if (depth > MAX_NESTING) {
+    throw new Error(
+      `its subschemas nest more than ${MAX_NESTING} levels deep, deeper than validation can follow`,
+    );
+  }
   found.push(schema);
   const id = schema[idKeyword];
   const here = typeof id === "string" ? new URL(id, base).href : base;
@@ -427,7 +462,7 @@ function checkSubschemas(
     }
   }
   for (const subschema of subschemasOf(schema)) {
-    checkSubschemas(subschema, here, known, idKeyword, found);
+    checkSubschemas(subschema, here, known, idKeyword, found, depth + 1);
   }
 }
 

@@ -50,6 +50,13 @@ export interface VerdictOptions {
   lookup: Record<string, Schema | boolean>;
   /** The most references one subschema may apply to one value without descending. */
   maxReferencesPerValue: number;
+  /**
+   * Compile each subschema at its first application instead of all at once: for a large
+   * schema of which a value meets a small part (a meta-schema, checking a tool's schema).
+   * Every part then counts as deep and as applying references (the safe choices, see
+   * after()); a subschema that turns out unsupported makes its verdicts "no".
+   */
+  lazy?: boolean;
 }
 
 /** A schema this path does not mirror; the message says why. */
@@ -163,6 +170,16 @@ function cellOf(schema: JsonObject, context: Context): Cell {
   if (cell === undefined) {
     cell = { part: REJECT, compiling: true, memo: undefined };
     context.cells.set(schema, cell);
+    if (context.options.lazy) {
+      let compiled: AnyPart | undefined;
+      cell.part = {
+        check: (value) => (compiled ??= compileObject(schema, context)).check(value),
+        refers: true,
+        deep: true,
+      };
+      cell.compiling = false;
+      return cell;
+    }
     cell.part = compileObject(schema, context);
     cell.compiling = false;
   }
@@ -198,7 +215,10 @@ function compileObject(schema: JsonObject, context: Context): AnyPart {
   }
   const s = schema as Schema;
   const { draft, maxReferencesPerValue } = context.options;
-  if (referencesOnOneValue(s, context) > maxReferencesPerValue) {
+  if (
+    maxReferencesPerValue !== Infinity &&
+    referencesOnOneValue(s, context) > maxReferencesPerValue
+  ) {
     throw new UnsupportedSchema(
       `a subschema applies more than ${maxReferencesPerValue} references to one value`,
     );
@@ -231,15 +251,20 @@ function shallow<T>(check: (value: T) => boolean): Part<T> {
  * `const` before it descends into the value.
  */
 function dispatch(mask: number, singleInteger: boolean, parts: Parts, run: Run): AnyPart {
+  // The checks of every kind, shared by the kinds without checks of their own: a schema
+  // compiles to a few closures, not one per kind (a meta-schema's cells compile at start-up).
+  const common = parts.any.length === 0 ? accept : allOnOneValue(cheapFirst(parts.any), run);
   const forKind = <T>(bit: number, own: Part<T>[], first: Part<T>[] = []) =>
     (mask & bit) === 0
       ? reject
+      : own.length === 0 && first.length === 0
+      ? common
       : allOnOneValue([...first, ...cheapFirst([...parts.any, ...own])], run);
   const onObject = forKind(OBJECT, parts.object);
   const onArray = forKind(ARRAY, parts.array);
   const onString = forKind(STRING, parts.string);
-  const onBoolean = forKind<boolean>(BOOLEAN, []);
-  const onNull = forKind<null>(NULL, []);
+  const onBoolean = (mask & BOOLEAN) === 0 ? reject : common;
+  const onNull = (mask & NULL) === 0 ? reject : common;
   let onNumber = forKind(NUMBER, parts.number);
   if ((mask & (NUMBER | INTEGER)) === INTEGER) {
     // The vendor's two tests differ on Infinity: only `type: "integer"` accepts it.
