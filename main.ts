@@ -4,7 +4,8 @@
 //   deno run -A main.ts [--dir DIR] [--http HOST:PORT] [options]   (--help for options)
 //
 // main.ts only wires the stages; each one lives in lib/ with one concern.
-import { type Options, parseCommand, USAGE } from "./lib/host/cli.ts";
+import { type Options, parseCommand, STATE_KEY_ENV, USAGE } from "./lib/host/cli.ts";
+import { stateKey } from "./lib/core/request_state.ts";
 import type { ListenAddress } from "./lib/host/listen_address.ts";
 import { type Core, createCore } from "./lib/core/handle.ts";
 import { contentsOf, createRegistry, type Registry } from "./lib/primitives/registry.ts";
@@ -87,11 +88,19 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     );
   }
   const registry = createRegistry(contentsOf(loaded.tools.tools, loaded));
+  if (options.http && options.stateSecret === undefined) {
+    logError(
+      `${STATE_KEY_ENV} is not set: the requestState of input_required answers is sealed with ` +
+        "a random key of this process, which no other instance can open (set it to the same " +
+        "secret on every instance behind a load balancer)",
+    );
+  }
   const core = createCore({
     registry,
     pageSize: options.pageSize,
     toolTimeoutMs: options.toolTimeoutMs,
     diagnostics: stderrDiagnostics,
+    stateKey: stateKey(options.stateSecret),
   });
   if (options.http) return await serveOverHttp(options, options.http, core, registry, exit);
   if (Deno.stdin.isTerminal()) greet(loaded, folders);

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-console -- a benchmark prints its tables for people
 // What the server directory costs at start-up: milliseconds from spawning `main.ts` to its
 // answer to a first `tools/list`, serving bench/tools
 // - alone (`--tools`),

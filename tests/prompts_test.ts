@@ -119,12 +119,13 @@ Deno.test("loadPrompts() loads the example prompts of prompts/", async () => {
 Deno.test("loadPrompts() loads the conformance fixture's prompts as the suite expects them", async () => {
   const prompts = await loadPrompts(FIXTURE_PROMPTS, OPTIONS);
   assert.deepStrictEqual(prompts.map((prompt) => prompt.name), [
+    "test_input_required_result_prompt",
     "test_prompt_with_arguments",
     "test_prompt_with_embedded_resource",
     "test_prompt_with_image",
     "test_simple_prompt",
   ]);
-  const [withArguments, embedded, image, simple] = prompts;
+  const [, withArguments, embedded, image, simple] = prompts;
   for (const prompt of prompts) assert.ok(typeof prompt.listing.description === "string");
   assert.strictEqual(await textOf(simple), "This is a simple prompt for testing.");
   assert.deepStrictEqual(withArguments.listing.arguments, [

@@ -19,6 +19,8 @@ import type { Era, VersionFeatures } from "../wire/versions.ts";
 import type { Registry, Snapshot } from "../primitives/registry.ts";
 import type { ClientRequestMethod, LogLevel, ToolContext } from "../primitives/types.ts";
 import type { RequestContext } from "./context.ts";
+import { answersOf, CLIENT_CAPABILITY, createRounds, refusal } from "./input_rounds.ts";
+import { stateKey } from "./request_state.ts";
 import {
   capabilitiesOf,
   type ClientView,
@@ -32,6 +34,11 @@ import { UNINITIALIZED } from "./session.ts";
 
 export interface CoreOptions extends MethodOptions {
   readonly registry: Registry;
+  /**
+   * The key that seals `requestState` (TOOLSHED_STATE_KEY, shared by every instance); a
+   * random one per process when absent.
+   */
+  readonly stateKey?: Promise<CryptoKey>;
   /** The methods served; METHODS unless a test or a feature extends it. */
   readonly methods?: MethodTable;
 }
@@ -57,22 +64,18 @@ const OPEN_PIN = Object.freeze({ era: "open" as const });
 /** Log levels by severity, least severe first. */
 const LEVEL_RANK = new Map([...LOG_LEVELS].map((level, rank) => [level, rank]));
 
-/** The client capability each server-to-client request needs. */
-const CLIENT_CAPABILITY: Record<ClientRequestMethod, string> = {
-  "sampling/createMessage": "sampling",
-  "elicitation/create": "elicitation",
-  "roots/list": "roots",
-};
-
-/** A 2026-07-28 request has no way back but its result. Shared: costs a call nothing. */
+/**
+ * A 2026-07-28 request has no way back but its result (a method that may answer
+ * input_required gets a `request` of its own, input_rounds.ts). Shared: costs a call nothing.
+ */
 const MODERN_CHANNELS: Channels = Object.freeze({
   progress() {},
   log() {},
   request: (method: string) =>
     Promise.reject(
       new Error(
-        `Cannot send ${method}: in protocol version 2026-07-28 a server asks the client by ` +
-          `returning an input_required result`,
+        `Cannot send ${method}: only tools/call, prompts/get and resources/read may ask the ` +
+          `client, by answering input_required`,
       ),
     ),
 });
@@ -84,15 +87,6 @@ const LEGACY_CHANNELS: Channels = Object.freeze({
   request: (method: string) => Promise.reject(new Error(refusal(method as ClientRequestMethod))),
 });
 
-function refusal(method: ClientRequestMethod): string {
-  const capability = CLIENT_CAPABILITY[method];
-  return capability === undefined
-    ? `Cannot send ${method}: a server may ask a client only ${
-      Object.keys(CLIENT_CAPABILITY).join(", ")
-    }`
-    : `Cannot send ${method}: the client did not declare the "${capability}" capability`;
-}
-
 /** At most one progress notification per request this often; reports between are merged. */
 export const PROGRESS_INTERVAL_MS = 20;
 /** Log messages one request may send at once, and per second after that; the rest are counted. */
@@ -100,6 +94,8 @@ export const LOG_BURST = 100;
 
 export function createCore(options: CoreOptions): Core {
   const table = options.methods ?? METHODS;
+  let key: Promise<CryptoKey> | undefined;
+  const keyOf = () => key ??= options.stateKey ?? stateKey();
   /** By snapshot, then era: a snapshot's capabilities never change, so they are made once. */
   const advertised = new WeakMap<Snapshot, Map<Era, Readonly<JsonObject>>>();
   function capabilitiesFor(snapshot: Snapshot, era: Era): Readonly<JsonObject> {
@@ -171,22 +167,61 @@ export function createCore(options: CoreOptions): Core {
       throw methodNotFound(ctx.request.method);
     }
     const live = channelsFor(ctx, era, client, capabilities);
-    const result = entry.handler({
-      request: ctx.request,
-      entry,
-      ctx,
-      snapshot,
-      version: client.protocolVersion,
-      features,
-      client,
-      capabilities,
-      channels: live?.channels ?? (era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS),
-      options,
-    });
+    const channels = live?.channels ?? (era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS);
+    const invoke = (channels: Channels) =>
+      entry.handler({
+        request: ctx.request,
+        entry,
+        ctx,
+        snapshot,
+        version: client.protocolVersion,
+        features,
+        client,
+        capabilities,
+        channels,
+        options,
+      });
+    if (era === "modern" && entry.incomplete?.includes("input_required")) {
+      const result = inRounds(ctx, client, channels, invoke);
+      if (isThenable(result)) {
+        return (result as Promise<JsonObject>).then((ready) => finished(ready, entry, era, live));
+      }
+      return finished(result, entry, era, live);
+    }
+    const result = invoke(channels);
     if (isThenable(result)) {
       return (result as Promise<JsonObject>).then((ready) => finished(ready, entry, era, live));
     }
     return finished(result, entry, era, live);
+  }
+
+  /**
+   * Runs a handler that may ask the client (2026-07-28): with the answers of earlier rounds
+   * (its sealed requestState, checked first) and this round's; an answer that stops it to
+   * ask is sealed with the answers so far. Synchronous when nothing in it waits (no state to
+   * check, a synchronous handler that asks nothing), as every other request is.
+   */
+  function inRounds(
+    ctx: RequestContext,
+    client: ClientView,
+    channels: Channels,
+    invoke: (channels: Channels) => MaybePromise<JsonObject>,
+  ): MaybePromise<JsonObject> {
+    const { params, method } = ctx.request;
+    const binding = {
+      method,
+      name: String(params.name ?? params.uri ?? ""),
+      args: params.arguments,
+    };
+    const proceed = (answers: JsonObject): MaybePromise<JsonObject> => {
+      const rounds = createRounds(ctx, client.clientCapabilities, answers, keyOf(), binding);
+      const result = invoke({ ...channels, request: rounds.request });
+      return isThenable(result)
+        ? (result as Promise<JsonObject>).then(rounds.finish)
+        : rounds.finish(result);
+    };
+    const answers = answersOf(params, keyOf(), binding);
+    return isThenable(answers) ? (answers as Promise<JsonObject>).then(proceed) : proceed(answers);
   }
 
   /** Ends what a request may send besides its answer, and shapes the answer for the era. */
@@ -277,7 +312,7 @@ export function createCore(options: CoreOptions): Core {
         if (typeof logger === "string") params.logger = logger;
         sendLog(params);
       },
-      request: outbound === undefined ? fallback.request : (method, params) => {
+      request: outbound === undefined ? fallback.request : (method, params, _options) => {
         if (!(CLIENT_CAPABILITY[method] in declared)) {
           return Promise.reject(new Error(refusal(method)));
         }

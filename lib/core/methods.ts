@@ -138,6 +138,7 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     capability: "resources",
     available: hasResources,
     cacheable: true,
+    incomplete: ["input_required"],
     handler: readResourceMethod,
   }],
   ["resources/subscribe", {
@@ -164,6 +165,7 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     eras: ["modern", "legacy"],
     capability: "prompts",
     available: hasPrompts,
+    incomplete: ["input_required"],
     handler: getPromptMethod,
   }],
   ["completion/complete", {

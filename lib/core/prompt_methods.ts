@@ -5,6 +5,7 @@ import { invalidParams } from "../wire/errors.ts";
 import { page } from "../primitives/paging.ts";
 import { argumentProblem } from "../primitives/prompts.ts";
 import { runHandler } from "../primitives/run_handler.ts";
+import { InputRequired } from "../primitives/input_required.ts";
 import type { GetPromptResult } from "../primitives/prompts.ts";
 import { handlerContextOf, handlerFailure } from "./handler_context.ts";
 import type { MethodCall } from "./methods.ts";
@@ -42,6 +43,8 @@ export async function getPromptMethod(call: MethodCall): Promise<JsonObject> {
       },
     ) as GetPromptResult;
   } catch (error) {
+    // Stopped to ask the client first (2026-07-28): answered input_required.
+    if (error instanceof InputRequired) return error.result();
     throw handlerFailure(call, what, error);
   }
   return result.description === undefined

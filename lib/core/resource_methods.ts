@@ -5,6 +5,7 @@ import type { JsonObject } from "../util/json.ts";
 import { ErrorCode, invalidParams, ProtocolError, resourceNotFound } from "../wire/errors.ts";
 import { page } from "../primitives/paging.ts";
 import { runHandler } from "../primitives/run_handler.ts";
+import { InputRequired } from "../primitives/input_required.ts";
 import type { ResourceContext } from "../primitives/types.ts";
 import { handlerContextOf, handlerFailure } from "./handler_context.ts";
 import type { MethodCall } from "./methods.ts";
@@ -70,6 +71,8 @@ export async function readResourceMethod(call: MethodCall): Promise<JsonObject> 
       }
     }
   } catch (error) {
+    // Stopped to ask the client first (2026-07-28): answered input_required.
+    if (error instanceof InputRequired) return error.result();
     throw handlerFailure(call, what, error);
   }
   if (contents === undefined) throw resourceNotFound(uri, modern);

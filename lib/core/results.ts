@@ -24,7 +24,8 @@ export function modernResult(result: JsonObject, cacheable: boolean): JsonObject
     if (key !== "resultType" && key !== "_meta") stamped[key] = result[key];
   }
   // A handler that knows better (a read) sets its own hints; lists take the default.
-  if (cacheable && stamped.ttlMs === undefined) {
+  // ...and an incomplete result (input_required) is no answer to cache.
+  if (cacheable && stamped.ttlMs === undefined && stamped.resultType === "complete") {
     stamped.ttlMs = LIST_TTL_MS;
     stamped.cacheScope = "public";
   }

@@ -12,6 +12,10 @@ import {
 
 /** The environment variable holding the bearer token HTTP requests must carry. */
 export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
+/** The environment variable holding the secret that seals `requestState` (all instances). */
+export const STATE_KEY_ENV = "TOOLSHED_STATE_KEY";
+/** Shortest secret accepted for it: 32 characters (256 bits of a random hex or base64 string). */
+export const MIN_STATE_KEY_LENGTH = 32;
 
 export interface Options {
   /** The server directory (--dir), or undefined: the working directory. */
@@ -46,6 +50,8 @@ export interface Options {
   allowUnauthenticated?: boolean;
   /** With --http: one line per request on stderr (--log-requests). */
   logRequests?: boolean;
+  /** The secret that seals `requestState` ($TOOLSHED_STATE_KEY); absent: random per process. */
+  stateSecret?: string;
 }
 
 export type Command =
@@ -130,8 +136,8 @@ const NUMERIC_FLAGS = {
 } as const;
 
 /**
- * Reads the command line; `env` reads the environment (only $TOOLSHED_HTTP_TOKEN, and only
- * with --http).
+ * Reads the command line; `env` reads the environment ($TOOLSHED_STATE_KEY, and
+ * $TOOLSHED_HTTP_TOKEN only with --http).
  */
 export function parseCommand(
   args: string[],
@@ -203,6 +209,18 @@ export function parseCommand(
   }
   if (passEnv.length > 0) options.passEnv = passEnv;
   if (values["allow-outside-symlinks"]) options.allowOutsideSymlinks = true;
+  const secret = env(STATE_KEY_ENV);
+  if (secret !== undefined) {
+    if (secret.length < MIN_STATE_KEY_LENGTH) {
+      return {
+        kind: "refused",
+        message: `Cannot start: ${STATE_KEY_ENV} must be at least ${MIN_STATE_KEY_LENGTH} ` +
+          `characters (it has ${secret.length}): use a random string, for example ` +
+          "`openssl rand -hex 32`",
+      };
+    }
+    options.stateSecret = secret;
+  }
   const command = withHttp(options, values.http, values["allow-host"]);
   if (command.kind !== "serve") return command;
   return withHttpSecurity(command.options, {

@@ -50,11 +50,11 @@ interface Readable {
  * returned (one sentence each, without the file, which the caller names). `defaultName` is
  * the file name without its extension.
  */
-export async function resourceFromModule(
+export function resourceFromModule(
   definition: unknown,
   defaultName: string,
   options: { maxResourceBytes: number },
-): Promise<ModuleResource> {
+): ModuleResource {
   if (!isObject(definition)) {
     return invalid(
       "the module must default-export a resource object ({ uri, read }) or a resource " +
@@ -82,7 +82,7 @@ export async function resourceFromModule(
   }
   return hasUri
     ? fixedResource(definition, name as string, problems, options)
-    : await templateResource(definition, name as string, problems, options);
+    : templateResource(definition, name as string, problems, options);
 }
 
 function invalid(problem: string): ModuleResource {
@@ -187,12 +187,12 @@ function fixedResource(
   return { kind: "resource", resource: Object.freeze(resource) };
 }
 
-async function templateResource(
+function templateResource(
   definition: JsonObject,
   name: string,
   problems: string[],
   options: { maxResourceBytes: number },
-): Promise<ModuleResource> {
+): ModuleResource {
   const { uriTemplate, complete } = definition;
   let template: UriTemplate | undefined;
   if (typeof uriTemplate !== "string") problems.push("uriTemplate must be a string");

@@ -8,6 +8,7 @@ import { checkCallToolResult } from "../schema/mcp_shapes.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { ToolContext } from "./types.ts";
+import { InputRequired } from "./input_required.ts";
 
 /** A CallToolResult before the era-specific fields (resultType, _meta) are stamped on. */
 export interface CallToolResult {
@@ -124,6 +125,8 @@ function failure(tool: Tool, options: CallOptions, error: unknown): CallToolResu
   const signal = options.controller.signal;
   if (signal.aborted) {
     const reason = signal.reason;
+    // Stopped to ask the client first (2026-07-28): answered input_required, not an error.
+    if (reason instanceof InputRequired) return reason.result() as CallToolResult;
     return errorResult(
       reason instanceof ToolTimeout
         ? reason.message

@@ -49,12 +49,20 @@ export interface HandlerContext {
    */
   log(level: LogLevel, data: unknown, logger?: string): void;
   /**
-   * Asks the client something during the request (a 2025-era session whose client declared
-   * the capability): `sampling/createMessage`, `elicitation/create` or `roots/list`.
-   * Rejects, saying why, where that is not possible (2026-07-28 asks back by returning an
-   * `input_required` result instead).
+   * Asks the client something during the request: `sampling/createMessage`,
+   * `elicitation/create` or `roots/list`, and resolves with its answer, in both eras. A
+   * 2025-era client gets a real request. A 2026-07-28 request is answered `input_required`
+   * and retried by the client with the answers: the handler then runs again from the start,
+   * and this call resolves at once with its answer (requests made together, as with
+   * `Promise.all`, are asked together). `key` names the input in the `input_required`
+   * result (default `input_1`, `input_2`, … in the order of the calls). Rejects, saying why,
+   * when the client did not declare the capability.
    */
-  request(method: ClientRequestMethod, params: JsonObject): Promise<JsonObject>;
+  request(
+    method: ClientRequestMethod,
+    params: JsonObject,
+    options?: { key?: string },
+  ): Promise<JsonObject>;
 }
 
 /** What a tool's handler receives besides its arguments. */

@@ -196,6 +196,8 @@ function eventBody(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastSent = performance.now();
   const stop = () => clearTimeout(timer);
+  // Assigned once the body exists, and read by its cancel handler, declared before it.
+  // deno-lint-ignore prefer-const
   let log: StreamLog | undefined;
   const body = bodyOf(headers, () => {
     stop();

@@ -57,6 +57,14 @@ Deno.test("conformance fixture: holds exactly the tools the suite calls that too
     "test_embedded_resource",
     "test_error_handling",
     "test_image_content",
+    "test_input_required_result_capabilities",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_request_state",
+    "test_input_required_result_sampling",
+    "test_input_required_result_tampered_state",
     "test_logging_tool",
     "test_missing_capability",
     "test_multiple_content_types",
@@ -104,6 +112,7 @@ Deno.test("conformance fixture: serves the suite's resources, template and promp
     "test://template/{id}/data",
   ]);
   deepStrictEqual(prompts.map((prompt) => [prompt.name, typeof prompt.listing.description]), [
+    ["test_input_required_result_prompt", "string"],
     ["test_prompt_with_arguments", "string"],
     ["test_prompt_with_embedded_resource", "string"],
     ["test_prompt_with_image", "string"],

@@ -1,0 +1,109 @@
+// The `requestState` of a 2026-07-28 `input_required` result (SEP-2322): the answers a
+// request has collected over its rounds, bound to the request it belongs to (method, name,
+// arguments) and to an expiry, sealed with HMAC-SHA-256 so that any instance holding the key
+// can continue the request and none accepts state a client made up or changed. The client
+// sees it as an opaque string: `<payload>.<mac>`, both base64url.
+import { isObject, type JsonObject } from "../util/json.ts";
+
+/** How long a requestState stays good: a person may take a while to answer an elicitation. */
+export const REQUEST_STATE_TTL_MS = 15 * 60 * 1000;
+
+/** What a request is, for binding its state: the method, the name or URI, the arguments. */
+export interface StateBinding {
+  readonly method: string;
+  readonly name: string;
+  readonly args: unknown;
+}
+
+/** The key every instance shares (TOOLSHED_STATE_KEY), or a random one per process. */
+export async function stateKey(secret?: string): Promise<CryptoKey> {
+  const raw = secret === undefined
+    ? crypto.getRandomValues(new Uint8Array(32))
+    : new TextEncoder().encode(secret);
+  return await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify",
+  ]);
+}
+
+/** Seals `answers` for the request `binding` describes, good for REQUEST_STATE_TTL_MS. */
+export async function sealState(
+  key: CryptoKey,
+  binding: StateBinding,
+  answers: JsonObject,
+  now = Date.now(),
+): Promise<string> {
+  const payload = JSON.stringify({
+    v: 1,
+    b: bindingOf(binding),
+    e: now + REQUEST_STATE_TTL_MS,
+    a: answers,
+  });
+  const bytes = new TextEncoder().encode(payload);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, bytes));
+  return `${base64url(bytes)}.${base64url(mac)}`;
+}
+
+/**
+ * The answers sealed in `state`, or a sentence saying why it cannot be trusted: not a
+ * string toolshed made, changed, expired, or made for another request.
+ */
+export async function openState(
+  key: CryptoKey,
+  state: unknown,
+  binding: StateBinding,
+  now = Date.now(),
+): Promise<JsonObject | string> {
+  if (typeof state !== "string") return "requestState must be a string";
+  const [payloadText, macText, extra] = state.split(".");
+  const payload = fromBase64url(payloadText);
+  const mac = fromBase64url(macText);
+  if (extra !== undefined || payload === undefined || mac === undefined) {
+    return "requestState is not one this server issued";
+  }
+  if (!await crypto.subtle.verify("HMAC", key, mac, payload)) {
+    return "requestState failed its integrity check";
+  }
+  const sealed: unknown = JSON.parse(new TextDecoder().decode(payload));
+  if (!isObject(sealed) || sealed.v !== 1 || !isObject(sealed.a)) {
+    return "requestState is not one this server issued";
+  }
+  if (typeof sealed.e !== "number" || sealed.e < now) return "requestState has expired";
+  if (sealed.b !== bindingOf(binding)) return "requestState belongs to another request";
+  return sealed.a;
+}
+
+/** The binding as one string: method, name and the arguments as canonical JSON. */
+function bindingOf({ method, name, args }: StateBinding): string {
+  return `${method}\n${name}\n${canonical(args ?? {})}`;
+}
+
+/** JSON with object keys sorted, so that a client may resend the arguments in any order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isObject(value)) {
+    return `{${
+      Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+        .join(",")
+    }}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function fromBase64url(text: string | undefined): Uint8Array<ArrayBuffer> | undefined {
+  if (text === undefined || !/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
+  try {
+    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
