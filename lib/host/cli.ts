@@ -119,7 +119,13 @@ Options:
   --log-requests             With --http: one line per request on stderr (method, path,
                              status, JSON-RPC method, duration)
   -h, --help                 Show this help
-  -V, --version              Show the version`;
+  -V, --version              Show the version
+
+Environment:
+  ${TOKEN_ENV}        With --http: the bearer token every request must carry
+  ${STATE_KEY_ENV}         The secret (32 characters or more) that seals the
+                             requestState of input_required answers; the same on every
+                             instance (default: a random key per process)`;
 
 /** Numeric flags are timers or sizes; setTimeout's limit bounds them all. */
 export const MAX_FLAG_VALUE = MAX_TIMER_MS;
