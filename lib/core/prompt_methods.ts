@@ -2,24 +2,16 @@
 // makes their messages; this finds them, checks the arguments and shapes the answer.
 import type { JsonObject } from "../util/json.ts";
 import { invalidParams } from "../wire/errors.ts";
-import { page } from "../primitives/paging.ts";
 import { argumentProblem } from "../primitives/prompts.ts";
 import { runHandler } from "../primitives/run_handler.ts";
 import { InputRequired } from "../primitives/input_required.ts";
 import type { GetPromptResult } from "../primitives/prompts.ts";
 import { handlerContextOf, handlerFailure } from "./handler_context.ts";
 import type { MethodCall } from "./methods.ts";
-import { listingFor } from "./results.ts";
+import { listPage } from "./list_page.ts";
 
 export function listPromptsMethod(call: MethodCall): JsonObject {
-  const { items, nextCursor } = page(
-    call.snapshot.prompts,
-    call.request.params.cursor,
-    call.options.pageSize,
-    (prompt) => listingFor(prompt.listing, call.features),
-    call.version,
-  );
-  return nextCursor === undefined ? { prompts: items } : { prompts: items, nextCursor };
+  return listPage(call, call.snapshot.prompts, "prompts");
 }
 
 /** An unknown prompt or arguments that do not suit it are -32602, naming what is wrong. */

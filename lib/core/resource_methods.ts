@@ -3,40 +3,23 @@
 // resources; this finds them by URI and shapes answers and errors for the request's era.
 import type { JsonObject } from "../util/json.ts";
 import { ErrorCode, invalidParams, ProtocolError, resourceNotFound } from "../wire/errors.ts";
-import { page } from "../primitives/paging.ts";
 import { runHandler } from "../primitives/run_handler.ts";
 import { InputRequired } from "../primitives/input_required.ts";
 import type { ResourceContext } from "../primitives/types.ts";
 import { handlerContextOf, handlerFailure } from "./handler_context.ts";
 import type { MethodCall } from "./methods.ts";
-import { listingFor } from "./results.ts";
+import { listPage } from "./list_page.ts";
 import type { Session } from "./session.ts";
 
 /** Most URIs one 2025-era session may subscribe to; more is -32602. */
 export const MAX_SUBSCRIPTIONS = 1_000;
 
 export function listResourcesMethod(call: MethodCall): JsonObject {
-  const { items, nextCursor } = page(
-    call.snapshot.resources,
-    call.request.params.cursor,
-    call.options.pageSize,
-    (resource) => listingFor(resource.listing, call.features),
-    call.version,
-  );
-  return nextCursor === undefined ? { resources: items } : { resources: items, nextCursor };
+  return listPage(call, call.snapshot.resources, "resources");
 }
 
 export function listResourceTemplatesMethod(call: MethodCall): JsonObject {
-  const { items, nextCursor } = page(
-    call.snapshot.templates,
-    call.request.params.cursor,
-    call.options.pageSize,
-    (template) => listingFor(template.listing, call.features),
-    call.version,
-  );
-  return nextCursor === undefined
-    ? { resourceTemplates: items }
-    : { resourceTemplates: items, nextCursor };
+  return listPage(call, call.snapshot.templates, "resourceTemplates");
 }
 
 /**

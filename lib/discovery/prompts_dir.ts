@@ -8,6 +8,7 @@ import type { Prompt } from "../primitives/prompts.ts";
 import { markdownPrompt } from "../primitives/markdown_prompts.ts";
 import { modulePrompt } from "../primitives/prompt_modules.ts";
 import { DirectoryLoadError } from "./load_error.ts";
+import { byUniqueName, importDefault } from "./import_module.ts";
 import { directoryUrl } from "./tools_dir.ts";
 
 export interface PromptLoadOptions {
@@ -63,26 +64,10 @@ export async function loadPrompts(
   const loaded = await Promise.allSettled(
     entries.map((entry) => loadPrompt(dirUrl, shownDir, entry, inside)),
   );
-  const problems: string[] = [];
-  const byName = new Map<string, { prompt: Prompt; file: string }>();
-  loaded.forEach((outcome, index) => {
-    const file = `${shownDir}/${entries[index].fileName}`;
-    if (outcome.status === "rejected") {
-      problems.push(`Cannot load prompt "${file}": ${messageOf(outcome.reason)}`);
-      return;
-    }
-    const prompt = outcome.value;
-    const clash = byName.get(prompt.name);
-    if (clash) {
-      problems.push(
-        `Cannot load prompt "${file}": the name "${prompt.name}" is already used by "${clash.file}"`,
-      );
-      return;
-    }
-    byName.set(prompt.name, { prompt, file });
-  });
+  const files = entries.map((entry) => `${shownDir}/${entry.fileName}`);
+  const { byName, problems } = byUniqueName(loaded, files, "prompt");
   if (problems.length > 0) throw new DirectoryLoadError(problems);
-  return [...byName.values()].map(({ prompt }) => prompt).sort((a, b) =>
+  return [...byName.values()].map(({ item }) => item).sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0
   );
 }
@@ -107,14 +92,6 @@ async function loadPrompt(
   if (MARKDOWN_EXTENSION.test(fileName)) {
     return markdownPrompt(await Deno.readTextFile(url), fileName.replace(MARKDOWN_EXTENSION, ""));
   }
-  let module: Record<string, unknown>;
-  try {
-    module = await import(url.href);
-  } catch (error) {
-    const hint = Deno.build.standalone
-      ? " (a compiled binary can only load the prompts embedded when it was compiled)"
-      : "";
-    throw new Error(`the module failed to import: ${messageOf(error)}${hint}`);
-  }
-  return modulePrompt(module.default, fileName.replace(MODULE_EXTENSIONS, ""));
+  const definition = await importDefault(url, "prompts");
+  return modulePrompt(definition, fileName.replace(MODULE_EXTENSIONS, ""));
 }

@@ -8,6 +8,7 @@ import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
 import { fileResource, mimeLookup, type ResourceFile } from "../primitives/resource_files.ts";
 import { type ModuleResource, resourceFromModule } from "../primitives/resource_modules.ts";
 import { DirectoryLoadError } from "./load_error.ts";
+import { importDefault } from "./import_module.ts";
 import { directoryUrl } from "./tools_dir.ts";
 
 /** What loadResources() found: resources sorted by URI, templates by name. */
@@ -135,21 +136,14 @@ async function loadModule(
   path: string,
   maxResourceBytes: number,
 ): Promise<ModuleResource> {
-  let module: Record<string, unknown>;
+  let definition: unknown;
   try {
-    module = await import(url.href);
+    definition = await importDefault(url, "modules");
   } catch (error) {
-    // Deno cannot import into a compiled binary a module that was not embedded in it.
-    const hint = Deno.build.standalone
-      ? " (a compiled binary can only load the modules embedded when it was compiled)"
-      : "";
-    return {
-      kind: "invalid",
-      problems: [`the module failed to import: ${messageOf(error)}${hint}`],
-    };
+    return { kind: "invalid", problems: [messageOf(error)] };
   }
   const fileName = path.slice(path.lastIndexOf("/") + 1);
-  return await resourceFromModule(module.default, fileName.replace(MODULE_EXTENSIONS, ""), {
+  return await resourceFromModule(definition, fileName.replace(MODULE_EXTENSIONS, ""), {
     maxResourceBytes,
   });
 }

@@ -15,6 +15,7 @@ import { createSlots, type Slots } from "../util/slots.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { DirectoryLoadError } from "./load_error.ts";
+import { byUniqueName, importDefault } from "./import_module.ts";
 import {
   checkDefinition,
   DEFINITION_FIELDS,
@@ -104,24 +105,9 @@ export async function loadTools(
   }
   // Tools load in parallel; names are checked in file order, so messages are stable.
   const loaded = await Promise.allSettled(sources.map((source) => loadSafely(source)));
-  const problems: string[] = [];
-  const byName = new Map<string, Tool>();
-  loaded.forEach((outcome, index) => {
-    const file = `${shownDir}/${sources[index].fileName}`;
-    if (outcome.status === "rejected") {
-      problems.push(`Cannot load tool "${file}": ${messageOf(outcome.reason)}`);
-      return;
-    }
-    const tool = outcome.value;
-    const clash = byName.get(tool.name);
-    if (clash) {
-      problems.push(
-        `Cannot load tool "${file}": the name "${tool.name}" is already used by "${clash.file}"`,
-      );
-      return;
-    }
-    byName.set(tool.name, tool);
-  });
+  const files = sources.map((source) => `${shownDir}/${source.fileName}`);
+  const { byName: found, problems } = byUniqueName(loaded, files, "tool");
+  const byName = new Map([...found].map(([name, { item }]) => [name, item]));
   if (problems.length > 0) throw new ToolLoadError(problems);
   const tools = [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const skipped = options.skipExecutables
@@ -328,17 +314,7 @@ function outputMode(output: unknown, hasOutputSchema: boolean): OutputMode {
 }
 
 async function loadTool(url: URL, fileName: string, file: string): Promise<Tool> {
-  let module: Record<string, unknown>;
-  try {
-    module = await import(url.href);
-  } catch (error) {
-    // Deno cannot import into a compiled binary a module that was not embedded in it.
-    const hint = Deno.build.standalone
-      ? " (a compiled binary can only load the tools embedded when it was compiled)"
-      : "";
-    throw new Error(`the module failed to import: ${messageOf(error)}${hint}`);
-  }
-  const definition = module.default;
+  const definition = await importDefault(url, "tools");
   if (!isObject(definition)) {
     throw new Error(
       "the module must default-export a tool object ({ description, inputSchema, handler })",
