@@ -5,7 +5,6 @@
 //
 // main.ts only wires the stages; each one lives in lib/ with one concern.
 import { type Options, parseCommand, STATE_KEY_ENV, USAGE } from "./lib/host/cli.ts";
-import { stateKey } from "./lib/core/request_state.ts";
 import type { ListenAddress } from "./lib/host/listen_address.ts";
 import { type Core, createCore } from "./lib/core/handle.ts";
 import { contentsOf, createRegistry, type Registry } from "./lib/primitives/registry.ts";
@@ -100,7 +99,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     pageSize: options.pageSize,
     toolTimeoutMs: options.toolTimeoutMs,
     diagnostics: stderrDiagnostics,
-    stateKey: stateKey(options.stateSecret),
+    stateSecret: options.stateSecret,
   });
   if (options.http) return await serveOverHttp(options, options.http, core, registry, exit);
   if (Deno.stdin.isTerminal()) greet(loaded, folders);

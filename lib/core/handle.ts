@@ -35,10 +35,10 @@ import { UNINITIALIZED } from "./session.ts";
 export interface CoreOptions extends MethodOptions {
   readonly registry: Registry;
   /**
-   * The key that seals `requestState` (TOOLSHED_STATE_KEY, shared by every instance); a
-   * random one per process when absent.
+   * The secret that seals `requestState` (TOOLSHED_STATE_KEY, shared by every instance); a
+   * random key per process when absent. The key is made at its first use.
    */
-  readonly stateKey?: Promise<CryptoKey>;
+  readonly stateSecret?: string;
   /** The methods served; METHODS unless a test or a feature extends it. */
   readonly methods?: MethodTable;
 }
@@ -95,7 +95,7 @@ export const LOG_BURST = 100;
 export function createCore(options: CoreOptions): Core {
   const table = options.methods ?? METHODS;
   let key: Promise<CryptoKey> | undefined;
-  const keyOf = () => key ??= options.stateKey ?? stateKey();
+  const keyOf = () => key ??= stateKey(options.stateSecret);
   /** By snapshot, then era: a snapshot's capabilities never change, so they are made once. */
   const advertised = new WeakMap<Snapshot, Map<Era, Readonly<JsonObject>>>();
   function capabilitiesFor(snapshot: Snapshot, era: Era): Readonly<JsonObject> {
@@ -214,13 +214,13 @@ export function createCore(options: CoreOptions): Core {
       args: params.arguments,
     };
     const proceed = (answers: JsonObject): MaybePromise<JsonObject> => {
-      const rounds = createRounds(ctx, client.clientCapabilities, answers, keyOf(), binding);
+      const rounds = createRounds(ctx, client.clientCapabilities, answers, keyOf, binding);
       const result = invoke({ ...channels, request: rounds.request });
       return isThenable(result)
         ? (result as Promise<JsonObject>).then(rounds.finish)
         : rounds.finish(result);
     };
-    const answers = answersOf(params, keyOf(), binding);
+    const answers = answersOf(params, keyOf, binding);
     return isThenable(answers) ? (answers as Promise<JsonObject>).then(proceed) : proceed(answers);
   }
 

@@ -38,7 +38,7 @@ export interface Rounds {
 /** The answers a round starts with: the sealed ones, then this round's `inputResponses`. */
 export function answersOf(
   params: JsonObject,
-  key: Promise<CryptoKey>,
+  key: () => Promise<CryptoKey>,
   binding: StateBinding,
 ): JsonObject | Promise<JsonObject> {
   const given = params.inputResponses;
@@ -46,7 +46,7 @@ export function answersOf(
     throw invalidParams("Invalid params: inputResponses must be an object");
   }
   if (params.requestState === undefined) return given ?? {};
-  return key.then((ready) => openState(ready, params.requestState, binding)).then((opened) => {
+  return key().then((ready) => openState(ready, params.requestState, binding)).then((opened) => {
     if (typeof opened === "string") throw invalidParams(`Invalid requestState: ${opened}`);
     return { ...opened, ...given };
   });
@@ -56,7 +56,7 @@ export function createRounds(
   ctx: RequestContext,
   declared: Readonly<JsonObject>,
   answers: JsonObject,
-  key: Promise<CryptoKey>,
+  key: () => Promise<CryptoKey>,
   binding: StateBinding,
 ): Rounds {
   const signal = ctx.controller.signal;
@@ -92,7 +92,7 @@ export function createRounds(
     finish(result) {
       done = true;
       if (stopped === undefined || result.resultType !== "input_required") return result;
-      return key.then((ready) => sealState(ready, binding, answers)).then((requestState) => ({
+      return key().then((ready) => sealState(ready, binding, answers)).then((requestState) => ({
         ...result,
         requestState,
       }));

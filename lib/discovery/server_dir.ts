@@ -7,8 +7,6 @@ import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
 import type { Prompt } from "../primitives/prompts.ts";
 import { DirectoryLoadError } from "./load_error.ts";
 import { directoryUrl, type LoadedTools, type LoadOptions, loadTools } from "./tools_dir.ts";
-import { loadResources } from "./resources_dir.ts";
-import { loadPrompts } from "./prompts_dir.ts";
 
 export type FolderKind = "tools" | "resources" | "prompts";
 
@@ -98,8 +96,10 @@ export async function loadServerDir(
       : noTools,
     kinds.has("resources")
       ? collect(
-        () =>
-          loadResources(folders.resources!.location, {
+        async () =>
+          // Imported only when there is a folder to load: a server of tools alone never
+          // parses these modules (a start-up cost, bench/startup.ts).
+          (await import("./resources_dir.ts")).loadResources(folders.resources!.location, {
             maxResourceBytes: options.maxResourceBytes,
             allowOutsideSymlinks: options.allowOutsideSymlinks,
             diagnostics: options.diagnostics,
@@ -109,8 +109,8 @@ export async function loadServerDir(
       : { resources: [], templates: [] },
     kinds.has("prompts")
       ? collect(
-        () =>
-          loadPrompts(folders.prompts!.location, {
+        async () =>
+          (await import("./prompts_dir.ts")).loadPrompts(folders.prompts!.location, {
             allowOutsideSymlinks: options.allowOutsideSymlinks,
             diagnostics: options.diagnostics,
           }),
