@@ -8,7 +8,13 @@
 // main.ts, change it here too.
 import { DEFAULTS, parseCommand } from "../lib/host/cli.ts";
 import { createCore } from "../lib/core/handle.ts";
-import { contentsOf, createRegistry, type OtherPrimitives } from "../lib/primitives/registry.ts";
+import {
+  contentsOf,
+  createRegistry,
+  type OtherPrimitives,
+  type Registry,
+} from "../lib/primitives/registry.ts";
+import { watchAndReload } from "../lib/host/reload.ts";
 import { type ByteSource, serve, type Server } from "../lib/transports/stdio.ts";
 import type { ByteSink } from "../lib/transports/writer.ts";
 import { type LoadedTools, type LoadOptions, loadTools } from "../lib/discovery/tools_dir.ts";
@@ -71,17 +77,21 @@ export function serveTools(
   settings: Partial<Settings> = {},
   diagnostics: Diagnostics = recorder(),
   others: OtherPrimitives = {},
+  watched?: Registry,
 ): Server {
   const given = { ...DEFAULT_SETTINGS, ...settings };
   return serve({
     input: io.input,
     output: io.output,
     core: createCore({
-      registry: createRegistry(contentsOf(tools.tools, others)),
+      registry: watched ?? createRegistry(contentsOf(tools.tools, others)),
       pageSize: given.pageSize,
       toolTimeoutMs: given.toolTimeoutMs,
       diagnostics,
+      listChanged: watched !== undefined,
+      listTtlMs: watched === undefined ? undefined : 5_000,
     }),
+    registry: watched,
     maxMessageBytes: given.maxMessageBytes,
     shutdownGraceMs: given.shutdownGraceMs,
     outputBoundChars: given.outputBoundChars,
@@ -102,6 +112,8 @@ export interface InProcessServer {
   end(): Promise<{ rest: string[]; diagnostics: Recorder }>;
   /** Everything the server reported so far (what main.ts would print on stderr). */
   readonly diagnostics: Recorder;
+  /** With --watch: resolves once the reload a change started is over. */
+  reloaded(): Promise<void>;
 }
 
 /**
@@ -118,7 +130,8 @@ export async function startInProcess(flags: readonly string[] = []): Promise<InP
   }
   const { options } = command;
   const diagnostics = recorder();
-  const loaded = await loadServerQuietly(serverFolders(options), {
+  const folders = serverFolders(options);
+  const loadOptions = {
     passEnv: options.passEnv,
     maxOutputBytes: options.maxOutputBytes,
     maxPrograms: options.maxPrograms,
@@ -126,7 +139,14 @@ export async function startInProcess(flags: readonly string[] = []): Promise<InP
     allowOutsideSymlinks: options.allowOutsideSymlinks,
     skipExecutables: false,
     diagnostics,
-  });
+  };
+  const loaded = await loadServerQuietly(folders, loadOptions);
+  // --watch, as main.ts wires it: a registry the reloader swaps, watched by the transport.
+  const watched = options.watch
+    ? createRegistry(contentsOf(loaded.tools.tools, loaded))
+    : undefined;
+  const reloader = watched &&
+    watchAndReload({ folders, load: loadOptions, registry: watched, diagnostics });
   const input = feed();
   const output = collector();
   const server = serveTools(
@@ -141,8 +161,12 @@ export async function startInProcess(flags: readonly string[] = []): Promise<InP
     },
     diagnostics,
     loaded,
+    watched,
   );
-  const done = server.done.finally(() => output.close());
+  const done = server.done.finally(() => {
+    reloader?.close();
+    output.close();
+  });
   return {
     send: (line) => input.push(line + "\n"),
     sendBytes: (bytes) => input.push(bytes),
@@ -153,6 +177,7 @@ export async function startInProcess(flags: readonly string[] = []): Promise<InP
       return { rest: output.drain(), diagnostics };
     },
     diagnostics,
+    reloaded: () => reloader?.settled() ?? Promise.resolve(),
   };
 }
 

@@ -17,6 +17,7 @@ import type { ToolContext } from "../lib/primitives/types.ts";
 import type { HttpOptions } from "../lib/transports/http.ts";
 import { createEventBudget } from "../lib/transports/http_events.ts";
 import { createSessionTable } from "../lib/transports/http_sessions.ts";
+import { contentsOf } from "../lib/primitives/registry.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { serveForTest, type TestHttpServer } from "./_http_server.ts";
 import { readLines, withHangGuard } from "./_server_process.ts";
@@ -784,6 +785,23 @@ Deno.test("serveHttp() primes no event stream of a session older than 2025-11-25
     // Idle, the first line is a keep-alive comment: no priming event came before it.
     strictEqual((await withHangGuard(lines.next(), "a keep-alive comment")).value, ": keep-alive");
     await lines.return(undefined);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() tells a 2025-era session's GET stream that the tools changed, on a reload", async () => {
+  const { tools: all } = tools();
+  const http = serveForTest(all, {}, {}, { listChanged: true });
+  try {
+    const headers = await open(http.url);
+    const listening = await get(http.url, { ...headers, accept: "text/event-stream" });
+    const stream = identified(listening.body!);
+    await withHangGuard(stream.next(), "the priming event");
+    http.registry.swap(contentsOf(all.slice(1)));
+    const [, notice] = (await withHangGuard(stream.next(), "the list_changed notice")).value!;
+    deepStrictEqual(notice, { jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    await stream.return(undefined);
   } finally {
     await http.close();
   }

@@ -30,6 +30,7 @@ function controllable() {
     },
     method: (name) =>
       name === "listen" ? { eras: ["modern"], longLived: true, handler: () => ({}) } : undefined,
+    changeNotices: () => [],
   };
   return { core, running, maxRunning: () => maxRunning };
 }

@@ -21,6 +21,8 @@ import type { ClientRequestMethod, LogLevel, ToolContext } from "../primitives/t
 import type { RequestContext } from "./context.ts";
 import { answersOf, CLIENT_CAPABILITY, createRounds, refusal } from "./input_rounds.ts";
 import { stateKey } from "./request_state.ts";
+import { changeNotices } from "./change_notices.ts";
+import type { Session } from "./session.ts";
 import {
   capabilitiesOf,
   type ClientView,
@@ -39,6 +41,13 @@ export interface CoreOptions extends MethodOptions {
    * random key per process when absent. The key is made at its first use.
    */
   readonly stateSecret?: string;
+  /**
+   * The server directory is watched and reloaded (--watch): 2025-era sessions are offered
+   * `listChanged`, and lists tell 2026-07-28 clients to cache them for `listTtlMs` only.
+   */
+  readonly listChanged?: boolean;
+  /** How long a 2026-07-28 client may cache a list (default: LIST_TTL_MS, five minutes). */
+  readonly listTtlMs?: number;
   /** The methods served; METHODS unless a test or a feature extends it. */
   readonly methods?: MethodTable;
 }
@@ -54,6 +63,8 @@ export interface Core {
   handle(ctx: RequestContext): MaybePromise<JsonObject>;
   /** The table entry of a method, so a transport can tell long-lived requests apart. */
   method(name: string): MethodEntry | undefined;
+  /** What a session should be told of a swap of the registry's snapshot (change_notices.ts). */
+  changeNotices(previous: Snapshot, next: Snapshot, session: Session): JsonObject[];
 }
 
 type Channels = Pick<ToolContext, "progress" | "log" | "request">;
@@ -103,7 +114,9 @@ export function createCore(options: CoreOptions): Core {
     if (byEra === undefined) advertised.set(snapshot, byEra = new Map());
     let capabilities = byEra.get(era);
     if (capabilities === undefined) {
-      byEra.set(era, capabilities = capabilitiesOf(table, snapshot, era));
+      capabilities = capabilitiesOf(table, snapshot, era);
+      if (options.listChanged && era === "legacy") capabilities = withListChanged(capabilities);
+      byEra.set(era, capabilities);
     }
     return capabilities;
   }
@@ -340,7 +353,7 @@ export function createCore(options: CoreOptions): Core {
     if (type !== undefined && type !== "complete" && !entry.incomplete?.includes(type as string)) {
       throw new Error(`the handler answered with resultType ${JSON.stringify(type)}`);
     }
-    return modernResult(result, entry.cacheable === true);
+    return modernResult(result, entry.cacheable === true, options.listTtlMs);
   }
 
   return {
@@ -364,5 +377,19 @@ export function createCore(options: CoreOptions): Core {
       }
     },
     method: (name) => table.get(name),
+    changeNotices: (previous, next, session) =>
+      changeNotices(previous, next, session, options.listChanged === true),
   };
+}
+
+/** The kinds whose lists can change (a watched directory) say so to 2025-era sessions. */
+function withListChanged(capabilities: Readonly<JsonObject>): Readonly<JsonObject> {
+  const offered: JsonObject = { ...capabilities };
+  for (const kind of ["tools", "resources", "prompts"]) {
+    const capability = offered[kind];
+    if (capability !== undefined) {
+      offered[kind] = Object.freeze({ ...(capability as JsonObject), listChanged: true });
+    }
+  }
+  return Object.freeze(offered);
 }

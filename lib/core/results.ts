@@ -16,7 +16,11 @@ const SERVER_META = Object.freeze({ [META_SERVER_INFO]: SERVER_INFO });
  * hints when asked for, serverInfo merged into `_meta`. (A plain loop: object rest/spread
  * was a measurable share of a call, bench/core_bench.ts.)
  */
-export function modernResult(result: JsonObject, cacheable: boolean): JsonObject {
+export function modernResult(
+  result: JsonObject,
+  cacheable: boolean,
+  listTtlMs = LIST_TTL_MS,
+): JsonObject {
   const stamped: JsonObject = {
     resultType: typeof result.resultType === "string" ? result.resultType : "complete",
   };
@@ -26,7 +30,7 @@ export function modernResult(result: JsonObject, cacheable: boolean): JsonObject
   // A handler that knows better (a read) sets its own hints; lists take the default.
   // ...and an incomplete result (input_required) is no answer to cache.
   if (cacheable && stamped.ttlMs === undefined && stamped.resultType === "complete") {
-    stamped.ttlMs = LIST_TTL_MS;
+    stamped.ttlMs = listTtlMs;
     stamped.cacheScope = "public";
   }
   stamped._meta = isObject(result._meta)

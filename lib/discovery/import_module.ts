@@ -4,11 +4,16 @@ import { messageOf } from "../util/json.ts";
 /**
  * The default export of the module at `url`. Throws, saying why, when the import fails;
  * `what` names the kind of module in the hint a compiled binary adds ("tools").
+ *
+ * A file on disk is imported under its modification time (`?mtime=…`): Deno keeps a module
+ * for the life of the process by its URL, so a reload imports again exactly the files that
+ * changed, and the others stay the modules already loaded. (A module's own imports are not
+ * imported again: they keep their first version.)
  */
 export async function importDefault(url: URL, what: string): Promise<unknown> {
   let module: Record<string, unknown>;
   try {
-    module = await import(url.href);
+    module = await import(await versioned(url));
   } catch (error) {
     // Deno cannot import into a compiled binary a module that was not embedded in it.
     const hint = Deno.build.standalone
@@ -47,4 +52,11 @@ export function byUniqueName<P extends { name: string }>(
     byName.set(item.name, { item, file });
   });
   return { byName, problems };
+}
+
+/** `url` with the file's modification time, for a file on disk outside a compiled binary. */
+async function versioned(url: URL): Promise<string> {
+  if (url.protocol !== "file:" || Deno.build.standalone) return url.href;
+  const { mtime } = await Deno.stat(url);
+  return mtime === null ? url.href : `${url.href}?mtime=${mtime.getTime()}`;
 }

@@ -52,6 +52,8 @@ export interface Options {
   logRequests?: boolean;
   /** The secret that seals `requestState` ($TOOLSHED_STATE_KEY); absent: random per process. */
   stateSecret?: string;
+  /** Watch the server directory and reload what changes (--watch). */
+  watch?: boolean;
 }
 
 export type Command =
@@ -108,6 +110,8 @@ Options:
                              (repeatable; PATH, HOME, LANG, LC_ALL, TZ, TMPDIR always are)
   --allow-outside-symlinks   Serve executables and sidecars that are symlinks to files
                              outside the tools directory
+  --watch                    Watch the server directory: reload what changes and tell
+                             connected clients (deno task start turns it on)
   --http ADDRESS             Serve Streamable HTTP (protocol version 2026-07-28) on
                              http://ADDRESS/mcp instead of stdio. ADDRESS is HOST:PORT,
                              [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); port 0 picks
@@ -168,6 +172,7 @@ export function parseCommand(
         "max-resource-bytes": { type: "string" },
         "pass-env": { type: "string", multiple: true },
         "allow-outside-symlinks": { type: "boolean" },
+        watch: { type: "boolean" },
         http: { type: "string" },
         "allow-host": { type: "string", multiple: true },
         "allow-unauthenticated": { type: "boolean" },
@@ -215,6 +220,7 @@ export function parseCommand(
   }
   if (passEnv.length > 0) options.passEnv = passEnv;
   if (values["allow-outside-symlinks"]) options.allowOutsideSymlinks = true;
+  if (values.watch) options.watch = true;
   const secret = env(STATE_KEY_ENV);
   if (secret !== undefined) {
     if (secret.length < MIN_STATE_KEY_LENGTH) {

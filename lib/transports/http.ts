@@ -162,6 +162,16 @@ export function serveHttp(options: HttpOptions): HttpServer {
     now: options.now,
   });
 
+  // A reload's changes go to each 2025-era session's GET stream, as the core words them
+  // (2026-07-28 has no stream outside a request until subscriptions/listen).
+  const unwatch = options.registry.onChange((next, previous) => {
+    for (const session of sessions.all()) {
+      for (const notice of core.changeNotices(previous, next, session.core)) {
+        session.standalone?.send(notice);
+      }
+    }
+  });
+
   const server = Deno.serve({
     hostname: options.hostname,
     port: options.port,
@@ -597,6 +607,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     return stopping;
   }
 
+  server.finished.finally(unwatch);
   return {
     url: `http://${literal(address.hostname)}:${address.port}${MCP_PATH}`,
     done: server.finished,

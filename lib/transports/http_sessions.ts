@@ -79,6 +79,8 @@ export interface SessionTable {
   end(id: string, reason: string): boolean;
   /** Forgets every session idle for the TTL (the timer calls it). */
   sweep(): void;
+  /** The live sessions (for what the server tells every one of them). */
+  all(): IterableIterator<HttpSession>;
   /**
    * Forgets every session and stops the timer (shutdown): what they await from clients is
    * rejected, but their calls in flight run on (the drain's grace period is theirs).
@@ -208,6 +210,7 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
       return true;
     },
     sweep,
+    all: () => sessions.values(),
     close(reason) {
       // Shutdown: calls in flight keep their grace period; only waiting on the client ends.
       for (const session of [...sessions.values()]) remove(session, reason, false);

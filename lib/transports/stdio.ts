@@ -11,6 +11,7 @@ import type { Core } from "../core/handle.ts";
 import { createInFlight } from "../core/in_flight.ts";
 import { createOutbound } from "../core/outbound.ts";
 import { createSession } from "../core/session.ts";
+import type { Registry } from "../primitives/registry.ts";
 import { createLineFramer } from "./framing.ts";
 import { settlesWithin } from "./settles_within.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
@@ -38,6 +39,8 @@ export interface ServerOptions {
   waitingBoundBytes: number;
   /** Where the transport's own troubles (unreadable input, shutdown) are reported. */
   diagnostics: Diagnostics;
+  /** When what is served can change (--watch): the connection is told of each change. */
+  registry?: Registry;
 }
 
 export interface Server {
@@ -77,9 +80,15 @@ export function serve(options: ServerOptions): Server {
   }
 
   const outbound = createOutbound(send);
+  const session = createSession();
+  // A reload's changes, as the core says this connection should hear of them.
+  const unwatch = options.registry?.onChange((next, previous) => {
+    if (stopping || outputClosed) return;
+    for (const notice of options.core.changeNotices(previous, next, session)) send(notice);
+  });
   const requests = createInFlight({
     core: options.core,
-    session: createSession(),
+    session,
     outlet: { notify: send, outbound },
     maxConcurrency: options.maxConcurrency,
     waitingBoundBytes: options.waitingBoundBytes,
@@ -215,7 +224,7 @@ export function serve(options: ServerOptions): Server {
       if (outputClosed) return shutdown("the output is closed");
       if (why === "end of input") return shutdown("end of input");
       return stopping ?? shutdown("end of input");
-    });
+    }).finally(() => unwatch?.());
   return { done, shutdown };
 }
 

@@ -1,0 +1,57 @@
+// What a client hears when the server directory changes while it is connected (a reload swaps
+// the registry's snapshot): in a 2025-era session, `notifications/<kind>/list_changed` for each
+// kind whose list changed, when the server offers `listChanged`, and
+// `notifications/resources/updated` for each subscribed resource that changed or went away.
+// (2026-07-28 clients learn it from `subscriptions/listen`, which comes later, or by listing
+// again when their cache hint runs out.)
+import type { JsonObject } from "../util/json.ts";
+import type { Catalog, Snapshot } from "../primitives/registry.ts";
+import type { Session } from "./session.ts";
+
+/** The notifications `session` should get for the swap from `previous` to `next`. */
+export function changeNotices(
+  previous: Snapshot,
+  next: Snapshot,
+  session: Session,
+  listChanged: boolean,
+): JsonObject[] {
+  if (session.pin.era !== "legacy") return [];
+  const notices: JsonObject[] = [];
+  const notify = (method: string, params?: JsonObject) =>
+    notices.push(params ? { jsonrpc: "2.0", method, params } : { jsonrpc: "2.0", method });
+  if (listChanged) {
+    if (differ(previous.tools, next.tools, (tool) => tool.definition)) {
+      notify("notifications/tools/list_changed");
+    }
+    if (differ(previous.prompts, next.prompts, (prompt) => prompt.listing)) {
+      notify("notifications/prompts/list_changed");
+    }
+    if (
+      differ(previous.resources, next.resources, (resource) => resource.listing) ||
+      differ(previous.templates, next.templates, (template) => template.listing)
+    ) {
+      notify("notifications/resources/list_changed");
+    }
+  }
+  for (const uri of session.subscriptions) {
+    const before = previous.resources.byKey.get(uri);
+    if (before === undefined) continue;
+    const after = next.resources.byKey.get(uri);
+    // A file resource's listing carries its size and modification time.
+    if (after === undefined || JSON.stringify(after.listing) !== JSON.stringify(before.listing)) {
+      notify("notifications/resources/updated", { uri });
+    }
+  }
+  return notices;
+}
+
+/** Whether two catalogs list other items, or items that look different on the wire. */
+function differ<P>(a: Catalog<P>, b: Catalog<P>, wire: (item: P) => unknown): boolean {
+  if (a.keys.length !== b.keys.length) return true;
+  for (let i = 0; i < a.keys.length; i++) {
+    if (a.keys[i] !== b.keys[i]) return true;
+    const [x, y] = [a.items[i], b.items[i]];
+    if (x !== y && JSON.stringify(wire(x)) !== JSON.stringify(wire(y))) return true;
+  }
+  return false;
+}

@@ -1,0 +1,86 @@
+// Hot reload (--watch): the server directory's folders are watched; a burst of changes is
+// waited out (debounced), then the whole directory is loaded again and the registry's
+// snapshot swapped in one assignment, so requests in flight finish on the snapshot they
+// started with and connections are told what changed (core/change_notices.ts). A load that
+// fails keeps the snapshot being served and says on stderr exactly what is wrong: an edit
+// never stops the server. Files whose modification time did not change are not imported
+// again (discovery/import_module.ts).
+import { messageOf } from "../util/json.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
+import { contentsOf, type Registry } from "../primitives/registry.ts";
+import { DirectoryLoadError } from "../discovery/load_error.ts";
+import {
+  loadServerDir,
+  type ServerFolders,
+  type ServerLoadOptions,
+} from "../discovery/server_dir.ts";
+
+/** A burst of file events (an editor's save, a git checkout) is one reload after this quiet. */
+export const RELOAD_DEBOUNCE_MS = 100;
+
+export interface Reloader {
+  /** Resolves after the reload a change started (for tests); undefined while nothing is due. */
+  settled(): Promise<void>;
+  close(): void;
+}
+
+/** Watches the folders that exist and reloads into `registry` when anything in them changes. */
+export function watchAndReload(options: {
+  folders: ServerFolders;
+  load: ServerLoadOptions;
+  registry: Registry;
+  diagnostics: Diagnostics;
+  debounceMs?: number;
+}): Reloader {
+  const { folders, registry, diagnostics } = options;
+  const debounceMs = options.debounceMs ?? RELOAD_DEBOUNCE_MS;
+  const paths = Object.values(folders).flatMap((folder) => {
+    const location = folder.location;
+    const path = typeof location === "string" ? location : decodeURIComponent(location.pathname);
+    try {
+      return Deno.statSync(path).isDirectory ? [path] : [];
+    } catch {
+      return []; // an optional folder that is not there: nothing to watch
+    }
+  });
+  const watcher = paths.length > 0 ? Deno.watchFs(paths, { recursive: true }) : undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  async function reload(): Promise<void> {
+    try {
+      const loaded = await loadServerDir(folders, options.load);
+      if (closed) return;
+      registry.swap(contentsOf(loaded.tools.tools, loaded));
+    } catch (error) {
+      const problems = error instanceof DirectoryLoadError ? error.problems : [messageOf(error)];
+      diagnostics.error(
+        `Not reloading: ${problems.length} problem(s) in the server directory; still serving ` +
+          `what was loaded before\n  ${problems.join("\n  ")}`,
+      );
+    }
+  }
+
+  (async () => {
+    if (watcher === undefined) return;
+    try {
+      for await (const event of watcher) {
+        if (event.kind === "access" || event.kind === "other") continue;
+        clearTimeout(timer);
+        timer = setTimeout(() => running = running.then(reload), debounceMs);
+      }
+    } catch (error) {
+      if (!closed) diagnostics.error(`Watching the server directory stopped: ${messageOf(error)}`);
+    }
+  })();
+
+  return {
+    settled: () => running,
+    close() {
+      closed = true;
+      clearTimeout(timer);
+      watcher?.close();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// Hot reload (--watch, lib/host/reload.ts): an edit to the server directory is served without
+// a restart, and a connected 2025-era client is told; a broken edit keeps what was served.
+// The server runs in this process over stdio, on a scratch directory the test edits.
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { startInProcess } from "./_in_process.ts";
+import { withHangGuard } from "./_server_process.ts";
+
+const TOOL = (text: string) =>
+  `export default { description: "Says ${text}", inputSchema: { type: "object" }, ` +
+  `handler: () => "${text}" };\n`;
+
+async function scratch(): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_reload_" });
+  await Deno.mkdir(`${dir}/tools`);
+  await Deno.mkdir(`${dir}/resources`);
+  await Deno.writeTextFile(`${dir}/tools/hello.ts`, TOOL("hello"));
+  await Deno.writeTextFile(`${dir}/resources/notes.txt`, "first\n");
+  return dir;
+}
+
+/** The next line the server writes, parsed; fails the test if none comes. */
+async function next(server: Awaited<ReturnType<typeof startInProcess>>, what: string) {
+  const line = await withHangGuard(server.nextLine(), what);
+  ok(line !== null, `the server ended before ${what}`);
+  return JSON.parse(line);
+}
+
+const send = (server: Awaited<ReturnType<typeof startInProcess>>, message: object) =>
+  server.send(JSON.stringify({ jsonrpc: "2.0", ...message }));
+
+Deno.test("--watch serves a new tool without a restart and tells a 2025-era client its list changed", async () => {
+  const dir = await scratch();
+  const server = await startInProcess(["--dir", dir, "--watch"]);
+  try {
+    send(server, {
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    });
+    const init = await next(server, "the initialize answer");
+    deepStrictEqual(init.result.capabilities.tools, { listChanged: true });
+    deepStrictEqual(init.result.capabilities.resources, { subscribe: true, listChanged: true });
+    send(server, {
+      id: 1,
+      method: "resources/subscribe",
+      params: { uri: "toolshed:///notes.txt" },
+    });
+    deepStrictEqual((await next(server, "the subscribe answer")).result, {});
+
+    await Deno.writeTextFile(`${dir}/tools/added.ts`, TOOL("added"));
+    deepStrictEqual(await next(server, "the list_changed notice"), {
+      jsonrpc: "2.0",
+      method: "notifications/tools/list_changed",
+    });
+    send(server, { id: 2, method: "tools/call", params: { name: "added" } });
+    deepStrictEqual((await next(server, "the new tool's answer")).result, {
+      content: [{ type: "text", text: "added" }],
+    });
+
+    // An edited module is imported again; so is a resource file, and its subscriber is told.
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a later modification time
+    await Deno.writeTextFile(`${dir}/tools/hello.ts`, TOOL("hello again"));
+    await Deno.writeTextFile(`${dir}/resources/notes.txt`, "second, longer\n");
+    // Its listing changed too (size, modification time): list_changed notices come with it.
+    const notices = [];
+    for (let i = 0; i < 5; i++) {
+      const notice = await next(server, "the resources/updated notice");
+      notices.push(notice);
+      if (notice.method === "notifications/resources/updated") break;
+    }
+    deepStrictEqual(notices.at(-1), {
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { uri: "toolshed:///notes.txt" },
+    });
+    await server.reloaded();
+    send(server, { id: 3, method: "tools/call", params: { name: "hello" } });
+    let answer = await next(server, "the edited tool's answer");
+    while (answer.id !== 3) answer = await next(server, "the edited tool's answer");
+    deepStrictEqual(answer.result.content, [{ type: "text", text: "hello again" }]);
+  } finally {
+    await server.end();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--watch keeps serving what it had when an edit breaks a file, and says what is wrong", async () => {
+  const dir = await scratch();
+  const server = await startInProcess(["--dir", dir, "--watch"]);
+  try {
+    await Deno.writeTextFile(`${dir}/tools/broken.ts`, "export default { handler: 1 };\n");
+    for (let i = 0; i < 200 && !server.diagnostics.text().includes("Not reloading"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    match(
+      server.diagnostics.text(),
+      /Not reloading: 1 problem\(s\) in the server directory; still serving what was loaded before\n {2}Cannot load tool ".*broken\.ts": /,
+    );
+    send(server, {
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "hello",
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    });
+    const answer = await next(server, "the old tool's answer");
+    strictEqual(answer.result.content[0].text, "hello");
+  } finally {
+    await server.end();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
