@@ -21,10 +21,14 @@ import {
   loadServerDir,
   type ServerFolders,
   serverFolders,
+  type ServerLoadOptions,
 } from "./lib/discovery/server_dir.ts";
+import { watchAndReload } from "./lib/host/reload.ts";
 
 /** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
 const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
+/** With --watch, how long a 2026-07-28 client may cache a list: changes show within it. */
+const WATCHED_LIST_TTL_MS = 5_000;
 /** How long diagnostics may take to reach stderr before the process exits anyway. */
 const FLUSH_STDERR_MS = 1_000;
 /** Bytes of requests waiting for a free slot, past which toolshed stops reading. */
@@ -58,17 +62,18 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
   const folders = serverFolders(options, base);
   // The files a compiled binary embeds are not on disk: no program among them can run.
   const embedded = base !== undefined && options.tools === undefined;
+  const loadOptions: ServerLoadOptions = {
+    passEnv: options.passEnv,
+    maxOutputBytes: options.maxOutputBytes,
+    maxPrograms: options.maxPrograms,
+    maxResourceBytes: options.maxResourceBytes,
+    allowOutsideSymlinks: options.allowOutsideSymlinks,
+    skipExecutables: embedded,
+    diagnostics: stderrDiagnostics,
+  };
   let loaded: LoadedServer;
   try {
-    loaded = await loadServerDir(folders, {
-      passEnv: options.passEnv,
-      maxOutputBytes: options.maxOutputBytes,
-      maxPrograms: options.maxPrograms,
-      maxResourceBytes: options.maxResourceBytes,
-      allowOutsideSymlinks: options.allowOutsideSymlinks,
-      skipExecutables: embedded,
-      diagnostics: stderrDiagnostics,
-    });
+    loaded = await loadServerDir(folders, loadOptions);
   } catch (error) {
     if (!(error instanceof DirectoryLoadError)) throw error;
     logError(
@@ -87,6 +92,16 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     );
   }
   const registry = createRegistry(contentsOf(loaded.tools.tools, loaded));
+  if (options.watch) {
+    if (base !== undefined) {
+      logError(
+        "Cannot watch: this compiled binary serves the folders embedded in it, which never " +
+          "change; serve folders on disk with --dir DIR to watch them",
+      );
+      return 2;
+    }
+    watchAndReload({ folders, load: loadOptions, registry, diagnostics: stderrDiagnostics });
+  }
   if (options.http && options.stateSecret === undefined) {
     logError(
       `${STATE_KEY_ENV} is not set: the requestState of input_required answers is sealed with ` +
@@ -100,6 +115,8 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     toolTimeoutMs: options.toolTimeoutMs,
     diagnostics: stderrDiagnostics,
     stateSecret: options.stateSecret,
+    listChanged: options.watch === true,
+    listTtlMs: options.watch ? WATCHED_LIST_TTL_MS : undefined,
   });
   if (options.http) return await serveOverHttp(options, options.http, core, registry, exit);
   if (Deno.stdin.isTerminal()) greet(loaded, folders);
@@ -114,6 +131,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     maxConcurrency: options.maxConcurrency,
     waitingBoundBytes: WAITING_BOUND_BYTES,
     diagnostics: stderrDiagnostics,
+    registry: options.watch ? registry : undefined,
   });
   return await runUntilSignal(server, exit);
 }
