@@ -1119,3 +1119,36 @@ Deno.test("interop: the 2026-07-28 SDK client lists and calls a tool over Stream
     await http.close();
   }
 });
+
+Deno.test("serveHttp() holds a subscriptions/listen stream open, its acknowledgement first, and answers it when the server drains", async () => {
+  const http = await start();
+  const response = await fetch(http.url, {
+    method: "POST",
+    headers: modernHeaders("subscriptions/listen"),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: "l-1",
+      method: "subscriptions/listen",
+      params: { _meta: META, notifications: { toolsListChanged: true } },
+    }),
+  });
+  strictEqual(response.status, 200);
+  strictEqual(response.headers.get("content-type"), SSE_CONTENT_TYPE);
+  const stream = events(response.body!);
+  deepStrictEqual((await withHangGuard(stream.next(), "the acknowledgement")).value, {
+    jsonrpc: "2.0",
+    method: "notifications/subscriptions/acknowledged",
+    params: { _meta: { "io.modelcontextprotocol/subscriptionId": "l-1" }, notifications: {} },
+  });
+  const stopped = http.server.shutdown("the test drains it");
+  deepStrictEqual((await withHangGuard(stream.next(), "the graceful answer")).value, {
+    jsonrpc: "2.0",
+    id: "l-1",
+    result: {
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/subscriptionId": "l-1", ...SERVER_META },
+    },
+  });
+  await withHangGuard(stopped, "the drain");
+  await withHangGuard(http.server.done, "the server closing");
+});

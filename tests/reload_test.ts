@@ -118,3 +118,78 @@ Deno.test("--watch keeps serving what it had when an edit breaks a file, and say
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+Deno.test("subscriptions/listen acknowledges the filter it honours, then carries its changes, tagged, until cancelled", async () => {
+  const dir = await scratch();
+  const server = await startInProcess(["--dir", dir, "--watch"]);
+  try {
+    send(server, {
+      id: "listen-1",
+      method: "subscriptions/listen",
+      params: {
+        _meta: META,
+        notifications: {
+          toolsListChanged: true,
+          promptsListChanged: true, // no prompts folder: not honoured
+          resourceSubscriptions: ["toolshed:///notes.txt"],
+        },
+      },
+    });
+    const tag = { "io.modelcontextprotocol/subscriptionId": "listen-1" };
+    deepStrictEqual(await next(server, "the acknowledgement"), {
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: {
+        _meta: tag,
+        notifications: { toolsListChanged: true, resourceSubscriptions: ["toolshed:///notes.txt"] },
+      },
+    });
+    await Deno.writeTextFile(`${dir}/tools/added.ts`, TOOL("added"));
+    deepStrictEqual(await next(server, "the list_changed notice"), {
+      jsonrpc: "2.0",
+      method: "notifications/tools/list_changed",
+      params: { _meta: tag },
+    });
+    await Deno.writeTextFile(`${dir}/resources/notes.txt`, "changed, and longer\n");
+    deepStrictEqual(await next(server, "the resources/updated notice"), {
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { _meta: tag, uri: "toolshed:///notes.txt" },
+    });
+    // Cancelled: nothing more, not even an answer.
+    send(server, {
+      method: "notifications/cancelled",
+      params: { requestId: "listen-1", reason: "done" },
+    });
+    send(server, { id: 2, method: "server/discover", params: { _meta: META } });
+    const discover = await next(server, "the discover answer");
+    strictEqual(discover.id, 2);
+    deepStrictEqual(discover.result.capabilities.tools, { listChanged: true });
+    deepStrictEqual(discover.result.capabilities.resources, { listChanged: true, subscribe: true });
+  } finally {
+    const { rest } = await server.end();
+    deepStrictEqual(rest, [], "a cancelled listen gets no answer");
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("subscriptions/listen is answered, with its subscription id, when the server closes it", async () => {
+  const server = await startInProcess([]);
+  send(server, {
+    id: 7,
+    method: "subscriptions/listen",
+    params: { _meta: META, notifications: { toolsListChanged: true } },
+  });
+  const ack = await next(server, "the acknowledgement");
+  // Without --watch nothing can change: no list filter is honoured.
+  deepStrictEqual(ack.params.notifications, {});
+  const { rest } = await server.end();
+  const answer = JSON.parse(rest[0]);
+  deepStrictEqual([answer.id, answer.result.resultType], [7, "complete"]);
+  strictEqual(answer.result._meta["io.modelcontextprotocol/subscriptionId"], 7);
+});

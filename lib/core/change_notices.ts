@@ -20,29 +20,47 @@ export function changeNotices(
   const notify = (method: string, params?: JsonObject) =>
     notices.push(params ? { jsonrpc: "2.0", method, params } : { jsonrpc: "2.0", method });
   if (listChanged) {
-    if (differ(previous.tools, next.tools, (tool) => tool.definition)) {
-      notify("notifications/tools/list_changed");
-    }
-    if (differ(previous.prompts, next.prompts, (prompt) => prompt.listing)) {
-      notify("notifications/prompts/list_changed");
-    }
-    if (
-      differ(previous.resources, next.resources, (resource) => resource.listing) ||
-      differ(previous.templates, next.templates, (template) => template.listing)
-    ) {
-      notify("notifications/resources/list_changed");
+    const changed = changedLists(previous, next);
+    for (const kind of ["tools", "prompts", "resources"] as const) {
+      if (changed[kind]) notify(`notifications/${kind}/list_changed`);
     }
   }
-  for (const uri of session.subscriptions) {
+  for (const uri of updatedResources(previous, next, session.subscriptions)) {
+    notify("notifications/resources/updated", { uri });
+  }
+  return notices;
+}
+
+/** Which lists a swap changed. */
+export function changedLists(
+  previous: Snapshot,
+  next: Snapshot,
+): Record<"tools" | "prompts" | "resources", boolean> {
+  return {
+    tools: differ(previous.tools, next.tools, (tool) => tool.definition),
+    prompts: differ(previous.prompts, next.prompts, (prompt) => prompt.listing),
+    resources: differ(previous.resources, next.resources, (resource) => resource.listing) ||
+      differ(previous.templates, next.templates, (template) => template.listing),
+  };
+}
+
+/** Of `uris`, the resources a swap changed or removed. */
+export function updatedResources(
+  previous: Snapshot,
+  next: Snapshot,
+  uris: Iterable<string>,
+): string[] {
+  const updated: string[] = [];
+  for (const uri of uris) {
     const before = previous.resources.byKey.get(uri);
     if (before === undefined) continue;
     const after = next.resources.byKey.get(uri);
     // A file resource's listing carries its size and modification time.
     if (after === undefined || JSON.stringify(after.listing) !== JSON.stringify(before.listing)) {
-      notify("notifications/resources/updated", { uri });
+      updated.push(uri);
     }
   }
-  return notices;
+  return updated;
 }
 
 /** Whether two catalogs list other items, or items that look different on the wire. */

@@ -41,11 +41,6 @@ export interface CoreOptions extends MethodOptions {
    * random key per process when absent. The key is made at its first use.
    */
   readonly stateSecret?: string;
-  /**
-   * The server directory is watched and reloaded (--watch): 2025-era sessions are offered
-   * `listChanged`, and lists tell 2026-07-28 clients to cache them for `listTtlMs` only.
-   */
-  readonly listChanged?: boolean;
   /** How long a 2026-07-28 client may cache a list (default: LIST_TTL_MS, five minutes). */
   readonly listTtlMs?: number;
   /** The methods served; METHODS unless a test or a feature extends it. */
@@ -115,7 +110,7 @@ export function createCore(options: CoreOptions): Core {
     let capabilities = byEra.get(era);
     if (capabilities === undefined) {
       capabilities = capabilitiesOf(table, snapshot, era);
-      if (options.listChanged && era === "legacy") capabilities = withListChanged(capabilities);
+      if (options.listChanged) capabilities = withListChanged(capabilities, era);
       byEra.set(era, capabilities);
     }
     return capabilities;
@@ -192,6 +187,7 @@ export function createCore(options: CoreOptions): Core {
         client,
         capabilities,
         channels,
+        onChange: options.registry.onChange,
         options,
       });
     if (era === "modern" && entry.incomplete?.includes("input_required")) {
@@ -382,14 +378,19 @@ export function createCore(options: CoreOptions): Core {
   };
 }
 
-/** The kinds whose lists can change (a watched directory) say so to 2025-era sessions. */
-function withListChanged(capabilities: Readonly<JsonObject>): Readonly<JsonObject> {
+/**
+ * With a watched directory, lists can change, and the server says so: to 2025-era sessions
+ * with list_changed notifications, to 2026-07-28 clients on `subscriptions/listen` streams,
+ * which also carry `resources/updated` (hence `subscribe`).
+ */
+function withListChanged(capabilities: Readonly<JsonObject>, era: Era): Readonly<JsonObject> {
   const offered: JsonObject = { ...capabilities };
   for (const kind of ["tools", "resources", "prompts"]) {
     const capability = offered[kind];
-    if (capability !== undefined) {
-      offered[kind] = Object.freeze({ ...(capability as JsonObject), listChanged: true });
-    }
+    if (capability === undefined) continue;
+    const added: JsonObject = { listChanged: true };
+    if (kind === "resources" && era === "modern") added.subscribe = true;
+    offered[kind] = Object.freeze({ ...(capability as JsonObject), ...added });
   }
   return Object.freeze(offered);
 }

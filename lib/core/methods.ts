@@ -6,7 +6,7 @@ import type { JsonObject } from "../util/json.ts";
 import type { Request } from "../wire/extract.ts";
 import type { Era, VersionFeatures } from "../wire/versions.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
-import type { Snapshot } from "../primitives/registry.ts";
+import type { Registry, Snapshot } from "../primitives/registry.ts";
 import type { ToolContext } from "../primitives/types.ts";
 import type { RequestContext } from "./context.ts";
 import { discover, initialize, ping } from "./lifecycle.ts";
@@ -21,6 +21,7 @@ import {
 import { getPromptMethod, listPromptsMethod } from "./prompt_methods.ts";
 import { completeMethod } from "./completion_method.ts";
 import { setLevelMethod } from "./logging_method.ts";
+import { listenMethod } from "./listen_method.ts";
 
 /** Server capabilities a method can need (the keys of `ServerCapabilities`). */
 export type Capability = "tools" | "resources" | "prompts" | "completions" | "logging";
@@ -47,6 +48,8 @@ export interface MethodCall {
   readonly capabilities: Readonly<JsonObject>;
   /** progress/log/request for handlers that reach back to the client (see handle.ts). */
   readonly channels: Pick<ToolContext, "progress" | "log" | "request">;
+  /** Calls `listener` after each swap of the registry's snapshot; returns how to stop. */
+  readonly onChange: Registry["onChange"];
   readonly options: MethodOptions;
 }
 
@@ -57,6 +60,11 @@ export interface MethodOptions {
   /** How long a tool call may run when the tool sets no `timeoutMs`. */
   readonly toolTimeoutMs: number;
   readonly diagnostics: Diagnostics;
+  /**
+   * The server directory is watched and reloaded (--watch): lists can change while a client
+   * is connected, and the server says so (`listChanged`).
+   */
+  readonly listChanged?: boolean;
 }
 
 export interface MethodEntry {
@@ -175,6 +183,11 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     handler: completeMethod,
   }],
   ["logging/setLevel", { eras: ["legacy"], capability: "logging", handler: setLevelMethod }],
+  ["subscriptions/listen", {
+    eras: ["modern"],
+    longLived: true,
+    handler: listenMethod,
+  }],
 ]);
 
 /**

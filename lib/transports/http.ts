@@ -154,6 +154,8 @@ export function serveHttp(options: HttpOptions): HttpServer {
   let stopping: Promise<void> | undefined;
   /** Aborted only when a graceful close overruns the grace period: closes every connection. */
   const closer = new AbortController();
+  /** Aborted when shutdown begins: long-lived requests close with their answer. */
+  const closingAll = new AbortController();
   const sessions = createSessionTable({
     ttlMs: options.sessionTtlMs ?? SESSION_TTL_MS,
     maxSessions: options.maxSessions ?? MAX_SESSIONS,
@@ -488,9 +490,11 @@ export function serveHttp(options: HttpOptions): HttpServer {
       settle(controller);
       if (session) sessions.finished(session, controller.signal);
     };
+    // A long-lived request (subscriptions/listen) holds no slot: it waits, it does not work.
+    const longLived = core.method(request.method)?.longLived === true;
     let release: () => void;
     try {
-      release = await slots.acquire(controller.signal);
+      release = longLived ? () => {} : await slots.acquire(controller.signal);
     } catch {
       // Aborted while it waited: the grace period of shutdown ended before its turn, or
       // its session ended.
@@ -500,7 +504,8 @@ export function serveHttp(options: HttpOptions): HttpServer {
     const ctx: RequestContext = {
       request,
       controller,
-      closing: undefined,
+      // Aborted when the drain begins: a listen stream then ends with its answer.
+      closing: longLived ? closingAll.signal : undefined,
       session: session?.core,
       outlet: {
         notify: answer.notify,
@@ -525,7 +530,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     // The core raises its routing errors before any handler runs, synchronously: an answer
     // still pending can only be 200, and it goes now, so that the client closing the
     // connection reaches the handler as cancellation.
-    const mayNotify = request.progressToken !== undefined ||
+    const mayNotify = longLived || request.progressToken !== undefined ||
       (session ? mayAsk(session.core) : request.envelope?.logLevel !== undefined);
     const streamed = answer.stream(mayNotify, () => {
       // A resumable stream's call goes on: the client may GET the rest with Last-Event-ID
@@ -584,6 +589,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     }
     diagnostics.error(`Shutting down: ${reason}`);
     draining = true;
+    closingAll.abort("the server is shutting down");
     // Requests sent to clients are rejected now (their tools answer); the sessions end.
     sessions.close(SHUTTING_DOWN);
     stopping = (async () => {

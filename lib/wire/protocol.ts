@@ -7,6 +7,7 @@ export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilit
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 export const LOG_LEVELS: ReadonlySet<string> = new Set([
   "debug",
