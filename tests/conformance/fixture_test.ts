@@ -73,6 +73,8 @@ Deno.test("conformance fixture: holds exactly the tools the suite calls that too
     "test_streaming_elicitation",
     "test_tool_with_logging",
     "test_tool_with_progress",
+    "test_trigger_prompt_change",
+    "test_trigger_tool_change",
   ]);
 });
 

@@ -78,7 +78,7 @@ const workDir = await Deno.makeTempDir({ prefix: "toolshed-conformance-" });
 const reports: Report[] = [];
 try {
   const yaml = await ensureSuite();
-  const server = await startServer(`${workDir}/server-stderr.log`);
+  const server = await startServer(`${workDir}/server-stderr.log`, workDir);
   try {
     for (const era of ERAS) {
       reports.push(
@@ -188,8 +188,13 @@ interface Server {
   stop(): Promise<string | undefined>;
 }
 
-/** Serves the fixture over HTTP on a free loopback port; its stderr goes to `logFile`. */
-async function startServer(logFile: string): Promise<Server> {
+/**
+ * Serves a scratch copy of the fixture over HTTP with --watch, on a free loopback port (the
+ * listen triggers add files to the directory served); its stderr goes to `logFile`.
+ */
+async function startServer(logFile: string, workDir: string): Promise<Server> {
+  const served = `${workDir}/fixture`;
+  await copyDirectory(`${HERE}fixture`, served);
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -197,8 +202,9 @@ async function startServer(logFile: string): Promise<Server> {
       `${ROOT}main.ts`,
       "--http",
       "127.0.0.1:0",
+      "--watch",
       "--dir",
-      `${HERE}fixture`,
+      served,
     ],
     cwd: ROOT,
     stdin: "null",
@@ -225,7 +231,7 @@ async function startServer(logFile: string): Promise<Server> {
     for await (const line of lines) seen.push(line);
     await Deno.writeTextFile(logFile, seen.join("\n") + "\n");
   })();
-  console.log(`Serving the server directory ${HERE}fixture at ${url}`);
+  console.log(`Serving a copy of the server directory ${HERE}fixture at ${url} (--watch)`);
   return {
     url,
     async stop() {
@@ -475,4 +481,13 @@ function fail(message: string): never {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Copies a directory tree (files and folders; this fixture has no links). */
+async function copyDirectory(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyDirectory(`${from}/${entry.name}`, `${to}/${entry.name}`);
+    else await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
+  }
 }
