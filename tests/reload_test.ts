@@ -88,31 +88,31 @@ Deno.test("--watch serves a new tool without a restart and tells a 2025-era clie
   }
 });
 
-Deno.test("--watch keeps serving what it had when an edit breaks a file, and says what is wrong", async () => {
+Deno.test("--watch keeps serving a folder whose edit broke a file, says what is wrong, and applies the other folders' edits", async () => {
   const dir = await scratch();
   const server = await startInProcess(["--dir", dir, "--watch"]);
   try {
     await Deno.writeTextFile(`${dir}/tools/broken.ts`, "export default { handler: 1 };\n");
-    for (let i = 0; i < 200 && !server.diagnostics.text().includes("Not reloading"); i++) {
+    await Deno.writeTextFile(`${dir}/resources/added.txt`, "new\n");
+    for (let i = 0; i < 200 && !server.diagnostics.text().includes("still serving"); i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     match(
       server.diagnostics.text(),
-      /Not reloading: 1 problem\(s\) in the server directory; still serving what was loaded before\n {2}Cannot load tool ".*broken\.ts": /,
+      /Reloaded, but still serving the previous tools\/: 1 problem\(s\)\n {2}Cannot load tool ".*broken\.ts": /,
     );
-    send(server, {
-      id: 1,
-      method: "tools/call",
-      params: {
-        name: "hello",
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    });
-    const answer = await next(server, "the old tool's answer");
-    strictEqual(answer.result.content[0].text, "hello");
+    await server.reloaded();
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    send(server, { id: 1, method: "tools/call", params: { name: "hello", _meta: meta } });
+    strictEqual((await next(server, "the old tool's answer")).result.content[0].text, "hello");
+    send(server, { id: 2, method: "resources/list", params: { _meta: meta } });
+    const uris = (await next(server, "the resources")).result.resources.map(
+      (resource: { uri: string }) => resource.uri,
+    );
+    deepStrictEqual(uris, ["toolshed:///added.txt", "toolshed:///notes.txt"]);
   } finally {
     await server.end();
     await Deno.remove(dir, { recursive: true });

@@ -62,11 +62,37 @@ export function serverFolders(
 
 const KINDS = ["tools", "resources", "prompts"] as const;
 
+/** One folder's load: what it holds, or every problem found in it. */
+export type Part<T> = { loaded: T } | { problems: readonly string[] };
+
+/** What each folder loaded into, or its problems (a folder absent loaded nothing). */
+export interface LoadedParts {
+  readonly tools: Part<LoadedTools>;
+  readonly resources: Part<{ resources: Resource[]; templates: ResourceTemplate[] }>;
+  readonly prompts: Part<Prompt[]>;
+}
+
 /** Loads every folder that is there; throws a DirectoryLoadError listing every problem. */
 export async function loadServerDir(
   folders: ServerFolders,
   options: ServerLoadOptions,
 ): Promise<LoadedServer> {
+  const parts = await loadServerParts(folders, options);
+  const problems = Object.values(parts).flatMap((part) => "problems" in part ? part.problems : []);
+  if (problems.length > 0) throw new DirectoryLoadError(problems);
+  const loaded = <T>(part: Part<T>) => (part as { loaded: T }).loaded;
+  const { resources, templates } = loaded(parts.resources);
+  return { tools: loaded(parts.tools), resources, templates, prompts: loaded(parts.prompts) };
+}
+
+/**
+ * Loads every folder that is there, each on its own: a reload keeps serving what a folder
+ * with problems held before (host/reload.ts). Throws only when there is nothing to serve.
+ */
+export async function loadServerParts(
+  folders: ServerFolders,
+  options: ServerLoadOptions,
+): Promise<LoadedParts> {
   const present = await Promise.all(KINDS.map(async (kind) => {
     const folder = folders[kind];
     if (folder === undefined) return undefined;
@@ -79,21 +105,21 @@ export async function loadServerDir(
       `Nothing to serve: there is no ${looked.join(", ")} folder (see --dir)`,
     ]);
   }
-  const problems: string[] = [];
-  const collect = async <T>(load: () => Promise<T>, empty: T): Promise<T> => {
+  const collect = async <T>(load: () => Promise<T>): Promise<Part<T>> => {
     try {
-      return await load();
+      return { loaded: await load() };
     } catch (error) {
       if (!(error instanceof DirectoryLoadError)) throw error;
-      problems.push(...error.problems);
-      return empty;
+      return { problems: error.problems };
     }
   };
-  const noTools: LoadedTools = { tools: [], byName: new Map(), skipped: [] };
+  const noTools: Part<LoadedTools> = { loaded: { tools: [], byName: new Map(), skipped: [] } };
+  const noResources: Part<{ resources: Resource[]; templates: ResourceTemplate[] }> = {
+    loaded: { resources: [], templates: [] },
+  };
+  const noPrompts: Part<Prompt[]> = { loaded: [] };
   const [tools, resources, prompts] = await Promise.all([
-    kinds.has("tools")
-      ? collect(() => loadTools(folders.tools!.location, options), noTools)
-      : noTools,
+    kinds.has("tools") ? collect(() => loadTools(folders.tools!.location, options)) : noTools,
     kinds.has("resources")
       ? collect(
         async () =>
@@ -104,9 +130,8 @@ export async function loadServerDir(
             allowOutsideSymlinks: options.allowOutsideSymlinks,
             diagnostics: options.diagnostics,
           }),
-        { resources: [], templates: [] },
       )
-      : { resources: [], templates: [] },
+      : noResources,
     kinds.has("prompts")
       ? collect(
         async () =>
@@ -114,12 +139,10 @@ export async function loadServerDir(
             allowOutsideSymlinks: options.allowOutsideSymlinks,
             diagnostics: options.diagnostics,
           }),
-        [],
       )
-      : [],
+      : noPrompts,
   ]);
-  if (problems.length > 0) throw new DirectoryLoadError(problems);
-  return { tools, resources: resources.resources, templates: resources.templates, prompts };
+  return { tools, resources, prompts };
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Diagnostics } from "../util/diagnostics.ts";
 import { contentsOf, type Registry } from "../primitives/registry.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
 import {
-  loadServerDir,
+  loadServerParts,
   type ServerFolders,
   type ServerLoadOptions,
 } from "../discovery/server_dir.ts";
@@ -50,15 +50,34 @@ export function watchAndReload(options: {
 
   async function reload(): Promise<void> {
     try {
-      const loaded = await loadServerDir(folders, options.load);
+      const parts = await loadServerParts(folders, options.load);
       if (closed) return;
-      registry.swap(contentsOf(loaded.tools.tools, loaded));
+      const before = registry.current();
+      const kept: string[] = [];
+      const problems: string[] = [];
+      const take = <T>(kind: string, part: { loaded: T } | { problems: readonly string[] }) => {
+        if ("loaded" in part) return part.loaded;
+        kept.push(`${kind}/`);
+        problems.push(...part.problems);
+        return undefined;
+      };
+      const tools = take("tools", parts.tools)?.tools ?? before.tools.items;
+      const resources = take("resources", parts.resources);
+      const prompts = take("prompts", parts.prompts) ?? before.prompts.items;
+      registry.swap(contentsOf(tools, {
+        resources: resources?.resources ?? before.resources.items,
+        templates: resources?.templates ?? before.templates.items,
+        prompts,
+      }));
+      if (problems.length > 0) {
+        diagnostics.error(
+          `Reloaded, but still serving the previous ${kept.join(", ")}: ${problems.length} ` +
+            `problem(s)\n  ${problems.join("\n  ")}`,
+        );
+      }
     } catch (error) {
       const problems = error instanceof DirectoryLoadError ? error.problems : [messageOf(error)];
-      diagnostics.error(
-        `Not reloading: ${problems.length} problem(s) in the server directory; still serving ` +
-          `what was loaded before\n  ${problems.join("\n  ")}`,
-      );
+      diagnostics.error(`Not reloading: ${problems.join("; ")}`);
     }
   }
 
