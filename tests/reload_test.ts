@@ -88,27 +88,34 @@ Deno.test("--watch serves a new tool without a restart and tells a 2025-era clie
   }
 });
 
-Deno.test("--watch keeps serving a folder whose edit broke a file, says what is wrong, and applies the other folders' edits", async () => {
+Deno.test("--watch keeps the last good version of a tool file an edit broke, says what is wrong, and applies the other edits", async () => {
   const dir = await scratch();
   const server = await startInProcess(["--dir", dir, "--watch"]);
   try {
     await Deno.writeTextFile(`${dir}/tools/broken.ts`, "export default { handler: 1 };\n");
+    await Deno.writeTextFile(`${dir}/tools/hello.ts`, "export default { handler: 2 };\n");
+    await Deno.writeTextFile(`${dir}/tools/added.ts`, TOOL("added"));
     await Deno.writeTextFile(`${dir}/resources/added.txt`, "new\n");
-    for (let i = 0; i < 200 && !server.diagnostics.text().includes("still serving"); i++) {
+    for (let i = 0; i < 200 && !server.diagnostics.text().includes("Reloaded, but"); i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     match(
       server.diagnostics.text(),
-      /Reloaded, but still serving the previous tools\/: 1 problem\(s\)\n {2}Cannot load tool ".*broken\.ts": /,
+      /Reloaded, but tools\/ keeps the last good version of each bad file: 2 problem\(s\)\n {2}Cannot load tool ".*broken\.ts": .*\n {2}Cannot load tool ".*hello\.ts": /,
     );
     await server.reloaded();
     const meta = {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
       "io.modelcontextprotocol/clientCapabilities": {},
     };
-    send(server, { id: 1, method: "tools/call", params: { name: "hello", _meta: meta } });
+    send(server, { id: 1, method: "tools/list", params: { _meta: meta } });
+    const names = (await next(server, "the tools")).result.tools.map(
+      (tool: { name: string }) => tool.name,
+    );
+    deepStrictEqual(names, ["added", "hello"], "hello's last good version, and the new tool");
+    send(server, { id: 2, method: "tools/call", params: { name: "hello", _meta: meta } });
     strictEqual((await next(server, "the old tool's answer")).result.content[0].text, "hello");
-    send(server, { id: 2, method: "resources/list", params: { _meta: meta } });
+    send(server, { id: 3, method: "resources/list", params: { _meta: meta } });
     const uris = (await next(server, "the resources")).result.resources.map(
       (resource: { uri: string }) => resource.uri,
     );

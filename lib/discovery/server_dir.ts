@@ -62,8 +62,11 @@ export function serverFolders(
 
 const KINDS = ["tools", "resources", "prompts"] as const;
 
-/** One folder's load: what it holds, or every problem found in it. */
-export type Part<T> = { loaded: T } | { problems: readonly string[] };
+/**
+ * One folder's load: what it holds, or every problem found in it (with, for tools, what the
+ * good files held and which files failed: a DirectoryLoadError's own fields).
+ */
+export type Part<T> = { loaded: T } | { problems: readonly string[]; error: DirectoryLoadError };
 
 /** What each folder loaded into, or its problems (a folder absent loaded nothing). */
 export interface LoadedParts {
@@ -110,7 +113,7 @@ export async function loadServerParts(
       return { loaded: await load() };
     } catch (error) {
       if (!(error instanceof DirectoryLoadError)) throw error;
-      return { problems: error.problems };
+      return { problems: error.problems, error };
     }
   };
   const noTools: Part<LoadedTools> = { loaded: { tools: [], byName: new Map(), skipped: [] } };

@@ -57,11 +57,24 @@ export const DEFAULT_LOAD_OPTIONS: Omit<LoadOptions, "diagnostics"> = {
   skipExecutables: false,
 };
 
-/** Start-up failed because of the tools; `problems` holds one sentence per bad file. */
+/**
+ * Start-up failed because of the tools; `problems` holds one sentence per bad file. `loaded`
+ * holds the tools of the files that had none, and `failed` the files that had one, for a
+ * reload that keeps the last good version of each bad file (host/reload.ts).
+ */
 export class ToolLoadError extends DirectoryLoadError {
-  constructor(problems: readonly string[]) {
+  readonly loaded: readonly Tool[];
+  readonly failed: ReadonlySet<string>;
+
+  constructor(
+    problems: readonly string[],
+    loaded: readonly Tool[] = [],
+    failed: ReadonlySet<string> = new Set(),
+  ) {
     super(problems);
     this.name = "ToolLoadError";
+    this.loaded = loaded;
+    this.failed = failed;
   }
 }
 
@@ -108,7 +121,14 @@ export async function loadTools(
   const files = sources.map((source) => `${shownDir}/${source.fileName}`);
   const { byName: found, problems } = byUniqueName(loaded, files, "tool");
   const byName = new Map([...found].map(([name, { item }]) => [name, item]));
-  if (problems.length > 0) throw new ToolLoadError(problems);
+  if (problems.length > 0) {
+    const good = new Set([...found.values()].map(({ file }) => file));
+    throw new ToolLoadError(
+      problems,
+      [...byName.values()],
+      new Set(files.filter((file) => !good.has(file))),
+    );
+  }
   const tools = [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const skipped = options.skipExecutables
     ? entries.sidecars.map((fileName) => `${shownDir}/${fileName}`)

@@ -9,6 +9,8 @@ import { messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { contentsOf, type Registry } from "../primitives/registry.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
+import { ToolLoadError } from "../discovery/tools_dir.ts";
+import type { Tool } from "../primitives/tools.ts";
 import {
   loadServerParts,
   type ServerFolders,
@@ -17,6 +19,17 @@ import {
 
 /** A burst of file events (an editor's save, a git checkout) is one reload after this quiet. */
 export const RELOAD_DEBOUNCE_MS = 100;
+
+/**
+ * The tools of a reload with bad files: those of the good files, and the previous version of
+ * the tools of each bad file (a new bad file has none). Without the detail, all the previous.
+ */
+function lastGood(previous: readonly Tool[], error: DirectoryLoadError | undefined): Tool[] {
+  if (!(error instanceof ToolLoadError)) return [...previous];
+  const names = new Set(error.loaded.map((tool) => tool.name));
+  const kept = previous.filter((tool) => error.failed.has(tool.file) && !names.has(tool.name));
+  return [...error.loaded, ...kept];
+}
 
 export interface Reloader {
   /** Resolves after the reload a change started (for tests); undefined while nothing is due. */
@@ -57,11 +70,16 @@ export function watchAndReload(options: {
       const problems: string[] = [];
       const take = <T>(kind: string, part: { loaded: T } | { problems: readonly string[] }) => {
         if ("loaded" in part) return part.loaded;
-        kept.push(`${kind}/`);
+        kept.push(
+          kind === "tools"
+            ? "tools/ keeps the last good version of each bad file"
+            : `${kind}/ keeps what it served`,
+        );
         problems.push(...part.problems);
         return undefined;
       };
-      const tools = take("tools", parts.tools)?.tools ?? before.tools.items;
+      const tools = take("tools", parts.tools)?.tools ??
+        lastGood(before.tools.items, "error" in parts.tools ? parts.tools.error : undefined);
       const resources = take("resources", parts.resources);
       const prompts = take("prompts", parts.prompts) ?? before.prompts.items;
       registry.swap(contentsOf(tools, {
@@ -71,8 +89,8 @@ export function watchAndReload(options: {
       }));
       if (problems.length > 0) {
         diagnostics.error(
-          `Reloaded, but still serving the previous ${kept.join(", ")}: ${problems.length} ` +
-            `problem(s)\n  ${problems.join("\n  ")}`,
+          `Reloaded, but ${kept.join("; ")}: ${problems.length} problem(s)\n  ` +
+            problems.join("\n  "),
         );
       }
     } catch (error) {
