@@ -9,7 +9,7 @@ import { markdownPrompt } from "../primitives/markdown_prompts.ts";
 import { modulePrompt } from "../primitives/prompt_modules.ts";
 import { DirectoryLoadError } from "./load_error.ts";
 import { byUniqueName, importDefault } from "./import_module.ts";
-import { directoryUrl } from "./tools_dir.ts";
+import { folderOf } from "./folder.ts";
 
 export interface PromptLoadOptions {
   /** Serve prompt files that are symlinks to files outside the directory. */
@@ -37,12 +37,7 @@ export async function loadPrompts(
   dir: string | URL,
   options: PromptLoadOptions,
 ): Promise<Prompt[]> {
-  const dirUrl = typeof dir === "string"
-    ? directoryUrl(dir)
-    : new URL(dir.href.endsWith("/") ? dir.href : `${dir.href}/`);
-  const shownDir = typeof dir === "string"
-    ? dir.replace(/\/+$/, "")
-    : decodeURIComponent(dirUrl.pathname).replace(/\/+$/, "");
+  const { url: dirUrl, shown: shownDir } = folderOf(dir);
   const entries: Entry[] = [];
   try {
     for await (const entry of Deno.readDir(dirUrl)) {

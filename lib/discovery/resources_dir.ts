@@ -9,7 +9,7 @@ import { fileResource, mimeLookup, type ResourceFile } from "../primitives/resou
 import { type ModuleResource, resourceFromModule } from "../primitives/resource_modules.ts";
 import { DirectoryLoadError } from "./load_error.ts";
 import { importDefault } from "./import_module.ts";
-import { directoryUrl } from "./tools_dir.ts";
+import { folderOf } from "./folder.ts";
 
 /** What loadResources() found: resources sorted by URI, templates by name. */
 export interface LoadedResources {
@@ -47,12 +47,7 @@ export async function loadResources(
   dir: string | URL,
   options: ResourceLoadOptions,
 ): Promise<LoadedResources> {
-  const dirUrl = typeof dir === "string"
-    ? directoryUrl(dir)
-    : new URL(dir.href.endsWith("/") ? dir.href : `${dir.href}/`);
-  const shownDir = typeof dir === "string"
-    ? dir.replace(/\/+$/, "")
-    : decodeURIComponent(dirUrl.pathname).replace(/\/+$/, "");
+  const { url: dirUrl, shown: shownDir } = folderOf(dir);
   const shown = (path: string) => `${shownDir}/${path}`;
   let walk: Walk;
   let realDir: string;

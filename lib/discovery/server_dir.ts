@@ -6,7 +6,8 @@
 import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
 import type { Prompt } from "../primitives/prompts.ts";
 import { DirectoryLoadError } from "./load_error.ts";
-import { directoryUrl, type LoadedTools, type LoadOptions, loadTools } from "./tools_dir.ts";
+import { type LoadedTools, type LoadOptions, loadTools } from "./tools_dir.ts";
+import { folderOf } from "./folder.ts";
 
 export type FolderKind = "tools" | "resources" | "prompts";
 
@@ -154,7 +155,7 @@ export async function loadServerParts(
  */
 async function exists(location: string | URL): Promise<boolean> {
   try {
-    await Deno.stat(typeof location === "string" ? directoryUrl(location) : location);
+    await Deno.stat(folderOf(location).url);
     return true;
   } catch (error) {
     return !(error instanceof Deno.errors.NotFound);
@@ -162,7 +163,5 @@ async function exists(location: string | URL): Promise<boolean> {
 }
 
 function shown(folder: Folder): string {
-  return typeof folder.location === "string"
-    ? folder.location
-    : decodeURIComponent(folder.location.pathname).replace(/\/+$/, "");
+  return folderOf(folder.location).shown;
 }

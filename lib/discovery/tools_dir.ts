@@ -15,6 +15,9 @@ import { createSlots, type Slots } from "../util/slots.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { DirectoryLoadError } from "./load_error.ts";
+import { folderOf } from "./folder.ts";
+
+export { directoryUrl } from "./folder.ts";
 import { byUniqueName, importDefault } from "./import_module.ts";
 import {
   checkDefinition,
@@ -93,12 +96,7 @@ export async function loadTools(
   given: Partial<LoadOptions> & Pick<LoadOptions, "diagnostics">,
 ): Promise<LoadedTools> {
   const options: LoadOptions = { ...DEFAULT_LOAD_OPTIONS, ...given };
-  const dirUrl = typeof dir === "string"
-    ? directoryUrl(dir)
-    : new URL(dir.href.endsWith("/") ? dir.href : `${dir.href}/`);
-  const shownDir = typeof dir === "string"
-    ? dir.replace(/\/+$/, "")
-    : decodeURIComponent(dirUrl.pathname).replace(/\/+$/, "");
+  const { url: dirUrl, shown: shownDir } = folderOf(dir);
   let entries: Entries;
   try {
     entries = await readEntries(dirUrl);
@@ -134,18 +132,6 @@ export async function loadTools(
     ? entries.sidecars.map((fileName) => `${shownDir}/${fileName}`)
     : [];
   return { tools, byName, skipped };
-}
-
-/**
- * The file URL of a directory path, relative to the working directory or absolute (POSIX
- * or Windows). Written out because node:url would load the Node compatibility layer.
- */
-export function directoryUrl(path: string): URL {
-  const absolute = /^([/\\]|[A-Za-z]:[/\\])/.test(path) ? path : `${Deno.cwd()}/${path}`;
-  const slashed = absolute.replaceAll("\\", "/");
-  const rooted = slashed.startsWith("/") ? slashed : `/${slashed}`;
-  const encoded = encodeURI(rooted).replaceAll("#", "%23").replaceAll("?", "%3F");
-  return new URL(`file://${encoded.endsWith("/") ? encoded : `${encoded}/`}`);
 }
 
 /** Loads a tool and refuses it if a pattern in its schemas could stall the server. */

@@ -9,6 +9,7 @@ import { messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { contentsOf, type Registry } from "../primitives/registry.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
+import { folderOf } from "../discovery/folder.ts";
 import { ToolLoadError } from "../discovery/tools_dir.ts";
 import type { Tool } from "../primitives/tools.ts";
 import {
@@ -48,8 +49,7 @@ export function watchAndReload(options: {
   const { folders, registry, diagnostics } = options;
   const debounceMs = options.debounceMs ?? RELOAD_DEBOUNCE_MS;
   const paths = Object.values(folders).flatMap((folder) => {
-    const location = folder.location;
-    const path = typeof location === "string" ? location : decodeURIComponent(location.pathname);
+    const path = folderOf(folder.location).shown;
     try {
       return Deno.statSync(path).isDirectory ? [path] : [];
     } catch {

@@ -4,19 +4,13 @@
 // placeholders, so filling it in is linear in the text and the values, and a value is
 // never scanned again (a value holding "{{x}}" stays as it is).
 import { isObject, messageOf } from "../util/json.ts";
-import { checkPromptFields } from "./prompt_modules.ts";
+import { checkPromptFields, MODULE_FIELDS } from "./prompt_modules.ts";
 import type { Prompt } from "./prompts.ts";
 
-/** The fields front matter may hold. */
-const MARKDOWN_FIELDS: readonly string[] = [
-  "name",
-  "title",
-  "description",
-  "arguments",
-  "complete",
-  "icons",
-  "_meta",
-];
+/** The fields front matter may hold: a module's, but for the code (`get`, `timeoutMs`). */
+const MARKDOWN_FIELDS: readonly string[] = MODULE_FIELDS.filter((field) =>
+  field !== "get" && field !== "timeoutMs"
+);
 
 /** A body split at load: literal text, and placeholders by the argument they name. */
 type TemplatePart = string | { readonly argument: string };

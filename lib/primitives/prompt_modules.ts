@@ -12,7 +12,7 @@ import { frozenJson, jsonProblem, kindOf, PRIMITIVE_NAME } from "./json_wire.ts"
 const ARGUMENT_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const ARGUMENT_FIELDS = new Set(["name", "title", "description", "required"]);
 /** The fields of a PromptDefinition, in the order messages list them. */
-const MODULE_FIELDS: readonly string[] = [
+export const MODULE_FIELDS: readonly string[] = [
   "name",
   "title",
   "description",

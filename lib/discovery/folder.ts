@@ -1,0 +1,25 @@
+// Where a folder of the server directory is: as a URL to read and import from, and as its
+// messages show it. Every folder loader starts here.
+
+/**
+ * The file URL of a directory path, relative to the working directory or absolute (POSIX
+ * or Windows). Written out because node:url would load the Node compatibility layer.
+ */
+export function directoryUrl(path: string): URL {
+  const absolute = /^([/\\]|[A-Za-z]:[/\\])/.test(path) ? path : `${Deno.cwd()}/${path}`;
+  const slashed = absolute.replaceAll("\\", "/");
+  const rooted = slashed.startsWith("/") ? slashed : `/${slashed}`;
+  const encoded = encodeURI(rooted).replaceAll("#", "%23").replaceAll("?", "%3F");
+  return new URL(`file://${encoded.endsWith("/") ? encoded : `${encoded}/`}`);
+}
+
+/**
+ * A folder given as a path (relative to the working directory) or a directory URL (a compiled
+ * binary's embedded one): its URL, ending in "/", and its name in messages (the path as given,
+ * or the URL's path), without a trailing "/".
+ */
+export function folderOf(dir: string | URL): { url: URL; shown: string } {
+  if (typeof dir === "string") return { url: directoryUrl(dir), shown: dir.replace(/\/+$/, "") };
+  const url = new URL(dir.href.endsWith("/") ? dir.href : `${dir.href}/`);
+  return { url, shown: decodeURIComponent(url.pathname).replace(/\/+$/, "") };
+}
