@@ -126,6 +126,60 @@ Deno.test("--watch keeps the last good version of a tool file an edit broke, say
   }
 });
 
+Deno.test("--watch keeps the last good version of a resource or prompt file an edit broke, and applies the other edits", async () => {
+  const dir = await scratch();
+  const status = (text: string) =>
+    `export default { uri: "app://status", description: "Status", read: () => "${text}" };\n`;
+  await Deno.writeTextFile(`${dir}/resources/status.ts`, status("all good"));
+  await Deno.mkdir(`${dir}/prompts`);
+  await Deno.writeTextFile(`${dir}/prompts/greet.md`, "---\ndescription: Greets\n---\nHello\n");
+  const server = await startInProcess(["--dir", dir, "--watch"]);
+  try {
+    await Deno.writeTextFile(`${dir}/resources/status.ts`, "export default { uri: 1 };\n");
+    await Deno.writeTextFile(`${dir}/resources/added.txt`, "new\n");
+    await Deno.writeTextFile(`${dir}/prompts/greet.md`, "---\narguments: 5\n---\nHi\n");
+    await Deno.writeTextFile(`${dir}/prompts/part.md`, "---\ndescription: Parts\n---\nBye\n");
+    for (let i = 0; i < 200 && !server.diagnostics.text().includes("Reloaded, but"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    match(
+      server.diagnostics.text(),
+      /Reloaded, but resources\/ keeps the last good version of each bad file; prompts\/ keeps the last good version of each bad file: 3 problem\(s\)\n {2}Cannot load resource ".*status\.ts": read must be a function\n {2}Cannot load resource ".*status\.ts": uri must be a string\n {2}Cannot load prompt ".*greet\.md": /,
+    );
+    await server.reloaded();
+    send(server, { id: 1, method: "resources/list", params: { _meta: META } });
+    const uris = (await next(server, "the resources")).result.resources.map(
+      (resource: { uri: string }) => resource.uri,
+    );
+    deepStrictEqual(uris, ["app://status", "toolshed:///added.txt", "toolshed:///notes.txt"]);
+    send(server, { id: 2, method: "resources/read", params: { uri: "app://status", _meta: META } });
+    strictEqual((await next(server, "the old resource")).result.contents[0].text, "all good");
+    send(server, { id: 3, method: "prompts/list", params: { _meta: META } });
+    const prompts = (await next(server, "the prompts")).result.prompts;
+    deepStrictEqual(
+      prompts.map((prompt: { name: string; description: string }) => prompt.description),
+      ["Greets", "Parts"],
+      "greet's last good version, and the new prompt",
+    );
+    send(server, { id: 4, method: "prompts/get", params: { name: "greet", _meta: META } });
+    strictEqual((await next(server, "the old prompt")).result.messages[0].content.text, "Hello");
+
+    // Fixing the file serves the fix (a later modification time: the module is imported anew).
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await Deno.writeTextFile(`${dir}/resources/status.ts`, status("fixed"));
+    let text = "";
+    for (let id = 5; id < 205 && text !== "fixed"; id++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      send(server, { id, method: "resources/read", params: { uri: "app://status", _meta: META } });
+      text = (await next(server, "the resource")).result.contents[0].text;
+    }
+    strictEqual(text, "fixed");
+  } finally {
+    await server.end();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},

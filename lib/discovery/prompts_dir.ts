@@ -61,10 +61,16 @@ export async function loadPrompts(
   );
   const files = entries.map((entry) => `${shownDir}/${entry.fileName}`);
   const { byName, problems } = byUniqueName(loaded, files, "prompt");
-  if (problems.length > 0) throw new DirectoryLoadError(problems);
-  return [...byName.values()].map(({ item }) => item).sort((a, b) =>
-    a.name < b.name ? -1 : a.name > b.name ? 1 : 0
-  );
+  const prompts = [...byName.values()].map(({ item, file }) => Object.freeze({ ...item, file }))
+    .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  if (problems.length > 0) {
+    const good = new Set(prompts.map((prompt) => prompt.file));
+    throw new DirectoryLoadError(problems, {
+      loaded: prompts,
+      failed: new Set(files.filter((file) => !good.has(file))),
+    });
+  }
+  return prompts;
 }
 
 async function loadPrompt(

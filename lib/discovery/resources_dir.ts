@@ -36,6 +36,10 @@ interface Walk {
   files: ResourceFile[];
   modules: { path: string; url: URL }[];
   problems: string[];
+  /** The paths the problems are about. */
+  failed: string[];
+  /** The walk stopped short (too many files): what it found is not the whole folder. */
+  truncated: boolean;
 }
 
 /**
@@ -60,6 +64,7 @@ export async function loadResources(
     ]);
   }
   const problems = [...walk.problems];
+  const failed = new Set(walk.failed);
 
   const insideDir = options.allowOutsideSymlinks ? undefined : `${realDir}/`;
   const readOptions = { maxResourceBytes: options.maxResourceBytes, insideDir };
@@ -79,6 +84,7 @@ export async function loadResources(
   const addResource = (resource: Resource, path: string) => {
     const clash = byUri.get(resource.uri);
     if (clash !== undefined) {
+      failed.add(path);
       problems.push(
         `Cannot load resource "${shown(path)}": the URI "${resource.uri}" is already used by ` +
           `"${shown(clash.path)}"`,
@@ -92,6 +98,7 @@ export async function loadResources(
   entries.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   for (const { path, outcome } of entries) {
     if (outcome.kind === "invalid") {
+      failed.add(path);
       for (const problem of outcome.problems) {
         problems.push(`Cannot load resource "${shown(path)}": ${problem}`);
       }
@@ -101,6 +108,7 @@ export async function loadResources(
       const { template } = outcome;
       const clash = byName.get(template.name);
       if (clash !== undefined) {
+        failed.add(path);
         problems.push(
           `Cannot load resource "${shown(path)}": the template name "${template.name}" is ` +
             `already used by "${shown(clash.path)}"`,
@@ -108,8 +116,6 @@ export async function loadResources(
       } else byName.set(template.name, { template, path });
     }
   }
-  if (problems.length > 0) throw new DirectoryLoadError(problems);
-
   for (const file of walk.files) {
     if (file.size > options.maxResourceBytes) {
       options.diagnostics.error(
@@ -118,10 +124,21 @@ export async function loadResources(
       );
     }
   }
-  const resources = [...byUri.values()].map(({ resource }) => resource)
-    .sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
-  const templates = [...byName.values()].map(({ template }) => template)
-    .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const resources = [...byUri.values()].map(({ resource, path }) =>
+    Object.freeze({ ...resource, file: shown(path) })
+  ).sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
+  const templates = [...byName.values()].map(({ template, path }) =>
+    Object.freeze({ ...template, file: shown(path) })
+  ).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  if (problems.length > 0) {
+    throw new DirectoryLoadError(
+      problems,
+      walk.truncated ? undefined : {
+        loaded: { resources, templates },
+        failed: new Set([...failed].map(shown)),
+      },
+    );
+  }
   return { resources, templates };
 }
 
@@ -153,7 +170,7 @@ async function walkDirectory(
   shownDir: string,
   allowOutsideSymlinks: boolean,
 ): Promise<Walk> {
-  const walk: Walk = { files: [], modules: [], problems: [] };
+  const walk: Walk = { files: [], modules: [], problems: [], failed: [], truncated: false };
   let count = 0;
   const visit = async (dirUrl: URL, prefix: string, ancestors: string[]): Promise<boolean> => {
     const names: { name: string; symlink: boolean; directory: boolean }[] = [];
@@ -176,6 +193,7 @@ async function walkDirectory(
           continue; // A dangling symlink: nothing to serve.
         }
         if (!allowOutsideSymlinks && !real.startsWith(`${realRoot}/`)) {
+          walk.failed.push(path);
           walk.problems.push(
             `Cannot load resource "${shownDir}/${path}": it is a symlink to "${real}", outside ` +
               `the resources directory (--allow-outside-symlinks allows it)`,
@@ -186,6 +204,7 @@ async function walkDirectory(
       if (isDirectory) {
         const realDir = real ?? await Deno.realPath(url);
         if (ancestors.includes(realDir)) {
+          walk.failed.push(path);
           walk.problems.push(
             `Cannot load resource "${shownDir}/${path}": it is a symlink to a directory that ` +
               `holds it, which would be walked forever`,
@@ -201,6 +220,7 @@ async function walkDirectory(
         continue;
       }
       if (++count > MAX_RESOURCE_FILES) {
+        walk.truncated = true;
         walk.problems.push(
           `Cannot load the resources directory "${shownDir}": it holds more than ` +
             `${MAX_RESOURCE_FILES} files`,

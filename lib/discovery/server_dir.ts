@@ -64,8 +64,8 @@ export function serverFolders(
 const KINDS = ["tools", "resources", "prompts"] as const;
 
 /**
- * One folder's load: what it holds, or every problem found in it (with, for tools, what the
- * good files held and which files failed: a DirectoryLoadError's own fields).
+ * One folder's load: what it holds, or every problem found in it (with what the good files
+ * held and which files failed, when only some did: DirectoryLoadError.partial).
  */
 export type Part<T> = { loaded: T } | { problems: readonly string[]; error: DirectoryLoadError };
 

@@ -14,7 +14,7 @@ import {
 import { createSlots, type Slots } from "../util/slots.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
-import { DirectoryLoadError } from "./load_error.ts";
+import { DirectoryLoadError, type PartialLoad } from "./load_error.ts";
 import { folderOf } from "./folder.ts";
 
 export { directoryUrl } from "./folder.ts";
@@ -60,24 +60,11 @@ export const DEFAULT_LOAD_OPTIONS: Omit<LoadOptions, "diagnostics"> = {
   skipExecutables: false,
 };
 
-/**
- * Start-up failed because of the tools; `problems` holds one sentence per bad file. `loaded`
- * holds the tools of the files that had none, and `failed` the files that had one, for a
- * reload that keeps the last good version of each bad file (host/reload.ts).
- */
-export class ToolLoadError extends DirectoryLoadError {
-  readonly loaded: readonly Tool[];
-  readonly failed: ReadonlySet<string>;
-
-  constructor(
-    problems: readonly string[],
-    loaded: readonly Tool[] = [],
-    failed: ReadonlySet<string> = new Set(),
-  ) {
-    super(problems);
+/** Start-up failed because of the tools; `partial` says what the good files held. */
+export class ToolLoadError extends DirectoryLoadError<readonly Tool[]> {
+  constructor(problems: readonly string[], partial?: PartialLoad<readonly Tool[]>) {
+    super(problems, partial);
     this.name = "ToolLoadError";
-    this.loaded = loaded;
-    this.failed = failed;
   }
 }
 
@@ -121,11 +108,10 @@ export async function loadTools(
   const byName = new Map([...found].map(([name, { item }]) => [name, item]));
   if (problems.length > 0) {
     const good = new Set([...found.values()].map(({ file }) => file));
-    throw new ToolLoadError(
-      problems,
-      [...byName.values()],
-      new Set(files.filter((file) => !good.has(file))),
-    );
+    throw new ToolLoadError(problems, {
+      loaded: [...byName.values()],
+      failed: new Set(files.filter((file) => !good.has(file))),
+    });
   }
   const tools = [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const skipped = options.skipExecutables

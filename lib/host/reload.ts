@@ -8,9 +8,10 @@
 import { messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { contentsOf, type Registry } from "../primitives/registry.ts";
-import { DirectoryLoadError } from "../discovery/load_error.ts";
+import { DirectoryLoadError, type PartialLoad } from "../discovery/load_error.ts";
 import { folderOf } from "../discovery/folder.ts";
-import { ToolLoadError } from "../discovery/tools_dir.ts";
+import type { LoadedResources } from "../discovery/resources_dir.ts";
+import type { Prompt } from "../primitives/prompts.ts";
 import type { Tool } from "../primitives/tools.ts";
 import {
   loadServerParts,
@@ -22,14 +23,21 @@ import {
 export const RELOAD_DEBOUNCE_MS = 100;
 
 /**
- * The tools of a reload with bad files: those of the good files, and the previous version of
- * the tools of each bad file (a new bad file has none). Without the detail, all the previous.
+ * What a folder with bad files serves after a reload: the primitives of its good files, and
+ * the previous version of those of each bad file (a new bad file has none), unless a good
+ * file now holds the same key.
  */
-function lastGood(previous: readonly Tool[], error: DirectoryLoadError | undefined): Tool[] {
-  if (!(error instanceof ToolLoadError)) return [...previous];
-  const names = new Set(error.loaded.map((tool) => tool.name));
-  const kept = previous.filter((tool) => error.failed.has(tool.file) && !names.has(tool.name));
-  return [...error.loaded, ...kept];
+function lastGood<T extends { file?: string }>(
+  loaded: readonly T[],
+  failed: ReadonlySet<string>,
+  previous: readonly T[],
+  keyOf: (item: T) => string,
+): T[] {
+  const keys = new Set(loaded.map(keyOf));
+  const kept = previous.filter((item) =>
+    item.file !== undefined && failed.has(item.file) && !keys.has(keyOf(item))
+  );
+  return [...loaded, ...kept];
 }
 
 export interface Reloader {
@@ -66,30 +74,47 @@ export function watchAndReload(options: {
       const parts = await loadServerParts(folders, options.load);
       if (closed) return;
       const before = registry.current();
-      const kept: string[] = [];
+      const kept = new Set<string>();
       const problems: string[] = [];
-      const take = <T>(kind: string, part: { loaded: T } | { problems: readonly string[] }) => {
-        if ("loaded" in part) return part.loaded;
-        kept.push(
-          kind === "tools"
-            ? "tools/ keeps the last good version of each bad file"
+      /** A folder's problems noted; what its good files held, when only some failed. */
+      const partialOf = <T>(
+        kind: string,
+        error: DirectoryLoadError,
+      ): PartialLoad<T> | undefined => {
+        problems.push(...error.problems);
+        kept.add(
+          error.partial
+            ? `${kind}/ keeps the last good version of each bad file`
             : `${kind}/ keeps what it served`,
         );
-        problems.push(...part.problems);
-        return undefined;
+        return error.partial as PartialLoad<T> | undefined;
       };
-      const tools = take("tools", parts.tools)?.tools ??
-        lastGood(before.tools.items, "error" in parts.tools ? parts.tools.error : undefined);
-      const resources = take("resources", parts.resources);
-      const prompts = take("prompts", parts.prompts) ?? before.prompts.items;
-      registry.swap(contentsOf(tools, {
-        resources: resources?.resources ?? before.resources.items,
-        templates: resources?.templates ?? before.templates.items,
-        prompts,
-      }));
+      let tools = before.tools.items;
+      if ("loaded" in parts.tools) tools = parts.tools.loaded.tools;
+      else {
+        const partial = partialOf<readonly Tool[]>("tools", parts.tools.error);
+        if (partial) tools = lastGood(partial.loaded, partial.failed, tools, (t) => t.name);
+      }
+      let resources = before.resources.items;
+      let templates = before.templates.items;
+      if ("loaded" in parts.resources) ({ resources, templates } = parts.resources.loaded);
+      else {
+        const partial = partialOf<LoadedResources>("resources", parts.resources.error);
+        if (partial) {
+          resources = lastGood(partial.loaded.resources, partial.failed, resources, (r) => r.uri);
+          templates = lastGood(partial.loaded.templates, partial.failed, templates, (t) => t.name);
+        }
+      }
+      let prompts = before.prompts.items;
+      if ("loaded" in parts.prompts) prompts = parts.prompts.loaded;
+      else {
+        const partial = partialOf<readonly Prompt[]>("prompts", parts.prompts.error);
+        if (partial) prompts = lastGood(partial.loaded, partial.failed, prompts, (p) => p.name);
+      }
+      registry.swap(contentsOf(tools, { resources, templates, prompts }));
       if (problems.length > 0) {
         diagnostics.error(
-          `Reloaded, but ${kept.join("; ")}: ${problems.length} problem(s)\n  ` +
+          `Reloaded, but ${[...kept].join("; ")}: ${problems.length} problem(s)\n  ` +
             problems.join("\n  "),
         );
       }

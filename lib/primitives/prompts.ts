@@ -5,6 +5,8 @@ import type { Completer, PromptArgument, PromptContext } from "./types.ts";
 
 export interface Prompt {
   readonly name: string;
+  /** The file it came from, as messages show it; a reload keeps it when the file breaks. */
+  readonly file?: string;
   /** The `Prompt` object lists send, with every field it has (the core drops what an era lacks). */
   readonly listing: Readonly<JsonObject>;
   readonly arguments: readonly PromptArgument[];

@@ -9,6 +9,8 @@ import type { Completer, ResourceContext, UriParams } from "./types.ts";
 export interface Resource {
   readonly uri: string;
   readonly name: string;
+  /** The file it came from, as messages show it; a reload keeps it when the file breaks. */
+  readonly file?: string;
   /** The `Resource` object lists send, with every field it has (the core drops what an era lacks). */
   readonly listing: Readonly<JsonObject>;
   /** How long one read may run; undefined: the server's default. */
@@ -23,6 +25,8 @@ export interface Resource {
 /** A family of resources under a URI template. */
 export interface ResourceTemplate {
   readonly name: string;
+  /** As Resource.file. */
+  readonly file?: string;
   readonly uriTemplate: string;
   /** The `ResourceTemplate` object `resources/templates/list` sends. */
   readonly listing: Readonly<JsonObject>;
