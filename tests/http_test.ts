@@ -1152,3 +1152,45 @@ Deno.test("serveHttp() holds a subscriptions/listen stream open, its acknowledge
   await withHangGuard(stopped, "the drain");
   await withHangGuard(http.server.done, "the server closing");
 });
+
+Deno.test("serveHttp() holds at most maxListens listen streams open: one more is 503, and a closed one frees its place", async () => {
+  const http = await start({ maxListens: 1 });
+  const listen = (id: string) =>
+    fetch(http.url, {
+      method: "POST",
+      headers: modernHeaders("subscriptions/listen"),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "subscriptions/listen",
+        params: { _meta: META, notifications: { toolsListChanged: true } },
+      }),
+    });
+  try {
+    const first = await listen("l-1");
+    const firstEvents = events(first.body!);
+    await withHangGuard(firstEvents.next(), "the first acknowledgement");
+    const second = await listen("l-2");
+    deepStrictEqual([second.status, await second.json()], [503, {
+      jsonrpc: "2.0",
+      id: "l-2",
+      error: {
+        code: -32603,
+        message: "Internal error: the server already holds 1 listen streams open",
+      },
+    }]);
+    // Leaving the stream is cancelling the listen: its place is free again.
+    await firstEvents.return(undefined);
+    let third: Response | undefined;
+    for (let i = 0; i < 200; i++) {
+      third = await listen(`l-3-${i}`);
+      if (third.status === 200) break;
+      await third.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    strictEqual(third!.status, 200);
+    await third!.body!.cancel();
+  } finally {
+    await http.close();
+  }
+});

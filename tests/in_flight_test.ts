@@ -1,7 +1,7 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import type { Core } from "../lib/core/handle.ts";
 import type { Request } from "../lib/wire/extract.ts";
-import { createInFlight } from "../lib/core/in_flight.ts";
+import { createInFlight, MAX_LONG_LIVED } from "../lib/core/in_flight.ts";
 import { createSession } from "../lib/core/session.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 
@@ -162,4 +162,26 @@ Deno.test("createInFlight() runs long-lived requests beside the cap, and closes 
   await inFlight.closeLongLived();
   strictEqual(inFlight.closeLongLived(), undefined);
   deepStrictEqual(ids(), [1, 2, "l2"]);
+});
+
+Deno.test("createInFlight() holds at most MAX_LONG_LIVED long-lived requests; one more is refused at once, and a cancelled one frees its place", async () => {
+  const { sent, peer, inFlight } = setup(1);
+  for (let id = 0; id < MAX_LONG_LIVED; id++) inFlight.start(request(`l${id}`, "listen"), 10);
+  strictEqual(peer.running.size, MAX_LONG_LIVED);
+  inFlight.start(request("over", "listen"), 10);
+  deepStrictEqual(sent, [{
+    jsonrpc: "2.0",
+    id: "over",
+    error: {
+      code: -32603,
+      message: `Internal error: this connection already holds ${MAX_LONG_LIVED} long-lived ` +
+        "requests open",
+    },
+  }]);
+  strictEqual(peer.running.has("over"), false);
+  inFlight.cancel("l0", "done");
+  await tick();
+  inFlight.start(request("again", "listen"), 10);
+  strictEqual(peer.running.has("again"), true);
+  await inFlight.closeLongLived();
 });

@@ -24,6 +24,7 @@ import type {
 } from "../wire/extract.ts";
 import type { RequestId } from "../wire/types.ts";
 import { createSlots } from "../util/slots.ts";
+import { MAX_LONG_LIVED } from "../core/in_flight.ts";
 import type { RequestContext } from "../core/context.ts";
 import type { Core } from "../core/handle.ts";
 import type { Outbound } from "../core/outbound.ts";
@@ -104,6 +105,8 @@ export interface HttpOptions {
   maxSessions?: number;
   /** The clock sessions age by, in milliseconds (`Date.now` unless a test drives it). */
   now?: () => number;
+  /** Listen streams the server may hold open at once, all clients together (default 1,024). */
+  maxListens?: number;
 }
 
 export interface HttpServer {
@@ -156,6 +159,9 @@ export function serveHttp(options: HttpOptions): HttpServer {
   const closer = new AbortController();
   /** Aborted when shutdown begins: long-lived requests close with their answer. */
   const closingAll = new AbortController();
+  const maxListens = options.maxListens ?? MAX_LONG_LIVED;
+  /** Long-lived requests (listen streams) open now: each holds a connection. */
+  let listens = 0;
   const sessions = createSessionTable({
     ttlMs: options.sessionTtlMs ?? SESSION_TTL_MS,
     maxSessions: options.maxSessions ?? MAX_SESSIONS,
@@ -474,6 +480,13 @@ export function serveHttp(options: HttpOptions): HttpServer {
     session?: HttpSession,
   ): Promise<Response> {
     if (draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
+    // A long-lived request (subscriptions/listen) holds no slot: it waits, it does not work.
+    // It holds a connection, though, so there is a cap on how many stay open.
+    const longLived = core.method(request.method)?.longLived === true;
+    if (longLived && listens >= maxListens) {
+      const full = internalError(`the server already holds ${maxListens} listen streams open`);
+      return jsonAnswer(errorMessage(request.id, full), 503);
+    }
     const controller = new AbortController();
     live.add(controller);
     // A session's event streams are resumable: their events are kept for Last-Event-ID.
@@ -486,12 +499,12 @@ export function serveHttp(options: HttpOptions): HttpServer {
       controller,
       send: canStream ? answer.notify : undefined,
     });
+    if (longLived) listens++;
     const done = () => {
+      if (longLived) listens--;
       settle(controller);
       if (session) sessions.finished(session, controller.signal);
     };
-    // A long-lived request (subscriptions/listen) holds no slot: it waits, it does not work.
-    const longLived = core.method(request.method)?.longLived === true;
     let release: () => void;
     try {
       release = longLived ? () => {} : await slots.acquire(controller.signal);
