@@ -432,3 +432,23 @@ export function defineTool<Args = Record<string, unknown>>(
 ): ToolDefinition<Args> {
   return definition;
 }
+
+/**
+ * A JSON-RPC error a handler throws to answer with it, instead of the `isError` result any
+ * other thrown error becomes: for a fault of the request rather than of the tool's work. In
+ * a task, it fails the task (`status: "failed"` with this `error`).
+ *
+ * @example Refuse with a JSON-RPC error
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { McpError } from "./mod.ts";
+ *
+ * const error = new McpError(-32603, "The ledger is unreachable", { retryAfterMs: 5000 });
+ * assert.deepEqual(error.toRpcError(), {
+ *   code: -32603,
+ *   message: "The ledger is unreachable",
+ *   data: { retryAfterMs: 5000 },
+ * });
+ * ```
+ */
+export { ProtocolError as McpError } from "./lib/wire/errors.ts";

@@ -21,6 +21,8 @@ import type { ClientRequestMethod, LogLevel, ToolContext } from "../primitives/t
 import type { RequestContext } from "./context.ts";
 import { answersOf, CLIENT_CAPABILITY, createRounds, refusal } from "./input_rounds.ts";
 import { stateKey } from "./request_state.ts";
+import { createTasks } from "./tasks.ts";
+import { createMemoryTaskStore } from "./task_store.ts";
 import { changeNotices } from "./change_notices.ts";
 import type { Session } from "./session.ts";
 import {
@@ -98,7 +100,11 @@ export const PROGRESS_INTERVAL_MS = 20;
 /** Log messages one request may send at once, and per second after that; the rest are counted. */
 export const LOG_BURST = 100;
 
-export function createCore(options: CoreOptions): Core {
+export function createCore(given: CoreOptions): Core {
+  // Tasks are kept in this process unless the host shares a store (a few bytes until used).
+  const options: CoreOptions = given.tasks
+    ? given
+    : { ...given, tasks: createTasks(createMemoryTaskStore()) };
   const table = options.methods ?? METHODS;
   let key: Promise<CryptoKey> | undefined;
   const keyOf = () => key ??= stateKey(options.stateSecret);

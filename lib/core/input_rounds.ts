@@ -101,7 +101,7 @@ export function createRounds(
 }
 
 /** Whether `answer` has the shape of a result of `method` (what a handler may rely on). */
-function isAnswerTo(method: ClientRequestMethod, answer: unknown): answer is JsonObject {
+export function isAnswerTo(method: ClientRequestMethod, answer: unknown): answer is JsonObject {
   if (!isObject(answer)) return false;
   switch (method) {
     case "elicitation/create":

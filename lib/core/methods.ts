@@ -22,6 +22,8 @@ import { getPromptMethod, listPromptsMethod } from "./prompt_methods.ts";
 import { completeMethod } from "./completion_method.ts";
 import { setLevelMethod } from "./logging_method.ts";
 import { listenMethod } from "./listen_method.ts";
+import { cancelTaskMethod, getTaskMethod, updateTaskMethod } from "./task_methods.ts";
+import { type Tasks, TASKS_EXTENSION } from "./tasks.ts";
 
 /** Server capabilities a method can need (the keys of `ServerCapabilities`). */
 export type Capability = "tools" | "resources" | "prompts" | "completions" | "logging";
@@ -65,6 +67,8 @@ export interface MethodOptions {
    * is connected, and the server says so (`listChanged`).
    */
   readonly listChanged?: boolean;
+  /** Where tasks are kept and run (the tasks extension); the core makes an in-memory one. */
+  readonly tasks?: Tasks;
 }
 
 export interface MethodEntry {
@@ -76,6 +80,11 @@ export interface MethodEntry {
    * absent: always. A method whose capability is not advertised is -32601.
    */
   readonly available?: (snapshot: Snapshot) => boolean;
+  /**
+   * The extension it belongs to: advertised as `capabilities.extensions[<name>]` to clients of
+   * its eras when available.
+   */
+  readonly extension?: string;
   /** Members of the capability object it adds, in its own eras (`{ subscribe: true }`). */
   readonly advertises?: Readonly<JsonObject>;
   /** Modern results carry `ttlMs` and `cacheScope` (lists and discovery). */
@@ -106,6 +115,14 @@ export type MethodTable = ReadonlyMap<string, MethodEntry>;
 const hasResources = (snapshot: Snapshot) =>
   snapshot.resources.items.length > 0 || snapshot.templates.items.length > 0;
 const hasPrompts = (snapshot: Snapshot) => snapshot.prompts.items.length > 0;
+const hasTaskTools = (snapshot: Snapshot) =>
+  snapshot.tools.items.some((tool) => tool.task !== undefined);
+const taskMethod = (handler: MethodEntry["handler"]): MethodEntry => ({
+  eras: ["modern"],
+  extension: TASKS_EXTENSION,
+  available: hasTaskTools,
+  handler,
+});
 const canComplete = (snapshot: Snapshot) =>
   snapshot.prompts.items.some((prompt) => prompt.completers.size > 0) ||
   snapshot.templates.items.some((template) => template.completers.size > 0);
@@ -124,7 +141,7 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
   ["tools/call", {
     eras: ["modern", "legacy"],
     capability: "tools",
-    incomplete: ["input_required"],
+    incomplete: ["input_required", "task"],
     handler: callToolMethod,
   }],
   ["resources/list", {
@@ -188,6 +205,9 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     longLived: true,
     handler: listenMethod,
   }],
+  ["tasks/get", taskMethod(getTaskMethod)],
+  ["tasks/update", taskMethod(updateTaskMethod)],
+  ["tasks/cancel", taskMethod(cancelTaskMethod)],
 ]);
 
 /**
@@ -204,7 +224,13 @@ export function capabilitiesOf(
 ): Readonly<JsonObject> {
   const capabilities: Record<string, JsonObject> = {};
   for (const entry of table.values()) {
-    const { capability } = entry;
+    const { capability, extension } = entry;
+    if (extension !== undefined) {
+      if (entry.eras.includes(era) && entry.available?.(snapshot) !== false) {
+        (capabilities.extensions ??= {})[extension] = {};
+      }
+      continue;
+    }
     if (capability === undefined || entry.available?.(snapshot) === false) continue;
     capabilities[capability] ??= {};
     if (entry.advertises && entry.eras.includes(era)) {

@@ -10,6 +10,8 @@ import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts"
 import type { CallToolResult } from "../primitives/tool_call.ts";
 import type { MethodCall } from "./methods.ts";
 import { legacyCallResult, legacyTool, modernTool } from "./results.ts";
+import { declaresTasks, missingTasksExtension } from "./task_methods.ts";
+import { callAsTask } from "./tool_tasks.ts";
 
 export function listToolsMethod(call: MethodCall): JsonObject {
   const { features, version } = call;
@@ -49,6 +51,19 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
         `which this client did not declare`,
     );
   }
+  if (features.era === "modern" && tool.task !== undefined) {
+    const allowed = (call.entry.incomplete ?? []).filter((type) => type !== "task");
+    if (call.options.tasks && declaresTasks(client.clientCapabilities)) {
+      return callAsTask(
+        call,
+        call.options.tasks,
+        tool,
+        args,
+        (ready) => modernCallResult(ready, name, allowed),
+      );
+    }
+    if (tool.task === "required") throw missingTasksExtension(`tool "${name}"`);
+  }
   const result = callTool(tool, args, {
     controller: call.ctx.controller,
     defaultTimeoutMs: call.options.toolTimeoutMs,
@@ -62,7 +77,8 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
     },
   });
   if (features.era === "modern") {
-    const allowed = call.entry.incomplete ?? [];
+    // A task is the core's to create (tool_tasks.ts), never a handler's to claim.
+    const allowed = (call.entry.incomplete ?? []).filter((type) => type !== "task");
     return then(result, (ready) => modernCallResult(ready, name, allowed));
   }
   return then(result, (ready) =>

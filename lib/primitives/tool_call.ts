@@ -9,6 +9,7 @@ import type { Diagnostics } from "../util/diagnostics.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { ToolContext } from "./types.ts";
 import { InputRequired } from "./input_required.ts";
+import { ProtocolError } from "../wire/errors.ts";
 
 /** A CallToolResult before the era-specific fields (resultType, _meta) are stamped on. */
 export interface CallToolResult {
@@ -56,7 +57,8 @@ export function errorResult(message: string): CallToolResult {
 /**
  * Runs one call. The result is synchronous when the handler is: a synchronous handler has
  * finished when it returns, so it needs no timer, no race and no promise (the per-call
- * timer alone cost ~1 µs, bench/pipeline_bench.ts). Never throws or rejects.
+ * timer alone cost ~1 µs, bench/pipeline_bench.ts). Throws or rejects only with a
+ * ProtocolError the handler threw (McpError): the JSON-RPC error it means to answer with.
  */
 export function callTool(
   tool: Tool,
@@ -133,6 +135,8 @@ function failure(tool: Tool, options: CallOptions, error: unknown): CallToolResu
         : `Tool "${tool.name}" was cancelled: ${messageOf(reason)}`,
     );
   }
+  // A JSON-RPC error the tool means to answer with (McpError in mod.ts), not a tool error.
+  if (error instanceof ProtocolError) throw error;
   options.diagnostics.error(`Tool "${tool.name}" failed`, error);
   return errorResult(messageOf(error));
 }

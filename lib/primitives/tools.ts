@@ -22,6 +22,8 @@ export interface Tool {
   requiredClientCapabilities: Readonly<JsonObject> | undefined;
   /** The arguments its inputSchema mirrors into `Mcp-Param-*` headers (`x-mcp-header`). */
   headerParams: readonly HeaderParam[];
+  /** Whether a call may run as a task (the tasks extension), or undefined for never. */
+  task: "optional" | "required" | undefined;
 }
 
 /** An argument mirrored into the HTTP header `Mcp-Param-<header>` (SEP-2243). */
@@ -48,6 +50,7 @@ export const DEFINITION_FIELDS = [
   "icons",
   "timeoutMs",
   "requiredClientCapabilities",
+  "task",
 ];
 const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
 /** Checks a definition field by field; throws with the first problem found. */
@@ -98,6 +101,10 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
       'requiredClientCapabilities must be an object of capabilities, e.g. { "sampling": {} }',
     );
   }
+  const task = definition.task;
+  if (task !== undefined && task !== "optional" && task !== "required") {
+    throw new Error('task must be "optional" or "required"');
+  }
   checkWireFields(definition);
   const headerParams = headerParamsOf(inputSchema);
   return {
@@ -114,6 +121,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
       ? undefined
       : Object.freeze(structuredClone(required as JsonObject)),
     headerParams,
+    task,
   };
 }
 
@@ -196,7 +204,7 @@ function headerParamsOf(inputSchema: JsonObject): HeaderParam[] {
 /** The fields tools/list sends, which must reach the client as the tool defined them. */
 const WIRE_FIELDS = [
   ...DEFINITION_FIELDS.filter((field) =>
-    field !== "timeoutMs" && field !== "requiredClientCapabilities"
+    field !== "timeoutMs" && field !== "requiredClientCapabilities" && field !== "task"
   ),
   "_meta",
 ];

@@ -124,6 +124,13 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    * -32021 with `data.requiredCapabilities`; a 2025 session: an `isError` result).
    */
   requiredClientCapabilities?: JsonObject;
+  /**
+   * Whether a call may run as a task (the `io.modelcontextprotocol/tasks` extension of
+   * 2026-07-28): `"optional"` for a client that declares the extension, a plain call for
+   * others; `"required"` refuses a 2026-07-28 client without it (-32021). A call still
+   * running after its first turn of the event loop answers with the task, which runs on.
+   */
+  task?: "optional" | "required";
   handler: (args: Args, ctx: ToolContext) => unknown;
 }
 

@@ -17,12 +17,15 @@ export const NAME_HEADER = "Mcp-Name";
 
 /**
  * The body field `Mcp-Name` mirrors, by method (SEP-2243's "Required For" column; the
- * tasks extension adds its own rows when it is served).
+ * tasks extension's rows: a task id).
  */
 const NAME_SOURCE: ReadonlyMap<string, string> = new Map([
   ["tools/call", "name"],
   ["prompts/get", "name"],
   ["resources/read", "uri"],
+  ["tasks/get", "taskId"],
+  ["tasks/update", "taskId"],
+  ["tasks/cancel", "taskId"],
 ]);
 
 const BASE64_PREFIX = "=?base64?";

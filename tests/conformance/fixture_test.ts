@@ -50,6 +50,12 @@ async function call(name: string, args: Record<string, unknown> = {}) {
 
 Deno.test("conformance fixture: holds exactly the tools the suite calls that toolshed can express", () => {
   deepStrictEqual(tools.tools.map((tool) => tool.name), [
+    "confirm_delete",
+    "failing_job",
+    "greet",
+    "multi_input",
+    "protocol_error_job",
+    "slow_compute",
     "test_audio_content",
     "test_elicitation",
     "test_elicitation_sep1034_defaults",
@@ -73,6 +79,7 @@ Deno.test("conformance fixture: holds exactly the tools the suite calls that too
     "test_streaming_elicitation",
     "test_tool_with_logging",
     "test_tool_with_progress",
+    "test_tool_with_task",
     "test_trigger_prompt_change",
     "test_trigger_tool_change",
   ]);

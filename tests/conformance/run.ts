@@ -78,7 +78,7 @@ const workDir = await Deno.makeTempDir({ prefix: "toolshed-conformance-" });
 const reports: Report[] = [];
 try {
   const yaml = await ensureSuite();
-  const server = await startServer(`${workDir}/server-stderr.log`, workDir);
+  const server = await startServer(`${workDir}/server-stderr.log`);
   try {
     for (const era of ERAS) {
       reports.push(
@@ -190,10 +190,11 @@ interface Server {
 
 /**
  * Serves a scratch copy of the fixture over HTTP with --watch, on a free loopback port (the
- * listen triggers add files to the directory served); its stderr goes to `logFile`.
+ * listen triggers add files to the directory served); its stderr goes to `logFile`. The copy
+ * sits beside the fixture, so that its tools import mod.ts by the same relative path.
  */
-async function startServer(logFile: string, workDir: string): Promise<Server> {
-  const served = `${workDir}/fixture`;
+async function startServer(logFile: string): Promise<Server> {
+  const served = `${HERE}.served-${crypto.randomUUID().slice(0, 8)}`;
   await copyDirectory(`${HERE}fixture`, served);
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -240,6 +241,7 @@ async function startServer(logFile: string, workDir: string): Promise<Server> {
       const { code, signal } = await child.status;
       clearTimeout(guard);
       await rest;
+      await Deno.remove(served, { recursive: true });
       if (code === 0) return undefined;
       return `the server exited with code ${code}${signal ? ` (${signal})` : ""}: see ${logFile}`;
     },

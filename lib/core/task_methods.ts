@@ -1,0 +1,66 @@
+// `tasks/get`, `tasks/update` and `tasks/cancel` (the tasks extension of 2026-07-28,
+// SEP-2663; adr/0016), in the order the extension checks: a request that does not declare
+// the extension is -32021 whatever it asks; then a task id that names no task is -32602.
+// `tasks/result` and `tasks/list` (the 2025 experiment's) are not served: -32601.
+import { isObject, type JsonObject } from "../util/json.ts";
+import { ErrorCode, invalidParams, ProtocolError } from "../wire/errors.ts";
+import type { ClientRequestMethod } from "../primitives/types.ts";
+import { isAnswerTo } from "./input_rounds.ts";
+import type { MethodCall } from "./methods.ts";
+import { type Tasks, TASKS_EXTENSION } from "./tasks.ts";
+
+/** Whether the request's own client capabilities declare the tasks extension. */
+export function declaresTasks(clientCapabilities: Readonly<JsonObject>): boolean {
+  const extensions = clientCapabilities.extensions;
+  return isObject(extensions) && isObject(extensions[TASKS_EXTENSION]);
+}
+
+/** -32021 for `what`, which needs a client that declares the tasks extension. */
+export function missingTasksExtension(what: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.MissingClientCapability,
+    `Missing required client capability: ${what} needs the extension "${TASKS_EXTENSION}"`,
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  );
+}
+
+/** The tasks of the call's server and the task id asked for, once the gate is passed. */
+function taskCall(call: MethodCall): { tasks: Tasks; taskId: string } {
+  const { method, params } = call.request;
+  if (!declaresTasks(call.client.clientCapabilities)) throw missingTasksExtension(method);
+  const tasks = call.options.tasks;
+  if (tasks === undefined) throw invalidParams(`Unknown task: this server runs no tasks`);
+  if (typeof params.taskId !== "string") {
+    throw invalidParams("Invalid params: taskId must be a string");
+  }
+  return { tasks, taskId: params.taskId };
+}
+
+const unknownTask = (taskId: string) =>
+  invalidParams(`Unknown task: "${taskId}" (it never existed, or it has expired)`, { taskId });
+
+export async function getTaskMethod(call: MethodCall): Promise<JsonObject> {
+  const { tasks, taskId } = taskCall(call);
+  const task = await tasks.get(taskId);
+  if (task === undefined) throw unknownTask(taskId);
+  return { ...task };
+}
+
+export async function updateTaskMethod(call: MethodCall): Promise<JsonObject> {
+  const { tasks, taskId } = taskCall(call);
+  const responses = call.request.params.inputResponses;
+  if (!isObject(responses)) throw invalidParams("Invalid params: inputResponses must be an object");
+  const found = await tasks.update(
+    taskId,
+    responses,
+    (method, answer) => isAnswerTo(method as ClientRequestMethod, answer),
+  );
+  if (!found) throw unknownTask(taskId);
+  return {};
+}
+
+export async function cancelTaskMethod(call: MethodCall): Promise<JsonObject> {
+  const { tasks, taskId } = taskCall(call);
+  if (!await tasks.cancel(taskId)) throw unknownTask(taskId);
+  return {};
+}

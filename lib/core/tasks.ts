@@ -1,0 +1,167 @@
+// Tasks on this instance (the io.modelcontextprotocol/tasks extension of 2026-07-28, SEP-2663;
+// adr/0016): a task is stored before its creation is answered, then changes as its handler
+// runs here: questions it asks make it `input_required` until `tasks/update` answers them,
+// its end makes it `completed` (a tool error too) or `failed`, and `tasks/cancel` makes it
+// `cancelled` at once and aborts the handler's signal. The store says what `tasks/get` shows.
+import type { JsonObject } from "../util/json.ts";
+import type { InputRequest } from "../primitives/input_required.ts";
+import type { RpcError } from "../wire/types.ts";
+import { isTerminal, type TaskRecord, type TaskStatus, type TaskStore } from "./task_store.ts";
+
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+/** How long a finished task stays readable beyond the longest its tool may run. */
+export const TASK_KEEP_MS = 60 * 60 * 1000;
+/** How often a client is told to poll `tasks/get`. */
+export const TASK_POLL_INTERVAL_MS = 500;
+/** Tasks one instance runs at once; a call beyond it is refused (-32603). */
+export const MAX_RUNNING_TASKS = 256;
+
+/** A task this instance runs: what its handler's context does with it. */
+export interface LiveTask {
+  readonly taskId: string;
+  /** Aborted by `tasks/cancel` (and by the tool's timeout, which the call sets). */
+  readonly controller: AbortController;
+  /** The task as created: what the `tools/call` answers with. */
+  readonly created: TaskRecord;
+  /** Asks the client through `tasks/get`: resolves with the answer `tasks/update` brings. */
+  ask(method: string, params: JsonObject, key: string | undefined): Promise<JsonObject>;
+  /** Progress, as the task's `statusMessage`. */
+  progress(message: string): void;
+  /** The handler's end: `completed` with the result. */
+  complete(result: JsonObject): void;
+  /** A fault that is not the tool's: `failed` with the JSON-RPC error. */
+  fail(error: RpcError): void;
+}
+
+export interface Tasks {
+  /** Whether another task may start here now. */
+  canStart(): boolean;
+  /** A new task, stored (`working`) before this resolves. `runMs`: the most its tool runs. */
+  create(runMs: number): Promise<LiveTask>;
+  get(taskId: string): Promise<TaskRecord | undefined>;
+  /**
+   * Gives a task the answers to questions it has outstanding (others are ignored); false
+   * when there is no such task.
+   */
+  update(taskId: string, responses: JsonObject, isAnswer: AnswerCheck): Promise<boolean>;
+  /** Cancels a task (a finished one stays as it is); false when there is no such task. */
+  cancel(taskId: string): Promise<boolean>;
+}
+
+/** Whether `answer` has the shape of a result of `method` (one of the wrong shape is none). */
+export type AnswerCheck = (method: string, answer: unknown) => boolean;
+
+interface Running {
+  record: TaskRecord;
+  controller: AbortController;
+  /** The handler's questions waiting for an answer, by key. */
+  waiting: Map<string, { request: InputRequest; resolve(answer: JsonObject): void }>;
+  /** Every key this task has used: keys are never reused over its lifetime. */
+  keys: Set<string>;
+}
+
+export function createTasks(store: TaskStore, now: () => number = Date.now): Tasks {
+  const running = new Map<string, Running>();
+  const stamp = () => new Date(now()).toISOString();
+
+  /** Stores the task's next state; nothing changes a task once it has finished. */
+  function change(task: Running, status: TaskStatus, fields: Partial<TaskRecord> = {}): void {
+    if (isTerminal(task.record.status)) return;
+    const { inputRequests: _, statusMessage, ...base } = task.record;
+    task.record = {
+      ...base,
+      ...(statusMessage === undefined || isTerminal(status) ? {} : { statusMessage }),
+      ...fields,
+      status,
+      lastUpdatedAt: stamp(),
+    };
+    if (isTerminal(status)) {
+      running.delete(task.record.taskId);
+      task.waiting.clear();
+    }
+    store.put(task.record);
+  }
+
+  /** `input_required` with the questions still waiting, or `working` once none is. */
+  function asking(task: Running): void {
+    if (task.waiting.size === 0) return change(task, "working");
+    const inputRequests: Record<string, InputRequest> = {};
+    for (const [key, { request }] of task.waiting) inputRequests[key] = request;
+    change(task, "input_required", { inputRequests });
+  }
+
+  return {
+    canStart: () => running.size < MAX_RUNNING_TASKS,
+    async create(runMs) {
+      const createdAt = stamp();
+      const task: Running = {
+        record: {
+          taskId: crypto.randomUUID(), // unguessable: 122 random bits
+          status: "working",
+          createdAt,
+          lastUpdatedAt: createdAt,
+          ttlMs: runMs + TASK_KEEP_MS,
+          pollIntervalMs: TASK_POLL_INTERVAL_MS,
+        },
+        controller: new AbortController(),
+        waiting: new Map(),
+        keys: new Set(),
+      };
+      const { taskId } = task.record;
+      running.set(taskId, task);
+      await store.put(task.record);
+      const created = task.record;
+      return {
+        taskId,
+        controller: task.controller,
+        created,
+        ask(method, params, given) {
+          if (isTerminal(task.record.status)) {
+            return Promise.reject(new Error(`task ${taskId} has ended`));
+          }
+          let key = given ?? `input_${task.keys.size + 1}`;
+          for (let n = 2; task.keys.has(key); n++) key = `${given ?? "input"}_${n}`;
+          task.keys.add(key);
+          return new Promise((resolve) => {
+            task.waiting.set(key, { request: { method, params }, resolve });
+            asking(task);
+          });
+        },
+        progress(statusMessage) {
+          if (!isTerminal(task.record.status)) {
+            change(task, task.record.status, {
+              statusMessage,
+              ...(task.record.inputRequests ? { inputRequests: task.record.inputRequests } : {}),
+            });
+          }
+        },
+        complete: (result) => change(task, "completed", { result }),
+        fail: (error) =>
+          change(task, "failed", { error: { ...error }, statusMessage: error.message }),
+      };
+    },
+    get: (taskId) => store.get(taskId),
+    async update(taskId, responses, isAnswer) {
+      const task = running.get(taskId);
+      if (task === undefined) return await store.get(taskId) !== undefined;
+      let answered = false;
+      for (const [key, answer] of Object.entries(responses)) {
+        const question = task.waiting.get(key);
+        if (question === undefined || !isAnswer(question.request.method, answer)) continue;
+        task.waiting.delete(key);
+        question.resolve(answer as JsonObject);
+        answered = true;
+      }
+      // Before the acknowledgement: a tasks/get right after it sees the answers taken.
+      if (answered) asking(task);
+      return true;
+    },
+    async cancel(taskId) {
+      const task = running.get(taskId);
+      if (task === undefined) return await store.get(taskId) !== undefined;
+      change(task, "cancelled", { statusMessage: "Cancelled by the client" });
+      task.controller.abort("the client cancelled the task");
+      return true;
+    },
+  };
+}

@@ -1,0 +1,299 @@
+// Tasks (the io.modelcontextprotocol/tasks extension of 2026-07-28; lib/core/tasks.ts,
+// tool_tasks.ts, task_methods.ts): through the real core over stdio, in this process, with
+// the conformance fixture's task tools (slow_compute, failing_job, protocol_error_job,
+// confirm_delete, multi_input, test_tool_with_task, greet).
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { type InProcessServer, startInProcess } from "./_in_process.ts";
+import { withHangGuard } from "./_server_process.ts";
+import { createMemoryTaskStore, type TaskRecord } from "../lib/core/task_store.ts";
+
+const EXTENSION = "io.modelcontextprotocol/tasks";
+const WITH_TASKS: Record<string, unknown> = { elicitation: {}, extensions: { [EXTENSION]: {} } };
+type Message = {
+  id?: unknown;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+};
+
+let nextId = 1;
+/** Sends a 2026-07-28 request declaring `capabilities`; its answer. */
+async function ask(
+  server: InProcessServer,
+  method: string,
+  params: Record<string, unknown> = {},
+  capabilities: Record<string, unknown> = WITH_TASKS,
+): Promise<Message> {
+  const id = nextId++;
+  server.send(JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+      },
+    },
+  }));
+  for (;;) {
+    const line = await withHangGuard(server.nextLine(), `the answer to ${method}`);
+    ok(line !== null, "the server answers");
+    const message = JSON.parse(line) as Message;
+    if (message.id === id) return message;
+  }
+}
+
+const call = (server: InProcessServer, name: string, args = {}, capabilities = WITH_TASKS) =>
+  ask(server, "tools/call", { name, arguments: args }, capabilities);
+
+/** Polls tasks/get until `done` holds (at most ~10 s); the last answer. */
+async function pollTask(
+  server: InProcessServer,
+  taskId: string,
+  done: (task: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  let task: Record<string, unknown> = {};
+  for (let i = 0; i < 500; i++) {
+    task = (await ask(server, "tasks/get", { taskId })).result!;
+    if (done(task)) return task;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`task ${taskId} never got there: ${JSON.stringify(task)}`);
+}
+const finished = (task: Record<string, unknown>) =>
+  ["completed", "failed", "cancelled"].includes(task.status as string);
+
+async function withServer(body: (server: InProcessServer) => Promise<void>, flags: string[] = []) {
+  const server = await startInProcess(["--dir", "tests/conformance/fixture", ...flags]);
+  try {
+    await body(server);
+  } finally {
+    await server.end();
+  }
+}
+
+Deno.test("a call still running after its first turn answers with a stored task, which completes with the tool's result", async () => {
+  await withServer(async (server) => {
+    const created = (await call(server, "slow_compute", { seconds: 0.2, label: "t" })).result!;
+    strictEqual(created.resultType, "task");
+    match(created.taskId as string, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/);
+    strictEqual(created.status, "working");
+    match(created.createdAt as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+    strictEqual(created.createdAt, created.lastUpdatedAt);
+    ok(Number.isInteger(created.ttlMs) && (created.ttlMs as number) > 0);
+    ok(Number.isInteger(created.pollIntervalMs) && (created.pollIntervalMs as number) > 0);
+    for (const absent of ["result", "error", "inputRequests", "requestState", "task"]) {
+      ok(!(absent in created), `${absent} is not in a CreateTaskResult`);
+    }
+    const taskId = created.taskId as string;
+    const first = (await ask(server, "tasks/get", { taskId })).result!;
+    deepStrictEqual([first.resultType, first.taskId, first.status], [
+      "complete",
+      taskId,
+      "working",
+    ]);
+    const done = await pollTask(server, taskId, finished);
+    strictEqual(done.status, "completed");
+    deepStrictEqual(done.result, {
+      content: [{ type: "text", text: 'Computed "t" in 0.2 s' }],
+    });
+    ok(!("requestState" in done));
+  });
+});
+
+Deno.test("a task tool answers a call that finishes in its first turn at once, and runs as a plain call for a client without the extension", async () => {
+  await withServer(async (server) => {
+    const instant = (await call(server, "slow_compute", { seconds: 0, label: "now" })).result!;
+    deepStrictEqual([instant.resultType, instant.taskId], ["complete", undefined]);
+    const plain = (await call(server, "slow_compute", { seconds: 0.05, label: "p" }, {})).result!;
+    strictEqual(plain.resultType, "complete");
+    deepStrictEqual(plain.content, [{ type: "text", text: 'Computed "p" in 0.05 s' }]);
+    const greeting = (await call(server, "greet", { name: "Ada" })).result!;
+    deepStrictEqual([greeting.resultType, greeting.content], ["complete", [
+      { type: "text", text: "Hello, Ada!" },
+    ]]);
+  });
+});
+
+Deno.test("a tool that requires a task refuses a client without the extension with -32021 and the capability it needs", async () => {
+  await withServer(async (server) => {
+    const refused = await call(server, "failing_job", {}, { elicitation: {} });
+    strictEqual(refused.error?.code, -32021);
+    deepStrictEqual(refused.error?.data, {
+      requiredCapabilities: { extensions: { [EXTENSION]: {} } },
+    });
+    match(refused.error!.message, /tool "failing_job" needs the extension/);
+  });
+});
+
+Deno.test("tasks/* is -32021 without the extension before any lookup, -32602 for an unknown task; tasks/result and tasks/list are not served", async () => {
+  await withServer(async (server) => {
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+      const gated = await ask(server, method, { taskId: "nope", inputResponses: {} }, {});
+      strictEqual(gated.error?.code, -32021, method);
+      deepStrictEqual(gated.error?.data, {
+        requiredCapabilities: { extensions: { [EXTENSION]: {} } },
+      });
+      const unknown = await ask(server, method, { taskId: "nope", inputResponses: {} });
+      strictEqual(unknown.error?.code, -32602, method);
+    }
+    for (const method of ["tasks/result", "tasks/list"]) {
+      strictEqual((await ask(server, method, { taskId: "x" })).error?.code, -32601, method);
+    }
+  });
+});
+
+Deno.test("a task that asks is input_required until tasks/update answers each question; unknown keys are ignored", async () => {
+  await withServer(async (server) => {
+    const taskId = (await call(server, "multi_input")).result!.taskId as string;
+    const asking = await pollTask(
+      server,
+      taskId,
+      (task) => Object.keys(task.inputRequests ?? {}).length === 2,
+    );
+    strictEqual(asking.status, "input_required");
+    deepStrictEqual(Object.keys(asking.inputRequests as object), ["first", "second"]);
+    const answer = (name: string) => ({ action: "accept", content: { name, confirm: true } });
+    const ack = await ask(server, "tasks/update", {
+      taskId,
+      inputResponses: { "unknown-key": { ignored: true }, second: 42 },
+    });
+    deepStrictEqual(ack.result, { resultType: "complete", _meta: ack.result!._meta });
+    const update = (inputResponses: Record<string, unknown>) =>
+      ask(server, "tasks/update", { taskId, inputResponses });
+    strictEqual(
+      Object.keys((await ask(server, "tasks/get", { taskId })).result!.inputRequests as object)
+        .length,
+      2,
+      "an unknown key and a malformed answer answer nothing",
+    );
+    await update({ first: answer("partial-1") });
+    const partly = (await ask(server, "tasks/get", { taskId })).result!;
+    deepStrictEqual(
+      [partly.status, Object.keys(partly.inputRequests as object)],
+      ["input_required", ["second"]],
+    );
+    await update({ second: answer("partial-2") });
+    const done = await pollTask(server, taskId, finished);
+    deepStrictEqual([done.status, done.result], ["completed", {
+      content: [{ type: "text", text: "Answers: partial-1, partial-2" }],
+    }]);
+  });
+});
+
+Deno.test("tasks/cancel makes a task cancelled at once; cancelling a finished one is the same empty ack", async () => {
+  await withServer(async (server) => {
+    const taskId = (await call(server, "slow_compute", { seconds: 60, label: "c" })).result!
+      .taskId as string;
+    const ack = (await ask(server, "tasks/cancel", { taskId })).result!;
+    deepStrictEqual(Object.keys(ack).sort(), ["_meta", "resultType"]);
+    const cancelled = (await ask(server, "tasks/get", { taskId })).result!;
+    strictEqual(cancelled.status, "cancelled");
+    strictEqual((await ask(server, "tasks/cancel", { taskId })).result!.resultType, "complete");
+    strictEqual((await ask(server, "tasks/get", { taskId })).result!.status, "cancelled");
+  });
+});
+
+Deno.test("a tool error completes a task with isError; an McpError thrown fails it with that JSON-RPC error", async () => {
+  await withServer(async (server) => {
+    const failing = (await call(server, "failing_job")).result!.taskId as string;
+    const protocol = (await call(server, "protocol_error_job")).result!.taskId as string;
+    const toolError = await pollTask(server, failing, finished);
+    deepStrictEqual([toolError.status, toolError.result], ["completed", {
+      content: [{ type: "text", text: "The job failed, as it always does" }],
+      isError: true,
+    }]);
+    const failed = await pollTask(server, protocol, finished);
+    deepStrictEqual([failed.status, failed.error, failed.result], [
+      "failed",
+      { code: -32603, message: "Internal error: the job's backend went away" },
+      undefined,
+    ]);
+  });
+});
+
+Deno.test("a question asked in the first turn is an input_required round of the call; answered, the call becomes a task", async () => {
+  await withServer(async (server) => {
+    const round = (await call(server, "test_tool_with_task")).result!;
+    strictEqual(round.resultType, "input_required");
+    ok(!("taskId" in round));
+    deepStrictEqual(Object.keys(round.inputRequests as object), ["user_name"]);
+    const created = (await ask(server, "tools/call", {
+      name: "test_tool_with_task",
+      arguments: {},
+      inputResponses: { user_name: { action: "accept", content: { name: "Alice" } } },
+      requestState: round.requestState,
+    })).result!;
+    strictEqual(created.resultType, "task");
+    ok(!("requestState" in created) && !("inputRequests" in created));
+    const done = await pollTask(server, created.taskId as string, finished);
+    deepStrictEqual(done.result, {
+      content: [{ type: "text", text: "Hello, Alice, from a task!" }],
+    });
+  });
+});
+
+Deno.test("the tasks extension is advertised to 2026-07-28 clients; a 2025 session runs task tools as plain calls and gets an McpError as a JSON-RPC error", async () => {
+  await withServer(async (server) => {
+    const discovered = (await ask(server, "server/discover")).result!;
+    deepStrictEqual(
+      (discovered.capabilities as { extensions?: unknown }).extensions,
+      { [EXTENSION]: {} },
+    );
+    const send = (message: Record<string, unknown>) =>
+      server.send(JSON.stringify({ jsonrpc: "2.0", ...message }));
+    send({
+      id: "i",
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    });
+    const initialized = JSON.parse((await server.nextLine())!);
+    strictEqual(initialized.result.capabilities.extensions, undefined);
+    send({ method: "notifications/initialized" });
+    send({
+      id: "s",
+      method: "tools/call",
+      params: { name: "slow_compute", arguments: { seconds: 0.05 } },
+    });
+    deepStrictEqual(JSON.parse((await server.nextLine())!).result, {
+      content: [{ type: "text", text: 'Computed "" in 0.05 s' }],
+    });
+    send({ id: "p", method: "tools/call", params: { name: "protocol_error_job" } });
+    deepStrictEqual(JSON.parse((await server.nextLine())!), {
+      jsonrpc: "2.0",
+      id: "p",
+      error: { code: -32603, message: "Internal error: the job's backend went away" },
+    });
+  });
+});
+
+Deno.test("the memory task store forgets a task when its ttl is over, and the oldest beyond its bound", async () => {
+  let now = Date.parse("2026-11-30T00:00:00Z");
+  const store = createMemoryTaskStore(2, () => now);
+  const task = (taskId: string, ttlMs: number): TaskRecord => ({
+    taskId,
+    status: "working",
+    createdAt: new Date(now).toISOString(),
+    lastUpdatedAt: new Date(now).toISOString(),
+    ttlMs,
+    pollIntervalMs: 500,
+  });
+  await store.put(task("a", 1_000));
+  await store.put(task("b", 60_000));
+  strictEqual((await store.get("a"))?.taskId, "a");
+  now += 1_000;
+  strictEqual(await store.get("a"), undefined, "expired");
+  strictEqual((await store.get("b"))?.taskId, "b");
+  await store.put(task("c", 60_000));
+  await store.put(task("d", 60_000));
+  deepStrictEqual(
+    await Promise.all(["b", "c", "d"].map(async (id) => (await store.get(id))?.taskId)),
+    [undefined, "c", "d"],
+    "the oldest goes beyond two",
+  );
+});
