@@ -7,6 +7,7 @@
 import { type Options, parseCommand, STATE_KEY_ENV, USAGE } from "./lib/host/cli.ts";
 import type { ListenAddress } from "./lib/host/listen_address.ts";
 import { type Core, createCore } from "./lib/core/handle.ts";
+import { createTasks, type Tasks } from "./lib/core/tasks.ts";
 import { contentsOf, createRegistry, type Registry } from "./lib/primitives/registry.ts";
 import { logError, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
 import { SERVER_INFO } from "./lib/wire/protocol.ts";
@@ -109,7 +110,22 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
         "secret on every instance behind a load balancer)",
     );
   }
+  let tasks: Tasks | undefined;
+  if (options.redis !== undefined) {
+    try {
+      tasks = await sharedTasks(options.redis);
+    } catch (error) {
+      logError(`Cannot start: ${messageOf(error)}`);
+      return 1;
+    }
+  } else if (options.http && loaded.tools.tools.some((tool) => tool.task !== undefined)) {
+    logError(
+      "Tasks are kept in this process's memory: no other instance can answer for them (pass " +
+        "--redis URL to every instance behind a load balancer)",
+    );
+  }
   const core = createCore({
+    tasks,
     registry,
     pageSize: options.pageSize,
     toolTimeoutMs: options.toolTimeoutMs,
@@ -134,6 +150,15 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     registry: options.watch ? registry : undefined,
   });
   return await runUntilSignal(server, exit);
+}
+
+/** Tasks kept in Redis at `url`, told between instances through it (imported only here). */
+async function sharedTasks(url: string): Promise<Tasks> {
+  const { connectRedis } = await import("./lib/redis/connection.ts");
+  const { createRedisTaskStore } = await import("./lib/redis/task_store.ts");
+  const { createRedisBus } = await import("./lib/redis/bus.ts");
+  const link = await connectRedis(url, stderrDiagnostics);
+  return createTasks(createRedisTaskStore(link), await createRedisBus(link, stderrDiagnostics));
 }
 
 /** Serves the core on --http's address until a signal drains it; 1 if it cannot listen. */

@@ -5,7 +5,6 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { type InProcessServer, startInProcess } from "./_in_process.ts";
 import { withHangGuard } from "./_server_process.ts";
-import { createMemoryTaskStore, type TaskRecord } from "../lib/core/task_store.ts";
 
 const EXTENSION = "io.modelcontextprotocol/tasks";
 const WITH_TASKS: Record<string, unknown> = { elicitation: {}, extensions: { [EXTENSION]: {} } };
@@ -270,30 +269,4 @@ Deno.test("the tasks extension is advertised to 2026-07-28 clients; a 2025 sessi
       error: { code: -32603, message: "Internal error: the job's backend went away" },
     });
   });
-});
-
-Deno.test("the memory task store forgets a task when its ttl is over, and the oldest beyond its bound", async () => {
-  let now = Date.parse("2026-11-30T00:00:00Z");
-  const store = createMemoryTaskStore(2, () => now);
-  const task = (taskId: string, ttlMs: number): TaskRecord => ({
-    taskId,
-    status: "working",
-    createdAt: new Date(now).toISOString(),
-    lastUpdatedAt: new Date(now).toISOString(),
-    ttlMs,
-    pollIntervalMs: 500,
-  });
-  await store.put(task("a", 1_000));
-  await store.put(task("b", 60_000));
-  strictEqual((await store.get("a"))?.taskId, "a");
-  now += 1_000;
-  strictEqual(await store.get("a"), undefined, "expired");
-  strictEqual((await store.get("b"))?.taskId, "b");
-  await store.put(task("c", 60_000));
-  await store.put(task("d", 60_000));
-  deepStrictEqual(
-    await Promise.all(["b", "c", "d"].map(async (id) => (await store.get(id))?.taskId)),
-    [undefined, "c", "d"],
-    "the oldest goes beyond two",
-  );
 });

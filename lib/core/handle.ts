@@ -23,6 +23,7 @@ import { answersOf, CLIENT_CAPABILITY, createRounds, refusal } from "./input_rou
 import { stateKey } from "./request_state.ts";
 import { createTasks } from "./tasks.ts";
 import { createMemoryTaskStore } from "./task_store.ts";
+import { createMemoryBus } from "./bus.ts";
 import { changeNotices } from "./change_notices.ts";
 import type { Session } from "./session.ts";
 import {
@@ -104,7 +105,7 @@ export function createCore(given: CoreOptions): Core {
   // Tasks are kept in this process unless the host shares a store (a few bytes until used).
   const options: CoreOptions = given.tasks
     ? given
-    : { ...given, tasks: createTasks(createMemoryTaskStore()) };
+    : { ...given, tasks: createTasks(createMemoryTaskStore(), createMemoryBus()) };
   const table = options.methods ?? METHODS;
   let key: Promise<CryptoKey> | undefined;
   const keyOf = () => key ??= stateKey(options.stateSecret);

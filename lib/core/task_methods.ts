@@ -4,8 +4,6 @@
 // `tasks/result` and `tasks/list` (the 2025 experiment's) are not served: -32601.
 import { isObject, type JsonObject } from "../util/json.ts";
 import { ErrorCode, invalidParams, ProtocolError } from "../wire/errors.ts";
-import type { ClientRequestMethod } from "../primitives/types.ts";
-import { isAnswerTo } from "./input_rounds.ts";
 import type { MethodCall } from "./methods.ts";
 import { type Tasks, TASKS_EXTENSION } from "./tasks.ts";
 
@@ -50,12 +48,7 @@ export async function updateTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
   const responses = call.request.params.inputResponses;
   if (!isObject(responses)) throw invalidParams("Invalid params: inputResponses must be an object");
-  const found = await tasks.update(
-    taskId,
-    responses,
-    (method, answer) => isAnswerTo(method as ClientRequestMethod, answer),
-  );
-  if (!found) throw unknownTask(taskId);
+  if (!await tasks.update(taskId, responses)) throw unknownTask(taskId);
   return {};
 }
 

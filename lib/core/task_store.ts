@@ -1,6 +1,7 @@
 // Where tasks are kept (the tasks extension, adr/0016): what `tasks/get` shows of each, by id,
-// until it expires. An interface, so that instances behind a load balancer can share one
-// store; the default keeps them in this process's memory, bounded.
+// until it expires, and which instance runs it. An interface, so that instances behind a load
+// balancer share one store (lib/redis/task_store.ts); the default keeps them in this
+// process's memory, bounded.
 import type { JsonObject } from "../util/json.ts";
 import type { InputRequest } from "../primitives/input_required.ts";
 
@@ -24,11 +25,23 @@ export interface TaskRecord {
   readonly error?: JsonObject;
 }
 
+/** A task as stored: its record, and which instance runs it for how long yet. */
+export interface StoredTask {
+  readonly record: TaskRecord;
+  /** The instance running it (its handler, its waiting questions). */
+  readonly owner: string;
+  /** Until when (ms since the epoch) the owner vouches for it; renewed while it runs. */
+  readonly leaseUntil: number;
+}
+
 export interface TaskStore {
-  /** Stores `record` (new or changed); resolves once a `get` anywhere would see it. */
-  put(record: TaskRecord): Promise<void>;
+  /**
+   * Stores a task, new or changed, unless the one stored has finished (a finished task never
+   * changes again); resolves once a `get` anywhere would see it.
+   */
+  put(task: StoredTask): Promise<void>;
   /** The task, or undefined when there is none by that id or it has expired. */
-  get(taskId: string): Promise<TaskRecord | undefined>;
+  get(taskId: string): Promise<StoredTask | undefined>;
 }
 
 /** Tasks one process keeps at most; the oldest are forgotten first. */
@@ -37,33 +50,34 @@ export const MAX_STORED_TASKS = 10_000;
 export const isTerminal = (status: TaskStatus) =>
   status === "completed" || status === "failed" || status === "cancelled";
 
+/** When a task is forgotten: its ttl after its creation. */
+export const expiryOf = (record: TaskRecord) => Date.parse(record.createdAt) + record.ttlMs;
+
 /** A store in this process's memory: at most `max` tasks, each until its ttl is over. */
 export function createMemoryTaskStore(
   max = MAX_STORED_TASKS,
   now: () => number = Date.now,
 ): TaskStore {
   /** By id, in creation order (a Map keeps insertion order: the oldest come first). */
-  const tasks = new Map<string, { record: TaskRecord; expiresAt: number }>();
-  const expired = (entry: { expiresAt: number }) => entry.expiresAt <= now();
+  const tasks = new Map<string, StoredTask>();
+  const expired = (task: StoredTask) => expiryOf(task.record) <= now();
   return {
-    put(record) {
-      const entry = tasks.get(record.taskId);
-      if (entry) entry.record = record;
-      else {
-        const expiresAt = Date.parse(record.createdAt) + record.ttlMs;
-        tasks.set(record.taskId, { record, expiresAt });
+    put(task) {
+      const stored = tasks.get(task.record.taskId);
+      if (stored === undefined) {
+        tasks.set(task.record.taskId, task);
         // Forget what has expired, then the oldest beyond the bound.
         for (const [id, old] of tasks) {
           if (!expired(old) && tasks.size <= max) break;
           tasks.delete(id);
         }
-      }
+      } else if (!isTerminal(stored.record.status)) tasks.set(task.record.taskId, task);
       return Promise.resolve();
     },
     get(taskId) {
-      const entry = tasks.get(taskId);
-      if (entry && expired(entry)) tasks.delete(taskId);
-      return Promise.resolve(entry && !expired(entry) ? entry.record : undefined);
+      const task = tasks.get(taskId);
+      if (task && expired(task)) tasks.delete(taskId);
+      return Promise.resolve(task && !expired(task) ? task : undefined);
     },
   };
 }

@@ -3,9 +3,13 @@
 // runs here: questions it asks make it `input_required` until `tasks/update` answers them,
 // its end makes it `completed` (a tool error too) or `failed`, and `tasks/cancel` makes it
 // `cancelled` at once and aborts the handler's signal. The store says what `tasks/get` shows.
-import type { JsonObject } from "../util/json.ts";
+import { isObject, type JsonObject } from "../util/json.ts";
 import type { InputRequest } from "../primitives/input_required.ts";
+import type { ClientRequestMethod } from "../primitives/types.ts";
+import { internalError } from "../wire/errors.ts";
 import type { RpcError } from "../wire/types.ts";
+import type { Bus } from "./bus.ts";
+import { isAnswerTo } from "./input_rounds.ts";
 import { isTerminal, type TaskRecord, type TaskStatus, type TaskStore } from "./task_store.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -38,18 +42,21 @@ export interface Tasks {
   canStart(): boolean;
   /** A new task, stored (`working`) before this resolves. `runMs`: the most its tool runs. */
   create(runMs: number): Promise<LiveTask>;
+  /** The task as `tasks/get` shows it; one whose instance stopped renewing it has `failed`. */
   get(taskId: string): Promise<TaskRecord | undefined>;
   /**
-   * Gives a task the answers to questions it has outstanding (others are ignored); false
-   * when there is no such task.
+   * Gives a task the answers to questions it has outstanding (others are ignored), here or
+   * on the instance that runs it; false when there is no such task.
    */
-  update(taskId: string, responses: JsonObject, isAnswer: AnswerCheck): Promise<boolean>;
+  update(taskId: string, responses: JsonObject): Promise<boolean>;
   /** Cancels a task (a finished one stays as it is); false when there is no such task. */
   cancel(taskId: string): Promise<boolean>;
+  /** Stops renewing leases and listening to the bus. */
+  close(): void;
 }
 
-/** Whether `answer` has the shape of a result of `method` (one of the wrong shape is none). */
-export type AnswerCheck = (method: string, answer: unknown) => boolean;
+/** How long an instance vouches for a task it runs; it renews a third of the way through. */
+export const TASK_LEASE_MS = 15_000;
 
 interface Running {
   record: TaskRecord;
@@ -60,9 +67,31 @@ interface Running {
   keys: Set<string>;
 }
 
-export function createTasks(store: TaskStore, now: () => number = Date.now): Tasks {
+export function createTasks(
+  store: TaskStore,
+  bus: Bus,
+  now: () => number = Date.now,
+): Tasks {
+  /** This instance, as the owner of the tasks it runs. */
+  const owner = crypto.randomUUID();
   const running = new Map<string, Running>();
   const stamp = () => new Date(now()).toISOString();
+  const put = (record: TaskRecord) =>
+    store.put({ record, owner, leaseUntil: now() + TASK_LEASE_MS });
+
+  // While tasks run here, their leases are renewed (the timer never keeps the process up).
+  const renewal = setInterval(() => {
+    for (const task of running.values()) put(task.record).catch(() => {});
+  }, TASK_LEASE_MS / 3);
+  Deno.unrefTimer(renewal);
+
+  const stopListening = bus.subscribe((message) => {
+    const task = running.get(message.taskId as string);
+    if (task === undefined) return; // another instance's, or finished
+    if (message.type === "tasks/update" && isObject(message.responses)) {
+      answer(task, message.responses);
+    } else if (message.type === "tasks/cancel") cancelHere(task);
+  });
 
   /** Stores the task's next state; nothing changes a task once it has finished. */
   function change(task: Running, status: TaskStatus, fields: Partial<TaskRecord> = {}): void {
@@ -79,7 +108,7 @@ export function createTasks(store: TaskStore, now: () => number = Date.now): Tas
       running.delete(task.record.taskId);
       task.waiting.clear();
     }
-    store.put(task.record);
+    put(task.record).catch(() => {}); // the store reports its own faults
   }
 
   /** `input_required` with the questions still waiting, or `working` once none is. */
@@ -88,6 +117,46 @@ export function createTasks(store: TaskStore, now: () => number = Date.now): Tas
     const inputRequests: Record<string, InputRequest> = {};
     for (const [key, { request }] of task.waiting) inputRequests[key] = request;
     change(task, "input_required", { inputRequests });
+  }
+
+  function answer(task: Running, responses: JsonObject): void {
+    let answered = false;
+    for (const [key, given] of Object.entries(responses)) {
+      const question = task.waiting.get(key);
+      const method = question?.request.method as ClientRequestMethod | undefined;
+      if (question === undefined || !isAnswerTo(method!, given)) continue;
+      task.waiting.delete(key);
+      question.resolve(given as JsonObject);
+      answered = true;
+    }
+    // Before the acknowledgement: a tasks/get right after it sees the answers taken.
+    if (answered) asking(task);
+  }
+
+  function cancelHere(task: Running): void {
+    change(task, "cancelled", { statusMessage: "Cancelled by the client" });
+    task.controller.abort("the client cancelled the task");
+  }
+
+  /** The stored task; one whose owner stopped renewing it is failed, once and for all. */
+  async function stored(taskId: string): Promise<TaskRecord | undefined> {
+    const found = await store.get(taskId);
+    if (found === undefined) return undefined;
+    const { record } = found;
+    if (isTerminal(record.status) || found.leaseUntil >= now() || running.has(taskId)) {
+      return record;
+    }
+    const { inputRequests: _, ...base } = record;
+    const error = internalError("the server instance running the task stopped");
+    const failed: TaskRecord = {
+      ...base,
+      status: "failed",
+      statusMessage: error.message,
+      error: { ...error },
+      lastUpdatedAt: stamp(),
+    };
+    await store.put({ record: failed, owner: found.owner, leaseUntil: found.leaseUntil });
+    return (await store.get(taskId))?.record ?? failed;
   }
 
   return {
@@ -109,7 +178,7 @@ export function createTasks(store: TaskStore, now: () => number = Date.now): Tas
       };
       const { taskId } = task.record;
       running.set(taskId, task);
-      await store.put(task.record);
+      await put(task.record);
       const created = task.record;
       return {
         taskId,
@@ -140,28 +209,47 @@ export function createTasks(store: TaskStore, now: () => number = Date.now): Tas
           change(task, "failed", { error: { ...error }, statusMessage: error.message }),
       };
     },
-    get: (taskId) => store.get(taskId),
-    async update(taskId, responses, isAnswer) {
+    get: stored,
+    async update(taskId, responses) {
       const task = running.get(taskId);
-      if (task === undefined) return await store.get(taskId) !== undefined;
-      let answered = false;
-      for (const [key, answer] of Object.entries(responses)) {
-        const question = task.waiting.get(key);
-        if (question === undefined || !isAnswer(question.request.method, answer)) continue;
-        task.waiting.delete(key);
-        question.resolve(answer as JsonObject);
-        answered = true;
+      if (task !== undefined) {
+        answer(task, responses);
+        return true;
       }
-      // Before the acknowledgement: a tasks/get right after it sees the answers taken.
-      if (answered) asking(task);
+      const record = await stored(taskId);
+      if (record === undefined) return false;
+      if (!isTerminal(record.status)) {
+        await bus.publish({ type: "tasks/update", taskId, responses });
+      }
       return true;
     },
     async cancel(taskId) {
       const task = running.get(taskId);
-      if (task === undefined) return await store.get(taskId) !== undefined;
-      change(task, "cancelled", { statusMessage: "Cancelled by the client" });
-      task.controller.abort("the client cancelled the task");
+      if (task !== undefined) {
+        cancelHere(task);
+        return true;
+      }
+      const found = await store.get(taskId);
+      if (found === undefined) return false;
+      if (!isTerminal(found.record.status)) {
+        // Cancelled at once for every reader; the instance running it stops its handler.
+        const { inputRequests: _, ...base } = found.record;
+        await store.put({
+          ...found,
+          record: {
+            ...base,
+            status: "cancelled",
+            statusMessage: "Cancelled by the client",
+            lastUpdatedAt: stamp(),
+          },
+        });
+        await bus.publish({ type: "tasks/cancel", taskId });
+      }
       return true;
+    },
+    close() {
+      clearInterval(renewal);
+      stopListening();
     },
   };
 }

@@ -54,6 +54,8 @@ export interface Options {
   stateSecret?: string;
   /** Watch the server directory and reload what changes (--watch). */
   watch?: boolean;
+  /** Keep what instances share (tasks, the bus) in Redis at this URL (--redis). */
+  redis?: string;
 }
 
 export type Command =
@@ -122,6 +124,9 @@ Options:
                              ${TOKEN_ENV} is not set (behind an authenticating proxy)
   --log-requests             With --http: one line per request on stderr (method, path,
                              status, JSON-RPC method, duration)
+  --redis URL                Keep tasks in Redis (redis://HOST:PORT) and pass task
+                             answers and cancellations between instances through it, so
+                             that any instance behind a load balancer serves any task
   -h, --help                 Show this help
   -V, --version              Show the version
 
@@ -177,6 +182,7 @@ export function parseCommand(
         "allow-host": { type: "string", multiple: true },
         "allow-unauthenticated": { type: "boolean" },
         "log-requests": { type: "boolean" },
+        redis: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -221,6 +227,15 @@ export function parseCommand(
   if (passEnv.length > 0) options.passEnv = passEnv;
   if (values["allow-outside-symlinks"]) options.allowOutsideSymlinks = true;
   if (values.watch) options.watch = true;
+  if (values.redis !== undefined) {
+    if (!/^rediss?:\/\/[^\s]+$/.test(values.redis)) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --redis: "${values.redis}" is not a redis:// or rediss:// URL`,
+      };
+    }
+    options.redis = values.redis;
+  }
   const secret = env(STATE_KEY_ENV);
   if (secret !== undefined) {
     if (secret.length < MIN_STATE_KEY_LENGTH) {

@@ -1,0 +1,313 @@
+// Tasks shared by several instances (lib/core/tasks.ts over a store and a bus; adr/0016):
+// three instances in this process, first sharing the in-memory store and bus (what one
+// process does), then a real redis-server (lib/redis/: what instances behind a load balancer
+// do). The Redis half needs `redis-server` on PATH (.ci/run installs it); without it the half
+// is ignored with a message, except under CI, where its absence fails.
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { createTasks, type Tasks } from "../lib/core/tasks.ts";
+import { createMemoryTaskStore, type TaskStore } from "../lib/core/task_store.ts";
+import { type Bus, createMemoryBus } from "../lib/core/bus.ts";
+import { connectRedis, type RedisLink } from "../lib/redis/connection.ts";
+import { createRedisTaskStore } from "../lib/redis/task_store.ts";
+import { createRedisBus } from "../lib/redis/bus.ts";
+import { recorder } from "./_diagnostics.ts";
+import { readLines, withHangGuard } from "./_server_process.ts";
+
+interface Shared {
+  store: TaskStore;
+  bus: Bus;
+}
+
+const ACCEPT = { action: "accept", content: { confirm: true } };
+
+/** Polls `read` until `done` holds (bounded), the last value. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let i = 0; i < 250 && !done(value); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    value = await read();
+  }
+  return value;
+}
+
+/** The checks, for instances sharing what `share()` gives each of them. */
+function sharingChecks(kind: string, share: () => Promise<Shared>) {
+  return [
+    {
+      name:
+        `${kind}: a task created on one instance is read, answered and cancelled through the others`,
+      async fn(instances: Tasks[]) {
+        const [a, b, c] = instances;
+        const live = await a.create(10_000);
+        const asked = live.ask("elicitation/create", { message: "Delete?" }, "confirm");
+        const waiting = await until(
+          () => b.get(live.taskId),
+          (task) => task?.status === "input_required",
+        );
+        deepStrictEqual(Object.keys(waiting?.inputRequests ?? {}), ["confirm"]);
+        ok(await b.update(live.taskId, { confirm: ACCEPT, other: ACCEPT }));
+        deepStrictEqual(
+          await withHangGuard(asked, "the answer on the instance running it"),
+          ACCEPT,
+        );
+        strictEqual(
+          (await until(() => c.get(live.taskId), (t) => t?.status === "working"))?.status,
+          "working",
+        );
+        live.complete({ content: [{ type: "text", text: "done" }] });
+        const done = await until(() => c.get(live.taskId), (t) => t?.status === "completed");
+        deepStrictEqual(done?.result, { content: [{ type: "text", text: "done" }] });
+
+        const second = await a.create(10_000);
+        const aborted = new Promise((resolve) =>
+          second.controller.signal.addEventListener("abort", resolve, { once: true })
+        );
+        ok(await c.cancel(second.taskId));
+        strictEqual((await b.get(second.taskId))?.status, "cancelled", "cancelled at once");
+        await withHangGuard(aborted, "the handler's signal on the instance running it");
+        second.complete({ content: [] }); // too late: a finished task never changes
+        strictEqual((await b.get(second.taskId))?.status, "cancelled");
+        ok(await b.cancel(second.taskId), "cancelling a finished task is acknowledged");
+      },
+    },
+    {
+      name: `${kind}: a task whose instance stopped renewing it has failed for every reader`,
+      async fn(instances: Tasks[], shared: Shared) {
+        const [a] = instances;
+        const live = await a.create(10_000);
+        a.close(); // the instance is gone: nothing renews its lease
+        const later = createTasks(shared.store, shared.bus, () => Date.now() + 60_000);
+        try {
+          const failed = await later.get(live.taskId);
+          strictEqual(failed?.status, "failed");
+          strictEqual(
+            (failed?.error as { message?: string }).message,
+            "Internal error: the server instance running the task stopped",
+          );
+          strictEqual((await instances[1].get(live.taskId))?.status, "failed");
+        } finally {
+          later.close();
+        }
+      },
+    },
+    {
+      name: `${kind}: an unknown task is unknown to every instance`,
+      async fn(instances: Tasks[]) {
+        for (const tasks of instances) {
+          strictEqual(await tasks.get("no-such-task"), undefined);
+          strictEqual(await tasks.update("no-such-task", {}), false);
+          strictEqual(await tasks.cancel("no-such-task"), false);
+        }
+      },
+    },
+  ].map((check) => ({
+    name: check.name,
+    async fn() {
+      const shared = await share();
+      const instances = [0, 1, 2].map(() => createTasks(shared.store, shared.bus));
+      try {
+        await check.fn(instances, shared);
+      } finally {
+        for (const tasks of instances) tasks.close();
+        await (shared as Shared & { close?(): Promise<void> }).close?.();
+      }
+    },
+  }));
+}
+
+for (
+  const check of sharingChecks("memory", () => {
+    const store = createMemoryTaskStore();
+    const bus = createMemoryBus();
+    return Promise.resolve({ store, bus });
+  })
+) Deno.test(check);
+
+// ---------------------------------------------------------------- Redis
+
+async function hasRedisServer(): Promise<boolean> {
+  try {
+    const { success } = await new Deno.Command("redis-server", {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return success;
+  } catch {
+    return false;
+  }
+}
+
+const REDIS_AVAILABLE = await hasRedisServer();
+if (!REDIS_AVAILABLE && Deno.env.get("CI") === undefined) {
+  console.error(
+    "tests/task_sharing_test.ts: redis-server is not installed, so the Redis checks are " +
+      "ignored (apt-get install redis-server runs them)",
+  );
+}
+
+/** A redis-server on a free loopback port, for this file's tests. */
+async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  const child = new Deno.Command("redis-server", {
+    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const url = `redis://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+/** Runs the Redis checks: where redis-server is installed, and always under CI. */
+const RUN_REDIS = REDIS_AVAILABLE || Deno.env.get("CI") !== undefined;
+
+for (
+  const check of sharingChecks("redis", async () => {
+    // A server per check: each starts with nothing stored and hears only its own messages.
+    const server = await startRedis();
+    const diagnostics = recorder();
+    const link: RedisLink = await connectRedis(server.url, diagnostics);
+    const bus = await createRedisBus(link, diagnostics);
+    return {
+      store: createRedisTaskStore(link),
+      bus,
+      async close() {
+        await link.close();
+        await server.stop();
+      },
+    };
+  })
+) Deno.test({ ...check, ignore: !RUN_REDIS });
+
+Deno.test({
+  name: "redis: connecting to a port where nothing listens fails with a sentence naming the URL",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = listener.addr.port;
+    listener.close();
+    let message = "";
+    try {
+      await connectRedis(`redis://user:secret@127.0.0.1:${port}`, recorder());
+    } catch (error) {
+      message = String(error);
+    }
+    ok(message.includes(`Cannot connect to Redis at redis://user:***@127.0.0.1:${port}`), message);
+    ok(!message.includes("secret"), "the password is not shown");
+  },
+});
+
+/** main.ts over HTTP with --redis, serving the conformance fixture; its URL. */
+async function spawnInstance(redisUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      new URL("../main.ts", import.meta.url).pathname,
+      "--http",
+      "127.0.0.1:0",
+      "--redis",
+      redisUrl,
+      "--dir",
+      new URL("./conformance/fixture", import.meta.url).pathname,
+    ],
+    env: { TOOLSHED_STATE_KEY: "a-test-secret-that-is-long-enough-0123456789" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const lines = readLines(child.stderr);
+  let url: string | undefined;
+  const seen: string[] = [];
+  while (url === undefined) {
+    const next = await withHangGuard(lines.next(), "the listening line");
+    if (next.done) break;
+    seen.push(next.value);
+    url = next.value.match(/listening on (http:\/\/\S+\/mcp)$/)?.[1];
+  }
+  ok(url, `no URL on stderr:\n${seen.join("\n")}`);
+  const drained = (async () => {
+    for await (const _ of lines);
+  })();
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+      await drained;
+    },
+  };
+}
+
+/** A 2026-07-28 request declaring the tasks extension, over HTTP; the JSON-RPC answer. */
+async function post(url: string, method: string, params: Record<string, unknown>, name?: string) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...(name === undefined ? {} : { "mcp-name": name }),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {
+            extensions: { "io.modelcontextprotocol/tasks": {} },
+          },
+        },
+      },
+    }),
+  });
+  return await response.json();
+}
+
+Deno.test({
+  name:
+    "redis: two main.ts instances with --redis share a task: created on one, read and cancelled on the other",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const server = await startRedis();
+    const [a, b] = await Promise.all([spawnInstance(server.url), spawnInstance(server.url)]);
+    try {
+      const created = await post(
+        a.url,
+        "tools/call",
+        { name: "slow_compute", arguments: { seconds: 60, label: "shared" } },
+        "slow_compute",
+      );
+      const taskId = created.result?.taskId;
+      ok(typeof taskId === "string", JSON.stringify(created));
+      const read = await post(b.url, "tasks/get", { taskId }, taskId);
+      deepStrictEqual([read.result?.taskId, read.result?.status], [taskId, "working"]);
+      const cancelled = await post(b.url, "tasks/cancel", { taskId }, taskId);
+      strictEqual(cancelled.result?.resultType, "complete");
+      strictEqual((await post(a.url, "tasks/get", { taskId }, taskId)).result?.status, "cancelled");
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await server.stop();
+    }
+  },
+});
