@@ -8,6 +8,7 @@ import { type Options, parseCommand, STATE_KEY_ENV, USAGE } from "./lib/host/cli
 import type { ListenAddress } from "./lib/host/listen_address.ts";
 import { type Core, createCore } from "./lib/core/handle.ts";
 import { createTasks, type Tasks } from "./lib/core/tasks.ts";
+import { createKeyRing, type KeyRing } from "./lib/core/key_ring.ts";
 import { contentsOf, createRegistry, type Registry } from "./lib/primitives/registry.ts";
 import { logError, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
 import { SERVER_INFO } from "./lib/wire/protocol.ts";
@@ -103,34 +104,40 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     }
     watchAndReload({ folders, load: loadOptions, registry, diagnostics: stderrDiagnostics });
   }
-  if (options.http && options.stateSecret === undefined) {
-    logError(
-      `${STATE_KEY_ENV} is not set: the requestState of input_required answers is sealed with ` +
-        "a random key of this process, which no other instance can open (set it to the same " +
-        "secret on every instance behind a load balancer)",
-    );
-  }
-  let tasks: Tasks | undefined;
+  let shared: { tasks: Tasks; keyRing: KeyRing | undefined } | undefined;
   if (options.redis !== undefined) {
     try {
-      tasks = await sharedTasks(options.redis);
+      shared = await sharedState(options.redis, options.stateSecret === undefined);
     } catch (error) {
       logError(`Cannot start: ${messageOf(error)}`);
       return 1;
     }
-  } else if (options.http && loaded.tools.tools.some((tool) => tool.task !== undefined)) {
-    logError(
-      "Tasks are kept in this process's memory: no other instance can answer for them (pass " +
-        "--redis URL to every instance behind a load balancer)",
-    );
+  } else if (options.http) {
+    if (options.stateSecret === undefined) {
+      logError(
+        `${STATE_KEY_ENV} is not set: the requestState of input_required answers is sealed ` +
+          "with a random key of this process, which no other instance can open (set it to the " +
+          "same secret on every instance behind a load balancer, or give them --redis)",
+      );
+    }
+    if (loaded.tools.tools.some((tool) => tool.task !== undefined)) {
+      logError(
+        "Tasks are kept in this process's memory: no other instance can answer for them " +
+          "(pass --redis URL to every instance behind a load balancer)",
+      );
+    }
   }
+  const keyRing = shared?.keyRing ??
+    (options.stateSecret === undefined
+      ? undefined
+      : createKeyRing([options.stateSecret, ...options.previousStateSecrets ?? []]));
   const core = createCore({
-    tasks,
+    tasks: shared?.tasks,
+    keyRing,
     registry,
     pageSize: options.pageSize,
     toolTimeoutMs: options.toolTimeoutMs,
     diagnostics: stderrDiagnostics,
-    stateSecret: options.stateSecret,
     listChanged: options.watch === true,
     listTtlMs: options.watch ? WATCHED_LIST_TTL_MS : undefined,
   });
@@ -152,13 +159,24 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
   return await runUntilSignal(server, exit);
 }
 
-/** Tasks kept in Redis at `url`, told between instances through it (imported only here). */
-async function sharedTasks(url: string): Promise<Tasks> {
+/**
+ * Tasks kept in Redis at `url` and told between instances through it, and, when no
+ * TOOLSHED_STATE_KEY is set, the requestState keys too (imported only here).
+ */
+async function sharedState(
+  url: string,
+  shareKeys: boolean,
+): Promise<{ tasks: Tasks; keyRing: KeyRing | undefined }> {
   const { connectRedis } = await import("./lib/redis/connection.ts");
   const { createRedisTaskStore } = await import("./lib/redis/task_store.ts");
   const { createRedisBus } = await import("./lib/redis/bus.ts");
+  const { createRedisKeyRing } = await import("./lib/redis/key_ring.ts");
   const link = await connectRedis(url, stderrDiagnostics);
-  return createTasks(createRedisTaskStore(link), await createRedisBus(link, stderrDiagnostics));
+  const bus = await createRedisBus(link, stderrDiagnostics);
+  return {
+    tasks: createTasks(createRedisTaskStore(link), bus),
+    keyRing: shareKeys ? createRedisKeyRing(link) : undefined,
+  };
 }
 
 /** Serves the core on --http's address until a signal drains it; 1 if it cannot listen. */

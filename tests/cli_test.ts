@@ -653,3 +653,51 @@ Deno.test("main.ts exits 2 with one line when asked to serve 0.0.0.0 without a t
       "of toolshed authenticates its clients\n",
   );
 });
+
+Deno.test("parseCommand() reads the requestState keys of a rotation from the environment, and refuses short or orphaned ones", () => {
+  const current = "c".repeat(32);
+  const old = "o".repeat(40);
+  const env = (values: Record<string, string>) => (name: string) => values[name];
+  const options = (values: Record<string, string>) => {
+    const command = parseCommand([], env(values));
+    assert.equal(command.kind, "serve", JSON.stringify(command));
+    return (command as { options: { stateSecret?: string; previousStateSecrets?: string[] } })
+      .options;
+  };
+  assert.equal(options({ TOOLSHED_STATE_KEY: current }).stateSecret, current);
+  assert.deepEqual(
+    options({
+      TOOLSHED_STATE_KEY: current,
+      TOOLSHED_STATE_KEY_PREVIOUS: ` ${old}, ${"p".repeat(32)},`,
+    })
+      .previousStateSecrets,
+    [old, "p".repeat(32)],
+  );
+  const refusal = (values: Record<string, string>) => {
+    const command = parseCommand([], env(values));
+    assert.equal(command.kind, "refused", JSON.stringify(command));
+    return (command as { message: string }).message;
+  };
+  assert.match(refusal({ TOOLSHED_STATE_KEY: "short" }), /must be at least 32 characters/);
+  assert.match(
+    refusal({ TOOLSHED_STATE_KEY_PREVIOUS: old }),
+    /TOOLSHED_STATE_KEY_PREVIOUS is set but TOOLSHED_STATE_KEY is not/,
+  );
+  assert.match(
+    refusal({ TOOLSHED_STATE_KEY: current, TOOLSHED_STATE_KEY_PREVIOUS: `${old},short` }),
+    /key 2 of TOOLSHED_STATE_KEY_PREVIOUS has fewer than 32 characters/,
+  );
+});
+
+Deno.test("parseCommand() takes --redis as a redis:// or rediss:// URL only", () => {
+  const command = parseCommand(["--redis", "redis://127.0.0.1:6379"]);
+  assert.equal(command.kind, "serve");
+  assert.equal(
+    (command as { options: { redis?: string } }).options.redis,
+    "redis://127.0.0.1:6379",
+  );
+  assert.deepEqual(parseCommand(["--redis", "127.0.0.1:6379"]), {
+    kind: "usage-error",
+    message: 'Invalid value for --redis: "127.0.0.1:6379" is not a redis:// or rediss:// URL',
+  });
+});

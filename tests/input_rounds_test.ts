@@ -5,6 +5,7 @@
 import { deepStrictEqual, match, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { startInProcess } from "./_in_process.ts";
 import { openState, REQUEST_STATE_TTL_MS, sealState, stateKey } from "../lib/core/request_state.ts";
+import { createKeyRing } from "../lib/core/key_ring.ts";
 
 type Message = Record<string, unknown> & {
   id?: unknown;
@@ -236,15 +237,43 @@ Deno.test("openState() refuses expired state and accepts arguments in any key or
   const binding = { method: "tools/call", name: "t", args: { a: 1, b: [1, { c: 2, d: 3 }] } };
   const sealed = await sealState(key, binding, { k: { action: "cancel" } }, 1_000);
   deepStrictEqual(
-    await openState(key, sealed, { ...binding, args: { b: [1, { d: 3, c: 2 }], a: 1 } }, 1_000),
+    await openState([key], sealed, { ...binding, args: { b: [1, { d: 3, c: 2 }], a: 1 } }, 1_000),
     { k: { action: "cancel" } },
   );
   strictEqual(
-    await openState(key, sealed, binding, 1_000 + REQUEST_STATE_TTL_MS + 1),
+    await openState([key], sealed, binding, 1_000 + REQUEST_STATE_TTL_MS + 1),
     "requestState has expired",
   );
   strictEqual(
-    await openState(await stateKey("another secret of thirty-two chars!!"), sealed, binding, 1_000),
+    await openState(
+      [await stateKey("another secret of thirty-two chars!!")],
+      sealed,
+      binding,
+      1_000,
+    ),
     "requestState failed its integrity check",
   );
+});
+
+Deno.test("a key ring signs with its first key and opens state sealed with any of its keys (a rotation)", async () => {
+  const [oldSecret, newSecret] = [
+    "old-secret-of-thirty-two-characters!",
+    "new-secret-of-thirty-two-characters!",
+  ];
+  const binding = { method: "tools/call", name: "t", args: {} };
+  const before = createKeyRing([oldSecret]);
+  const during = createKeyRing([newSecret, oldSecret]);
+  const after = createKeyRing([newSecret]);
+  const sealedBefore = await sealState(await before.signing(), binding, { k: 1 });
+  const sealedDuring = await sealState(await during.signing(), binding, { k: 2 });
+  deepStrictEqual(await openState(await during.verifying(), sealedBefore, binding), { k: 1 });
+  deepStrictEqual(await openState(await after.verifying(), sealedDuring, binding), { k: 2 });
+  strictEqual(
+    await openState(await after.verifying(), sealedBefore, binding),
+    "requestState failed its integrity check",
+    "a key dropped from the ring opens nothing",
+  );
+  const random = createKeyRing();
+  strictEqual((await random.verifying()).length, 1);
+  strictEqual(await random.signing(), (await random.verifying())[0]);
 });

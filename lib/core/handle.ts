@@ -20,7 +20,7 @@ import type { Registry, Snapshot } from "../primitives/registry.ts";
 import type { ClientRequestMethod, LogLevel, ToolContext } from "../primitives/types.ts";
 import type { RequestContext } from "./context.ts";
 import { answersOf, CLIENT_CAPABILITY, createRounds, refusal } from "./input_rounds.ts";
-import { stateKey } from "./request_state.ts";
+import { createKeyRing, type KeyRing } from "./key_ring.ts";
 import { createTasks } from "./tasks.ts";
 import { createMemoryTaskStore } from "./task_store.ts";
 import { createMemoryBus } from "./bus.ts";
@@ -40,10 +40,10 @@ import { UNINITIALIZED } from "./session.ts";
 export interface CoreOptions extends MethodOptions {
   readonly registry: Registry;
   /**
-   * The secret that seals `requestState` (TOOLSHED_STATE_KEY, shared by every instance); a
-   * random key per process when absent. The key is made at its first use.
+   * The keys that seal `requestState`; default: one random key of this process. Instances
+   * behind a load balancer share one (TOOLSHED_STATE_KEY, or Redis).
    */
-  readonly stateSecret?: string;
+  readonly keyRing?: KeyRing;
   /** How long a 2026-07-28 client may cache a list (default: LIST_TTL_MS, five minutes). */
   readonly listTtlMs?: number;
   /** The methods served; METHODS unless a test or a feature extends it. */
@@ -107,8 +107,7 @@ export function createCore(given: CoreOptions): Core {
     ? given
     : { ...given, tasks: createTasks(createMemoryTaskStore(), createMemoryBus()) };
   const table = options.methods ?? METHODS;
-  let key: Promise<CryptoKey> | undefined;
-  const keyOf = () => key ??= stateKey(options.stateSecret);
+  const ring = options.keyRing ?? createKeyRing();
   /** By snapshot, then era: a snapshot's capabilities never change, so they are made once. */
   const advertised = new WeakMap<Snapshot, Map<Era, Readonly<JsonObject>>>();
   function capabilitiesFor(snapshot: Snapshot, era: Era): Readonly<JsonObject> {
@@ -230,13 +229,13 @@ export function createCore(given: CoreOptions): Core {
       args: params.arguments,
     };
     const proceed = (answers: JsonObject): MaybePromise<JsonObject> => {
-      const rounds = createRounds(ctx, client.clientCapabilities, answers, keyOf, binding);
+      const rounds = createRounds(ctx, client.clientCapabilities, answers, ring, binding);
       const result = invoke({ ...channels, request: rounds.request });
       return isThenable(result)
         ? (result as Promise<JsonObject>).then(rounds.finish)
         : rounds.finish(result);
     };
-    const answers = answersOf(params, keyOf, binding);
+    const answers = answersOf(params, ring, binding);
     return isThenable(answers) ? (answers as Promise<JsonObject>).then(proceed) : proceed(answers);
   }
 

@@ -10,6 +10,7 @@ import { type InputRequest, InputRequired } from "../primitives/input_required.t
 import type { ClientRequestMethod, HandlerContext } from "../primitives/types.ts";
 import type { RequestContext } from "./context.ts";
 import { openState, sealState, type StateBinding } from "./request_state.ts";
+import type { KeyRing } from "./key_ring.ts";
 
 /** The client capability each question needs. */
 export const CLIENT_CAPABILITY: Record<ClientRequestMethod, string> = {
@@ -38,7 +39,7 @@ export interface Rounds {
 /** The answers a round starts with: the sealed ones, then this round's `inputResponses`. */
 export function answersOf(
   params: JsonObject,
-  key: () => Promise<CryptoKey>,
+  ring: KeyRing,
   binding: StateBinding,
 ): JsonObject | Promise<JsonObject> {
   const given = params.inputResponses;
@@ -46,17 +47,19 @@ export function answersOf(
     throw invalidParams("Invalid params: inputResponses must be an object");
   }
   if (params.requestState === undefined) return given ?? {};
-  return key().then((ready) => openState(ready, params.requestState, binding)).then((opened) => {
-    if (typeof opened === "string") throw invalidParams(`Invalid requestState: ${opened}`);
-    return { ...opened, ...given };
-  });
+  return ring.verifying().then((keys) => openState(keys, params.requestState, binding)).then(
+    (opened) => {
+      if (typeof opened === "string") throw invalidParams(`Invalid requestState: ${opened}`);
+      return { ...opened, ...given };
+    },
+  );
 }
 
 export function createRounds(
   ctx: RequestContext,
   declared: Readonly<JsonObject>,
   answers: JsonObject,
-  key: () => Promise<CryptoKey>,
+  ring: KeyRing,
   binding: StateBinding,
 ): Rounds {
   const signal = ctx.controller.signal;
@@ -92,7 +95,9 @@ export function createRounds(
     finish(result) {
       done = true;
       if (stopped === undefined || result.resultType !== "input_required") return result;
-      return key().then((ready) => sealState(ready, binding, answers)).then((requestState) => ({
+      return ring.signing().then((key) => sealState(key, binding, answers)).then((
+        requestState,
+      ) => ({
         ...result,
         requestState,
       }));

@@ -49,7 +49,7 @@ export async function sealState(
  * string toolshed made, changed, expired, or made for another request.
  */
 export async function openState(
-  key: CryptoKey,
+  keys: readonly CryptoKey[],
   state: unknown,
   binding: StateBinding,
   now = Date.now(),
@@ -61,9 +61,12 @@ export async function openState(
   if (extra !== undefined || payload === undefined || mac === undefined) {
     return "requestState is not one this server issued";
   }
-  if (!await crypto.subtle.verify("HMAC", key, mac, payload)) {
-    return "requestState failed its integrity check";
+  // The signing key first; older keys of a rotation after it (a few HMACs at most).
+  let verified = false;
+  for (const key of keys) {
+    if (verified = await crypto.subtle.verify("HMAC", key, mac, payload)) break;
   }
+  if (!verified) return "requestState failed its integrity check";
   const sealed: unknown = JSON.parse(new TextDecoder().decode(payload));
   if (!isObject(sealed) || sealed.v !== 1 || !isObject(sealed.a)) {
     return "requestState is not one this server issued";

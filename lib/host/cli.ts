@@ -14,6 +14,8 @@ import {
 export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
 /** The environment variable holding the secret that seals `requestState` (all instances). */
 export const STATE_KEY_ENV = "TOOLSHED_STATE_KEY";
+/** Keys of a rotation that still open state they sealed, separated by commas. */
+export const PREVIOUS_STATE_KEYS_ENV = "TOOLSHED_STATE_KEY_PREVIOUS";
 /** Shortest secret accepted for it: 32 characters (256 bits of a random hex or base64 string). */
 export const MIN_STATE_KEY_LENGTH = 32;
 
@@ -52,6 +54,8 @@ export interface Options {
   logRequests?: boolean;
   /** The secret that seals `requestState` ($TOOLSHED_STATE_KEY); absent: random per process. */
   stateSecret?: string;
+  /** Secrets of a rotation that still open state ($TOOLSHED_STATE_KEY_PREVIOUS). */
+  previousStateSecrets?: readonly string[];
   /** Watch the server directory and reload what changes (--watch). */
   watch?: boolean;
   /** Keep what instances share (tasks, the bus) in Redis at this URL (--redis). */
@@ -134,7 +138,10 @@ Environment:
   ${TOKEN_ENV}        With --http: the bearer token every request must carry
   ${STATE_KEY_ENV}         The secret (32 characters or more) that seals the
                              requestState of input_required answers; the same on every
-                             instance (default: a random key per process)`;
+                             instance (default: with --redis a key shared through it,
+                             else a random key per process)
+  ${PREVIOUS_STATE_KEYS_ENV} Keys that sealed state before a rotation, separated
+                             by commas: they still open it (for its 15 minutes)`;
 
 /** Numeric flags are timers or sizes; setTimeout's limit bounds them all. */
 export const MAX_FLAG_VALUE = MAX_TIMER_MS;
@@ -247,6 +254,26 @@ export function parseCommand(
       };
     }
     options.stateSecret = secret;
+  }
+  const previous = env(PREVIOUS_STATE_KEYS_ENV);
+  if (previous !== undefined) {
+    const secrets = previous.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    if (secret === undefined) {
+      return {
+        kind: "refused",
+        message: `Cannot start: ${PREVIOUS_STATE_KEYS_ENV} is set but ${STATE_KEY_ENV} is not: ` +
+          "set the new key there, and keep the old ones in the previous list",
+      };
+    }
+    const short = secrets.findIndex((part) => part.length < MIN_STATE_KEY_LENGTH);
+    if (short !== -1) {
+      return {
+        kind: "refused",
+        message: `Cannot start: key ${short + 1} of ${PREVIOUS_STATE_KEYS_ENV} has fewer than ` +
+          `${MIN_STATE_KEY_LENGTH} characters`,
+      };
+    }
+    options.previousStateSecrets = secrets;
   }
   const command = withHttp(options, values.http, values["allow-host"]);
   if (command.kind !== "serve") return command;

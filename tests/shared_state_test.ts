@@ -1,7 +1,7 @@
-// Tasks shared by several instances (lib/core/tasks.ts over a store and a bus; adr/0016):
-// three instances in this process, first sharing the in-memory store and bus (what one
+// What several instances share (adr/0016): tasks (lib/core/tasks.ts over a store and a bus)
+// on three instances in this process, first sharing the in-memory store and bus (what one
 // process does), then a real redis-server (lib/redis/: what instances behind a load balancer
-// do). The Redis half needs `redis-server` on PATH (.ci/run installs it); without it the half
+// do); the requestState key ring in Redis; and main.ts processes sharing both. The Redis half needs `redis-server` on PATH (.ci/run installs it); without it the half
 // is ignored with a message, except under CI, where its absence fails.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { createTasks, type Tasks } from "../lib/core/tasks.ts";
@@ -10,6 +10,8 @@ import { type Bus, createMemoryBus } from "../lib/core/bus.ts";
 import { connectRedis, type RedisLink } from "../lib/redis/connection.ts";
 import { createRedisTaskStore } from "../lib/redis/task_store.ts";
 import { createRedisBus } from "../lib/redis/bus.ts";
+import { createRedisKeyRing, KEY_ROTATION_MS } from "../lib/redis/key_ring.ts";
+import { openState, sealState } from "../lib/core/request_state.ts";
 import { recorder } from "./_diagnostics.ts";
 import { readLines, withHangGuard } from "./_server_process.ts";
 
@@ -141,7 +143,7 @@ async function hasRedisServer(): Promise<boolean> {
 const REDIS_AVAILABLE = await hasRedisServer();
 if (!REDIS_AVAILABLE && Deno.env.get("CI") === undefined) {
   console.error(
-    "tests/task_sharing_test.ts: redis-server is not installed, so the Redis checks are " +
+    "tests/shared_state_test.ts: redis-server is not installed, so the Redis checks are " +
       "ignored (apt-get install redis-server runs them)",
   );
 }
@@ -213,8 +215,11 @@ Deno.test({
   },
 });
 
-/** main.ts over HTTP with --redis, serving the conformance fixture; its URL. */
-async function spawnInstance(redisUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
+/** main.ts over HTTP serving the conformance fixture, with `flags`; its URL. */
+async function spawnInstance(
+  flags: string[],
+  env: Record<string, string> = {},
+): Promise<{ url: string; stop(): Promise<void> }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -222,12 +227,11 @@ async function spawnInstance(redisUrl: string): Promise<{ url: string; stop(): P
       new URL("../main.ts", import.meta.url).pathname,
       "--http",
       "127.0.0.1:0",
-      "--redis",
-      redisUrl,
+      ...flags,
       "--dir",
       new URL("./conformance/fixture", import.meta.url).pathname,
     ],
-    env: { TOOLSHED_STATE_KEY: "a-test-secret-that-is-long-enough-0123456789" },
+    env,
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -255,7 +259,7 @@ async function spawnInstance(redisUrl: string): Promise<{ url: string; stop(): P
   };
 }
 
-/** A 2026-07-28 request declaring the tasks extension, over HTTP; the JSON-RPC answer. */
+/** A 2026-07-28 request declaring elicitation and tasks, over HTTP; the JSON-RPC answer. */
 async function post(url: string, method: string, params: Record<string, unknown>, name?: string) {
   const response = await fetch(url, {
     method: "POST",
@@ -275,6 +279,7 @@ async function post(url: string, method: string, params: Record<string, unknown>
         _meta: {
           "io.modelcontextprotocol/protocolVersion": "2026-07-28",
           "io.modelcontextprotocol/clientCapabilities": {
+            elicitation: {},
             extensions: { "io.modelcontextprotocol/tasks": {} },
           },
         },
@@ -290,7 +295,9 @@ Deno.test({
   ignore: !RUN_REDIS,
   async fn() {
     const server = await startRedis();
-    const [a, b] = await Promise.all([spawnInstance(server.url), spawnInstance(server.url)]);
+    const flags = ["--redis", server.url];
+    const env = { TOOLSHED_STATE_KEY: "a-test-secret-that-is-long-enough-0123456789" };
+    const [a, b] = await Promise.all([spawnInstance(flags, env), spawnInstance(flags, env)]);
     try {
       const created = await post(
         a.url,
@@ -307,6 +314,75 @@ Deno.test({
       strictEqual((await post(a.url, "tasks/get", { taskId }, taskId)).result?.status, "cancelled");
     } finally {
       await Promise.all([a.stop(), b.stop()]);
+      await server.stop();
+    }
+  },
+});
+
+/** Round 1 of a multi-round call on `first`, round 2 on `second`: the second's answer. */
+async function roundsAcross(first: string, second: string) {
+  const call = { name: "test_input_required_result_elicitation", arguments: {} };
+  const asked = await post(first, "tools/call", call, call.name);
+  strictEqual(asked.result?.resultType, "input_required", JSON.stringify(asked));
+  return await post(second, "tools/call", {
+    ...call,
+    inputResponses: { user_name: { action: "accept", content: { name: "Ada" } } },
+    requestState: asked.result.requestState,
+  }, call.name);
+}
+
+Deno.test({
+  name:
+    "redis: a multi-round call continues on another instance with the key ring in Redis, and fails there without a shared key",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const server = await startRedis();
+    const shared = await Promise.all([0, 1].map(() => spawnInstance(["--redis", server.url])));
+    const alone = await Promise.all([0, 1].map(() => spawnInstance([])));
+    try {
+      const continued = await roundsAcross(shared[0].url, shared[1].url);
+      deepStrictEqual(continued.result?.content, [{ type: "text", text: "Hello, Ada!" }]);
+      const refused = await roundsAcross(alone[0].url, alone[1].url);
+      deepStrictEqual(refused.error, {
+        code: -32602,
+        message: "Invalid requestState: requestState failed its integrity check",
+      });
+    } finally {
+      await Promise.all([...shared, ...alone].map((instance) => instance.stop()));
+      await server.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "redis: the key ring makes one key a day for every instance, and still opens yesterday's",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const server = await startRedis();
+    const link = await connectRedis(server.url, recorder());
+    try {
+      const day = KEY_ROTATION_MS;
+      const binding = { method: "tools/call", name: "t", args: {} };
+      const at = (ms: number) => createRedisKeyRing(link, () => ms);
+      const sealed = await sealState(await at(10 * day + 5).signing(), binding, { k: 1 });
+      deepStrictEqual(await openState(await at(10 * day + 9).verifying(), sealed, binding), {
+        k: 1,
+      });
+      deepStrictEqual(await openState(await at(11 * day + 1).verifying(), sealed, binding), {
+        k: 1,
+      });
+      strictEqual(
+        await openState(await at(12 * day + 1).verifying(), sealed, binding),
+        "requestState failed its integrity check",
+      );
+      const resealed = await sealState(await at(11 * day).signing(), binding, { k: 2 });
+      strictEqual(
+        await openState(await at(10 * day).verifying(), resealed, binding),
+        "requestState failed its integrity check",
+        "each day signs with a key of its own",
+      );
+    } finally {
+      await link.close();
       await server.stop();
     }
   },
