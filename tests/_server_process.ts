@@ -97,3 +97,15 @@ export async function* readLines(
   if (tail !== "") pieces.push(tail);
   if (pieces.length > 0) yield pieces.join("");
 }
+
+/** The messages of an SSE body, one per `data:` line, as they arrive. */
+export async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+  let pending = "";
+  for await (const line of readLines(body)) {
+    if (line.startsWith("data: ")) pending = line.slice("data: ".length);
+    else if (line === "" && pending !== "") {
+      yield JSON.parse(pending);
+      pending = "";
+    }
+  }
+}

@@ -20,7 +20,7 @@ import { createSessionTable } from "../lib/transports/http_sessions.ts";
 import { contentsOf } from "../lib/primitives/registry.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { serveForTest, type TestHttpServer } from "./_http_server.ts";
-import { readLines, withHangGuard } from "./_server_process.ts";
+import { events, readLines, withHangGuard } from "./_server_process.ts";
 
 const LEGACY = "2025-11-25";
 const SAMPLING_PARAMS = {
@@ -156,18 +156,6 @@ const textResult = (id: number, text: string) => ({
   id,
   result: { content: [{ type: "text", text }] },
 });
-
-/** The messages of an SSE body, one per `data:` line, as they arrive. */
-async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
-  let pending = "";
-  for await (const line of readLines(body)) {
-    if (line.startsWith("data: ")) pending = line.slice("data: ".length);
-    else if (line === "" && pending !== "") {
-      yield JSON.parse(pending);
-      pending = "";
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // The session's life.

@@ -15,7 +15,7 @@ import { hostNameOf } from "../lib/transports/http_guard.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { recorder } from "./_diagnostics.ts";
 import { serveForTest, type TestHttpServer } from "./_http_server.ts";
-import { FIXTURE_TOOLS, readLines, withHangGuard } from "./_server_process.ts";
+import { events, FIXTURE_TOOLS, readLines, withHangGuard } from "./_server_process.ts";
 
 const MODERN = "2026-07-28";
 const META = {
@@ -173,18 +173,6 @@ async function post(
 /** Posts a tools/call with the standard headers. */
 function call(url: string, id: number | string, name: string) {
   return post(url, callBody(id, name), modernHeaders("tools/call", name));
-}
-
-/** The messages of an SSE body, one per `data:` line, as they arrive. */
-async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
-  let pending = "";
-  for await (const line of readLines(body)) {
-    if (line.startsWith("data: ")) pending = line.slice("data: ".length);
-    else if (line === "" && pending !== "") {
-      yield JSON.parse(pending);
-      pending = "";
-    }
-  }
 }
 
 /** One raw HTTP/1.1 POST over TCP, for what fetch will not send (a Host header). */

@@ -13,7 +13,7 @@ import { createRedisBus } from "../lib/redis/bus.ts";
 import { createRedisKeyRing, KEY_ROTATION_MS } from "../lib/redis/key_ring.ts";
 import { openState, sealState } from "../lib/core/request_state.ts";
 import { recorder } from "./_diagnostics.ts";
-import { readLines, withHangGuard } from "./_server_process.ts";
+import { events, readLines, withHangGuard } from "./_server_process.ts";
 
 interface Shared {
   store: TaskStore;
@@ -142,10 +142,10 @@ async function hasRedisServer(): Promise<boolean> {
 
 const REDIS_AVAILABLE = await hasRedisServer();
 if (!REDIS_AVAILABLE && Deno.env.get("CI") === undefined) {
-  console.error(
+  Deno.stderr.writeSync(new TextEncoder().encode(
     "tests/shared_state_test.ts: redis-server is not installed, so the Redis checks are " +
-      "ignored (apt-get install redis-server runs them)",
-  );
+      "ignored (apt-get install redis-server runs them)" + "\n",
+  ));
 }
 
 /** A redis-server on a free loopback port, for this file's tests. */
@@ -259,39 +259,45 @@ async function spawnInstance(
   };
 }
 
-/** A 2026-07-28 request declaring elicitation and tasks, over HTTP; the JSON-RPC answer. */
+/** The headers of a 2026-07-28 request over HTTP. */
+const headers = (method: string, name?: string) => ({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": method,
+  ...(name === undefined ? {} : { "mcp-name": name }),
+});
+
+/** A 2026-07-28 request (id 1) declaring elicitation and the tasks extension. */
+const request = (method: string, params: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id: 1,
+  method,
+  params: {
+    ...params,
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {
+        elicitation: {},
+        extensions: { "io.modelcontextprotocol/tasks": {} },
+      },
+    },
+  },
+});
+
+/** Posts `request(method, params)`; the JSON-RPC answer. */
 async function post(url: string, method: string, params: Record<string, unknown>, name?: string) {
   const response = await fetch(url, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(name === undefined ? {} : { "mcp-name": name }),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {
-            elicitation: {},
-            extensions: { "io.modelcontextprotocol/tasks": {} },
-          },
-        },
-      },
-    }),
+    headers: headers(method, name),
+    body: JSON.stringify(request(method, params)),
   });
   return await response.json();
 }
 
 Deno.test({
   name:
-    "redis: two main.ts instances with --redis share a task: created on one, read and cancelled on the other",
+    "redis: two main.ts instances with --redis share a task: created on one, read and cancelled on the other, followed by a listen on the first",
   ignore: !RUN_REDIS,
   async fn() {
     const server = await startRedis();
@@ -309,9 +315,32 @@ Deno.test({
       ok(typeof taskId === "string", JSON.stringify(created));
       const read = await post(b.url, "tasks/get", { taskId }, taskId);
       deepStrictEqual([read.result?.taskId, read.result?.status], [taskId, "working"]);
+      // A listen on A follows the task; the cancellation through B reaches it.
+      const listening = await fetch(a.url, {
+        method: "POST",
+        headers: headers("subscriptions/listen"),
+        body: JSON.stringify(
+          request("subscriptions/listen", { notifications: { taskIds: [taskId] } }),
+        ),
+      });
+      const stream = events(listening.body!);
+      const ack = (await withHangGuard(stream.next(), "the acknowledgement")).value;
+      deepStrictEqual((ack as { params: unknown }).params, {
+        _meta: { "io.modelcontextprotocol/subscriptionId": 1 },
+        notifications: { taskIds: [taskId] },
+      });
       const cancelled = await post(b.url, "tasks/cancel", { taskId }, taskId);
       strictEqual(cancelled.result?.resultType, "complete");
       strictEqual((await post(a.url, "tasks/get", { taskId }, taskId)).result?.status, "cancelled");
+      const notice = (await withHangGuard(stream.next(), "the task's change")).value as {
+        method: string;
+        params: { taskId: string; status: string };
+      };
+      deepStrictEqual(
+        [notice.method, notice.params.taskId, notice.params.status],
+        ["notifications/tasks", taskId, "cancelled"],
+      );
+      await stream.return(undefined);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
       await server.stop();

@@ -270,3 +270,50 @@ Deno.test("the tasks extension is advertised to 2026-07-28 clients; a 2025 sessi
     });
   });
 });
+
+Deno.test("subscriptions/listen with taskIds carries each change of those tasks as notifications/tasks", async () => {
+  await withServer(async (server) => {
+    const taskId = (await call(server, "slow_compute", { seconds: 0.2, label: "l" })).result!
+      .taskId as string;
+    const gated = await ask(server, "subscriptions/listen", {
+      notifications: { taskIds: [taskId] },
+    }, {});
+    strictEqual(gated.error?.code, -32021);
+    server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: "listen",
+      method: "subscriptions/listen",
+      params: {
+        notifications: { taskIds: [taskId, "another"] },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": WITH_TASKS,
+        },
+      },
+    }));
+    const next = async () =>
+      JSON.parse((await withHangGuard(server.nextLine(), "a notification"))!);
+    deepStrictEqual(await next(), {
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: {
+        _meta: { "io.modelcontextprotocol/subscriptionId": "listen" },
+        notifications: { taskIds: [taskId, "another"] },
+      },
+    });
+    const notice = await next();
+    strictEqual(notice.method, "notifications/tasks");
+    deepStrictEqual(
+      [notice.params._meta, notice.params.taskId, notice.params.status, notice.params.result],
+      [{ "io.modelcontextprotocol/subscriptionId": "listen" }, taskId, "completed", {
+        content: [{ type: "text", text: 'Computed "l" in 0.2 s' }],
+      }],
+    );
+    ok(!("resultType" in notice.params));
+    server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "listen" },
+    }));
+  });
+});

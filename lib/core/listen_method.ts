@@ -8,9 +8,30 @@ import { invalidParams } from "../wire/errors.ts";
 import { META_SUBSCRIPTION_ID } from "../wire/protocol.ts";
 import { changedLists, updatedResources } from "./change_notices.ts";
 import type { MethodCall } from "./methods.ts";
+import { declaresTasks, missingTasksExtension } from "./task_methods.ts";
 
-/** Most resources one listen may subscribe to. */
+/** Most resources, and most tasks, one listen may subscribe to. */
 export const MAX_LISTEN_RESOURCES = 1_000;
+
+/**
+ * The tasks a listen asks to follow (the tasks extension's `taskIds`), or undefined when it
+ * asks none or this server runs no tasks; -32021 from a request without the extension.
+ */
+function tasksAsked(call: MethodCall, given: unknown): Set<string> | undefined {
+  if (given === undefined) return undefined;
+  if (!Array.isArray(given) || !given.every((id) => typeof id === "string")) {
+    throw invalidParams("Invalid params: taskIds must be a list of task ids");
+  }
+  if (given.length > MAX_LISTEN_RESOURCES) {
+    throw invalidParams(
+      `Invalid params: a listen may follow at most ${MAX_LISTEN_RESOURCES} tasks`,
+    );
+  }
+  if (!declaresTasks(call.client.clientCapabilities)) {
+    throw missingTasksExtension("taskIds in subscriptions/listen");
+  }
+  return call.options.tasks === undefined ? undefined : new Set(given as string[]);
+}
 
 const LIST_FILTERS = {
   toolsListChanged: "tools",
@@ -48,6 +69,8 @@ export function listenMethod(call: MethodCall): Promise<JsonObject> {
       honoured.resourceSubscriptions = uris;
     }
   }
+  const taskIds = tasksAsked(call, asked.taskIds);
+  if (taskIds !== undefined) honoured.taskIds = [...taskIds];
   const notify = (method: string, params: JsonObject = {}) =>
     ctx.outlet.notify({ jsonrpc: "2.0", method, params: { _meta: meta, ...params } });
   notify("notifications/subscriptions/acknowledged", { notifications: honoured });
@@ -60,9 +83,16 @@ export function listenMethod(call: MethodCall): Promise<JsonObject> {
       notify("notifications/resources/updated", { uri });
     }
   });
+  // A task's changes, from whichever instance ran it (tasks.ts announces them on the bus).
+  const stopTasks = taskIds === undefined ? undefined : call.options.tasks?.onChange((task) => {
+    if (!ctx.controller.signal.aborted && taskIds.has(task.taskId)) {
+      notify("notifications/tasks", { ...task });
+    }
+  });
   return new Promise((resolve) => {
     const end = () => {
       stop();
+      stopTasks?.();
       resolve({ _meta: meta });
     };
     // Cancelled (no answer goes out) or closed by the server (the answer ends it).

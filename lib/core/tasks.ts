@@ -51,6 +51,11 @@ export interface Tasks {
   update(taskId: string, responses: JsonObject): Promise<boolean>;
   /** Cancels a task (a finished one stays as it is); false when there is no such task. */
   cancel(taskId: string): Promise<boolean>;
+  /**
+   * Calls `listener` with each task's new state, whichever instance changed it (through the
+   * bus); returns how to stop.
+   */
+  onChange(listener: (task: TaskRecord) => void): () => void;
   /** Stops renewing leases and listening to the bus. */
   close(): void;
 }
@@ -85,7 +90,17 @@ export function createTasks(
   }, TASK_LEASE_MS / 3);
   Deno.unrefTimer(renewal);
 
+  const listeners = new Set<(task: TaskRecord) => void>();
+  /** Tells every instance's listeners of a task's new state (each change, once). */
+  const announce = (record: TaskRecord) => {
+    bus.publish({ type: "tasks/changed", task: record as unknown as JsonObject }).catch(() => {});
+  };
+
   const stopListening = bus.subscribe((message) => {
+    if (message.type === "tasks/changed" && isObject(message.task)) {
+      for (const listener of listeners) listener(message.task as unknown as TaskRecord);
+      return;
+    }
     const task = running.get(message.taskId as string);
     if (task === undefined) return; // another instance's, or finished
     if (message.type === "tasks/update" && isObject(message.responses)) {
@@ -109,6 +124,7 @@ export function createTasks(
       task.waiting.clear();
     }
     put(task.record).catch(() => {}); // the store reports its own faults
+    announce(task.record);
   }
 
   /** `input_required` with the questions still waiting, or `working` once none is. */
@@ -156,6 +172,7 @@ export function createTasks(
       lastUpdatedAt: stamp(),
     };
     await store.put({ record: failed, owner: found.owner, leaseUntil: found.leaseUntil });
+    announce(failed);
     return (await store.get(taskId))?.record ?? failed;
   }
 
@@ -234,18 +251,21 @@ export function createTasks(
       if (!isTerminal(found.record.status)) {
         // Cancelled at once for every reader; the instance running it stops its handler.
         const { inputRequests: _, ...base } = found.record;
-        await store.put({
-          ...found,
-          record: {
-            ...base,
-            status: "cancelled",
-            statusMessage: "Cancelled by the client",
-            lastUpdatedAt: stamp(),
-          },
-        });
+        const record: TaskRecord = {
+          ...base,
+          status: "cancelled",
+          statusMessage: "Cancelled by the client",
+          lastUpdatedAt: stamp(),
+        };
+        await store.put({ ...found, record });
+        announce(record);
         await bus.publish({ type: "tasks/cancel", taskId });
       }
       return true;
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     close() {
       clearInterval(renewal);
