@@ -195,6 +195,7 @@ async function serveOverHttp(
       registry,
       bearerToken: options.bearerToken,
       logRequests: options.logRequests,
+      instanceName: options.instanceName,
       allowedHosts: options.allowHosts ?? [],
       maxMessageBytes: options.maxMessageBytes,
       maxConcurrency: options.maxConcurrency,

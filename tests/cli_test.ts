@@ -701,3 +701,14 @@ Deno.test("parseCommand() takes --redis as a redis:// or rediss:// URL only", ()
     message: 'Invalid value for --redis: "127.0.0.1:6379" is not a redis:// or rediss:// URL',
   });
 });
+
+Deno.test("parseCommand() takes --instance with --http only, as 1 to 32 letters, digits, - or _", () => {
+  const command = parseCommand(["--http", "8080", "--instance", "eu-1"]);
+  assert.equal(command.kind, "serve");
+  assert.equal((command as { options: { instanceName?: string } }).options.instanceName, "eu-1");
+  assert.deepEqual(parseCommand(["--instance", "eu-1"]), {
+    kind: "usage-error",
+    message: "--instance needs --http",
+  });
+  assert.equal(parseCommand(["--http", "8080", "--instance", "eu.1"]).kind, "usage-error");
+});

@@ -366,6 +366,35 @@ Deno.test("serveHttp() ends the least recently used session past maxSessions", a
   }
 });
 
+Deno.test("serveHttp() names its sessions after its instance; another instance's session is 404 saying whose it is, and stderr says why once", async () => {
+  const alpha = start({ instanceName: "alpha" });
+  const beta = start({ instanceName: "beta" });
+  try {
+    const headers = await open(alpha.url);
+    match(headers["mcp-session-id"], /^alpha\.[0-9a-f-]{36}$/);
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    strictEqual((await post(alpha.url, ping, headers)).status, 200);
+    for (let i = 0; i < 2; i++) {
+      const stray = await post(beta.url, ping, headers);
+      deepStrictEqual([stray.status, (stray.json as { error: unknown }).error], [404, {
+        code: -32001,
+        message: 'Session not found: instance "alpha" opened it, and a session lives on the ' +
+          "instance that opened it (route requests by Mcp-Session-Id to it, or initialize again)",
+      }]);
+    }
+    const said = beta.diagnostics.text().split("\n").filter((line) => line.includes('"alpha"'));
+    strictEqual(said.length, 1, beta.diagnostics.text());
+    const unknown = await post(alpha.url, ping, { ...headers, "mcp-session-id": "alpha.nope" });
+    deepStrictEqual((unknown.json as { error: unknown }).error, {
+      code: -32001,
+      message: "Session not found",
+    });
+  } finally {
+    await alpha.close();
+    await beta.close();
+  }
+});
+
 Deno.test("serveHttp() forgets a session idle for the TTL, on a clock the test drives", async () => {
   let clock = 1_000_000;
   const http = start({ sessionTtlMs: 60_000, now: () => clock });
@@ -386,6 +415,7 @@ Deno.test("serveHttp() forgets a session idle for the TTL, on a clock the test d
 Deno.test("createSessionTable() sweeps idle sessions in order of use, never one with a request in flight", () => {
   let clock = 0;
   const table = createSessionTable({
+    instance: "t",
     ttlMs: 100,
     maxSessions: 10,
     maxBytes: 1000,

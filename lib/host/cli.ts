@@ -52,6 +52,8 @@ export interface Options {
   allowUnauthenticated?: boolean;
   /** With --http: one line per request on stderr (--log-requests). */
   logRequests?: boolean;
+  /** With --http: the name session ids begin with (--instance); absent: random. */
+  instanceName?: string;
   /** The secret that seals `requestState` ($TOOLSHED_STATE_KEY); absent: random per process. */
   stateSecret?: string;
   /** Secrets of a rotation that still open state ($TOOLSHED_STATE_KEY_PREVIOUS). */
@@ -128,6 +130,8 @@ Options:
                              ${TOKEN_ENV} is not set (behind an authenticating proxy)
   --log-requests             With --http: one line per request on stderr (method, path,
                              status, JSON-RPC method, duration)
+  --instance NAME            With --http: the name this instance's session ids begin
+                             with, for routing sessions by prefix (default: random)
   --redis URL                Keep tasks in Redis (redis://HOST:PORT) and pass task
                              answers and cancellations between instances through it, so
                              that any instance behind a load balancer serves any task
@@ -190,6 +194,7 @@ export function parseCommand(
         "allow-unauthenticated": { type: "boolean" },
         "log-requests": { type: "boolean" },
         redis: { type: "string" },
+        instance: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -281,6 +286,7 @@ export function parseCommand(
     allowUnauthenticated: values["allow-unauthenticated"] === true,
     logRequests: values["log-requests"] === true,
     token: env(TOKEN_ENV),
+    instance: values.instance,
   });
 }
 
@@ -291,9 +297,25 @@ export function parseCommand(
  */
 function withHttpSecurity(
   options: Options,
-  given: { allowUnauthenticated: boolean; logRequests: boolean; token: string | undefined },
+  given: {
+    allowUnauthenticated: boolean;
+    logRequests: boolean;
+    token: string | undefined;
+    instance: string | undefined;
+  },
 ): Command {
   const { http } = options;
+  if (given.instance !== undefined) {
+    if (http === undefined) return { kind: "usage-error", message: "--instance needs --http" };
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(given.instance)) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --instance: "${given.instance}" is not 1 to 32 letters, ` +
+          'digits, "-" or "_"',
+      };
+    }
+    options.instanceName = given.instance;
+  }
   if (http === undefined) {
     if (given.allowUnauthenticated) {
       return { kind: "usage-error", message: "--allow-unauthenticated needs --http" };

@@ -65,6 +65,7 @@ import { acceptsEventStream, isJsonContentType, PROTOCOL_VERSION_HEADER } from "
 import {
   createSessionTable,
   type HttpSession,
+  instanceOfSession,
   MAX_SESSION_BYTES,
   MAX_SESSIONS,
   SESSION_ID_HEADER,
@@ -107,6 +108,11 @@ export interface HttpOptions {
   now?: () => number;
   /** Listen streams the server may hold open at once, all clients together (default 1,024). */
   maxListens?: number;
+  /**
+   * This instance's name, which begins every session id it makes (default: 8 random hex
+   * digits); behind a load balancer, a session id says which instance it lives on.
+   */
+  instanceName?: string;
 }
 
 export interface HttpServer {
@@ -162,7 +168,27 @@ export function serveHttp(options: HttpOptions): HttpServer {
   const maxListens = options.maxListens ?? MAX_LONG_LIVED;
   /** Long-lived requests (listen streams) open now: each holds a connection. */
   let listens = 0;
+  const instance = options.instanceName ??
+    Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0"))
+      .join("");
+  /** Instances whose sessions reached this one, said once each on stderr (a few at most). */
+  const strays = new Set<string>();
+  /** The 404 for an id no live session has, naming the instance that opened it, if another. */
+  const missing = (sessionId: string) => {
+    const openedBy = instanceOfSession(sessionId);
+    if (openedBy === undefined || openedBy === instance) return sessionNotFound();
+    if (!strays.has(openedBy) && strays.size < 16) {
+      strays.add(openedBy);
+      diagnostics.error(
+        `A request for a session of instance "${openedBy}" reached this instance ` +
+          `("${instance}"): the load balancer must send a session's requests to the instance ` +
+          "that opened it (see the README's Scaling out)",
+      );
+    }
+    return sessionNotFound(openedBy);
+  };
   const sessions = createSessionTable({
+    instance,
     ttlMs: options.sessionTtlMs ?? SESSION_TTL_MS,
     maxSessions: options.maxSessions ?? MAX_SESSIONS,
     maxBytes: MAX_SESSION_BYTES,
@@ -352,7 +378,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       return jsonAnswer(errorMessage(id, sessionRequired()), 400);
     }
     const session = sessions.get(sessionId);
-    if (session === undefined) return jsonAnswer(errorMessage(id, sessionNotFound()), 404);
+    if (session === undefined) return jsonAnswer(errorMessage(id, missing(sessionId)), 404);
     const negotiated = negotiatedVersion(session.core);
     const claimed = headers.get(PROTOCOL_VERSION_HEADER);
     if (claimed !== null && negotiated !== undefined && claimed !== negotiated) {
@@ -402,7 +428,9 @@ export function serveHttp(options: HttpOptions): HttpServer {
     const sessionId = headers.get(SESSION_ID_HEADER);
     if (sessionId === null) return jsonAnswer(errorMessage(undefined, sessionRequired()), 400);
     const session = sessions.get(sessionId);
-    if (session === undefined) return jsonAnswer(errorMessage(undefined, sessionNotFound()), 404);
+    if (session === undefined) {
+      return jsonAnswer(errorMessage(undefined, missing(sessionId)), 404);
+    }
     const negotiated = negotiatedVersion(session.core);
     const claimed = headers.get(PROTOCOL_VERSION_HEADER);
     if (claimed !== null && negotiated !== undefined && claimed !== negotiated) {
@@ -461,7 +489,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     const sessionId = headers.get(SESSION_ID_HEADER);
     if (sessionId === null) return jsonAnswer(errorMessage(undefined, sessionRequired()), 400);
     if (!sessions.end(sessionId, "the client ended the session")) {
-      return jsonAnswer(errorMessage(undefined, sessionNotFound()), 404);
+      return jsonAnswer(errorMessage(undefined, missing(sessionId)), 404);
     }
     return new Response(null, { status: 200 });
   }

@@ -92,9 +92,17 @@ export function sessionRequired(): RpcError {
   return { code: HttpErrorCode.Refused, message: "Bad Request: Mcp-Session-Id header is required" };
 }
 
-/** An `Mcp-Session-Id` that names no live session: the client must `initialize` again. */
-export function sessionNotFound(): RpcError {
-  return { code: HttpErrorCode.SessionNotFound, message: "Session not found" };
+/**
+ * An `Mcp-Session-Id` that names no live session: the client must `initialize` again. When
+ * another instance opened it, the message says so (the balancer does not route by session).
+ */
+export function sessionNotFound(openedBy?: string): RpcError {
+  return {
+    code: HttpErrorCode.SessionNotFound,
+    message: openedBy === undefined ? "Session not found" : `Session not found: instance ` +
+      `"${openedBy}" opened it, and a session lives on the instance that opened it (route ` +
+      "requests by Mcp-Session-Id to it, or initialize again)",
+  };
 }
 
 /** A 2025-era `MCP-Protocol-Version` that is not the version its session negotiated. */

@@ -57,6 +57,8 @@ export interface HttpSession {
 }
 
 export interface SessionTableOptions {
+  /** This instance's name, the first part of every session id it makes (`<name>.<uuid>`). */
+  instance: string;
   ttlMs: number;
   maxSessions: number;
   maxBytes: number;
@@ -157,7 +159,7 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
     open(core, size) {
       const requests = new Map<AbortSignal, SessionRequest>();
       const session: HttpSession = {
-        id: crypto.randomUUID(),
+        id: `${options.instance}.${crypto.randomUUID()}`,
         core,
         // A request the server sends goes on its caller's stream (resumable, if its client
         // left); once the call has answered, on the GET stream; with neither, nowhere.
@@ -220,4 +222,13 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
       return sessions.size;
     },
   };
+}
+
+/**
+ * The instance a session id says it was opened by, when it has toolshed's shape
+ * (`<instance>.<uuid>`); undefined for any other id.
+ */
+export function instanceOfSession(id: string): string | undefined {
+  return /^([A-Za-z0-9_-]{1,32})\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+    .exec(id)?.[1];
 }
