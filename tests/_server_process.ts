@@ -109,3 +109,52 @@ export async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<
     }
   }
 }
+
+/** main.ts serving HTTP on a free loopback port, its URL read from the line it prints. */
+export interface HttpServerProcess {
+  readonly url: string;
+  /** SIGTERM, then waits for the exit; the exit code and everything it wrote on stderr. */
+  stop(): Promise<{ code: number; stderr: string[] }>;
+}
+
+/** Starts `main.ts --http 127.0.0.1:0 <args>` and waits for its "listening on" line. */
+export async function spawnHttpServer(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<HttpServerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "--http", "127.0.0.1:0", ...args],
+    env,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const lines = readLines(child.stderr);
+  const seen: string[] = [];
+  let url: string | undefined;
+  while (url === undefined) {
+    const next = await withHangGuard(lines.next(), "the listening line");
+    if (next.done) break;
+    seen.push(next.value);
+    url = next.value.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
+  }
+  if (url === undefined) {
+    await child.status;
+    throw new Error(`main.ts did not say where it listens:\n${seen.join("\n")}`);
+  }
+  // Read on, so that the server never blocks on a full stderr pipe.
+  const drained = (async () => {
+    for await (const line of lines) seen.push(line);
+  })();
+  return {
+    url,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* it has exited already */ }
+      const { code } = await withHangGuard(child.status, "the server exiting");
+      await drained;
+      return { code, stderr: seen };
+    },
+  };
+}

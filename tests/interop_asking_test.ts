@@ -26,7 +26,7 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-import { readLines, withHangGuard } from "./_server_process.ts";
+import { spawnHttpServer, withHangGuard } from "./_server_process.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("./conformance/fixture/", import.meta.url));
@@ -40,37 +40,6 @@ const stdioParams = (args: string[]) => ({
   env: Deno.env.toObject(),
   stderr: "pipe" as const,
 });
-
-/** main.ts serving HTTP on a free loopback port; its URL from the line it prints. */
-async function spawnHttp(args: string[]): Promise<{ url: URL; stop(): Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "--http", "127.0.0.1:0", ...args],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const lines = readLines(child.stderr);
-  const seen: string[] = [];
-  let url: string | undefined;
-  while (url === undefined) {
-    const next = await withHangGuard(lines.next(), "the listening line");
-    if (next.done) break;
-    seen.push(next.value);
-    url = next.value.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
-  }
-  assert.ok(url, `no URL on stderr:\n${seen.join("\n")}`);
-  const drained = (async () => {
-    for await (const _ of lines); // keep reading so the server never blocks on stderr
-  })();
-  return {
-    url: new URL(url),
-    async stop() {
-      child.kill("SIGTERM");
-      await withHangGuard(child.status, "the server exiting");
-      await drained;
-    },
-  };
-}
 
 /** What the clients' handlers were asked, in order. */
 type Asked = string[];
@@ -229,11 +198,11 @@ Deno.test("interop: the same tools in a 2025-11-25 session send the SDK client r
 });
 
 Deno.test("interop: both SDK clients are asked over HTTP: input_required rounds, and real requests on the session's stream", async () => {
-  const http = await spawnHttp(["--dir", FIXTURE]);
+  const http = await spawnHttpServer(["--dir", FIXTURE]);
   try {
     const modernAsked: Asked = [];
     const modern = modernAskingClient(modernAsked);
-    await modern.connect(new ModernHttpTransport(http.url));
+    await modern.connect(new ModernHttpTransport(new URL(http.url)));
     try {
       await callAskingTools(modern, modernAsked);
     } finally {
@@ -241,7 +210,7 @@ Deno.test("interop: both SDK clients are asked over HTTP: input_required rounds,
     }
     const legacyAsked: Asked = [];
     const legacy = legacyAskingClient(legacyAsked);
-    await legacy.connect(new LegacyHttpTransport(http.url));
+    await legacy.connect(new LegacyHttpTransport(new URL(http.url)));
     try {
       await callAskingTools(legacy, legacyAsked);
     } finally {
@@ -374,10 +343,10 @@ Deno.test("interop: the 2026-07-28 SDK client listens with each filter over stdi
 
 Deno.test("interop: the 2026-07-28 SDK client listens with each filter over HTTP and sees --watch edits", async () => {
   const dir = await scratchDir();
-  const http = await spawnHttp(["--dir", dir, "--watch"]);
+  const http = await spawnHttpServer(["--dir", dir, "--watch"]);
   const client = new ModernClient(CLIENT_INFO, PINNED);
   try {
-    await client.connect(new ModernHttpTransport(http.url));
+    await client.connect(new ModernHttpTransport(new URL(http.url)));
     await listenToEachFilter(client, dir);
   } finally {
     await client.close();

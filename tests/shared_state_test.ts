@@ -13,7 +13,7 @@ import { createRedisBus } from "../lib/redis/bus.ts";
 import { createRedisKeyRing, KEY_ROTATION_MS } from "../lib/redis/key_ring.ts";
 import { openState, sealState } from "../lib/core/request_state.ts";
 import { recorder } from "./_diagnostics.ts";
-import { events, readLines, withHangGuard } from "./_server_process.ts";
+import { events, spawnHttpServer, withHangGuard } from "./_server_process.ts";
 
 interface Shared {
   store: TaskStore;
@@ -215,49 +215,12 @@ Deno.test({
   },
 });
 
-/** main.ts over HTTP serving the conformance fixture, with `flags`; its URL. */
-async function spawnInstance(
-  flags: string[],
-  env: Record<string, string> = {},
-): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      new URL("../main.ts", import.meta.url).pathname,
-      "--http",
-      "127.0.0.1:0",
-      ...flags,
-      "--dir",
-      new URL("./conformance/fixture", import.meta.url).pathname,
-    ],
+/** main.ts over HTTP serving the conformance fixture, with `flags`. */
+const spawnInstance = (flags: string[], env: Record<string, string> = {}) =>
+  spawnHttpServer(
+    [...flags, "--dir", new URL("./conformance/fixture", import.meta.url).pathname],
     env,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const lines = readLines(child.stderr);
-  let url: string | undefined;
-  const seen: string[] = [];
-  while (url === undefined) {
-    const next = await withHangGuard(lines.next(), "the listening line");
-    if (next.done) break;
-    seen.push(next.value);
-    url = next.value.match(/listening on (http:\/\/\S+\/mcp)$/)?.[1];
-  }
-  ok(url, `no URL on stderr:\n${seen.join("\n")}`);
-  const drained = (async () => {
-    for await (const _ of lines);
-  })();
-  return {
-    url,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-    },
-  };
-}
+  );
 
 /** The headers of a 2026-07-28 request over HTTP. */
 const headers = (method: string, name?: string) => ({
