@@ -49,7 +49,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       console.error(`${SERVER_INFO.name} ${SERVER_INFO.version}`);
       return 0;
     case "usage-error":
-      logError(`${command.message}\n\n${USAGE}`);
+      logError(`${command.message}\n(toolshed --help lists every option)`);
       return 2;
     case "refused":
       logError(command.message);

@@ -316,7 +316,10 @@ Deno.test("core: a registry swap serves new requests the new tools while calls i
   deepStrictEqual(byId.get(2).result.tools.map((tool: { name: string }) => tool.name), ["slow"]);
   deepStrictEqual(byId.get(3).result.tools.map((tool: { name: string }) => tool.name), ["fresh"]);
   strictEqual(byId.get(1).result.content[0].text, "slow done");
-  deepStrictEqual(byId.get(4).error, { code: -32602, message: 'Unknown tool: "slow"' });
+  deepStrictEqual(byId.get(4).error, {
+    code: -32602,
+    message: 'Unknown tool: "slow" (this server has "fresh")',
+  });
   strictEqual(byId.get(5).result.content[0].text, "fresh");
   strictEqual(swaps, 1);
   strictEqual(peer.registry.current().version, 2);

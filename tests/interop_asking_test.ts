@@ -148,8 +148,10 @@ Deno.test("interop: a 2026-07-28 retry with tampered requestState is -32602, and
     const confirmed = { confirm: { action: "accept", content: { ok: true } } };
 
     // One character of the state changed: refused before the tool runs again.
-    const tampered = first.requestState!.slice(0, -1) +
-      (first.requestState!.endsWith("A") ? "B" : "A");
+    // A character inside the payload (the last one of a base64url string may carry only
+    // padding bits, which would change nothing).
+    const state = first.requestState!;
+    const tampered = state.slice(0, 4) + (state[4] === "A" ? "B" : "A") + state.slice(5);
     await assert.rejects(
       client.callTool(
         { name: tool, arguments: {}, requestState: tampered, inputResponses: confirmed } as never,

@@ -337,7 +337,7 @@ Deno.test("loadPrompts() reports every bad Markdown prompt at once, naming each 
       'first line "---", then "description: What the prompt is for", then a line "---"',
       `${file("b_no_description.md")} description must be a non-empty string`,
       `${file("c_blank_description.md")} description must be a non-empty string`,
-      `${file("d_unknown.md")} unknown field "tags": a prompt may have ${MARKDOWN_FIELDS}`,
+      `${file("d_unknown.md")} unknown field "tags" (a prompt may have ${MARKDOWN_FIELDS})`,
       `${
         file("e_yaml.md")
       } the front matter is not valid YAML: unexpected end of the stream within a flow collection (line 3)`,
@@ -534,7 +534,7 @@ Deno.test("loadPrompts() checks a prompt module's fields strictly", async () => 
       /^Cannot load prompt ".*k_import.ts": the module failed to import: /,
     );
     assert.deepStrictEqual(problems.toSpliced(10, 1), [
-      `${file("a_unknown.ts")} unknown field "handler": a prompt may have ${MODULE_FIELDS}`,
+      `${file("a_unknown.ts")} unknown field "handler" (a prompt may have ${MODULE_FIELDS})`,
       `${file("b_no_description.ts")} description must be a non-empty string`,
       `${file("c_no_get.ts")} get must be a function`,
       `${file("d_timeout.ts")} timeoutMs must be an integer from 1 to 2147483647 (milliseconds)`,

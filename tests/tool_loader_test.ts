@@ -414,7 +414,7 @@ const BAD_TOOLS: BadToolCase[] = [
     fileName: "typo.ts",
     source:
       'export default { descripton: "d", inputSchema: { type: "object" }, handler: () => 1 };\n',
-    reason: 'unknown field "descripton"',
+    reason: 'unknown field "descripton"; did you mean "description"?',
   },
   {
     what: "a timeoutMs of zero",
@@ -697,7 +697,7 @@ Deno.test("loadTools() reports every bad file in one error, each naming its file
     "g_bad timeout.ts": toolSource("timeoutMs: -1,"),
   }, async (dir) => {
     assert.deepStrictEqual(await loadProblems(dir), [
-      `Cannot load tool "${dir}/b_typo.ts": unknown field "descripton"`,
+      `Cannot load tool "${dir}/b_typo.ts": unknown field "descripton"; did you mean "description"?`,
       `Cannot load tool "${dir}/c_no_handler.ts": handler must be a function`,
       `Cannot load tool "${dir}/d_throws.ts": the module failed to import: boom`,
       `Cannot load tool "${dir}/f_dup.ts": the name "a_good" is already used by "${dir}/a_good.ts"`,
@@ -1083,7 +1083,7 @@ const BAD_LAYOUTS: BadLayoutCase[] = [
     what: "a sidecar with an unknown field (a typo)",
     files: { "add.sh": SH("echo 1"), "add.json": SIDECAR.replace("description", "descripton") },
     file: "add.json",
-    reason: 'unknown field "descripton"',
+    reason: 'unknown field "descripton"; did you mean "description"?',
   },
   {
     what: "a sidecar naming the tool (the file name does)",

@@ -1,6 +1,7 @@
 // `tools/list` and `tools/call`, for both eras: the primitives layer lists and runs tools;
 // this shapes what it gives for the request's protocol version.
 import { isObject } from "../util/json.ts";
+import { didYouMean } from "../util/suggest.ts";
 import type { JsonObject } from "../util/json.ts";
 import { then } from "../util/maybe.ts";
 import type { MaybePromise } from "../util/maybe.ts";
@@ -41,7 +42,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
   if (typeof name !== "string") throw invalidParams("Invalid params: name must be a string");
   if (!isObject(args)) throw invalidParams("Invalid params: arguments must be an object");
   const tool = call.snapshot.tools.byKey.get(name);
-  if (!tool) throw invalidParams(`Unknown tool: "${name}"`);
+  if (!tool) throw invalidParams(`Unknown tool: "${name}"${knownTools(call, name)}`);
   const missing = missingCapabilities(tool.requiredClientCapabilities, client.clientCapabilities);
   if (missing !== undefined) {
     // Refused before the handler runs: 2026-07-28 has an error for it; 2025 a tool error.
@@ -125,4 +126,13 @@ function missingCapabilities(
     if (!(key in declared)) (missing ??= {})[key] = required[key];
   }
   return missing;
+}
+
+/** What to say after an unknown tool's name: the one meant, or the names there are. */
+function knownTools(call: MethodCall, name: string): string {
+  const names = call.snapshot.tools.keys;
+  const meant = didYouMean(name, names);
+  if (meant !== "" || names.length === 0) return meant;
+  const shown = names.slice(0, 10).map((known) => `"${known}"`).join(", ");
+  return ` (this server has ${shown}${names.length > 10 ? `, and ${names.length - 10} more` : ""})`;
 }

@@ -15,6 +15,7 @@ import { createSlots, type Slots } from "../util/slots.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { DirectoryLoadError, type PartialLoad } from "./load_error.ts";
+import { didYouMean } from "../util/suggest.ts";
 import { folderOf } from "./folder.ts";
 
 export { directoryUrl } from "./folder.ts";
@@ -262,7 +263,9 @@ async function loadExecutableTool(
     throw new Error("the sidecar must hold a JSON object ({ description, inputSchema })");
   }
   for (const key of Object.keys(sidecar)) {
-    if (!SIDECAR_FIELDS.has(key)) throw new Error(`unknown field "${key}"`);
+    if (!SIDECAR_FIELDS.has(key)) {
+      throw new Error(`unknown field "${key}"${didYouMean(key, SIDECAR_FIELDS)}`);
+    }
   }
   const { env = [], output, ...fields } = sidecar;
   if (!Array.isArray(env) || !env.every((name) => typeof name === "string")) {

@@ -1,6 +1,7 @@
 // Command-line flags, parsed by lib/host/args.ts (node:util costs ~5 ms of start-up, adr/0008).
 import { parseArgs } from "./args.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
+import { closest } from "../util/suggest.ts";
 import { ENV_NAME, MAX_OUTPUT_BYTES, MAX_PROGRAMS } from "../programs/executable.ts";
 import { BEARER_TOKEN } from "../transports/http_auth.ts";
 import {
@@ -161,6 +162,33 @@ const NUMERIC_FLAGS = {
   "max-resource-bytes": "maxResourceBytes",
 } as const;
 
+/** The flags parseArgs knows, by their names without the dashes. */
+const FLAGS = {
+  tools: { type: "string" },
+  resources: { type: "string" },
+  prompts: { type: "string" },
+  dir: { type: "string" },
+  "max-message-bytes": { type: "string" },
+  "page-size": { type: "string" },
+  "tool-timeout": { type: "string" },
+  "shutdown-grace": { type: "string" },
+  "max-concurrency": { type: "string" },
+  "max-output-bytes": { type: "string" },
+  "max-programs": { type: "string" },
+  "max-resource-bytes": { type: "string" },
+  "pass-env": { type: "string", multiple: true },
+  "allow-outside-symlinks": { type: "boolean" },
+  watch: { type: "boolean" },
+  http: { type: "string" },
+  "allow-host": { type: "string", multiple: true },
+  "allow-unauthenticated": { type: "boolean" },
+  "log-requests": { type: "boolean" },
+  redis: { type: "string" },
+  instance: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
 /**
  * Reads the command line; `env` reads the environment ($TOOLSHED_STATE_KEY, and
  * $TOOLSHED_HTTP_TOKEN only with --http).
@@ -173,34 +201,10 @@ export function parseCommand(
   try {
     ({ values } = parseArgs({
       args,
-      options: {
-        tools: { type: "string" },
-        resources: { type: "string" },
-        prompts: { type: "string" },
-        dir: { type: "string" },
-        "max-message-bytes": { type: "string" },
-        "page-size": { type: "string" },
-        "tool-timeout": { type: "string" },
-        "shutdown-grace": { type: "string" },
-        "max-concurrency": { type: "string" },
-        "max-output-bytes": { type: "string" },
-        "max-programs": { type: "string" },
-        "max-resource-bytes": { type: "string" },
-        "pass-env": { type: "string", multiple: true },
-        "allow-outside-symlinks": { type: "boolean" },
-        watch: { type: "boolean" },
-        http: { type: "string" },
-        "allow-host": { type: "string", multiple: true },
-        "allow-unauthenticated": { type: "boolean" },
-        "log-requests": { type: "boolean" },
-        redis: { type: "string" },
-        instance: { type: "string" },
-        help: { type: "boolean", short: "h" },
-        version: { type: "boolean", short: "V" },
-      },
+      options: FLAGS,
     }));
   } catch (error) {
-    return { kind: "usage-error", message: messageOf(error) };
+    return { kind: "usage-error", message: withSuggestion(messageOf(error)) };
   }
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
@@ -381,4 +385,12 @@ function withHttp(
   }
   options.allowHosts = names;
   return { kind: "serve", options };
+}
+
+/** parseArgs's message, with the flag meant when an unknown one is a typo of it. */
+function withSuggestion(message: string): string {
+  const unknown = /^Unknown option ['"]--?([^'"]+)['"]/.exec(message)?.[1];
+  if (unknown === undefined) return message;
+  const meant = closest(unknown, Object.keys(FLAGS));
+  return meant === undefined ? message : `${message}; did you mean --${meant}?`;
 }

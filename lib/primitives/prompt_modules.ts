@@ -1,6 +1,7 @@
 // Prompts written as code: a module's default export checked field by field as a
 // PromptDefinition, and what its `get` returns turned into checked messages. The fields a
 // Markdown prompt shares with a module are checked here too (markdown_prompts.ts).
+import { didYouMean } from "../util/suggest.ts";
 import { isObject, type JsonObject, MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { checkIcons, checkPromptMessage } from "../schema/mcp_shapes.ts";
 import type { GetPromptResult, Prompt } from "./prompts.ts";
@@ -71,9 +72,9 @@ export function checkPromptFields(
   for (const key of Object.keys(definition)) {
     if (!allowed.includes(key)) {
       throw new Error(
-        `unknown field "${key}": a prompt may have ${
+        `unknown field "${key}"${didYouMean(key, allowed)} (a prompt may have ${
           allowed.map((field) => `"${field}"`).join(", ")
-        }`,
+        })`,
       );
     }
   }

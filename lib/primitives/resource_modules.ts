@@ -1,6 +1,7 @@
 // Resources backed by code: a module's default export checked field by field as a fixed
 // resource (`uri`) or a template (`uriTemplate`), and what its `read` returns turned into
 // checked contents. Which modules there are is discovery's concern (discovery/resources_dir.ts).
+import { didYouMean } from "../util/suggest.ts";
 import { isObject, type JsonObject, MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import {
   checkIcons,
@@ -97,7 +98,9 @@ function commonProblems(definition: JsonObject, fields: readonly string[], kind:
     problems.push(
       `unknown field${unknown.length > 1 ? "s" : ""} ${
         unknown.map((key) => `"${key}"`).join(", ")
-      } (${kind} may have ${fields.join(", ")})`,
+      }${unknown.length === 1 ? didYouMean(unknown[0], fields) : ""} (${kind} may have ${
+        fields.join(", ")
+      })`,
     );
   }
   const { name, title, description, mimeType, annotations, icons, _meta, timeoutMs, read } =

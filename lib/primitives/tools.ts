@@ -5,6 +5,7 @@ import { jsonProblem, PRIMITIVE_NAME } from "./json_wire.ts";
 import { checkAnnotations, checkIcons } from "../schema/mcp_shapes.ts";
 import { compileSchema, type SchemaCheck } from "../schema/compile.ts";
 import type { ToolDefinition } from "./types.ts";
+import { didYouMean } from "../util/suggest.ts";
 
 /** A tool as the dispatcher serves it: its definition plus what start-up compiled. */
 export interface Tool {
@@ -56,7 +57,9 @@ const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"])
 /** Checks a definition field by field; throws with the first problem found. */
 export function checkDefinition(definition: JsonObject, defaultName: string, file: string): Tool {
   for (const key of Object.keys(definition)) {
-    if (!KNOWN_FIELDS.has(key)) throw new Error(`unknown field "${key}"`);
+    if (!KNOWN_FIELDS.has(key)) {
+      throw new Error(`unknown field "${key}"${didYouMean(key, KNOWN_FIELDS)}`);
+    }
   }
   const name = definition.name === undefined ? defaultName : definition.name;
   if (typeof name !== "string") throw new Error("name must be a string");
