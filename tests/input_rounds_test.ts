@@ -255,6 +255,21 @@ Deno.test("openState() refuses expired state and accepts arguments in any key or
   );
 });
 
+Deno.test("openState() refuses a state whose last character differs only in unused bits", async () => {
+  const key = await stateKey("0123456789abcdef0123456789abcdef");
+  const binding = { method: "tools/call", name: "t", args: {} };
+  const sealed = await sealState(key, binding, { k: 1 });
+  // 32 MAC bytes are 43 base64url characters: the last one carries 4 bits and 2 unused ones.
+  const last = sealed.at(-1)!;
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const sameBits = alphabet[alphabet.indexOf(last) ^ 1];
+  strictEqual(
+    await openState([key], sealed.slice(0, -1) + sameBits, binding),
+    "requestState is not one this server issued",
+  );
+  deepStrictEqual(await openState([key], sealed, binding), { k: 1 });
+});
+
 Deno.test("a key ring signs with its first key and opens state sealed with any of its keys (a rotation)", async () => {
   const [oldSecret, newSecret] = [
     "old-secret-of-thirty-two-characters!",

@@ -103,10 +103,14 @@ function base64url(bytes: Uint8Array): string {
 
 function fromBase64url(text: string | undefined): Uint8Array<ArrayBuffer> | undefined {
   if (text === undefined || !/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
+  let bytes: Uint8Array<ArrayBuffer>;
   try {
     const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+    bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
   } catch {
     return undefined;
   }
+  // Only the one spelling toolshed writes: a last character whose unused bits are set decodes
+  // to the same bytes, and a state changed that way must not pass as the original.
+  return base64url(bytes) === text ? bytes : undefined;
 }
