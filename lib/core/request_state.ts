@@ -64,7 +64,8 @@ export async function openState(
   // The signing key first; older keys of a rotation after it (a few HMACs at most).
   let verified = false;
   for (const key of keys) {
-    if (verified = await crypto.subtle.verify("HMAC", key, mac, payload)) break;
+    verified = await crypto.subtle.verify("HMAC", key, mac, payload);
+    if (verified) break;
   }
   if (!verified) return "requestState failed its integrity check";
   const sealed: unknown = JSON.parse(new TextDecoder().decode(payload));

@@ -1,0 +1,770 @@
+// Scale test (issue 13), outside the test suite: three toolshed instances sharing a real
+// redis-server, behind a real HAProxy (deploy/haproxy.cfg) and nginx (deploy/nginx.conf), all on
+// loopback on this machine.
+//
+//   deno run -A tests/scale.ts          (deno task scale)
+//
+// Installs redis-server, haproxy and nginx with apt-get when they are missing (as root). Each
+// check prints `ok - <what>` or `FAILED - <what>: <why>`; the last line counts them, and the exit
+// code is 1 when any failed. Loops are bounded and nothing asserts how long anything takes (each
+// request is bounded by a 10 s timeout only so that a hang fails instead of blocking).
+//
+// a. 30 calls through HAProxy are all answered, by at least two instances (round robin: three);
+// b. a multi-round call whose second round lands on another instance completes (the key ring is
+//    in Redis); two instances without --redis refuse the other's requestState (-32602);
+// c. a task created on s1, read on s2 and cancelled on s3, followed by a subscriptions/listen
+//    through HAProxy that hears it become `cancelled`;
+// d. a 2025-era session through HAProxy: initialize, then 10 calls, all on the instance that
+//    opened the session (the stick table on Mcp-Session-Id);
+// e. an instance SIGKILLed during ~200 calls at concurrency 8: every call is answered or fails
+//    cleanly (an HTTP error or a fetch error, never a hang), and calls after it all succeed; the
+//    instance is started again on its port;
+// f. a rolling restart (SIGTERM, exit, start again, /readyz 200, one instance at a time) while
+//    calls go on at concurrency 4: not one call fails;
+// g. checks a and d again through nginx (deploy/nginx.conf).
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const MAIN = `${ROOT}main.ts`;
+const FIXTURE = `${ROOT}tests/scale`;
+const HAPROXY_CFG = `${ROOT}deploy/haproxy.cfg`;
+const NGINX_CONF = `${ROOT}deploy/nginx.conf`;
+const REQUEST_TIMEOUT_MS = 10_000;
+const CHECK_TIMEOUT_MS = 45_000;
+const PROTOCOL = "2026-07-28";
+const LEGACY = "2025-11-25";
+
+const encoder = new TextEncoder();
+
+function writeAll(file: { writeSync(p: Uint8Array): number }, text: string): void {
+  const bytes = encoder.encode(text);
+  for (let done = 0; done < bytes.length;) done += file.writeSync(bytes.subarray(done));
+}
+const say = (line: string) => writeAll(Deno.stdout, line + "\n");
+const note = (line: string) => writeAll(Deno.stderr, `tests/scale.ts: ${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const message = (error: unknown) => error instanceof Error ? error.message : String(error);
+
+function assert(condition: unknown, why: string): asserts condition {
+  if (!condition) throw new Error(why);
+}
+
+// ------------------------------------------------------------------ programs and processes
+
+async function runs(command: string, args: string[]): Promise<boolean> {
+  try {
+    return (await new Deno.Command(command, { args, stdout: "null", stderr: "null" }).output())
+      .success;
+  } catch {
+    return false;
+  }
+}
+
+/** `command` on PATH, installed with apt-get (package `pkg`) when it is not. */
+async function ensure(command: string, versionArgs: string[], pkg: string): Promise<void> {
+  if (await runs(command, versionArgs)) return;
+  note(`${command} is not on PATH: installing ${pkg} with apt-get`);
+  for (const args of [["update", "-qq"], ["install", "-y", "-qq", pkg]]) {
+    const { success, stderr } = await new Deno.Command("apt-get", {
+      args,
+      env: { DEBIAN_FRONTEND: "noninteractive" },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!success) {
+      throw new Error(`apt-get ${args.join(" ")} failed: ${new TextDecoder().decode(stderr)}`);
+    }
+  }
+  if (!(await runs(command, versionArgs))) throw new Error(`${command} is still not on PATH`);
+}
+
+/** A free loopback port (free now; chosen up front so that an instance restarts on it). */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  return port;
+}
+
+async function waitForPort(port: number, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      return;
+    } catch {
+      await sleep(50);
+    }
+  }
+  throw new Error(`${what} never listened on port ${port}`);
+}
+
+/** The lines of a byte stream. */
+async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let pending = "";
+  for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+    pending += text;
+    for (let newline = pending.indexOf("\n"); newline !== -1; newline = pending.indexOf("\n")) {
+      yield pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+    }
+  }
+  if (pending !== "") yield pending;
+}
+
+/** A child process whose stderr is kept (the last lines) and never left unread. */
+class Child {
+  readonly stderr: string[] = [];
+  readonly process: Deno.ChildProcess;
+  readonly drained: Promise<void>;
+  readonly listening: Promise<boolean>;
+  exited = false;
+
+  constructor(
+    readonly what: string,
+    command: string,
+    args: string[],
+    env?: Record<string, string>,
+  ) {
+    const process = new Deno.Command(command, {
+      args,
+      env,
+      clearEnv: env !== undefined,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    this.process = process;
+    process.status.then(() => this.exited = true);
+    let heard: (value: boolean) => void = () => {};
+    this.listening = new Promise((resolve) => heard = resolve);
+    this.drained = (async () => {
+      for await (const line of lines(process.stderr)) {
+        this.stderr.push(line);
+        if (this.stderr.length > 200) this.stderr.shift();
+        if (/listening on http:\/\//.test(line)) heard(true);
+      }
+      heard(false);
+    })();
+  }
+
+  kill(signal: Deno.Signal): void {
+    try {
+      this.process.kill(signal);
+    } catch { /* gone already */ }
+  }
+
+  /** `signal`, then the exit (SIGKILL after 15 s). */
+  async stop(signal: Deno.Signal = "SIGTERM"): Promise<Deno.CommandStatus> {
+    this.kill(signal);
+    const timer = setTimeout(() => this.kill("SIGKILL"), 15_000);
+    try {
+      const status = await this.process.status;
+      await this.drained;
+      return status;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  tail(): string {
+    return this.stderr.slice(-5).join(" | ");
+  }
+}
+
+/** The environment of a toolshed instance: ours, without any shared secret or token. */
+function instanceEnv(): Record<string, string> {
+  const env = Deno.env.toObject();
+  for (const name of ["TOOLSHED_STATE_KEY", "TOOLSHED_STATE_KEY_PREVIOUS", "TOOLSHED_HTTP_TOKEN"]) {
+    delete env[name];
+  }
+  return env;
+}
+
+/** A toolshed instance on a fixed port, which can be stopped and started again on it. */
+class Instance {
+  child?: Child;
+  constructor(readonly name: string, readonly port: number, readonly extra: string[]) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/mcp`;
+  }
+
+  async start(): Promise<void> {
+    const args = [
+      "run",
+      "-A",
+      MAIN,
+      "--http",
+      `127.0.0.1:${this.port}`,
+      ...(this.name === "" ? [] : ["--instance", this.name]),
+      ...this.extra,
+      "--dir",
+      FIXTURE,
+    ];
+    const child = new Child(`instance ${this.name}`, Deno.execPath(), args, instanceEnv());
+    this.child = child;
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const listening = await child.listening;
+    clearTimeout(timer);
+    if (!listening) throw new Error(`instance ${this.name} did not start: ${child.tail()}`);
+    await this.ready();
+  }
+
+  /** Until GET /readyz answers 200 (bounded). */
+  async ready(): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      try {
+        const response = await fetch(`http://127.0.0.1:${this.port}/readyz`, {
+          signal: AbortSignal.timeout(2_000),
+        });
+        await response.body?.cancel();
+        if (response.status === 200) return;
+      } catch { /* not yet */ }
+      await sleep(50);
+    }
+    throw new Error(`instance ${this.name}: /readyz never answered 200`);
+  }
+
+  async stop(signal: Deno.Signal = "SIGTERM"): Promise<Deno.CommandStatus | undefined> {
+    const child = this.child;
+    this.child = undefined;
+    return await child?.stop(signal);
+  }
+}
+
+// ------------------------------------------------------------------ requests
+
+interface Answer {
+  status: number;
+  servedBy: string;
+  sessionId: string | null;
+  /** The JSON-RPC message answering the request (JSON or the last event of a stream). */
+  body: Record<string, unknown> | undefined;
+}
+
+const meta = {
+  "io.modelcontextprotocol/protocolVersion": PROTOCOL,
+  "io.modelcontextprotocol/clientCapabilities": {
+    elicitation: {},
+    extensions: { "io.modelcontextprotocol/tasks": {} },
+  },
+};
+
+let nextId = 1;
+
+/** The headers and body of a 2026-07-28 request. */
+function request(method: string, params: Record<string, unknown>, name?: string) {
+  return {
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": PROTOCOL,
+      "mcp-method": method,
+      ...(name === undefined ? {} : { "mcp-name": name }),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: nextId++,
+      method,
+      params: { ...params, _meta: meta },
+    }),
+  };
+}
+
+/** The JSON-RPC messages of an event stream, as they arrive. */
+async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<Record<string, unknown>> {
+  let data = "";
+  for await (const line of lines(body)) {
+    if (line.startsWith("data:")) data += line.slice(5).trimStart();
+    else if (line === "" && data !== "") {
+      yield JSON.parse(data);
+      data = "";
+    }
+  }
+}
+
+async function send(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Answer> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers,
+    body,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const type = response.headers.get("content-type") ?? "";
+  let message: Record<string, unknown> | undefined;
+  if (type.includes("text/event-stream")) {
+    for await (const event of events(response.body!)) if ("id" in event) message = event;
+  } else if (type.includes("json")) {
+    message = await response.json();
+  } else {
+    await response.body?.cancel();
+  }
+  return {
+    status: response.status,
+    servedBy: response.headers.get("x-served-by") ?? "",
+    sessionId: response.headers.get("mcp-session-id"),
+    body: message,
+  };
+}
+
+/** A 2026-07-28 request to `url`. */
+function post(url: string, method: string, params: Record<string, unknown>, name?: string) {
+  const { headers, body } = request(method, params, name);
+  return send(url, headers, body);
+}
+
+interface CallResult {
+  content?: { type: string; text?: string }[];
+  isError?: boolean;
+  resultType?: string;
+  requestState?: string;
+  taskId?: string;
+  status?: string;
+}
+
+const result = (answer: Answer) => (answer.body?.result ?? {}) as CallResult;
+const text = (answer: Answer) => result(answer).content?.[0]?.text;
+const show = (answer: Answer) => `HTTP ${answer.status} ${JSON.stringify(answer.body)}`;
+
+/** `whoami` through `url`: the pid it answered, or a thrown reason. */
+async function whoami(url: string, delayMs = 0): Promise<Answer & { pid: string }> {
+  const args = delayMs > 0 ? { delayMs } : {};
+  const answer = await post(url, "tools/call", { name: "whoami", arguments: args }, "whoami");
+  const pid = text(answer);
+  if (answer.status !== 200 || result(answer).isError || !/^\d+$/.test(pid ?? "")) {
+    throw new Error(`whoami not answered: ${show(answer)}`);
+  }
+  return { ...answer, pid: pid! };
+}
+
+/** Runs `total` calls of `call` at `concurrency` (or until `stop()` holds, when total is Infinity). */
+async function callLoop(
+  concurrency: number,
+  total: number,
+  call: () => Promise<void>,
+  stop: () => boolean = () => false,
+): Promise<void> {
+  let started = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (started < total && !stop()) {
+      started++;
+      await call();
+    }
+  }));
+}
+
+// ------------------------------------------------------------------ the checks
+
+let passed = 0;
+let failed = 0;
+
+async function check(what: string, fn: () => Promise<string | void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const detail = await Promise.race([
+      fn(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("no end (check timed out)")), CHECK_TIMEOUT_MS);
+      }),
+    ]);
+    passed++;
+    say(`ok - ${what}${detail ? ` (${detail})` : ""}`);
+  } catch (error) {
+    failed++;
+    say(`FAILED - ${what}: ${message(error).replaceAll("\n", " ")}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Check a: 30 calls through `front`, all answered, by ≥ 2 instances. */
+async function spread(front: string): Promise<string> {
+  const servedBy = new Map<string, number>();
+  const pids = new Set<string>();
+  for (let i = 0; i < 30; i++) {
+    const answer = await whoami(front);
+    servedBy.set(answer.servedBy, (servedBy.get(answer.servedBy) ?? 0) + 1);
+    pids.add(answer.pid);
+  }
+  const spreadText = [...servedBy].map(([name, n]) => `${name}: ${n}`).join(", ");
+  assert(pids.size >= 2, `all 30 calls answered by one process (${spreadText})`);
+  assert(servedBy.size >= 2, `X-Served-By named one instance (${spreadText})`);
+  return `30 answered; ${spreadText}; ${pids.size} pids`;
+}
+
+/** Check d: a 2025-era session through `front`, all of it on the instance that opened it. */
+async function session(front: string): Promise<string> {
+  const base = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  const opened = await send(
+    front,
+    base,
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: nextId++,
+      method: "initialize",
+      params: {
+        protocolVersion: LEGACY,
+        capabilities: {},
+        clientInfo: { name: "scale-test", version: "1.0.0" },
+      },
+    }),
+  );
+  assert(opened.status === 200 && opened.sessionId, `initialize: ${show(opened)}`);
+  const id = opened.sessionId;
+  const headers = { ...base, "mcp-session-id": id, "mcp-protocol-version": LEGACY };
+  const initialized = await send(
+    front,
+    headers,
+    JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  );
+  assert(initialized.status === 202, `notifications/initialized: HTTP ${initialized.status}`);
+  const servers = new Set([opened.servedBy]);
+  const pids = new Set<string>();
+  for (let i = 0; i < 10; i++) {
+    const answer = await send(
+      front,
+      headers,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: nextId++,
+        method: "tools/call",
+        params: { name: "whoami", arguments: {} },
+      }),
+    );
+    const pid = text(answer);
+    assert(answer.status === 200 && /^\d+$/.test(pid ?? ""), `call ${i + 1}: ${show(answer)}`);
+    servers.add(answer.servedBy);
+    pids.add(pid!);
+  }
+  assert(servers.size === 1 && pids.size === 1, `served by ${[...servers]} (pids ${[...pids]})`);
+  return `session ${id.split(".")[0]}.…, initialize and 10 calls on ${opened.servedBy}`;
+}
+
+// ------------------------------------------------------------------ set-up
+
+const cleanups: (() => Promise<unknown>)[] = [];
+async function cleanUp(): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup().catch((error) => note(`while stopping: ${message(error)}`));
+  }
+}
+const onInterrupt = () => cleanUp().finally(() => Deno.exit(130));
+Deno.addSignalListener("SIGINT", onInterrupt);
+
+async function main(): Promise<void> {
+  await ensure("redis-server", ["--version"], "redis-server");
+  await ensure("haproxy", ["-v"], "haproxy");
+
+  const temp = await Deno.makeTempDir({ prefix: "toolshed-scale-" });
+  cleanups.push(() => Deno.remove(temp, { recursive: true }));
+
+  const redisPort = freePort();
+  const redis = new Child("redis-server", "redis-server", [
+    "--port",
+    String(redisPort),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+  ]);
+  cleanups.push(() => redis.stop());
+  await waitForPort(redisPort, "redis-server");
+  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+
+  const instances = ["s1", "s2", "s3"].map((name) =>
+    new Instance(name, freePort(), ["--redis", redisUrl])
+  );
+  cleanups.push(() => Promise.all(instances.map((instance) => instance.stop())));
+  await Promise.all(instances.map((instance) => instance.start()));
+  const [s1, s2, s3] = instances;
+
+  const haproxyPort = freePort();
+  const haproxyCfg = `${temp}/haproxy.cfg`;
+  await Deno.copyFile(HAPROXY_CFG, haproxyCfg);
+  const haproxy = new Child("haproxy", "haproxy", ["-db", "-f", haproxyCfg], {
+    ...Deno.env.toObject(),
+    LISTEN: `127.0.0.1:${haproxyPort}`,
+    S1: `127.0.0.1:${s1.port}`,
+    S2: `127.0.0.1:${s2.port}`,
+    S3: `127.0.0.1:${s3.port}`,
+  });
+  cleanups.push(() => haproxy.stop("SIGUSR1")); // SIGUSR1: a soft stop, streams finish
+  await waitForPort(haproxyPort, `haproxy (${haproxy.tail()})`);
+  const front = `http://127.0.0.1:${haproxyPort}/mcp`;
+  note(
+    `redis ${redisPort}, s1 ${s1.port}, s2 ${s2.port}, s3 ${s3.port}, haproxy ${haproxyPort}`,
+  );
+
+  /** Until HAProxy has sent a call to `instance` (it checks /readyz every 500 ms). */
+  async function backInRotation(instance: Instance): Promise<void> {
+    for (let i = 0; i < 60; i++) {
+      if ((await whoami(front)).servedBy === instance.name) return;
+      await sleep(100);
+    }
+    throw new Error(`HAProxy never sent a call to ${instance.name} again`);
+  }
+
+  await check(
+    "a. 30 calls through HAProxy are all answered, spread over the instances",
+    () => spread(front),
+  );
+
+  await check(
+    "b. a multi-round call continues on another instance (key ring in Redis), and fails there without --redis",
+    async () => {
+      const call = { name: "ask_name", arguments: {} };
+      let first: Answer | undefined;
+      let second: Answer | undefined;
+      for (let attempt = 0; attempt < 5; attempt++) {
+        first = await post(front, "tools/call", call, call.name);
+        assert(
+          result(first).resultType === "input_required" && result(first).requestState,
+          `round 1: ${show(first)}`,
+        );
+        second = await post(front, "tools/call", {
+          ...call,
+          inputResponses: { name: { action: "accept", content: { name: "Ada" } } },
+          requestState: result(first).requestState,
+        }, call.name);
+        if (second.servedBy !== first.servedBy) break;
+      }
+      assert(first && second, "no rounds");
+      assert(
+        second.servedBy !== first.servedBy,
+        `both rounds on ${first.servedBy} in 5 attempts`,
+      );
+      assert(text(second) === "Hello, Ada!", `round 2 on ${second.servedBy}: ${show(second)}`);
+
+      // The counter-check: two instances with no shared key.
+      const alone = [new Instance("", freePort(), []), new Instance("", freePort(), [])];
+      try {
+        await Promise.all(alone.map((instance) => instance.start()));
+        const asked = await post(alone[0].url, "tools/call", call, call.name);
+        assert(result(asked).requestState, `alone, round 1: ${show(asked)}`);
+        const refused = await post(alone[1].url, "tools/call", {
+          ...call,
+          inputResponses: { name: { action: "accept", content: { name: "Ada" } } },
+          requestState: result(asked).requestState,
+        }, call.name);
+        const error = refused.body?.error as { code?: number } | undefined;
+        assert(error?.code === -32602, `alone, round 2 not refused: ${show(refused)}`);
+      } finally {
+        await Promise.all(alone.map((instance) => instance.stop()));
+      }
+      return `round 1 on ${first.servedBy}, round 2 on ${second.servedBy}; without Redis -32602`;
+    },
+  );
+
+  await check(
+    "c. a task created on s1, read on s2, cancelled on s3; a listen through HAProxy hears `cancelled`",
+    async () => {
+      const created = await post(
+        s1.url,
+        "tools/call",
+        { name: "wait_for_cancel", arguments: {} },
+        "wait_for_cancel",
+      );
+      const taskId = result(created).taskId;
+      assert(
+        result(created).resultType === "task" && typeof taskId === "string",
+        `no task: ${show(created)}`,
+      );
+      const read = await post(s2.url, "tasks/get", { taskId }, taskId);
+      assert(result(read).status === "working", `tasks/get on s2: ${show(read)}`);
+
+      // The listen goes through HAProxy, to an instance other than the canceller (s3): round
+      // robin gives one within three attempts.
+      let listenAbort = new AbortController();
+      let listening: Response | undefined;
+      for (let attempt = 0; attempt < 6; attempt++) {
+        const { headers, body } = request("subscriptions/listen", {
+          notifications: { taskIds: [taskId] },
+        });
+        listenAbort = new AbortController();
+        listening = await fetch(front, {
+          method: "POST",
+          headers,
+          body,
+          signal: listenAbort.signal,
+        });
+        if (listening.headers.get("x-served-by") !== s3.name) break;
+        listenAbort.abort();
+        await listening.body?.cancel().catch(() => {});
+      }
+      assert(listening, "no listen");
+      const listenedOn = listening.headers.get("x-served-by");
+      try {
+        assert(listenedOn !== s3.name, "every listen through HAProxy landed on s3");
+        assert(listening.status === 200 && listening.body, `listen: HTTP ${listening.status}`);
+        const stream = events(listening.body);
+        const guard = setTimeout(() => listenAbort.abort(), 20_000);
+        try {
+          const ack = await stream.next();
+          assert(!ack.done, "the listen stream ended before its acknowledgement");
+          const cancelled = await post(s3.url, "tasks/cancel", { taskId }, taskId);
+          assert(cancelled.status === 200 && !cancelled.body?.error, show(cancelled));
+          let heard: Record<string, unknown> | undefined;
+          for await (const event of stream) {
+            const params = event.params as { taskId?: string; status?: string } | undefined;
+            if (
+              event.method === "notifications/tasks" && params?.taskId === taskId &&
+              params.status === "cancelled"
+            ) {
+              heard = event;
+              break;
+            }
+          }
+          assert(heard, "the listen stream ended without notifications/tasks `cancelled`");
+        } finally {
+          clearTimeout(guard);
+        }
+      } finally {
+        listenAbort.abort();
+      }
+      const after = await post(s1.url, "tasks/get", { taskId }, taskId);
+      assert(result(after).status === "cancelled", `tasks/get on s1 after: ${show(after)}`);
+      return `listen held on ${listenedOn}`;
+    },
+  );
+
+  await check(
+    "d. a 2025-era session through HAProxy stays on the instance that opened it",
+    () => session(front),
+  );
+
+  await check(
+    "e. an instance SIGKILLed during 200 20 ms calls at concurrency 8: answered or failed cleanly, then all succeed",
+    async () => {
+      const victim = s2;
+      let answered = 0;
+      let clean = 0;
+      let hung = 0;
+      let done = 0;
+      let killed = false;
+      const reasons = new Set<string>();
+      await callLoop(8, 200, async () => {
+        try {
+          await whoami(front, 20);
+          answered++;
+        } catch (error) {
+          if (error instanceof DOMException && error.name === "TimeoutError") hung++;
+          else clean++;
+          reasons.add(message(error).slice(0, 120));
+        }
+        if (++done === 60 && !killed) {
+          killed = true;
+          victim.child?.kill("SIGKILL");
+        }
+      });
+      assert(killed, "the instance was never killed");
+      await victim.stop();
+      assert(hung === 0, `${hung} calls hung (${[...reasons].join("; ")})`);
+      let after = 0;
+      for (let i = 0; i < 30; i++) {
+        await whoami(front);
+        after++;
+      }
+      await victim.start();
+      await backInRotation(victim);
+      return `${answered} answered, ${clean} failed cleanly${
+        clean ? ` (${[...reasons].join("; ")})` : ""
+      }, then ${after}/30 succeeded; ${victim.name} restarted on port ${victim.port}`;
+    },
+  );
+
+  await check(
+    "f. a rolling restart (SIGTERM, exit, start, /readyz) while 20 ms calls go on at concurrency 4: none fails",
+    async () => {
+      let stop = false;
+      let answered = 0;
+      const failures: string[] = [];
+      const loop = callLoop(4, Infinity, async () => {
+        try {
+          await whoami(front, 20);
+          answered++;
+        } catch (error) {
+          failures.push(message(error).slice(0, 160));
+        }
+      }, () => stop);
+      const codes: string[] = [];
+      try {
+        for (const instance of instances) {
+          await sleep(300);
+          const status = await instance.stop("SIGTERM");
+          codes.push(`${instance.name} exited ${status?.code}`);
+          await instance.start();
+          await backInRotation(instance);
+        }
+        await sleep(300);
+      } finally {
+        stop = true;
+        await loop;
+      }
+      assert(
+        failures.length === 0,
+        `${failures.length} of ${answered + failures.length} failed: ${failures.slice(0, 3)}`,
+      );
+      return `${answered} calls, 0 failed; ${codes.join(", ")}`;
+    },
+  );
+
+  // g. nginx in front of the same instances.
+  let nginxFront: string | undefined;
+  await check("g. nginx starts with deploy/nginx.conf in front of the same instances", async () => {
+    await ensure("nginx", ["-v"], "nginx");
+    const nginxPort = freePort();
+    const ports = [nginxPort, s1.port, s2.port, s3.port];
+    const conf = (await Deno.readTextFile(NGINX_CONF)).replaceAll(
+      /127\.0\.0\.1:808([0-3])\b/g,
+      (_, n) => `127.0.0.1:${ports[Number(n)]}`,
+    );
+    await Deno.writeTextFile(`${temp}/nginx.conf`, conf);
+    await Deno.mkdir(`${temp}/logs`, { recursive: true });
+    const nginx = new Child("nginx", "nginx", [
+      "-p",
+      temp,
+      "-c",
+      `${temp}/nginx.conf`,
+      "-e",
+      "stderr",
+      "-g",
+      `daemon off; pid ${temp}/nginx.pid;`,
+    ]);
+    cleanups.push(() => nginx.stop("SIGQUIT"));
+    await waitForPort(nginxPort, `nginx (${nginx.tail()})`);
+    nginxFront = `http://127.0.0.1:${nginxPort}/mcp`;
+  });
+  if (nginxFront !== undefined) {
+    const through = nginxFront;
+    await check(
+      "g.a. 30 calls through nginx are all answered, spread over the instances",
+      () => spread(through),
+    );
+    await check(
+      "g.d. a 2025-era session through nginx stays on the instance that opened it",
+      () => session(through),
+    );
+  }
+}
+
+const started = performance.now();
+try {
+  await main();
+} catch (error) {
+  failed++;
+  say(`FAILED - set-up: ${message(error)}`);
+} finally {
+  await cleanUp();
+  Deno.removeSignalListener("SIGINT", onInterrupt);
+}
+note(`took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+say(`scale checks: ${passed} passed, ${failed} failed`);
+Deno.exit(failed === 0 ? 0 : 1);
