@@ -1,10 +1,11 @@
 // toolshed: serves the tools, resources and prompts of a server directory to MCP clients
 // over stdio, or over Streamable HTTP with --http.
 //
-//   deno run -A main.ts [--dir DIR] [--http HOST:PORT] [options]   (--help for options)
+//   deno run -A main.ts [serve] [--dir DIR] [--http HOST:PORT] [options]   (--help for options)
+//   deno run -A main.ts list|call|check|new|config …                     (lib/commands/)
 //
 // main.ts only wires the stages; each one lives in lib/ with one concern.
-import { type Options, parseCommand, STATE_KEY_ENV, USAGE } from "./lib/host/cli.ts";
+import { type Options, parseCommand, STATE_KEY_ENV, usage } from "./lib/host/cli.ts";
 import type { ListenAddress } from "./lib/host/listen_address.ts";
 import { type Core, createCore } from "./lib/core/handle.ts";
 import { createTasks, type Tasks } from "./lib/core/tasks.ts";
@@ -26,6 +27,8 @@ import {
   type ServerLoadOptions,
 } from "./lib/discovery/server_dir.ts";
 import { watchAndReload } from "./lib/host/reload.ts";
+import { chooseCommand, commandsHelp, type Entry } from "./lib/commands/table.ts";
+import type { ByteSink } from "./lib/transports/writer.ts";
 
 /** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
 const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
@@ -38,11 +41,23 @@ const WAITING_BOUND_BYTES = 1024 * 1024;
 
 async function main(args: string[], exit: (code: number) => never): Promise<number> {
   const stdout = guardStdout();
-  const command = parseCommand(args, (name) => Deno.env.get(name));
+  const choice = chooseCommand(args);
+  switch (choice.kind) {
+    case "unknown":
+      logError(`${choice.message}\n(toolshed --help lists the commands)`);
+      return 2;
+    case "help":
+      // deno-lint-ignore no-console
+      console.error((await choice.entry.load()).command.usage);
+      return 0;
+    case "command":
+      return await runCommand(choice.entry, choice.args, stdout);
+  }
+  const command = parseCommand(choice.args, (name) => Deno.env.get(name));
   switch (command.kind) {
     case "help":
       // deno-lint-ignore no-console
-      console.error(USAGE);
+      console.error(usage(commandsHelp()));
       return 0;
     case "version":
       // deno-lint-ignore no-console
@@ -157,6 +172,26 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     registry: options.watch ? registry : undefined,
   });
   return await runUntilSignal(server, exit);
+}
+
+/**
+ * Runs a subcommand: its result goes to stdout (which, guarded, nothing else in the process
+ * can reach, so a tool's stray print cannot mix into it), diagnostics to stderr.
+ */
+async function runCommand(entry: Entry, args: string[], stdout: ByteSink): Promise<number> {
+  const { command } = await entry.load();
+  const out: string[] = [];
+  const code = await command.run(args, {
+    out: (text) => out.push(text),
+    err: (text) => stderrLog.write(text),
+    env: (name) => Deno.env.get(name),
+    cwd: Deno.cwd(),
+  });
+  const bytes = new TextEncoder().encode(out.join(""));
+  for (let written = 0; written < bytes.length;) {
+    written += await stdout.write(bytes.subarray(written));
+  }
+  return code;
 }
 
 /**

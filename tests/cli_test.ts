@@ -6,7 +6,7 @@ import {
   MAX_FLAG_VALUE,
   parseCommand,
   TOKEN_ENV,
-  USAGE,
+  usage,
 } from "../lib/host/cli.ts";
 import { isLoopbackHost } from "../lib/host/listen_address.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
@@ -332,8 +332,9 @@ Deno.test("parseCommand() recognises -V and --version", () => {
   });
 });
 
-Deno.test("USAGE lists every flag with the defaults", () => {
-  assert.ok(USAGE.startsWith("Usage: toolshed [options]\n"));
+Deno.test("usage() lists every flag with the defaults", () => {
+  const USAGE = usage("");
+  assert.ok(USAGE.startsWith("Usage: toolshed [serve] [options]\n"));
   for (
     const flag of [
       "--tools DIR",
@@ -359,7 +360,7 @@ Deno.test("USAGE lists every flag with the defaults", () => {
   assert.ok(USAGE.includes(`(default: ${DEFAULTS.maxOutputBytes})`));
   assert.ok(USAGE.includes(`(default: ${DEFAULTS.maxConcurrency})`));
   assert.match(
-    USAGE,
+    usage,
     /--max-programs N +Executable-tool programs alive at once[^-]*\(default: 64\)/,
   );
 });

@@ -1,6 +1,6 @@
 // A strict command-line parser with the shape of node:util's parseArgs, for the subset
 // toolshed uses: long flags with values (`--tools DIR`, `--tools=DIR`), boolean flags,
-// one-letter aliases, repeatable flags, no positionals. It exists because importing
+// one-letter aliases, repeatable flags, and positionals when allowed. It exists because importing
 // node:util loads Deno's Node compatibility layer, ~5 ms of every start (adr/0008).
 
 export interface FlagSpec {
@@ -12,6 +12,8 @@ export interface FlagSpec {
 export interface ParseConfig<Specs extends Record<string, FlagSpec>> {
   args: string[];
   options: Specs;
+  /** Accept arguments that are not flags (returned in order); else they are an error. */
+  allowPositionals?: boolean;
 }
 
 type Values<Specs extends Record<string, FlagSpec>> = {
@@ -23,8 +25,9 @@ type Values<Specs extends Record<string, FlagSpec>> = {
 /** Parses `args`; throws an Error whose message names the offending argument. */
 export function parseArgs<Specs extends Record<string, FlagSpec>>(
   config: ParseConfig<Specs>,
-): { values: Values<Specs> } {
+): { values: Values<Specs>; positionals: string[] } {
   const values: Record<string, unknown> = {};
+  const positionals: string[] = [];
   const byShort = new Map(
     Object.entries(config.options).flatMap(([name, spec]) =>
       spec.short ? [[spec.short, name]] : []
@@ -42,6 +45,12 @@ export function parseArgs<Specs extends Record<string, FlagSpec>>(
     } else if (/^-[^-]$/.test(arg)) {
       name = byShort.get(arg[1]);
       if (name === undefined) throw new Error(`Unknown option "${arg}"`);
+    } else if (arg === "--" && config.allowPositionals) {
+      positionals.push(...args.slice(i + 1));
+      break;
+    } else if (config.allowPositionals) {
+      positionals.push(arg);
+      continue;
     } else {
       throw new Error(`Unexpected argument "${arg}": toolshed takes no positional arguments`);
     }
@@ -62,5 +71,5 @@ export function parseArgs<Specs extends Record<string, FlagSpec>>(
     if (spec.multiple) values[name] = [...(values[name] as string[] ?? []), value];
     else values[name] = value;
   }
-  return { values: values as Values<Specs> };
+  return { values: values as Values<Specs>, positionals };
 }

@@ -86,12 +86,18 @@ export const DEFAULTS = {
   allowOutsideSymlinks: false,
 } as const;
 
-export const USAGE = `Usage: toolshed [options]
+/** The help of toolshed and of serve; `commands` lists the subcommands (lib/commands/). */
+export function usage(commands: string): string {
+  return `Usage: toolshed [serve] [options]
+       toolshed COMMAND [options]     (toolshed COMMAND --help for its options)
 
 Serves the tools, resources and prompts of a server directory to MCP clients over stdio
 (newline-delimited JSON-RPC), or over Streamable HTTP with --http.
 
-Options:
+Commands:
+${commands}
+
+Options of serve:
   --dir DIR                  The server directory, holding tools/, resources/ and
                              prompts/, each optional (default: the working directory;
                              in a compiled binary, the folders embedded at compile time)
@@ -147,6 +153,7 @@ Environment:
                              else a random key per process)
   ${PREVIOUS_STATE_KEYS_ENV} Keys that sealed state before a rotation, separated
                              by commas: they still open it (for its 15 minutes)`;
+}
 
 /** Numeric flags are timers or sizes; setTimeout's limit bounds them all. */
 export const MAX_FLAG_VALUE = MAX_TIMER_MS;

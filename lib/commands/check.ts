@@ -1,0 +1,10 @@
+// toolshed check: being written (this session); replaced before the commit.
+import type { Io } from "./command.ts";
+
+export const command = {
+  usage: "Usage: toolshed check",
+  run(_args: string[], io: Io): Promise<number> {
+    io.err("toolshed check is not built yet\n");
+    return Promise.resolve(1);
+  },
+};

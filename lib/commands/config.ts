@@ -1,0 +1,10 @@
+// toolshed config: being written (this session); replaced before the commit.
+import type { Io } from "./command.ts";
+
+export const command = {
+  usage: "Usage: toolshed config",
+  run(_args: string[], io: Io): Promise<number> {
+    io.err("toolshed config is not built yet\n");
+    return Promise.resolve(1);
+  },
+};
