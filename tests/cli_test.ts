@@ -1,4 +1,5 @@
 // Command-line flags: parseCommand() on its own, then main.ts as a process for the exit codes.
+import { commandsHelp } from "../lib/commands/table.ts";
 import assert from "node:assert/strict";
 import {
   type Command,
@@ -35,6 +36,8 @@ function badNumber(flag: string, raw: string): Command {
 
 /** The options of a command line naming no folder. */
 const NO_FOLDERS = { dir: undefined, tools: undefined, resources: undefined, prompts: undefined };
+
+const USAGE = usage("");
 
 Deno.test("MAX_FLAG_VALUE is setTimeout's limit, 2^31 - 1", () => {
   assert.strictEqual(MAX_FLAG_VALUE, 2 ** 31 - 1);
@@ -333,7 +336,6 @@ Deno.test("parseCommand() recognises -V and --version", () => {
 });
 
 Deno.test("usage() lists every flag with the defaults", () => {
-  const USAGE = usage("");
   assert.ok(USAGE.startsWith("Usage: toolshed [serve] [options]\n"));
   for (
     const flag of [
@@ -360,7 +362,7 @@ Deno.test("usage() lists every flag with the defaults", () => {
   assert.ok(USAGE.includes(`(default: ${DEFAULTS.maxOutputBytes})`));
   assert.ok(USAGE.includes(`(default: ${DEFAULTS.maxConcurrency})`));
   assert.match(
-    usage,
+    USAGE,
     /--max-programs N +Executable-tool programs alive at once[^-]*\(default: 64\)/,
   );
 });
@@ -428,7 +430,7 @@ Deno.test("main.ts exits 2 on a usage error, 1 on a bad tool, 0 for --version an
 
     assert.strictEqual(helpRun.code, 0, helpRun.stderr);
     assert.strictEqual(helpRun.stdout, "");
-    assert.strictEqual(helpRun.stderr, `${USAGE}\n`);
+    assert.strictEqual(helpRun.stderr, `${usage(commandsHelp())}\n`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
