@@ -1,13 +1,13 @@
 // Command-line flags: parseCommand() on its own, then main.ts as a process for the exit codes.
-import { commandsHelp } from "../lib/commands/table.ts";
 import assert from "node:assert/strict";
+import { commandsHelp } from "../lib/commands/table.ts";
 import {
   type Command,
   DEFAULTS,
   MAX_FLAG_VALUE,
   parseCommand,
   TOKEN_ENV,
-  usage,
+  usage as usageText,
 } from "../lib/host/cli.ts";
 import { isLoopbackHost } from "../lib/host/listen_address.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
@@ -37,7 +37,7 @@ function badNumber(flag: string, raw: string): Command {
 /** The options of a command line naming no folder. */
 const NO_FOLDERS = { dir: undefined, tools: undefined, resources: undefined, prompts: undefined };
 
-const USAGE = usage("");
+const USAGE = usageText("");
 
 Deno.test("MAX_FLAG_VALUE is setTimeout's limit, 2^31 - 1", () => {
   assert.strictEqual(MAX_FLAG_VALUE, 2 ** 31 - 1);
@@ -430,7 +430,7 @@ Deno.test("main.ts exits 2 on a usage error, 1 on a bad tool, 0 for --version an
 
     assert.strictEqual(helpRun.code, 0, helpRun.stderr);
     assert.strictEqual(helpRun.stdout, "");
-    assert.strictEqual(helpRun.stderr, `${usage(commandsHelp())}\n`);
+    assert.strictEqual(helpRun.stderr, `${usageText(commandsHelp())}\n`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
