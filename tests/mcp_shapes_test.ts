@@ -6,11 +6,11 @@ Deno.test("checkIcons() accepts https: and data: icons and names what is wrong w
   strictEqual(checkIcons([{ src: "data:image/png;base64,AA==", theme: "dark" }]), undefined);
   strictEqual(
     checkIcons([{ src: "http://example.com/a.png" }]),
-    'at "/0/src": String does not match pattern',
+    'at "/0/src": does not match its "pattern"',
   );
   strictEqual(
     checkIcons([{ sizes: "48x48" }]),
-    'at "/0": Instance does not have required property "src"; at "/0/sizes": Instance type "string" is invalid. Expected "array"',
+    'at "/0": missing required property "src"; at "/0/sizes": expected an array, got a string',
   );
 });
 
@@ -18,7 +18,7 @@ Deno.test("checkAnnotations() wants the hints to be booleans", () => {
   strictEqual(checkAnnotations({ readOnlyHint: true, title: "T" }), undefined);
   strictEqual(
     checkAnnotations({ destructiveHint: "no" }),
-    'at "/destructiveHint": Instance type "string" is invalid. Expected "boolean"',
+    'at "/destructiveHint": expected a boolean, got a string',
   );
 });
 
@@ -38,10 +38,10 @@ Deno.test("checkCallToolResult() checks each content block by its type", () => {
   );
   strictEqual(
     checkCallToolResult({ content: [{ type: "resource", resource: { uri: "file:///a" } }] }),
-    'at "/content/0/resource": Instance does not match any subschemas; at "/content/0/resource": Instance does not have required property "text"; at "/content/0/resource": Instance does not have required property "blob"',
+    'at "/content/0/resource": matches none of the "anyOf" choices; at "/content/0/resource": missing required property "text"; at "/content/0/resource": missing required property "blob"',
   );
   strictEqual(
     checkCallToolResult({ content: [{ type: "video" }] }),
-    'at "/content/0/type": Instance does not match any of ["text","image","audio","resource_link","resource"]',
+    'at "/content/0/type": must be one of ["text","image","audio","resource_link","resource"]',
   );
 });

@@ -358,7 +358,7 @@ Deno.test("loadPrompts() reports every bad Markdown prompt at once, naming each 
       } the front matter is not valid YAML: duplicated mapping key (line 3)`,
       `${file("p_nan.md")} _meta cannot be sent as JSON unchanged: at "/n": NaN would ` +
       "arrive as null",
-      `${file("q_icons.md")} icons are invalid: at "/0/src": String does not match pattern`,
+      `${file("q_icons.md")} icons are invalid: at "/0/src": does not match its "pattern"`,
       `${file("r complete values.md")} the name "r complete values" is invalid: ${NAME_RULE}`,
       `${file("s_name.md")} name must be a string`,
     ]);
@@ -454,8 +454,8 @@ Deno.test("loadPrompts() gives a module prompt's get rejections that name the pr
     );
     assert.strictEqual(
       await rejection("bad_block"),
-      'Prompt "bad_block" returned an invalid message 0: at "/content": Instance does not ' +
-        'have required property "mimeType"',
+      'Prompt "bad_block" returned an invalid message 0: at "/content": missing ' +
+        'required property "mimeType"',
     );
     assert.match(
       await rejection("bad_role"),

@@ -466,8 +466,8 @@ Deno.test("loadResources() reports every problem of every bad module at once", a
       `${at("bad.ts")}title must be a string`,
       `${at("bad.ts")}description must be a string`,
       `${at("bad.ts")}mimeType must be a string`,
-      `${at("bad.ts")}annotations are invalid: at "/priority": 2 is greater than 1`,
-      `${at("bad.ts")}icons are invalid: at "/0/src": String does not match pattern`,
+      `${at("bad.ts")}annotations are invalid: at "/priority": must be at most 1 (got 2)`,
+      `${at("bad.ts")}icons are invalid: at "/0/src": does not match its "pattern"`,
       `${at("bad.ts")}timeoutMs must be an integer from 1 to 2147483647 (milliseconds)`,
       `${at("bad.ts")}read must be a function`,
       `${at("bad.ts")}_meta cannot be sent as JSON unchanged: at "/when": a Date would arrive ` +

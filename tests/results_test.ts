@@ -203,6 +203,6 @@ Deno.test("legacyTool() leaves the $refs of an embedded resource ($id) alone whe
   deepStrictEqual(check({ result: [1, 4, 9] }), undefined);
   deepStrictEqual(
     check({ result: [1.5] }),
-    'at "/result/0": Instance type "number" is invalid. Expected "integer"',
+    'at "/result/0": expected an integer, got a number',
   );
 });

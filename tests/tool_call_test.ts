@@ -97,7 +97,7 @@ Deno.test("callTool() validates arguments before the handler runs", async () => 
   deepStrictEqual(
     await callTool(strict, { n: "1" }, options()),
     failure(
-      'Invalid arguments for tool "t": at "/n": Instance type "string" is invalid. Expected "number"',
+      'Invalid arguments for tool "t": at "/n": expected a number, got a string',
     ),
   );
   strictEqual(ran, false);
@@ -112,7 +112,7 @@ Deno.test("callTool() enforces outputSchema on structured content", async () => 
   deepStrictEqual(
     await callTool(tool({ outputSchema, handler: () => ({ m: 1 }) }), {}, options()),
     failure(
-      'Tool "t" returned structured content that does not match its outputSchema: Instance does not have required property "n"',
+      'Tool "t" returned structured content that does not match its outputSchema: missing required property "n"',
     ),
   );
   deepStrictEqual(
@@ -172,7 +172,7 @@ Deno.test("callTool() checks and sends structured content as JSON will carry it"
   deepStrictEqual(
     await callTool(tool({ outputSchema, handler: () => ({ ratio: NaN }) }), {}, options()),
     failure(
-      'Tool "t" returned structured content that does not match its outputSchema: at "/ratio": Instance type "null" is invalid. Expected "number"',
+      'Tool "t" returned structured content that does not match its outputSchema: at "/ratio": expected a number, got null',
     ),
   );
 });
@@ -185,7 +185,7 @@ Deno.test("callTool() answers a malformed CallToolResult from a handler with an 
       options(),
     ),
     failure(
-      'Tool "t" returned an invalid CallToolResult: at "/content/0": Instance does not have required property "text"; at "/content/1": Instance type "number" is invalid. Expected "object"; at "/isError": Instance type "string" is invalid. Expected "boolean"',
+      'Tool "t" returned an invalid CallToolResult: at "/content/0": missing required property "text"; at "/content/1": expected an object, got a number; at "/isError": expected a boolean, got a string',
     ),
   );
 });

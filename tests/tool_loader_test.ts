@@ -148,17 +148,17 @@ Deno.test("loadTools() compiles the schemas and keeps timeoutMs of a loaded tool
     assert.strictEqual(strict.validateInput({ text: "hi" }), undefined);
     assert.strictEqual(
       strict.validateInput({}),
-      'Instance does not have required property "text"',
+      'missing required property "text"',
     );
     assert.strictEqual(
       strict.validateInput({ text: 1 }),
-      'at "/text": Instance type "number" is invalid. Expected "string"',
+      'at "/text": expected a string, got a number',
     );
     assert.ok(strict.validateOutput);
     assert.strictEqual(strict.validateOutput({ n: 1 }), undefined);
     assert.strictEqual(
       strict.validateOutput({ n: "1" }),
-      'at "/n": Instance type "string" is invalid. Expected "integer"',
+      'at "/n": expected an integer, got a string',
     );
 
     const plain = registry.byName.get("plain");
@@ -228,12 +228,12 @@ Deno.test("loadTools() loads two tools whose schemas share an $id, each with its
     assert.strictEqual(text.validateInput({ v: "x" }), undefined);
     assert.strictEqual(
       text.validateInput({ v: 1 }),
-      'at "/v": Instance type "number" is invalid. Expected "string"',
+      'at "/v": expected a string, got a number',
     );
     assert.strictEqual(number.validateInput({ v: 1 }), undefined);
     assert.strictEqual(
       number.validateInput({ v: "x" }),
-      'at "/v": Instance type "string" is invalid. Expected "integer"',
+      'at "/v": expected an integer, got a string',
     );
   });
 });
@@ -468,13 +468,13 @@ const BAD_TOOLS: BadToolCase[] = [
     what: "annotations that are not an object",
     fileName: "string_annotations.ts",
     source: toolSource('annotations: "readOnly",'),
-    reason: 'annotations are invalid: Instance type "string" is invalid. Expected "object"',
+    reason: "annotations are invalid: expected an object, got a string",
   },
   {
     what: "icons that are not an array of objects",
     fileName: "bad_icons.ts",
     source: toolSource('icons: ["data:image/png;base64,AA=="],'),
-    reason: 'icons are invalid: at "/0": Instance type "string" is invalid. Expected "object"',
+    reason: 'icons are invalid: at "/0": expected an object, got a string',
   },
   {
     what: "a _meta that is not an object",

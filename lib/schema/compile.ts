@@ -14,6 +14,7 @@ import {
 import { isObject } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
 import { compileVerdict, type Verdict } from "./fast.ts";
+import { plainReason } from "./plain_errors.ts";
 // Each draft's meta-schema as one document, its vocabularies merged in (generated from the
 // official documents beside it; tests/meta_schema_test.ts checks it and rewrites it).
 import flatMetaSchemas from "./vendor/json_schema_meta/flat.json" with { type: "json" };
@@ -539,7 +540,9 @@ interface OutputUnit {
 function describe(errors: readonly OutputUnit[], incomplete: boolean): string {
   // A `false` schema's error repeats its parent's ("does not match additional properties
   // schema"), so it is shown only when nothing else explains the failure.
-  const meaningful = errors.filter((error) => !WRAPPER_KEYWORDS.has(error.keyword));
+  const meaningful = errors.filter((error) =>
+    !WRAPPER_KEYWORDS.has(error.keyword) && !explainedBelow(error, errors)
+  );
   const forbidden = errors.filter((error) => error.keyword === "false");
   const reported = meaningful.length > 0 ? meaningful : forbidden.length > 0 ? forbidden : errors;
   const shown = reported.slice(0, MAX_REPORTED_ERRORS).map((error) => {
@@ -547,12 +550,32 @@ function describe(errors: readonly OutputUnit[], incomplete: boolean): string {
     // A `false` schema (e.g. `additionalProperties: false`) admits nothing.
     const reason = error.keyword === "false"
       ? "no value is allowed here"
-      : error.error.replace(/\.$/, "");
+      : plainReason(error.error);
     return where === "" ? reason : `at "${where}": ${reason}`;
   });
   const rest = reported.length - shown.length;
   const more = incomplete ? "; and more" : rest > 0 ? `; and ${rest} more` : "";
   return shown.join("; ") + more;
+}
+
+/**
+ * Whether an error on a property beyond `properties` ("does not match additional
+ * properties schema") is explained by an error inside that property's value: then it is a
+ * wrapper, and "not allowed here" (what it means for `false`) would mislead.
+ */
+function explainedBelow(error: OutputUnit, errors: readonly OutputUnit[]): boolean {
+  if (error.keyword !== "additionalProperties" && error.keyword !== "unevaluatedProperties") {
+    return false;
+  }
+  const key = /^Property "(.*)" does not match/s.exec(error.error)?.[1];
+  if (key === undefined) return false;
+  const below = `${decodePointer(error.instanceLocation.replace(/^#/, ""))}/${
+    key.replaceAll("~", "~0").replaceAll("/", "~1")
+  }`;
+  return errors.some((other) =>
+    other !== error && !WRAPPER_KEYWORDS.has(other.keyword) &&
+    decodePointer(other.instanceLocation.replace(/^#/, "")).startsWith(below)
+  );
 }
 
 /** Instance locations come URI-encoded ("/caf%C3%A9"); people read them decoded. */
