@@ -1,5 +1,6 @@
 // Tools as the core serves them: a definition checked field by field, its schemas compiled
 // once. Where definitions come from (a directory, a sidecar) is discovery's concern.
+import { asJsonSchema } from "./standard_schema.ts";
 import { isObject, type JsonObject, MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { jsonProblem, PRIMITIVE_NAME } from "./json_wire.ts";
 import { checkAnnotations, checkIcons } from "../schema/mcp_shapes.ts";
@@ -67,6 +68,15 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     throw new Error(
       `the name "${name}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
     );
+  }
+  // A library's schema (Zod 4 …) becomes the JSON Schema it converts to, listed and checked.
+  for (const [field, side] of [["inputSchema", "input"], ["outputSchema", "output"]] as const) {
+    try {
+      const schema = asJsonSchema(definition[field], side);
+      if (schema !== definition[field]) definition = { ...definition, [field]: schema };
+    } catch (error) {
+      throw new Error(`${field} ${messageOf(error)}`);
+    }
   }
   const { description, inputSchema, outputSchema, handler, title, annotations, icons, timeoutMs } =
     definition;
