@@ -11,7 +11,7 @@ import { type Core, createCore } from "./lib/core/handle.ts";
 import { createTasks, type Tasks } from "./lib/core/tasks.ts";
 import { createKeyRing, type KeyRing } from "./lib/core/key_ring.ts";
 import { contentsOf, createRegistry, type Registry } from "./lib/primitives/registry.ts";
-import { logError, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
+import { logError, showStacks, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
 import { SERVER_INFO } from "./lib/wire/protocol.ts";
 import { serve } from "./lib/transports/stdio.ts";
 import { type HttpServer, serveHttp } from "./lib/transports/http.ts";
@@ -27,6 +27,7 @@ import {
   type ServerLoadOptions,
 } from "./lib/discovery/server_dir.ts";
 import { watchAndReload } from "./lib/host/reload.ts";
+import { surveyServer } from "./lib/discovery/survey.ts";
 import { chooseCommand, commandsHelp, type Entry } from "./lib/commands/table.ts";
 import type { ByteSink } from "./lib/transports/writer.ts";
 
@@ -47,9 +48,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       logError(`${choice.message}\n(toolshed --help lists the commands)`);
       return 2;
     case "help":
-      // deno-lint-ignore no-console
-      console.error((await choice.entry.load()).command.usage);
-      return 0;
+      return await runCommand(choice.entry, ["--help"], stdout);
     case "command":
       return await runCommand(choice.entry, choice.args, stdout);
   }
@@ -71,6 +70,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       return 2;
   }
   const { options } = command;
+  showStacks(options.verbose === true);
 
   // A compiled binary serves the folders embedded beside main.ts unless told otherwise.
   const base = Deno.build.standalone && options.dir === undefined
@@ -100,6 +100,8 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     );
     return 1;
   }
+  // What loads but is probably a mistake (a tool in a subdirectory, a ".tsx" module …).
+  for (const warning of await surveyServer(folders, loaded)) logError(warning.message);
   const { skipped } = loaded.tools;
   if (skipped.length > 0) {
     logError(
@@ -156,8 +158,12 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     listChanged: options.watch === true,
     listTtlMs: options.watch ? WATCHED_LIST_TTL_MS : undefined,
   });
-  if (options.http) return await serveOverHttp(options, options.http, core, registry, exit);
-  if (Deno.stdin.isTerminal()) greet(loaded, folders);
+  if (options.http) {
+    announce(loaded, folders, "HTTP");
+    return await serveOverHttp(options, options.http, core, registry, exit);
+  }
+  announce(loaded, folders, "stdio");
+  if (Deno.stdin.isTerminal()) greet(loaded);
 
   const server = serve({
     input: Deno.stdin,
@@ -262,39 +268,54 @@ async function runUntilSignal(
   return 0;
 }
 
+/**
+ * The one line every start prints on stderr: what is served, how many of each, from where,
+ * and over what. In a terminal, a second line says what to do next.
+ */
+function announce(loaded: LoadedServer, folders: ServerFolders, over: string): void {
+  const where = (location: string | URL) => {
+    if (typeof location !== "string") return decodeURIComponent(location.pathname);
+    return location.startsWith("/") ? location : `${Deno.cwd()}/${location}`;
+  };
+  const count = (n: number, kind: string) => `${n} ${kind}${n === 1 ? "" : "s"}`;
+  const parts: string[] = [];
+  const part = (location: string | URL | undefined, counts: string) => {
+    if (location !== undefined) parts.push(`${counts} from "${where(location)}"`);
+  };
+  if (loaded.tools.tools.length > 0) {
+    part(folders.tools?.location, count(loaded.tools.tools.length, "tool"));
+  }
+  const resources = loaded.resources.length;
+  const templates = loaded.templates.length;
+  if (resources + templates > 0) {
+    part(
+      folders.resources?.location,
+      templates === 0
+        ? count(resources, "resource")
+        : `${count(resources, "resource")} and ${count(templates, "template")}`,
+    );
+  }
+  if (loaded.prompts.length > 0) {
+    part(folders.prompts?.location, count(loaded.prompts.length, "prompt"));
+  }
+  stderrLog.write(
+    `${SERVER_INFO.name} ${SERVER_INFO.version}: serving ${
+      parts.length === 0 ? "nothing" : parts.join(", ")
+    } over ${over}\n`,
+  );
+}
+
 /** Tells a person who started the server in a terminal what it is and how to use it. */
-function greet(loaded: LoadedServer, folders: ServerFolders): void {
-  const where = (location: string | URL) =>
-    typeof location === "string" ? location : decodeURIComponent(location.pathname);
-  const line = (count: number, kind: string, location: string | URL | undefined, names: string[]) =>
-    count === 0 || location === undefined
-      ? ""
-      : `\nServing ${count} ${kind} from "${where(location)}": ${names.join(", ")}`;
+function greet(loaded: LoadedServer): void {
+  const names = [
+    ...loaded.tools.tools.map((tool) => tool.name),
+    ...loaded.prompts.map((prompt) => prompt.name),
+  ];
   logError(
-    `${SERVER_INFO.name} ${SERVER_INFO.version} is an MCP server speaking JSON-RPC on stdin/stdout.` +
-      line(
-        loaded.tools.tools.length,
-        "tool(s)",
-        folders.tools?.location,
-        loaded.tools.tools.map((tool) => tool.name),
-      ) +
-      line(
-        loaded.resources.length + loaded.templates.length,
-        "resource(s) and template(s)",
-        folders.resources?.location,
-        [
-          ...loaded.resources.map((item) => item.uri),
-          ...loaded.templates.map((t) => t.uriTemplate),
-        ],
-      ) +
-      line(
-        loaded.prompts.length,
-        "prompt(s)",
-        folders.prompts?.location,
-        loaded.prompts.map((prompt) => prompt.name),
-      ) +
-      `\nConnect an MCP client by configuring it to start this command (see the README for\n` +
-      `Claude Desktop, Claude Code and VS Code), or type JSON-RPC lines here. Ctrl+D quits.`,
+    `${names.length === 0 ? "" : `Names: ${names.join(", ")}\n`}This is an MCP server ` +
+      "speaking JSON-RPC on stdin/stdout: connect a client (toolshed config CLIENT prints its\n" +
+      "configuration), try a tool with toolshed call NAME, or type JSON-RPC lines here. " +
+      "Ctrl+D quits.",
   );
 }
 

@@ -226,7 +226,9 @@ Deno.test('executable tool: "output": "result" returns the CallToolResult it pri
 Deno.test('executable tool: "output": "result" with anything but a CallToolResult is an isError result saying what to print', async () => {
   const expected = failure(
     'Tool "out_result" printed JSON that is not a CallToolResult, but its sidecar sets ' +
-      '"output": "result": print one JSON object with a "content" array',
+      '"output": "result": print one JSON object with a "content" array (e.g. ' +
+      '{"content":[{"type":"text","text":"…"}]}), or set "output": "json" to return the JSON ' +
+      "printed as structured content",
   );
   const [notJson, ...others] = await printing(
     "out_result",

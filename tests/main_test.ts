@@ -82,7 +82,8 @@ Deno.test("main.ts on a second SIGTERM during shutdown exits 1 at once, leaving 
     seen.push(line);
     if (line.includes("Shutting down: received SIGTERM")) break;
   }
-  deepStrictEqual(seen, ["toolshed: Shutting down: received SIGTERM"]);
+  match(seen[0], /^toolshed \S+: serving 7 tools from ".*tools" over stdio$/);
+  deepStrictEqual(seen.slice(1), ["toolshed: Shutting down: received SIGTERM"]);
   child.kill("SIGTERM");
   const { code } = await withHangGuard(child.status, "exit after a second SIGTERM");
   const rest: string[] = [];
@@ -115,19 +116,16 @@ Deno.test("main.ts started in a terminal says on stderr what it serves and how t
   }).output();
   const seen = new TextDecoder().decode(stdout);
   strictEqual(code, 0, seen);
-  match(seen, /toolshed \S+ is an MCP server speaking JSON-RPC on stdin\/stdout/);
-  match(
-    seen,
-    /Serving 7 tool\(s\) from ".*tools": csv_to_json, divide, echo, json_query, sha256, wait, word_stats/,
-  );
-  match(seen, /Connect an MCP client/);
+  match(seen, /^toolshed \S+: serving 7 tools from ".*tools" over stdio\r?\n/);
+  match(seen, /Names: csv_to_json, divide, echo, json_query, sha256, wait, word_stats/);
+  match(seen, /This is an MCP server speaking JSON-RPC on stdin\/stdout: connect a client/);
 });
 
-Deno.test("main.ts with piped stdin prints no greeting", async () => {
+Deno.test("main.ts with piped stdin prints its one start-up line and no greeting", async () => {
   const server = spawnServer(TOOLS);
   const { code, stderr } = await server.finish();
   strictEqual(code, 0);
-  strictEqual(stderr, "");
+  match(stderr, /^toolshed \S+: serving 7 tools from "[^"]*tools" over stdio\n$/);
 });
 
 Deno.test("main.ts exits quietly with 0 when the client closes its stdout while stdin stays open", async () => {
@@ -139,7 +137,7 @@ Deno.test("main.ts exits quietly with 0 when the client closes its stdout while 
   const status = await withHangGuard(server.child.status, "exit after stdout closed");
   const { stderr } = await server.finish();
   strictEqual(status.code, 0);
-  strictEqual(stderr, "");
+  match(stderr, /^toolshed \S+: serving 7 tools from "[^"]*tools" over stdio\n$/);
 });
 
 Deno.test("main.ts exits within the grace period at end of input even if nobody reads its output", async () => {

@@ -127,10 +127,12 @@ async function inProcess(flags: string[]): Promise<Connection> {
 }
 
 function realProcess(flags: string[]): Connection {
+  // --verbose: a failed tool's line is then the message alone (its stack follows on lines
+  // of its own), as the in-process recorder has it.
   const server = spawnServer(
     flags.includes("--tools") || flags.includes("--dir")
-      ? flags
-      : ["--tools", FIXTURE_TOOLS, ...flags],
+      ? [...flags, "--verbose"]
+      : ["--tools", FIXTURE_TOOLS, ...flags, "--verbose"],
   );
   return {
     send: (line) => server.send(line),

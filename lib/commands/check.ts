@@ -1,10 +1,345 @@
-// toolshed check: being written (this session); replaced before the commit.
-import type { Io } from "./command.ts";
+// toolshed check: everything start-up checks, what start-up would pass over in silence (the
+// survey), the type errors of TypeScript files, and what common model APIs would refuse in
+// the tools' names and schemas, reported together with an exit code for CI.
+import { EXIT, type Io } from "./command.ts";
+import { DIR_FLAGS, DIR_FLAGS_HELP, openServer, parseCommandArgs } from "./open_server.ts";
+import { type ServerFolders, serverFolders } from "../discovery/server_dir.ts";
+import { folderOf } from "../discovery/folder.ts";
+import { surveyServer } from "../discovery/survey.ts";
+import { lintForModels } from "../schema/model_lint.ts";
+import { messageOf } from "../util/json.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
+
+export const USAGE = `Usage: toolshed check [--dir DIR] [options]
+
+Checks a server directory: loads it as serve does (every problem that stops start-up is an
+error), warns about files it would pass over (a tool in a subdirectory, a ".tsx" module, a
+script without its executable bit, a folder that serves nothing), type-checks its TypeScript
+tools, resources and prompts, and lints the tools for what the Anthropic, OpenAI and Gemini
+APIs refuse (names, descriptions, inputSchema keywords).
+
+Exits 0 when there are no errors, 1 when there are (with --strict, warnings too), 2 when
+the command line is wrong.
+
+Options:
+${DIR_FLAGS_HELP}
+  --no-types                 Skip type checking
+  --strict                   Fail on warnings too
+  --json                     Print the findings as one JSON object`;
+
+const FLAGS = {
+  ...DIR_FLAGS,
+  "no-types": { type: "boolean" },
+  strict: { type: "boolean" },
+  json: { type: "boolean" },
+} as const;
+
+/** One thing check found. */
+export interface Finding {
+  readonly severity: "error" | "warning";
+  /** Which step found it. */
+  readonly source: "load" | "survey" | "types" | "models";
+  /** The file (or folder) it is about, as messages show it; undefined for the directory. */
+  readonly file: string | undefined;
+  readonly message: string;
+  readonly line?: number;
+  readonly column?: number;
+  /** For a model-API finding: the tool, the field and the JSON pointer in its schema. */
+  readonly tool?: string;
+  readonly field?: string;
+  readonly pointer?: string;
+  readonly apis?: readonly string[];
+}
 
 export const command = {
-  usage: "Usage: toolshed check",
-  run(_args: string[], io: Io): Promise<number> {
-    io.err("toolshed check is not built yet\n");
-    return Promise.resolve(1);
+  usage: USAGE,
+  async run(args: string[], io: Io): Promise<number> {
+    const parsed = parseCommandArgs(args, FLAGS, io, "check");
+    if (typeof parsed === "number") return parsed;
+    const { values, positionals } = parsed;
+    if (values.help) {
+      io.out(`${USAGE}\n`);
+      return EXIT.ok;
+    }
+    if (positionals.length > 0) {
+      io.err(
+        `toolshed: Unexpected argument "${positionals[0]}": toolshed check takes no ` +
+          `positional arguments (--dir DIR names the server directory)\n` +
+          `(toolshed check --help shows its options)\n`,
+      );
+      return EXIT.usage;
+    }
+
+    const findings: Finding[] = [];
+    const notes: string[] = [];
+    // Load problems are written by openServer; they are kept here to report them with the rest.
+    const written: string[] = [];
+    const capture: Io = { ...io, err: (text) => written.push(text) };
+    const loadNotes: Diagnostics = {
+      error: (message, error) => {
+        const detail = error instanceof Error ? `: ${error.message}` : "";
+        findings.push(finding("warning", "load", `${message}${detail}`));
+      },
+      forward: () => undefined,
+    };
+    const opened = await openServer(values, capture, loadNotes);
+    if (opened === EXIT.usage) {
+      io.err(written.join(""));
+      return EXIT.usage;
+    }
+    let served: { tools: number; resources: number; prompts: number } | undefined;
+    let folders: ServerFolders;
+    if (typeof opened === "number") {
+      for (const problem of loadProblems(written.join(""))) {
+        findings.push(finding("error", "load", problem));
+      }
+      folders = serverFolders(values);
+    } else {
+      const { loaded } = opened;
+      folders = opened.folders;
+      served = {
+        tools: loaded.tools.tools.length,
+        resources: loaded.resources.length + loaded.templates.length,
+        prompts: loaded.prompts.length,
+      };
+      for (const warning of await surveyServer(folders, loaded)) {
+        findings.push({ ...finding("warning", "survey", warning.message), file: warning.path });
+      }
+    }
+
+    if (values["no-types"]) {
+      notes.push("Type checking skipped (--no-types)");
+    } else if (Deno.build.standalone) {
+      notes.push(
+        "Type checking skipped: a compiled toolshed has no TypeScript type checker (run " +
+          "toolshed check with deno to type-check, or pass --no-types to say so)",
+      );
+    } else {
+      findings.push(...await typeCheck(await typeScriptFiles(folders), io.cwd));
+    }
+
+    if (typeof opened !== "number") {
+      for (const tool of opened.loaded.tools.tools) {
+        const { description, inputSchema } = tool.definition;
+        for (const found of lintForModels({ name: tool.name, description, inputSchema })) {
+          const where = found.field === "inputSchema"
+            ? `inputSchema at ${found.pointer === "" ? "its root" : `"${found.pointer}"`}: `
+            : "";
+          findings.push({
+            severity: found.severity,
+            source: "models",
+            file: tool.file,
+            message: `${where}${found.message}`,
+            tool: tool.name,
+            field: found.field,
+            pointer: found.pointer,
+            apis: found.apis,
+          });
+        }
+      }
+    }
+
+    const errors = findings.filter((found) => found.severity === "error").length;
+    const warnings = findings.length - errors;
+    const failed = errors > 0 || (values.strict === true && warnings > 0);
+    if (values.json) {
+      io.out(`${JSON.stringify({ ok: !failed, errors, warnings, served, notes, findings })}\n`);
+    } else {
+      io.out(report(findings, notes, errors, warnings, served));
+    }
+    return failed ? EXIT.failed : EXIT.ok;
   },
 };
+
+function finding(severity: Finding["severity"], source: Finding["source"], message: string) {
+  // A message names the file it is about first, in double quotes.
+  const file = /^[^"]*"([^"]+)"/.exec(message)?.[1];
+  return { severity, source, file, message } satisfies Finding;
+}
+
+/**
+ * The problems openServer wrote: a count line, then one problem per line indented by two
+ * spaces (a problem's own further lines, such as a stack, are indented deeper).
+ */
+export function loadProblems(text: string): string[] {
+  const body = text.replace(/^toolshed: \d+ problem\(s\) in the server directory\n/, "");
+  if (body === text) return [text.replace(/^toolshed: /, "").trim()];
+  return body.replace(/^ {2}/, "").trimEnd().split(/\n {2}(?! )/);
+}
+
+/** The text report: findings grouped by file, notes, then one summary line. */
+function report(
+  findings: readonly Finding[],
+  notes: readonly string[],
+  errors: number,
+  warnings: number,
+  served: { tools: number; resources: number; prompts: number } | undefined,
+): string {
+  const groups = new Map<string, Finding[]>();
+  for (const found of findings) {
+    const key = found.file ?? "";
+    groups.set(key, [...groups.get(key) ?? [], found]);
+  }
+  const lines: string[] = [];
+  for (const key of [...groups.keys()].sort()) {
+    lines.push(key === "" ? "The server directory" : key);
+    for (const found of groups.get(key)!) {
+      const at = found.line === undefined ? "" : `line ${found.line}: `;
+      lines.push(`  ${found.severity}: ${at}${found.message}`);
+    }
+  }
+  lines.push(...notes);
+  const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const tally = `${count(errors, "error")}, ${count(warnings, "warning")}`;
+  lines.push(
+    served === undefined
+      ? `${tally}: the server directory did not load`
+      : `${tally} in ${count(served.tools, "tool")}, ${count(served.resources, "resource")}, ` +
+        `${count(served.prompts, "prompt")}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** A TypeScript file to check: its URL and its path as messages show it. */
+interface SourceFile {
+  url: URL;
+  shown: string;
+}
+
+const TYPESCRIPT = /\.(ts|mts)$/;
+const HIDDEN = /^[_.]/;
+
+/**
+ * The TypeScript modules the folders serve: those of tools/ and prompts/ (not their
+ * subdirectories) and of resources/ with its subdirectories. Helpers (`_x.ts`) are checked
+ * through the modules that import them.
+ */
+async function typeScriptFiles(folders: ServerFolders): Promise<SourceFile[]> {
+  const files: SourceFile[] = [];
+  const visit = async (url: URL, shown: string, deep: boolean) => {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(url));
+    } catch {
+      return; // Not there: the loader says so when it matters.
+    }
+    entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    for (const entry of entries) {
+      if (HIDDEN.test(entry.name)) continue;
+      const name = encodeURIComponent(entry.name);
+      if (entry.isDirectory) {
+        if (deep) await visit(new URL(`${name}/`, url), `${shown}/${entry.name}`, deep);
+      } else if (TYPESCRIPT.test(entry.name)) {
+        files.push({ url: new URL(name, url), shown: `${shown}/${entry.name}` });
+      }
+    }
+  };
+  for (const kind of ["tools", "resources", "prompts"] as const) {
+    const folder = folders[kind];
+    if (folder === undefined) continue;
+    const { url, shown } = folderOf(folder.location);
+    await visit(url, shown, kind === "resources");
+  }
+  return files;
+}
+
+/** One diagnostic of `deno check`: `TS2322 [ERROR]: …` (or `error: …`), then `at URL:L:C`. */
+const DIAGNOSTIC = /^(?:error: )?(?:(TS\d+) \[ERROR\]: )?(.+)$/;
+const LOCATION = /^\s+at (\S+):(\d+):(\d+)$/;
+const NOT_A_DIAGNOSTIC = /^(Found \d+ errors?\.|error: Type checking failed\.)$/;
+
+/**
+ * Type-checks `files` with this runtime's `deno check`, against toolshed's own deno.json
+ * when there is one beside this module (it maps "@toolshed/toolshed" to mod.ts), and
+ * without touching any lock file.
+ */
+async function typeCheck(files: readonly SourceFile[], cwd: string): Promise<Finding[]> {
+  if (files.length === 0) return [];
+  const manifest = new URL("../../deno.json", import.meta.url);
+  const config: string[] = [];
+  let scratch: string | undefined;
+  try {
+    if (manifest.protocol === "file:") {
+      if (await isFile(manifest)) config.push("--config", decodeURIComponent(manifest.pathname));
+    } else {
+      // Run from a URL: map the specifier to that URL's mod.ts in a config of our own.
+      scratch = await Deno.makeTempDir({ prefix: "toolshed_check_" });
+      const imports = { "@toolshed/toolshed": new URL("../../mod.ts", import.meta.url).href };
+      await Deno.writeTextFile(`${scratch}/deno.json`, JSON.stringify({ imports }));
+      config.push("--config", `${scratch}/deno.json`);
+    }
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["check", "--quiet", "--no-lock", ...config, ...files.map((file) => file.url.href)],
+      cwd,
+      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (output.success) return [];
+    const decoder = new TextDecoder();
+    const text = `${decoder.decode(output.stdout)}${decoder.decode(output.stderr)}`;
+    const found = typeErrors(text, files, cwd);
+    return found.length > 0 ? found : [{
+      severity: "error",
+      source: "types",
+      file: undefined,
+      message: `Type checking failed: ${text.trim() || `deno check exited with ${output.code}`}`,
+    }];
+  } catch (error) {
+    return [{
+      severity: "error",
+      source: "types",
+      file: undefined,
+      message: `Cannot type-check: ${messageOf(error)}`,
+    }];
+  } finally {
+    if (scratch !== undefined) await Deno.remove(scratch, { recursive: true }).catch(() => {});
+  }
+}
+
+/** The errors in `deno check`'s output, each at the first location given for it. */
+export function typeErrors(text: string, files: readonly SourceFile[], cwd: string): Finding[] {
+  const shownOf = new Map(files.map((file) => [file.url.href, file.shown]));
+  const found: Finding[] = [];
+  let current: { code: string | undefined; message: string } | undefined;
+  for (const line of text.split("\n")) {
+    const location = LOCATION.exec(line);
+    if (location !== null) {
+      if (current === undefined) continue; // related information of the error before
+      const [, href, row, column] = location;
+      found.push({
+        severity: "error",
+        source: "types",
+        file: shownOf.get(href) ?? shownPath(href, cwd),
+        message: `${current.message}${current.code === undefined ? "" : ` (${current.code})`}`,
+        line: Number(row),
+        column: Number(column),
+      });
+      current = undefined;
+      continue;
+    }
+    if (/^(error: |TS\d+ \[ERROR\]: )/.test(line) && !NOT_A_DIAGNOSTIC.test(line)) {
+      const [, code, message] = DIAGNOSTIC.exec(line)!;
+      // House style: no trailing period (TypeScript ends its messages with one).
+      current = { code, message: message.replace(/\.$/, "") };
+    }
+  }
+  return found;
+}
+
+/** A file URL as a path relative to `cwd` when it is under it, else as the absolute path. */
+function shownPath(href: string, cwd: string): string {
+  if (!href.startsWith("file://")) return href;
+  const path = decodeURIComponent(new URL(href).pathname);
+  const base = cwd.endsWith("/") ? cwd : `${cwd}/`;
+  return path.startsWith(base) ? path.slice(base.length) : path;
+}
+
+async function isFile(url: URL): Promise<boolean> {
+  try {
+    return (await Deno.stat(url)).isFile;
+  } catch {
+    return false;
+  }
+}

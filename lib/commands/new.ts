@@ -1,10 +1,220 @@
-// toolshed new: being written (this session); replaced before the commit.
-import type { Io } from "./command.ts";
+// toolshed new: writes one working tool, prompt or resource to start from, in the folder the
+// server loads it from. The name passes the loader's own check first, and nothing that exists
+// is ever overwritten, so running it twice is harmless.
+import { checkDefinition } from "../primitives/tools.ts";
+import { messageOf } from "../util/json.ts";
+import { closest } from "../util/suggest.ts";
+import { EXIT, type Io } from "./command.ts";
+import { parseCommandArgs } from "./open_server.ts";
+import {
+  FOLDERS,
+  type Kind,
+  type Lang,
+  LANG_NAMES,
+  LANGS,
+  type ScaffoldFile,
+  scaffoldFiles,
+} from "./scaffold_templates.ts";
+
+const KINDS: readonly Kind[] = ["tool", "prompt", "resource"];
+const ALL_LANGS: readonly Lang[] = ["ts", "bash", "python", "md"];
+/** Extensions a name may not end with: the file's extension is --lang's business. */
+const EXTENSION = /\.(ts|mts|js|mjs|sh|py|json|md)$/;
+
+const FLAGS = {
+  dir: { type: "string" },
+  lang: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const USAGE = `Usage: toolshed new tool|prompt|resource NAME [--dir DIR] [--lang LANG]
+
+Writes a working tool, prompt or resource named NAME to start from, into DIR/tools/,
+DIR/prompts/ or DIR/resources/ (creating the folder). Never overwrites a file.
+
+  tool       --lang ts (default): tools/NAME.ts
+             --lang bash: tools/NAME.sh (executable) and its sidecar tools/NAME.json
+             --lang python: tools/NAME.py (executable) and its sidecar tools/NAME.json
+  prompt     --lang ts (default): prompts/NAME.ts; --lang md: prompts/NAME.md
+  resource   --lang ts (default): resources/NAME.ts; --lang md: resources/NAME.md
+
+Options:
+  --dir DIR     The server directory (default: the working directory)
+  --lang LANG   ts, bash, python or md, as above
+  -h, --help    Show this help
+
+Example: toolshed new tool greet --lang python --dir my-server`;
 
 export const command = {
-  usage: "Usage: toolshed new",
-  run(_args: string[], io: Io): Promise<number> {
-    io.err("toolshed new is not built yet\n");
-    return Promise.resolve(1);
-  },
+  usage: USAGE,
+  run,
 };
+
+async function run(args: string[], io: Io): Promise<number> {
+  const parsed = parseCommandArgs(args, FLAGS, io, "new");
+  if (typeof parsed === "number") return parsed;
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  const usageError = (message: string) => {
+    io.err(`toolshed: ${message}\n(toolshed new --help shows how)\n`);
+    return EXIT.usage;
+  };
+  const [kindGiven, name, ...extra] = positionals;
+  if (kindGiven === undefined) {
+    return usageError("toolshed new needs what to create: tool, prompt or resource, then a NAME");
+  }
+  if (!KINDS.includes(kindGiven as Kind)) {
+    const meant = closest(kindGiven, KINDS);
+    return usageError(
+      `Cannot create a "${kindGiven}": toolshed new creates a tool, a prompt or a resource` +
+        (meant === undefined ? "" : `; did you mean ${meant}?`),
+    );
+  }
+  const kind = kindGiven as Kind;
+  if (name === undefined) return usageError(`toolshed new ${kind} needs a NAME`);
+  if (extra.length > 0) {
+    return usageError(
+      `toolshed new takes a kind and one NAME, not also "${extra.join(" ")}"`,
+    );
+  }
+  if (values.dir === "") return usageError("--dir needs a directory");
+
+  const langGiven = values.lang ?? LANGS[kind][0];
+  if (!ALL_LANGS.includes(langGiven as Lang)) {
+    const meant = closest(langGiven, ALL_LANGS);
+    return usageError(
+      `Unknown language "${langGiven}": use ${LANGS[kind].join(", ")} for a ${kind}` +
+        (meant === undefined ? "" : `; did you mean ${meant}?`),
+    );
+  }
+  const lang = langGiven as Lang;
+  if (!LANGS[kind].includes(lang)) {
+    return usageError(
+      `Cannot write a ${kind} in "${lang}": a ${kind} is ${
+        LANGS[kind].map((each) => `${LANG_NAMES[each]} (--lang ${each})`).join(" or ")
+      }`,
+    );
+  }
+
+  const nameProblem = problemWithName(name);
+  if (nameProblem !== undefined) {
+    io.err(`toolshed: Cannot create ${kind} "${name}": ${nameProblem}\n`);
+    return EXIT.failed;
+  }
+
+  const dirShown = values.dir?.replace(/(.)\/+$/, "$1");
+  const folderShown = dirShown === undefined ? FOLDERS[kind] : `${dirShown}/${FOLDERS[kind]}`;
+  const folder = absolute(io.cwd, folderShown);
+  const files = scaffoldFiles(kind, lang, name);
+  const taken = await takenBy(folder, kind, name, files);
+  if (taken !== undefined) {
+    io.err(
+      `toolshed: Cannot create ${kind} "${name}": "${folderShown}/${taken}" exists already ` +
+        `(toolshed new never overwrites a file; pick another name or remove it)\n`,
+    );
+    return EXIT.failed;
+  }
+  try {
+    await Deno.mkdir(folder, { recursive: true });
+    await writeAll(folder, files);
+  } catch (error) {
+    io.err(`toolshed: Cannot create ${kind} "${name}" in "${folderShown}": ${messageOf(error)}\n`);
+    return EXIT.failed;
+  }
+  const dirFlag = dirShown === undefined ? "" : ` --dir ${shellWord(dirShown)}`;
+  io.out(
+    files.map((file) => `Created ${folderShown}/${file.fileName}\n`).join("") +
+      `Next: edit it, then ${
+        kind === "tool"
+          ? `try it with: toolshed call ${name} text=hello${dirFlag}`
+          : `see it listed with: toolshed list${dirFlag}`
+      }\n`,
+  );
+  return EXIT.ok;
+}
+
+/**
+ * Why the loader would not serve a file named after `name`, or undefined. The name rule is
+ * the loader's own check (the first thing checkDefinition looks at, with its message).
+ */
+function problemWithName(name: string): string | undefined {
+  try {
+    checkDefinition(
+      { description: "probe", inputSchema: { type: "object" }, handler: () => undefined },
+      name,
+      name,
+    );
+  } catch (error) {
+    return messageOf(error);
+  }
+  if (/^[_.]/.test(name)) {
+    return 'a name that starts with "_" or "." is not loaded (such files are helpers)';
+  }
+  const extension = EXTENSION.exec(name);
+  if (extension !== null) {
+    return `give the name without an extension ("${
+      name.slice(0, extension.index)
+    }"): --lang chooses the kind of file`;
+  }
+  return undefined;
+}
+
+/**
+ * The first file in `folder` that already holds `name` (a file to write, or another file the
+ * loader would give the same name), or undefined.
+ */
+async function takenBy(
+  folder: string,
+  kind: Kind,
+  name: string,
+  files: readonly ScaffoldFile[],
+): Promise<string | undefined> {
+  const candidates = new Set([
+    ...files.map((file) => file.fileName),
+    ...["ts", "mts", "js", "mjs"].map((extension) => `${name}.${extension}`),
+    ...(kind === "tool" ? [`${name}.json`] : kind === "prompt" ? [`${name}.md`] : []),
+  ]);
+  for (const fileName of candidates) {
+    try {
+      await Deno.lstat(`${folder}/${fileName}`);
+      return fileName;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Writes each file, failing rather than replacing one that appeared meanwhile (createNew);
+ * on failure removes those it wrote, so a tool is never left half made.
+ */
+async function writeAll(folder: string, files: readonly ScaffoldFile[]): Promise<void> {
+  const written: string[] = [];
+  try {
+    for (const file of files) {
+      const path = `${folder}/${file.fileName}`;
+      await Deno.writeTextFile(path, file.text, {
+        createNew: true,
+        mode: file.executable ? 0o755 : 0o644,
+      });
+      written.push(path);
+    }
+  } catch (error) {
+    await Promise.all(written.map((path) => Deno.remove(path).catch(() => {})));
+    throw error;
+  }
+}
+
+/** `path` made absolute against `cwd`. */
+function absolute(cwd: string, path: string): string {
+  return /^([/\\]|[A-Za-z]:[/\\])/.test(path) ? path : `${cwd.replace(/\/+$/, "")}/${path}`;
+}
+
+/** A word a POSIX shell reads as it is: quoted when it holds anything but safe characters. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_.\/:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}

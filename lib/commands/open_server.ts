@@ -16,6 +16,17 @@ import { closest } from "../util/suggest.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { EXIT, type Io } from "./command.ts";
 import type { FlagSpec } from "../host/args.ts";
+import { type Core, createCore } from "../core/handle.ts";
+import { contentsOf, createRegistry, type Snapshot } from "../primitives/registry.ts";
+import { extract } from "../wire/extract.ts";
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  SERVER_INFO,
+} from "../wire/protocol.ts";
+import type { JsonObject } from "../util/json.ts";
 
 /** The flags naming a server directory, as `toolshed serve` takes them. */
 export const DIR_FLAGS = {
@@ -29,7 +40,8 @@ export const DIR_FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 /** Their lines in a command's help. */
-export const DIR_FLAGS_HELP = `  --dir DIR                  The server directory (default: the working directory)
+export const DIR_FLAGS_HELP =
+  `  --dir DIR                  The server directory (default: the working directory)
   --tools DIR                The tools folder, instead of DIR/tools
   --resources DIR            The resources folder, instead of DIR/resources
   --prompts DIR              The prompts folder, instead of DIR/prompts
@@ -105,6 +117,7 @@ export async function openServer(
     maxPrograms: DEFAULTS.maxPrograms,
     maxResourceBytes: DEFAULTS.maxResourceBytes,
     allowOutsideSymlinks: values["allow-outside-symlinks"] === true,
+    skipExecutables: false,
     diagnostics,
   };
   try {
@@ -132,4 +145,84 @@ export function ioDiagnostics(io: Io): Diagnostics {
       return undefined;
     },
   };
+}
+
+/** The request core over an opened directory, and the snapshot it serves. */
+export interface LocalServer {
+  readonly core: Core;
+  readonly snapshot: Snapshot;
+}
+
+/**
+ * The request core of the opened directory, built as main.ts builds it for `serve`, so that
+ * a command sees exactly what a client sees. Its diagnostics (a tool's stack, a program's
+ * stderr) go to the command's stderr.
+ */
+export function localServer(
+  opened: OpenedServer,
+  io: Io,
+  options: { toolTimeoutMs?: number; diagnostics?: Diagnostics } = {},
+): LocalServer {
+  const registry = createRegistry(contentsOf(opened.loaded.tools.tools, opened.loaded));
+  const core = createCore({
+    registry,
+    pageSize: DEFAULTS.pageSize,
+    toolTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+    diagnostics: options.diagnostics ?? ioDiagnostics(io),
+  });
+  return { core, snapshot: registry.current() };
+}
+
+/** The protocol version commands speak: stateless, every request self-contained. */
+export const COMMAND_PROTOCOL_VERSION = "2026-07-28";
+
+/** How a command's request presents itself to the core. */
+export interface AskOptions {
+  /** The client capabilities it declares (default: none). */
+  readonly capabilities?: JsonObject;
+  /** The least severe log level it wants notified. */
+  readonly logLevel?: string;
+  /** Asks for progress notifications under this token. */
+  readonly progressToken?: string;
+  /** Receives the notifications the request is sent (progress, log messages). */
+  readonly notify?: (message: JsonObject) => void;
+}
+
+/**
+ * Sends one 2026-07-28 request through the extractor and the core, as a line from a client
+ * would go, and gives its JSON-RPC response (`result` or `error`), never throwing.
+ */
+export async function ask(
+  core: Core,
+  method: string,
+  params: JsonObject,
+  options: AskOptions = {},
+): Promise<JsonObject> {
+  const meta: JsonObject = {
+    [META_PROTOCOL_VERSION]: COMMAND_PROTOCOL_VERSION,
+    [META_CLIENT_CAPABILITIES]: options.capabilities ?? {},
+    [META_CLIENT_INFO]: { name: `${SERVER_INFO.name}-cli`, version: SERVER_INFO.version },
+  };
+  if (options.logLevel !== undefined) meta[META_LOG_LEVEL] = options.logLevel;
+  if (options.progressToken !== undefined) meta.progressToken = options.progressToken;
+  const line = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method,
+    params: { ...params, _meta: meta },
+  });
+  const incoming = extract(new TextEncoder().encode(line));
+  if (incoming.kind === "rejected") {
+    return { jsonrpc: "2.0", id: incoming.id, error: incoming.error };
+  }
+  if (incoming.kind !== "request") {
+    throw new Error(`Cannot send ${method}: the extractor read it as a ${incoming.kind}`);
+  }
+  return await core.handle({
+    request: incoming,
+    controller: new AbortController(),
+    closing: undefined,
+    session: undefined,
+    outlet: { notify: options.notify ?? (() => {}), outbound: undefined },
+  });
 }

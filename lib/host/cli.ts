@@ -63,6 +63,8 @@ export interface Options {
   watch?: boolean;
   /** Keep what instances share (tasks, the bus) in Redis at this URL (--redis). */
   redis?: string;
+  /** Diagnostics with stacks (--verbose). */
+  verbose?: boolean;
 }
 
 export type Command =
@@ -142,6 +144,8 @@ Options of serve:
   --redis URL                Keep tasks in Redis (redis://HOST:PORT) and pass task
                              answers and cancellations between instances through it, so
                              that any instance behind a load balancer serves any task
+  -v, --verbose              Diagnostics with stacks: a tool that throws is one line on
+                             stderr per call without it
   -h, --help                 Show this help
   -V, --version              Show the version
 
@@ -192,6 +196,7 @@ const FLAGS = {
   "log-requests": { type: "boolean" },
   redis: { type: "string" },
   instance: { type: "string" },
+  verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -250,6 +255,7 @@ export function parseCommand(
   if (passEnv.length > 0) options.passEnv = passEnv;
   if (values["allow-outside-symlinks"]) options.allowOutsideSymlinks = true;
   if (values.watch) options.watch = true;
+  if (values.verbose) options.verbose = true;
   if (values.redis !== undefined) {
     if (!/^rediss?:\/\/[^\s]+$/.test(values.redis)) {
       return {

@@ -193,8 +193,28 @@ export function logError(message: string, error?: unknown): void {
   stderrLog.write(diagnosticText(message, error));
 }
 
-/** The server's diagnostics: everything goes to its stderr. */
+/** Whether diagnostics carry stacks (--verbose); else one line each. */
+let stacks = false;
+let stacksHinted = false;
+
+/** Turns stacks in diagnostics on (--verbose). */
+export function showStacks(on: boolean): void {
+  stacks = on;
+}
+
+/**
+ * The server's diagnostics: everything goes to its stderr. A tool failing as designed
+ * (a division by zero) is one line per call; --verbose adds the stack, as the first such
+ * line says once.
+ */
 export const stderrDiagnostics: Diagnostics = {
-  error: logError,
+  error: (message, error) => {
+    if (stacks || !(error instanceof Error)) return logError(message, error);
+    stderrLog.write(diagnosticText(message, error, false));
+    if (!stacksHinted) {
+      stacksHinted = true;
+      stderrLog.write("toolshed: (start with --verbose to see the stacks of such errors)\n");
+    }
+  },
   forward: (text, lines, source) => stderrLog.forward(text, lines, source),
 };

@@ -312,7 +312,9 @@ function resultOf(text: string, mode: OutputMode, toolName: string): unknown {
   if (isObject(value) && Array.isArray(value.content)) return value;
   return failure(
     `Tool "${toolName}" printed JSON that is not a CallToolResult, but its sidecar sets ` +
-      `"output": "result": print one JSON object with a "content" array`,
+      `"output": "result": print one JSON object with a "content" array (e.g. ` +
+      `{"content":[{"type":"text","text":"…"}]}), or set "output": "json" to return the JSON ` +
+      "printed as structured content",
   );
 }
 

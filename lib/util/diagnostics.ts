@@ -14,11 +14,18 @@ export interface Diagnostics {
   forward(text: string, lines: number, source: string): Promise<void> | undefined;
 }
 
-/** The text of one diagnostic line: `toolshed: <message>`, then the stack if there is one. */
-export function diagnosticText(message: string, error?: unknown): string {
+/**
+ * The text of one diagnostic: `toolshed: <message>`, then the error's stack when there is
+ * one, or with `stack` false only its first line (`: Error: division by zero`).
+ */
+export function diagnosticText(message: string, error?: unknown, stack = true): string {
   let detail = "";
   try {
-    if (error instanceof Error) detail = `\n${error.stack ?? error.message}`;
+    if (error instanceof Error) {
+      detail = stack
+        ? `\n${error.stack ?? error.message}`
+        : `: ${(error.stack ?? "").split("\n")[0] || `${error.name}: ${error.message}`}`;
+    }
   } catch {
     // A tool's error object with a throwing `stack` getter: the message alone will do.
   }

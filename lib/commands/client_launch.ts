@@ -1,0 +1,93 @@
+// How an MCP client should start toolshed, with nothing left to its environment: clients start
+// servers with a minimal one (often no shell PATH, an unknown working directory), so every
+// program and path in the command is absolute.
+
+import type { Launch } from "./client_formats.ts";
+
+export type LaunchKind = "deno" | "npx" | "binary";
+export const LAUNCH_KINDS: readonly LaunchKind[] = ["deno", "npx", "binary"];
+
+/** What this toolshed is: where its main.ts is, and whether it is a compiled binary. */
+export interface Self {
+  /** main.ts as a path, or as a URL when toolshed runs from one (not a file: URL). */
+  readonly main: string;
+  /** The running executable: deno, or the compiled toolshed. */
+  readonly execPath: string;
+  readonly standalone: boolean;
+  /** Deno's version, for the npx launch. */
+  readonly denoVersion: string;
+  /** Where `deno task compile` puts the binary, for --launch binary from source. */
+  readonly compiledBinary: string;
+}
+
+/** This process, as Self. */
+export function currentSelf(): Self {
+  const main = new URL("../../main.ts", import.meta.url);
+  const windows = Deno.build.os === "windows";
+  return {
+    main: main.protocol === "file:" ? pathOf(main) : main.href,
+    execPath: Deno.execPath(),
+    standalone: Deno.build.standalone,
+    denoVersion: Deno.version.deno,
+    compiledBinary: main.protocol === "file:"
+      ? pathOf(new URL(`../../dist/toolshed${windows ? ".exe" : ""}`, import.meta.url))
+      : "",
+  };
+}
+
+/** A file URL's path (a Windows one without the slash before its drive letter). */
+function pathOf(url: URL): string {
+  const path = decodeURIComponent(url.pathname);
+  return /^\/[A-Za-z]:\//.test(path) ? path.slice(1) : path;
+}
+
+/**
+ * The command and arguments that start toolshed serving `dir` (absolute), or a sentence
+ * saying why this kind of launch cannot be made here. `npx` is npx's absolute path, when found.
+ */
+export function launchFor(
+  kind: LaunchKind,
+  self: Self,
+  dir: string,
+  npx: string,
+): Launch | { problem: string } {
+  if (kind === "binary") {
+    return { command: self.standalone ? self.execPath : self.compiledBinary, args: ["--dir", dir] };
+  }
+  if (self.standalone) {
+    return {
+      problem: `a compiled toolshed has no main.ts for ${kind} to run: use --launch binary`,
+    };
+  }
+  const run = ["run", "-A", self.main, "--dir", dir];
+  if (kind === "deno") return { command: self.execPath, args: run };
+  // --prefer-offline: without it npx asks the registry on every start, which can hang for
+  // about 70 s behind a proxy the client's environment does not describe.
+  return { command: npx, args: ["--prefer-offline", "--yes", `deno@${self.denoVersion}`, ...run] };
+}
+
+/**
+ * The absolute path of `program` on the PATH `env` gives (an executable file), or undefined.
+ * On Windows npx is `npx.cmd`.
+ */
+export async function findOnPath(
+  program: string,
+  env: (name: string) => string | undefined,
+): Promise<string | undefined> {
+  const windows = Deno.build.os === "windows";
+  const dirs = (env("PATH") ?? "").split(windows ? ";" : ":").filter((dir) => dir !== "");
+  const names = windows ? [`${program}.cmd`, `${program}.exe`, program] : [program];
+  for (const dir of dirs) {
+    if (!/^([/\\]|[A-Za-z]:[/\\])/.test(dir)) continue; // a relative PATH entry means nothing to a client
+    for (const name of names) {
+      const path = `${dir.replace(/[/\\]+$/, "")}${windows ? "\\" : "/"}${name}`;
+      try {
+        const info = await Deno.stat(path);
+        if (info.isFile && (windows || ((info.mode ?? 0) & 0o111) !== 0)) return path;
+      } catch {
+        // Not here: try the next directory.
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,300 @@
+// toolshed check: exits 1 on each kind of mistake (a load problem, a type error; with
+// --strict a model-API lint finding or a survey warning), 0 on a clean directory and on the
+// repository's own examples, 2 on a wrong command line. Runs the command in memory; one test
+// runs it through a real process.
+import assert from "node:assert/strict";
+import { command, loadProblems, typeErrors } from "../lib/commands/check.ts";
+import { lintForModels } from "../lib/schema/model_lint.ts";
+import { exampleTools } from "./_examples.ts";
+
+const TOOL =
+  'export default { description: "d", inputSchema: { type: "object" }, handler: () => "" };';
+const REPO = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
+
+/** A scratch server directory holding `files`, removed when `body` ends. */
+async function withDir<T>(files: Record<string, string>, body: (dir: string) => Promise<T>) {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_check_" });
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      const full = `${dir}/${path}`;
+      await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(full, text);
+    }
+    return await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Runs `toolshed check ARGS` in memory: its exit code and what it wrote, DIR for `dir`. */
+async function check(args: string[], dir = "\0") {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await command.run(args, {
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+    env: (name) => Deno.env.get(name),
+    cwd: Deno.cwd(),
+  });
+  return {
+    code,
+    out: out.join("").replaceAll(dir, "DIR"),
+    err: err.join("").replaceAll(dir, "DIR"),
+  };
+}
+
+Deno.test("check --help prints the usage on stdout and exits 0", async () => {
+  const { code, out, err } = await check(["--help"]);
+  assert.equal(code, 0);
+  assert.ok(out.startsWith("Usage: toolshed check [--dir DIR] [options]\n"));
+  assert.match(out, /--no-types {17}Skip type checking\n/);
+  assert.equal(err, "");
+});
+
+Deno.test("check refuses a positional argument or a mistyped flag with exit 2", async () => {
+  assert.deepEqual(await check(["tools"]), {
+    code: 2,
+    out: "",
+    err: 'toolshed: Unexpected argument "tools": toolshed check takes no positional arguments ' +
+      "(--dir DIR names the server directory)\n(toolshed check --help shows its options)\n",
+  });
+  const { code, err } = await check(["--strikt"]);
+  assert.equal(code, 2);
+  assert.match(err, /; did you mean --strict\?\n/);
+});
+
+Deno.test("check exits 0 on a clean directory, resolving @toolshed/toolshed wherever it is", async () => {
+  // Outside the repository: the import resolves only through toolshed's own deno.json.
+  const typed = 'import type { ToolDefinition } from "@toolshed/toolshed";\n' +
+    'export default { description: "d", inputSchema: { type: "object" }, handler: () => "" } ' +
+    "satisfies ToolDefinition;\n";
+  await withDir({ "tools/typed.ts": typed }, async (dir) => {
+    assert.deepEqual(await check(["--dir", dir], dir), {
+      code: 0,
+      out: "0 errors, 0 warnings in 1 tool, 0 resources, 0 prompts\n",
+      err: "",
+    });
+  });
+});
+
+Deno.test("check exits 1 on a problem that stops start-up, grouped under its file", async () => {
+  await withDir(
+    { "tools/add.ts": TOOL, "tools/bad.ts": 'export default { descripton: "x" };' },
+    async (dir) => {
+      assert.deepEqual(await check(["--dir", dir, "--no-types"], dir), {
+        code: 1,
+        out: "DIR/tools/bad.ts\n" +
+          '  error: Cannot load tool "DIR/tools/bad.ts": unknown field "descripton"; did you mean ' +
+          '"description"?\n' +
+          "Type checking skipped (--no-types)\n" +
+          "1 error, 0 warnings: the server directory did not load\n",
+        err: "",
+      });
+    },
+  );
+});
+
+Deno.test("check exits 1 on a type error, naming the file and the line", async () => {
+  const typo = 'export default { description: "d", inputSchema: { type: "object" },\n' +
+    '  handler: () => { const n: number = "one"; return String(n); } };\n';
+  await withDir({ "tools/typo.ts": typo }, async (dir) => {
+    assert.deepEqual(await check(["--dir", dir], dir), {
+      code: 1,
+      out: "DIR/tools/typo.ts\n" +
+        "  error: line 2: Type 'string' is not assignable to type 'number' (TS2322)\n" +
+        "1 error, 0 warnings in 1 tool, 0 resources, 0 prompts\n",
+      err: "",
+    });
+    // --no-types skips the step, and says so.
+    const skipped = await check(["--dir", dir, "--no-types"], dir);
+    assert.equal(skipped.code, 0);
+    assert.equal(
+      skipped.out,
+      "Type checking skipped (--no-types)\n0 errors, 0 warnings in 1 tool, 0 resources, 0 prompts\n",
+    );
+  });
+});
+
+Deno.test("check warns on a model-API finding, and fails on it only with --strict", async () => {
+  const dotted = 'export default { name: "math.add", description: "d", handler: () => "",\n' +
+    '  inputSchema: { type: "object", properties: { tags: { type: "array" } } } };\n';
+  await withDir({ "tools/add.ts": dotted }, async (dir) => {
+    const expected = "DIR/tools/add.ts\n" +
+      '  warning: the name "math.add" has a character Anthropic and OpenAI refuse in tool names: ' +
+      'use letters, digits, "_" and "-"\n' +
+      '  warning: inputSchema at "/properties/tags": an array schema without "items" is refused ' +
+      'by OpenAI ("array schema missing items"): say what the array holds, e.g. "items": {}\n' +
+      "Type checking skipped (--no-types)\n" +
+      "0 errors, 2 warnings in 1 tool, 0 resources, 0 prompts\n";
+    assert.deepEqual(await check(["--dir", dir, "--no-types"], dir), {
+      code: 0,
+      out: expected,
+      err: "",
+    });
+    assert.deepEqual(await check(["--dir", dir, "--no-types", "--strict"], dir), {
+      code: 1,
+      out: expected,
+      err: "",
+    });
+  });
+});
+
+Deno.test("check exits 1 on a tool name every model API refuses, even without --strict", async () => {
+  const long = `export default { name: "${"a".repeat(65)}", description: "d", ` +
+    'inputSchema: { type: "object" }, handler: () => "" };';
+  await withDir({ "tools/long.ts": long }, async (dir) => {
+    const { code, out } = await check(["--dir", dir, "--no-types"], dir);
+    assert.equal(code, 1);
+    assert.match(
+      out,
+      /\n {2}error: the name is 65 characters long: Anthropic, OpenAI and Gemini accept at most 64\n/,
+    );
+  });
+});
+
+Deno.test("check warns on what start-up passes over, and fails on it only with --strict", async () => {
+  await withDir({ "tools/add.ts": TOOL, "tools/sub.tsx": TOOL }, async (dir) => {
+    const expected = "DIR/tools/sub.tsx\n" +
+      '  warning: Not serving "DIR/tools/sub.tsx": tool modules end in ".ts", ".mts", ".js" or ' +
+      '".mjs" (rename it, or start its name with "_" if it is not a tool)\n' +
+      "Type checking skipped (--no-types)\n" +
+      "0 errors, 1 warning in 1 tool, 0 resources, 0 prompts\n";
+    assert.deepEqual(await check(["--dir", dir, "--no-types"], dir), {
+      code: 0,
+      out: expected,
+      err: "",
+    });
+    assert.equal((await check(["--dir", dir, "--no-types", "--strict"], dir)).code, 1);
+  });
+});
+
+Deno.test("check --json gives every finding with its source, file and schema pointer", async () => {
+  const tool = 'export default { description: "d", handler: () => "",\n' +
+    '  inputSchema: { type: "object", properties: { n: { type: ["string", "null"] } } } };\n';
+  await withDir({ "tools/add.ts": tool }, async (dir) => {
+    const { code, out } = await check(["--dir", dir, "--no-types", "--json"], dir);
+    assert.equal(code, 0);
+    assert.deepEqual(JSON.parse(out), {
+      ok: true,
+      errors: 0,
+      warnings: 1,
+      served: { tools: 1, resources: 0, prompts: 0 },
+      notes: ["Type checking skipped (--no-types)"],
+      findings: [{
+        severity: "warning",
+        source: "models",
+        file: "DIR/tools/add.ts",
+        message: 'inputSchema at "/properties/n/type": a list of types is refused by Gemini, ' +
+          'whose "type" is one name: use "anyOf" (or "nullable": true for null)',
+        tool: "add",
+        field: "inputSchema",
+        pointer: "/properties/n/type",
+        apis: ["Gemini"],
+      }],
+    });
+  });
+});
+
+Deno.test("check passes the repository's own tools, resources and prompts, through a real process", async () => {
+  const tools = await exampleTools();
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      `${REPO}/main.ts`,
+      "check",
+      "--tools",
+      tools,
+      "--resources",
+      `${REPO}/resources`,
+      "--prompts",
+      `${REPO}/prompts`,
+      "--allow-outside-symlinks",
+      "--strict",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  assert.equal(decoder.decode(stderr), "");
+  assert.equal(
+    decoder.decode(stdout),
+    "0 errors, 0 warnings in 7 tools, 3 resources, 2 prompts\n",
+  );
+  assert.equal(code, 0);
+});
+
+Deno.test("loadProblems() keeps a problem's own further lines with it", () => {
+  assert.deepEqual(
+    loadProblems(
+      "toolshed: 2 problem(s) in the server directory\n" +
+        '  Cannot load tool "t/a.ts": the module failed to import: boom\n' +
+        "    at file:///t/a.ts:1:1\n" +
+        '  Cannot load tool "t/b.ts": description must be a non-empty string\n',
+    ),
+    [
+      'Cannot load tool "t/a.ts": the module failed to import: boom\n    at file:///t/a.ts:1:1',
+      'Cannot load tool "t/b.ts": description must be a non-empty string',
+    ],
+  );
+  assert.deepEqual(loadProblems("toolshed: Nothing to serve\n"), ["Nothing to serve"]);
+});
+
+Deno.test("typeErrors() reads deno check's output, each error at its first location", () => {
+  const output = "TS2322 [ERROR]: Type 'number' is not assignable to type 'string'.\n" +
+    "export default { description: 1 } satisfies ToolDefinition;\n" +
+    "                 ~~~~~~~~~~~\n" +
+    "    at file:///w/tools/bad.ts:3:18\n\n" +
+    "    The expected type comes from property 'description' which is declared here\n" +
+    "      description: string;\n" +
+    "        at file:///toolshed/lib/primitives/types.ts:111:3\n\n" +
+    'error: Module not found "file:///w/tools/gone.ts".\n' +
+    "    at file:///w/tools/_helper.ts:1:8\n\n" +
+    "Found 2 errors.\n\nerror: Type checking failed.\n";
+  const files = [{ url: new URL("file:///w/tools/bad.ts"), shown: "tools/bad.ts" }];
+  assert.deepEqual(typeErrors(output, files, "/w"), [
+    {
+      severity: "error",
+      source: "types",
+      file: "tools/bad.ts",
+      message: "Type 'number' is not assignable to type 'string' (TS2322)",
+      line: 3,
+      column: 18,
+    },
+    {
+      severity: "error",
+      source: "types",
+      file: "tools/_helper.ts",
+      message: 'Module not found "file:///w/tools/gone.ts"',
+      line: 1,
+      column: 8,
+    },
+  ]);
+});
+
+Deno.test("lintForModels() reports root combinators, argument names and Gemini's missing keywords", () => {
+  const found = lintForModels({
+    name: "9lives",
+    description: "x".repeat(1025),
+    inputSchema: {
+      type: "object",
+      anyOf: [{ required: ["a"] }],
+      properties: {
+        "filter[id]": { type: "string" },
+        mode: { const: "fast" },
+        level: { enum: [1, 2] },
+        ref: { $ref: "#/$defs/x" },
+      },
+    },
+  });
+  assert.deepEqual(found.map((item) => [item.severity, item.pointer ?? item.field, item.apis]), [
+    ["warning", "name", ["Gemini"]],
+    ["warning", "description", ["OpenAI"]],
+    ["warning", "/anyOf", ["Anthropic", "OpenAI"]],
+    ["warning", "/properties/filter[id]", ["Anthropic"]],
+    ["warning", "/properties/filter[id]", ["Gemini"]],
+    ["warning", "/properties/mode/const", ["Gemini"]],
+    ["warning", "/properties/level/enum", ["Gemini"]],
+    ["warning", "/properties/ref/$ref", ["Gemini"]],
+  ]);
+});

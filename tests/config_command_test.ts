@@ -1,0 +1,516 @@
+// toolshed config (lib/commands/config.ts): the configuration printed for each client and each
+// way of launching, merging into a client's file (every other key kept, a replacement said
+// first, a file that is not JSON left untouched), every refusal, and the printed command
+// started as a client starts it, with nothing but PATH in its environment.
+import assert from "node:assert/strict";
+import { command, configure } from "../lib/commands/config.ts";
+import { claudeDesktopFile } from "../lib/commands/client_formats.ts";
+import { currentSelf, type Self } from "../lib/commands/client_launch.ts";
+import { command as newCommand } from "../lib/commands/new.ts";
+import type { Io } from "../lib/commands/command.ts";
+import { withHangGuard } from "./_server_process.ts";
+
+const MAIN = decodeURIComponent(new URL("../main.ts", import.meta.url).pathname);
+
+function memoryIo(cwd: string, env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: Io = {
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+    env: (name) => env[name],
+    cwd,
+  };
+  return { io, out: () => out.join(""), err: () => err.join("") };
+}
+
+async function runConfig(
+  args: string[],
+  cwd: string,
+  options: { self?: Self; env?: Record<string, string> } = {},
+) {
+  const memory = memoryIo(cwd, options.env);
+  const code = await configure(args, memory.io, options.self ?? currentSelf());
+  return { code, out: memory.out(), err: memory.err() };
+}
+
+async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolshed_config_" }));
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** A toolshed that runs from source under `root`, with a deno of its own there. */
+function sourceSelf(root: string): Self {
+  return {
+    main: `${root}/toolshed/main.ts`,
+    execPath: `${root}/bin/deno`,
+    standalone: false,
+    denoVersion: "9.8.7",
+    compiledBinary: `${root}/toolshed/dist/toolshed`,
+  };
+}
+
+/** What config says first when this deno is npx's (as under `npx deno task test`). */
+const NPX_CACHE_NOTE = /[/\\]_npx[/\\]/.test(Deno.execPath())
+  ? `toolshed: This deno runs from npm's cache ("${Deno.execPath()}"), which npm may clean: ` +
+    "--launch npx keeps working then\n"
+  : "";
+const ADVICE = "toolshed writes plain JSON only, so fix it (comments and trailing commas are " +
+  "not JSON) or add the entry by hand";
+const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+Deno.test("config prints each client's entry for this deno and main.ts, with absolute paths", async () => {
+  await withTempDir(async (cwd) => {
+    await Deno.mkdir(`${cwd}/srv`);
+    // Derived here, as the command derives them: this deno, and the main.ts beside tests/.
+    const launch = { command: Deno.execPath(), args: ["run", "-A", MAIN, "--dir", `${cwd}/srv`] };
+    const home = `${cwd}/home`;
+    const desktop = claudeDesktopFile(
+      Deno.build.os,
+      (name) => name === "HOME" ? home : name === "APPDATA" ? `${cwd}\\AppData` : undefined,
+    );
+    const cases = [
+      ["claude-desktop", { mcpServers: { toolshed: launch } }, desktop, "Claude Desktop"],
+      [
+        "claude-code",
+        { mcpServers: { toolshed: { type: "stdio", ...launch } } },
+        `${cwd}/.mcp.json`,
+        "Claude Code",
+      ],
+      [
+        "vscode",
+        { servers: { toolshed: { type: "stdio", ...launch } } },
+        `${cwd}/.vscode/mcp.json`,
+        "VS Code",
+      ],
+      ["cursor", { mcpServers: { toolshed: launch } }, `${cwd}/.cursor/mcp.json`, "Cursor"],
+    ] as const;
+    for (const [client, expected, file, title] of cases) {
+      const result = await runConfig([client, "--dir", "srv"], cwd, {
+        env: { HOME: home, APPDATA: `${cwd}\\AppData` },
+      });
+      assert.deepEqual(result, {
+        code: 0,
+        out: pretty(expected),
+        err: `${NPX_CACHE_NOTE}toolshed: For ${title}, merge this into "${file}" ` +
+          `(toolshed config ${client} --write does it)\n`,
+      }, client);
+    }
+  });
+});
+
+Deno.test("config names the server with --name and resolves --dir against the working directory", async () => {
+  await withTempDir(async (root) => {
+    await Deno.mkdir(`${root}/a/b`, { recursive: true });
+    const self = sourceSelf(root);
+    const result = await runConfig(
+      ["cursor", "--dir", "../../a/./b/", "--name", "mine"],
+      `${root}/a/b`,
+      { self },
+    );
+    assert.equal(result.code, 0, result.err);
+    assert.deepEqual(JSON.parse(result.out), {
+      mcpServers: {
+        mine: { command: self.execPath, args: ["run", "-A", self.main, "--dir", `${root}/a/b`] },
+      },
+    });
+  });
+});
+
+Deno.test("config --launch npx uses npx's absolute path from PATH, offline first, with this deno's version", async () => {
+  await withTempDir(async (root) => {
+    const bin = `${root}/node/bin`;
+    await Deno.mkdir(bin, { recursive: true });
+    await Deno.writeTextFile(`${bin}/npx`, "#!/bin/sh\n", { mode: 0o755 });
+    await Deno.writeTextFile(`${root}/npx`, "not executable", { mode: 0o644 });
+    const self = sourceSelf(root);
+    const args = ["--prefer-offline", "--yes", "deno@9.8.7", "run", "-A", self.main, "--dir", root];
+    const found = await runConfig(["claude-desktop", "--launch", "npx", "--dir", root], root, {
+      self,
+      env: { PATH: `relative/bin:${root}:${bin}:/nonexistent`, HOME: root },
+    });
+    assert.equal(found.code, 0, found.err);
+    assert.deepEqual(JSON.parse(found.out), {
+      mcpServers: { toolshed: { command: `${bin}/npx`, args } },
+    });
+    const missing = await runConfig(["vscode", "--launch", "npx", "--dir", root], root, {
+      self,
+      env: { PATH: "/nonexistent" },
+    });
+    assert.equal(missing.code, 0, missing.err);
+    assert.deepEqual(JSON.parse(missing.out), {
+      servers: { toolshed: { type: "stdio", command: "npx", args } },
+    });
+    assert.match(
+      missing.err,
+      /^toolshed: npx is not on the PATH here, so the configuration says "npx": the client must find it on its own PATH\n/,
+    );
+  });
+});
+
+Deno.test("config --launch binary names a compiled toolshed, the default inside one", async () => {
+  await withTempDir(async (root) => {
+    const self = sourceSelf(root);
+    const refused = await runConfig(["cursor", "--launch", "binary", "--dir", root], root, {
+      self,
+    });
+    assert.deepEqual(refused, {
+      code: 1,
+      out: "",
+      err: `toolshed: Cannot use --launch binary: there is no compiled toolshed at ` +
+        `"${root}/toolshed/dist/toolshed" (deno task compile builds it)\n`,
+    });
+    await Deno.mkdir(`${root}/toolshed/dist`, { recursive: true });
+    await Deno.writeTextFile(self.compiledBinary, "", { mode: 0o755 });
+    const built = await runConfig(["cursor", "--launch", "binary", "--dir", root], root, { self });
+    assert.deepEqual(JSON.parse(built.out), {
+      mcpServers: { toolshed: { command: self.compiledBinary, args: ["--dir", root] } },
+    });
+
+    const compiled: Self = { ...self, standalone: true, execPath: `${root}/bin/toolshed` };
+    const byDefault = await runConfig(["cursor", "--dir", root], root, { self: compiled });
+    assert.deepEqual(JSON.parse(byDefault.out), {
+      mcpServers: { toolshed: { command: `${root}/bin/toolshed`, args: ["--dir", root] } },
+    });
+    for (const launch of ["deno", "npx"]) {
+      const result = await runConfig(["cursor", "--launch", launch, "--dir", root], root, {
+        self: compiled,
+      });
+      assert.deepEqual(result, {
+        code: 2,
+        out: "",
+        err: `toolshed: Cannot use --launch ${launch}: a compiled toolshed has no main.ts for ` +
+          `${launch} to run: use --launch binary\n`,
+      });
+    }
+  });
+});
+
+Deno.test("config warns when this deno lives in npx's cache, and when toolshed runs from a URL", async () => {
+  await withTempDir(async (root) => {
+    const cached: Self = {
+      ...sourceSelf(root),
+      execPath: `${root}/.npm/_npx/1a2b/node_modules/deno/deno`,
+    };
+    const result = await runConfig(["cursor", "--dir", root], root, { self: cached });
+    assert.equal(result.code, 0);
+    assert.match(
+      result.err,
+      /^toolshed: This deno runs from npm's cache \(".*_npx.*"\), which npm may clean: --launch npx keeps working then\n/,
+    );
+    const remote: Self = { ...sourceSelf(root), main: "https://example.com/toolshed/main.ts" };
+    const fromUrl = await runConfig(["cursor", "--dir", root], root, { self: remote });
+    assert.deepEqual(JSON.parse(fromUrl.out).mcpServers.toolshed.args, [
+      "run",
+      "-A",
+      "https://example.com/toolshed/main.ts",
+      "--dir",
+      root,
+    ]);
+    assert.match(
+      fromUrl.err,
+      /^toolshed: toolshed runs from "https:\/\/example.com\/toolshed\/main.ts", so the client will fetch it from there on each start\n/,
+    );
+  });
+});
+
+Deno.test("config refuses what it cannot do, saying what would work", async () => {
+  await withTempDir(async (root) => {
+    await Deno.writeTextFile(`${root}/file`, "");
+    const self = sourceSelf(root);
+    const hint = "\n(toolshed config --help shows how)\n";
+    const usage: [string[], string][] = [
+      [[], "toolshed config needs a client: claude-desktop, claude-code, vscode, cursor"],
+      [
+        ["vscod"],
+        'Unknown client "vscod"; did you mean vscode? (the clients: claude-desktop, claude-code, ' +
+        "vscode, cursor)",
+      ],
+      [
+        ["claude"],
+        'Unknown client "claude" (the clients: claude-desktop, claude-code, vscode, cursor)',
+      ],
+      [["vscode", "cursor"], 'toolshed config takes one client, not also "cursor"'],
+      [["vscode", "--launch", "node"], 'Unknown launch "node": use deno, npx, binary'],
+      [
+        ["vscode", "--launch", "npz"],
+        'Unknown launch "npz": use deno, npx, binary; did you mean npx?',
+      ],
+      [
+        ["vscode", "--file", "x.json"],
+        "--file says where --write merges the configuration: give --write too",
+      ],
+      [["vscode", "--name", ""], "--name needs a value"],
+      [["vscode", "--dir", ""], "--dir needs a value"],
+    ];
+    for (const [args, message] of usage) {
+      const result = await runConfig(args, root, { self });
+      assert.deepEqual(
+        result,
+        { code: 2, out: "", err: `toolshed: ${message}${hint}` },
+        args.join(" "),
+      );
+    }
+    const typo = await runConfig(["vscode", "--wrte"], root, { self });
+    assert.equal(typo.code, 2);
+    assert.match(typo.err, /^toolshed: Unknown option "--wrte"; did you mean --write\?\n/);
+    for (const dir of ["missing", "file"]) {
+      const result = await runConfig(["vscode", "--dir", dir], root, { self });
+      assert.deepEqual(result, {
+        code: 1,
+        out: "",
+        err: `toolshed: Cannot configure "${root}/${dir}": it is not a directory\n`,
+      });
+    }
+    const noHome = await runConfig(["claude-desktop", "--write"], root, { self, env: {} });
+    assert.equal(noHome.code, 1);
+    const problem = claudeDesktopFile(Deno.build.os, () => undefined) as { problem: string };
+    assert.equal(
+      noHome.err,
+      `toolshed: Cannot find Claude Desktop's configuration file: ${problem.problem} ` +
+        "(give it with --file PATH)\n",
+    );
+    assert.deepEqual([...Deno.readDirSync(root)].map((entry) => entry.name), ["file"]);
+  });
+});
+
+Deno.test("config --write creates the file and its folders", async () => {
+  await withTempDir(async (root) => {
+    const self = sourceSelf(root);
+    const result = await runConfig(["vscode", "--write", "--dir", root], root, { self });
+    assert.deepEqual(result, {
+      code: 0,
+      out: `Created "${root}/.vscode/mcp.json" with the server "toolshed"\n` +
+        "Open this folder in VS Code and start the server from mcp.json (or MCP: List Servers).\n",
+      err: "",
+    });
+    assert.equal(
+      await Deno.readTextFile(`${root}/.vscode/mcp.json`),
+      pretty({
+        servers: {
+          toolshed: {
+            type: "stdio",
+            command: self.execPath,
+            args: ["run", "-A", self.main, "--dir", root],
+          },
+        },
+      }),
+    );
+    const again = await runConfig(["vscode", "--write", "--dir", root], root, { self });
+    assert.deepEqual(again, {
+      code: 0,
+      out: `"${root}/.vscode/mcp.json" already has this server "toolshed": nothing to change\n`,
+      err: "",
+    });
+    // Claude Desktop's file is found through HOME (or APPDATA) as the client's own is.
+    const env = { HOME: `${root}/home`, XDG_CONFIG_HOME: "", APPDATA: `${root}/appdata` };
+    const desktop = await runConfig(["claude-desktop", "--write", "--dir", root], root, {
+      self,
+      env,
+    });
+    const file = claudeDesktopFile(Deno.build.os, (name) => env[name as keyof typeof env]);
+    assert.equal(desktop.code, 0, desktop.err);
+    assert.equal(typeof file, "string");
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(file as string)), {
+      mcpServers: {
+        toolshed: { command: self.execPath, args: ["run", "-A", self.main, "--dir", root] },
+      },
+    });
+    assert.equal(
+      desktop.out,
+      `Created "${file}" with the server "toolshed"\n` +
+        "Quit Claude Desktop completely and start it again to load the server.\n",
+    );
+  });
+});
+
+Deno.test("config --write keeps every other server and key, and says what it replaces first", async () => {
+  await withTempDir(async (root) => {
+    const self = sourceSelf(root);
+    const file = `${root}/.cursor/mcp.json`;
+    await Deno.mkdir(`${root}/.cursor`);
+    const old = { command: "/old/deno", args: ["run", "old.ts"], env: { KEY: "v" } };
+    const before = {
+      theme: "dark",
+      mcpServers: { other: { command: "other-server", args: ["-x"] }, toolshed: old },
+      extra: [1, 2, 3],
+    };
+    await Deno.writeTextFile(file, JSON.stringify(before), { mode: 0o600 });
+    await Deno.chmod(file, 0o600);
+    const result = await runConfig(["cursor", "--write", "--dir", root], root, { self });
+    const entry = { command: self.execPath, args: ["run", "-A", self.main, "--dir", root] };
+    assert.deepEqual(result, {
+      code: 0,
+      out: `Replaced the server "toolshed" in "${file}"\n` +
+        "Open this folder in Cursor and turn the server on in its MCP settings.\n",
+      err: `toolshed: "${file}" already has a server "toolshed", which this replaces; it was:\n` +
+        pretty(old),
+    });
+    const after = JSON.parse(await Deno.readTextFile(file));
+    assert.deepEqual(after, {
+      theme: "dark",
+      mcpServers: { other: { command: "other-server", args: ["-x"] }, toolshed: entry },
+      extra: [1, 2, 3],
+    });
+    assert.deepEqual(Object.keys(after), ["theme", "mcpServers", "extra"], "key order is kept");
+    assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600, "the file's permissions are kept");
+    assert.deepEqual(
+      [...Deno.readDirSync(`${root}/.cursor`)].map((entry) => entry.name),
+      ["mcp.json"],
+      "no temporary file is left",
+    );
+
+    const added = await runConfig(
+      ["cursor", "--write", "--dir", root, "--name", "second", "--file", ".cursor/mcp.json"],
+      root,
+      { self },
+    );
+    assert.deepEqual(added, {
+      code: 0,
+      out: `Added the server "second" in "${file}"\n` +
+        "Open this folder in Cursor and turn the server on in its MCP settings.\n",
+      err: "",
+    });
+    assert.deepEqual(
+      Object.keys(JSON.parse(await Deno.readTextFile(file)).mcpServers),
+      ["other", "toolshed", "second"],
+    );
+  });
+});
+
+Deno.test("config --write updates the file a symlink points to, keeping the symlink", async () => {
+  await withTempDir(async (root) => {
+    const self = sourceSelf(root);
+    await Deno.mkdir(`${root}/dotfiles`);
+    await Deno.writeTextFile(`${root}/dotfiles/mcp.json`, '{"mcpServers":{}}');
+    await Deno.symlink(`${root}/dotfiles/mcp.json`, `${root}/.mcp.json`);
+    const result = await runConfig(["claude-code", "--write", "--dir", root], root, { self });
+    assert.equal(result.code, 0, result.err);
+    assert.equal(
+      result.out.split("\n")[0],
+      `Added the server "toolshed" in "${root}/dotfiles/mcp.json"`,
+    );
+    assert.ok((await Deno.lstat(`${root}/.mcp.json`)).isSymlink);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(`${root}/dotfiles/mcp.json`)), {
+      mcpServers: {
+        toolshed: {
+          type: "stdio",
+          command: self.execPath,
+          args: ["run", "-A", self.main, "--dir", root],
+        },
+      },
+    });
+  });
+});
+
+Deno.test("config --write refuses a file that is not JSON, or not shaped as the client's, and leaves it untouched", async () => {
+  await withTempDir(async (root) => {
+    const self = sourceSelf(root);
+    const cases: [string, string, string][] = [
+      [
+        "vscode",
+        '{\n  "servers": {},\n  // a comment\n}\n',
+        "it is not valid JSON (Expected double-quoted property name in JSON at position 21 " +
+        `(line 3 column 3)); ${ADVICE}`,
+      ],
+      [
+        "cursor",
+        '{"mcpServers": {"a": 1},',
+        "it is not valid JSON (Expected double-quoted property name in JSON at position 24 " +
+        `(line 1 column 25)); ${ADVICE}`,
+      ],
+      ["cursor", "[1, 2]", "it does not hold a JSON object"],
+      ["vscode", '{"servers": []}', 'its "servers" is not an object of servers'],
+    ];
+    for (const [client, text, problem] of cases) {
+      const file = `${root}/config.json`;
+      await Deno.writeTextFile(file, text);
+      const { mtime } = await Deno.stat(file);
+      const result = await runConfig([client, "--write", "--file", file, "--dir", root], root, {
+        self,
+      });
+      assert.deepEqual(result, {
+        code: 1,
+        out: "",
+        err: `toolshed: Cannot update "${file}": ${problem}\n`,
+      }, text);
+      assert.equal(await Deno.readTextFile(file), text, "the file is untouched");
+      assert.deepEqual((await Deno.stat(file)).mtime, mtime);
+    }
+  });
+});
+
+Deno.test("config --help prints the usage on stdout", async () => {
+  const memory = memoryIo("/");
+  assert.equal(await command.run(["--help"], memory.io), 0);
+  assert.equal(memory.out(), `${command.usage}\n`);
+  assert.equal(memory.err(), "");
+  assert.match(command.usage, /^Usage: toolshed config CLIENT/);
+});
+
+Deno.test("toolshed config in a real process prints the entry, which starts the server as a client would", async () => {
+  await withTempDir(async (dir) => {
+    const memory = memoryIo(dir);
+    assert.equal(await newCommand.run(["tool", "ping", "--dir", dir], memory.io), 0);
+    const printed = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "config", "vscode", "--dir", dir],
+      cwd: dir,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    assert.equal(printed.code, 0, text(printed.stderr));
+    assert.equal(
+      text(printed.stderr),
+      `${NPX_CACHE_NOTE}toolshed: For VS Code, merge this into "${dir}/.vscode/mcp.json" ` +
+        "(toolshed config vscode --write does it)\n",
+    );
+    const entry = JSON.parse(text(printed.stdout)).servers.toolshed;
+    assert.deepEqual(entry, {
+      type: "stdio",
+      command: Deno.execPath(),
+      args: ["run", "-A", MAIN, "--dir", dir],
+    });
+
+    // As a client starts it: elsewhere, with nothing in its environment but PATH.
+    const child = new Deno.Command(entry.command, {
+      args: entry.args,
+      cwd: "/",
+      clearEnv: true,
+      env: { PATH: "/usr/bin:/bin" },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    const send = (message: Record<string, unknown>) =>
+      writer.write(new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`));
+    await send({
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "test-client", version: "1" },
+      },
+    });
+    await send({ method: "notifications/initialized" });
+    await send({ id: 1, method: "tools/list" });
+    await send({
+      id: 2,
+      method: "tools/call",
+      params: { name: "ping", arguments: { text: "pong" } },
+    });
+    await writer.close();
+    const { code, stdout, stderr } = await withHangGuard(child.output(), "the configured server");
+    assert.equal(code, 0, text(stderr));
+    const answers = text(stdout).trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(answers.map((answer) => answer.id), [0, 1, 2], text(stdout));
+    assert.deepEqual(answers[1].result.tools.map((tool: { name: string }) => tool.name), ["ping"]);
+    assert.deepEqual(answers[2].result.content, [{ type: "text", text: "ping received: pong" }]);
+  });
+});
