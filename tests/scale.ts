@@ -23,212 +23,29 @@
 //    calls go on at concurrency 4: not one call fails;
 // g. checks a and d again through nginx (deploy/nginx.conf).
 
-const ROOT = new URL("../", import.meta.url).pathname;
-const MAIN = `${ROOT}main.ts`;
-const FIXTURE = `${ROOT}tests/scale`;
-const HAPROXY_CFG = `${ROOT}deploy/haproxy.cfg`;
-const NGINX_CONF = `${ROOT}deploy/nginx.conf`;
+import {
+  Child,
+  ensure,
+  freePort,
+  Instance,
+  lines,
+  message,
+  NGINX_CONF,
+  note,
+  say,
+  sleep,
+  startHaproxy,
+  startRedis,
+  waitForPort,
+} from "./scale/_harness.ts";
+
 const REQUEST_TIMEOUT_MS = 10_000;
 const CHECK_TIMEOUT_MS = 45_000;
 const PROTOCOL = "2026-07-28";
 const LEGACY = "2025-11-25";
 
-const encoder = new TextEncoder();
-
-function writeAll(file: { writeSync(p: Uint8Array): number }, text: string): void {
-  const bytes = encoder.encode(text);
-  for (let done = 0; done < bytes.length;) done += file.writeSync(bytes.subarray(done));
-}
-const say = (line: string) => writeAll(Deno.stdout, line + "\n");
-const note = (line: string) => writeAll(Deno.stderr, `tests/scale.ts: ${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const message = (error: unknown) => error instanceof Error ? error.message : String(error);
-
 function assert(condition: unknown, why: string): asserts condition {
   if (!condition) throw new Error(why);
-}
-
-// ------------------------------------------------------------------ programs and processes
-
-async function runs(command: string, args: string[]): Promise<boolean> {
-  try {
-    return (await new Deno.Command(command, { args, stdout: "null", stderr: "null" }).output())
-      .success;
-  } catch {
-    return false;
-  }
-}
-
-/** `command` on PATH, installed with apt-get (package `pkg`) when it is not. */
-async function ensure(command: string, versionArgs: string[], pkg: string): Promise<void> {
-  if (await runs(command, versionArgs)) return;
-  note(`${command} is not on PATH: installing ${pkg} with apt-get`);
-  for (const args of [["update", "-qq"], ["install", "-y", "-qq", pkg]]) {
-    const { success, stderr } = await new Deno.Command("apt-get", {
-      args,
-      env: { DEBIAN_FRONTEND: "noninteractive" },
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    if (!success) {
-      throw new Error(`apt-get ${args.join(" ")} failed: ${new TextDecoder().decode(stderr)}`);
-    }
-  }
-  if (!(await runs(command, versionArgs))) throw new Error(`${command} is still not on PATH`);
-}
-
-/** A free loopback port (free now; chosen up front so that an instance restarts on it). */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close();
-  return port;
-}
-
-async function waitForPort(port: number, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-      return;
-    } catch {
-      await sleep(50);
-    }
-  }
-  throw new Error(`${what} never listened on port ${port}`);
-}
-
-/** The lines of a byte stream. */
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let pending = "";
-  for await (const text of stream.pipeThrough(new TextDecoderStream())) {
-    pending += text;
-    for (let newline = pending.indexOf("\n"); newline !== -1; newline = pending.indexOf("\n")) {
-      yield pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-    }
-  }
-  if (pending !== "") yield pending;
-}
-
-/** A child process whose stderr is kept (the last lines) and never left unread. */
-class Child {
-  readonly stderr: string[] = [];
-  readonly process: Deno.ChildProcess;
-  readonly drained: Promise<void>;
-  readonly listening: Promise<boolean>;
-  exited = false;
-
-  constructor(
-    readonly what: string,
-    command: string,
-    args: string[],
-    env?: Record<string, string>,
-  ) {
-    const process = new Deno.Command(command, {
-      args,
-      env,
-      clearEnv: env !== undefined,
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
-    this.process = process;
-    process.status.then(() => this.exited = true);
-    let heard: (value: boolean) => void = () => {};
-    this.listening = new Promise((resolve) => heard = resolve);
-    this.drained = (async () => {
-      for await (const line of lines(process.stderr)) {
-        this.stderr.push(line);
-        if (this.stderr.length > 200) this.stderr.shift();
-        if (/listening on http:\/\//.test(line)) heard(true);
-      }
-      heard(false);
-    })();
-  }
-
-  kill(signal: Deno.Signal): void {
-    try {
-      this.process.kill(signal);
-    } catch { /* gone already */ }
-  }
-
-  /** `signal`, then the exit (SIGKILL after 15 s). */
-  async stop(signal: Deno.Signal = "SIGTERM"): Promise<Deno.CommandStatus> {
-    this.kill(signal);
-    const timer = setTimeout(() => this.kill("SIGKILL"), 15_000);
-    try {
-      const status = await this.process.status;
-      await this.drained;
-      return status;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  tail(): string {
-    return this.stderr.slice(-5).join(" | ");
-  }
-}
-
-/** The environment of a toolshed instance: ours, without any shared secret or token. */
-function instanceEnv(): Record<string, string> {
-  const env = Deno.env.toObject();
-  for (const name of ["TOOLSHED_STATE_KEY", "TOOLSHED_STATE_KEY_PREVIOUS", "TOOLSHED_HTTP_TOKEN"]) {
-    delete env[name];
-  }
-  return env;
-}
-
-/** A toolshed instance on a fixed port, which can be stopped and started again on it. */
-class Instance {
-  child?: Child;
-  constructor(readonly name: string, readonly port: number, readonly extra: string[]) {}
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/mcp`;
-  }
-
-  async start(): Promise<void> {
-    const args = [
-      "run",
-      "-A",
-      MAIN,
-      "--http",
-      `127.0.0.1:${this.port}`,
-      ...(this.name === "" ? [] : ["--instance", this.name]),
-      ...this.extra,
-      "--dir",
-      FIXTURE,
-    ];
-    const child = new Child(`instance ${this.name}`, Deno.execPath(), args, instanceEnv());
-    this.child = child;
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    const listening = await child.listening;
-    clearTimeout(timer);
-    if (!listening) throw new Error(`instance ${this.name} did not start: ${child.tail()}`);
-    await this.ready();
-  }
-
-  /** Until GET /readyz answers 200 (bounded). */
-  async ready(): Promise<void> {
-    for (let i = 0; i < 100; i++) {
-      try {
-        const response = await fetch(`http://127.0.0.1:${this.port}/readyz`, {
-          signal: AbortSignal.timeout(2_000),
-        });
-        await response.body?.cancel();
-        if (response.status === 200) return;
-      } catch { /* not yet */ }
-      await sleep(50);
-    }
-    throw new Error(`instance ${this.name}: /readyz never answered 200`);
-  }
-
-  async stop(signal: Deno.Signal = "SIGTERM"): Promise<Deno.CommandStatus | undefined> {
-    const child = this.child;
-    this.child = undefined;
-    return await child?.stop(signal);
-  }
 }
 
 // ------------------------------------------------------------------ requests
@@ -464,20 +281,9 @@ async function main(): Promise<void> {
   const temp = await Deno.makeTempDir({ prefix: "toolshed-scale-" });
   cleanups.push(() => Deno.remove(temp, { recursive: true }));
 
-  const redisPort = freePort();
-  const redis = new Child("redis-server", "redis-server", [
-    "--port",
-    String(redisPort),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-  ]);
-  cleanups.push(() => redis.stop());
-  await waitForPort(redisPort, "redis-server");
-  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  const redis = await startRedis();
+  cleanups.push(() => redis.child.stop());
+  const redisUrl = redis.url;
 
   const instances = ["s1", "s2", "s3"].map((name) =>
     new Instance(name, freePort(), ["--redis", redisUrl])
@@ -486,21 +292,11 @@ async function main(): Promise<void> {
   await Promise.all(instances.map((instance) => instance.start()));
   const [s1, s2, s3] = instances;
 
-  const haproxyPort = freePort();
-  const haproxyCfg = `${temp}/haproxy.cfg`;
-  await Deno.copyFile(HAPROXY_CFG, haproxyCfg);
-  const haproxy = new Child("haproxy", "haproxy", ["-db", "-f", haproxyCfg], {
-    ...Deno.env.toObject(),
-    LISTEN: `127.0.0.1:${haproxyPort}`,
-    S1: `127.0.0.1:${s1.port}`,
-    S2: `127.0.0.1:${s2.port}`,
-    S3: `127.0.0.1:${s3.port}`,
-  });
-  cleanups.push(() => haproxy.stop("SIGUSR1")); // SIGUSR1: a soft stop, streams finish
-  await waitForPort(haproxyPort, `haproxy (${haproxy.tail()})`);
-  const front = `http://127.0.0.1:${haproxyPort}/mcp`;
+  const haproxy = await startHaproxy(temp, instances.map((instance) => instance.port));
+  cleanups.push(() => haproxy.child.stop("SIGUSR1")); // SIGUSR1: a soft stop, streams finish
+  const front = haproxy.url;
   note(
-    `redis ${redisPort}, s1 ${s1.port}, s2 ${s2.port}, s3 ${s3.port}, haproxy ${haproxyPort}`,
+    `redis ${redis.port}, s1 ${s1.port}, s2 ${s2.port}, s3 ${s3.port}, haproxy ${haproxy.port}`,
   );
 
   /** Until HAProxy has sent a call to `instance` (it checks /readyz every 500 ms). */
