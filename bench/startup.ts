@@ -1,14 +1,21 @@
 // deno-lint-ignore-file no-console -- a benchmark prints its tables for people
-// What the server directory costs at start-up: milliseconds from spawning `main.ts` to its
-// answer to a first `tools/list`, serving bench/tools
-// - alone (`--tools`),
-// - beside empty resources/ and prompts/ folders (what an unused folder costs), and
-// - beside the repository's example resources/ and prompts/ (a file resource, a template and
-//   a Markdown prompt: the mime, uri-templates and yaml packages load).
-// Interleaved rounds; medians, and each as a ratio to the first in the same run.
+// Start-up: milliseconds from spawning a server to its answer to a first `tools/list`, over
+// stdio, serving bench/tools. Two groups, each with its baseline measured in the same run:
 //
-//   deno run -A bench/startup.ts [--rounds N]
+// - "distribution" (adr/0018), against the bare Deno loop (bench/contestants/bare_loop.ts):
+//   main.ts from disk; main.ts from a URL, cached and first run (--reload: every module
+//   fetched and transpiled); and the same three for the bundle, dist/toolshed.js (built
+//   afresh into a scratch directory by build/bundle.ts). URLs are served by a static server
+//   on 127.0.0.1 in this process.
+// - "directory", against `main.ts --tools` alone: what the server directory costs, beside
+//   empty resources/ and prompts/ folders and beside the repository's examples.
+//
+// Interleaved rounds, every process started from an empty directory; medians, and each as a
+// ratio to its group's baseline.
+//
+//   deno run -A bench/startup.ts [--rounds N] [--group distribution|directory]
 import { parseArgs } from "../lib/host/args.ts";
+import { bundle } from "../build/bundle.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const TOOLS = `${ROOT}bench/tools`;
@@ -19,12 +26,18 @@ const META = {
 const FIRST_LINE = new TextEncoder().encode(
   JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }) + "\n",
 );
+const CONTENT_TYPES: Record<string, string> = {
+  ".ts": "application/typescript",
+  ".js": "text/javascript",
+  ".json": "application/json",
+};
 
 /** Milliseconds until the first line of output, which must be the answer. */
-async function timeToFirstAnswer(args: string[]): Promise<number> {
+async function timeToFirstAnswer(args: string[], cwd: string): Promise<number> {
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}main.ts`, ...args],
+    args,
+    cwd,
     stdin: "piped",
     stdout: "piped",
     stderr: "null",
@@ -36,12 +49,12 @@ async function timeToFirstAnswer(args: string[]): Promise<number> {
   const decoder = new TextDecoder();
   while (!text.includes("\n")) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`main.ts ${args.join(" ")} ended before answering`);
+    if (done) throw new Error(`deno ${args.join(" ")} ended before answering`);
     text += decoder.decode(value, { stream: true });
   }
   const elapsed = performance.now() - started;
   if (!text.startsWith('{"jsonrpc":"2.0","id":1,"result":')) {
-    throw new Error(`main.ts ${args.join(" ")} answered: ${text.slice(0, 200)}`);
+    throw new Error(`deno ${args.join(" ")} answered: ${text.slice(0, 200)}`);
   }
   await writer.close();
   reader.releaseLock();
@@ -50,30 +63,109 @@ async function timeToFirstAnswer(args: string[]): Promise<number> {
   return elapsed;
 }
 
-const { values } = parseArgs({ args: Deno.args, options: { rounds: { type: "string" } } });
+/** Serves the repository, and the bundle as /toolshed.js, read-only on 127.0.0.1. */
+function serveStatic(bundlePath: string): { origin: string; server: Deno.HttpServer } {
+  let origin = "";
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: ({ hostname, port }) => {
+      origin = `http://${hostname}:${port}`;
+    },
+  }, async (request) => {
+    const path = decodeURIComponent(new URL(request.url).pathname);
+    const type = CONTENT_TYPES[path.slice(path.lastIndexOf("."))];
+    if (type === undefined || path.split("/").includes("..")) {
+      return new Response("not found", { status: 404 });
+    }
+    const file = path === "/toolshed.js" ? bundlePath : `${ROOT}${path.slice(1)}`;
+    try {
+      return new Response(await Deno.readFile(file), { headers: { "content-type": type } });
+    } catch {
+      return new Response("not found", { status: 404 });
+    }
+  });
+  return { origin, server };
+}
+
+type Contestant = [label: string, args: string[]];
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { rounds: { type: "string" }, group: { type: "string" } },
+});
 const rounds = Number(values.rounds ?? "9");
-const empty = await Deno.makeTempDir({ prefix: "toolshed_startup_" });
-await Deno.mkdir(`${empty}/resources`);
-await Deno.mkdir(`${empty}/prompts`);
-const contestants: [string, string[]][] = [
-  ["tools alone", ["--tools", TOOLS]],
-  ["+ empty resources/ and prompts/", ["--dir", empty, "--tools", TOOLS]],
-  ["+ the example resources/ and prompts/", ["--dir", ROOT, "--tools", TOOLS]],
-];
-const times = contestants.map(() => [] as number[]);
+const groups = values.group === undefined ? ["distribution", "directory"] : [values.group];
+for (const group of groups) {
+  if (group !== "distribution" && group !== "directory") {
+    throw new Error(`Unknown group "${group}": use "distribution" or "directory"`);
+  }
+}
+
+const scratch = await Deno.makeTempDir({ prefix: "toolshed_startup_" });
+const cwd = `${scratch}/cwd`;
+await Deno.mkdir(cwd);
+const bundlePath = `${scratch}/toolshed.js`;
+await bundle(bundlePath);
+const { origin, server } = serveStatic(bundlePath);
+await Deno.mkdir(`${scratch}/empty/resources`, { recursive: true });
+await Deno.mkdir(`${scratch}/empty/prompts`);
+
+const run = (...args: string[]) => ["run", "-A", ...args];
+const tools = ["--tools", TOOLS];
+const table: Record<string, Contestant[]> = {
+  distribution: [
+    ["bare Deno loop (baseline)", run(`${ROOT}bench/contestants/bare_loop.ts`)],
+    ["main.ts from disk", run(`${ROOT}main.ts`, ...tools)],
+    ["main.ts from a URL, cached", run(`${origin}/main.ts`, ...tools)],
+    ["main.ts from a URL, first run", run(`--reload=${origin}`, `${origin}/main.ts`, ...tools)],
+    ["bundle from disk", run(bundlePath, ...tools)],
+    ["bundle from a URL, cached", run(`${origin}/toolshed.js`, ...tools)],
+    ["bundle from a URL, first run", run(`--reload=${origin}`, `${origin}/toolshed.js`, ...tools)],
+  ],
+  directory: [
+    ["tools alone (baseline)", run(`${ROOT}main.ts`, ...tools)],
+    [
+      "+ empty resources/ and prompts/",
+      run(`${ROOT}main.ts`, "--dir", `${scratch}/empty`, ...tools),
+    ],
+    ["+ the example resources/ and prompts/", run(`${ROOT}main.ts`, "--dir", ROOT, ...tools)],
+  ],
+};
+
+const median = (list: number[]) => [...list].sort((a, b) => a - b)[list.length >> 1];
 try {
-  for (let round = 0; round < rounds; round++) {
-    for (const [index, [, args]] of contestants.entries()) {
-      times[index].push(await timeToFirstAnswer(args));
+  for (const group of groups) {
+    const contestants = table[group];
+    // One unmeasured run each fills the caches that "cached" means.
+    for (const [, args] of contestants) await timeToFirstAnswer(args, cwd);
+    const times = contestants.map(() => [] as number[]);
+    const ratios = contestants.map(() => [] as number[]);
+    for (let round = 0; round < rounds; round++) {
+      const order = contestants.map((_, index) => (index + round) % contestants.length);
+      const measured: number[] = [];
+      for (const index of order) {
+        measured[index] = await timeToFirstAnswer(contestants[index][1], cwd);
+      }
+      for (const [index, ms] of measured.entries()) {
+        times[index].push(ms);
+        ratios[index].push(ms / measured[0]);
+      }
+    }
+    console.log(
+      `\n${group}: start-up to the first answer, median of ${rounds} interleaved rounds ` +
+        `(ratio: median of per-round ratios to the baseline)`,
+    );
+    for (const [index, [label]] of contestants.entries()) {
+      const ms = median(times[index]);
+      console.log(
+        `  ${label.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${
+          median(ratios[index]).toFixed(2)
+        }×`,
+      );
     }
   }
 } finally {
-  await Deno.remove(empty, { recursive: true });
-}
-const median = (list: number[]) => [...list].sort((a, b) => a - b)[list.length >> 1];
-const base = median(times[0]);
-console.log(`Start-up to the first answer, median of ${rounds} interleaved rounds:`);
-for (const [index, [label]] of contestants.entries()) {
-  const ms = median(times[index]);
-  console.log(`  ${label.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}×`);
+  await server.shutdown();
+  await Deno.remove(scratch, { recursive: true });
 }

@@ -1,20 +1,28 @@
-// `deno task compile`, tested as far as it goes without the network.
+// `deno task compile` (build/compile.ts), tested as far as it goes without the network.
 //
 // `deno compile` needs a `denort` base binary. Deno 2.9 downloads it from dl.deno.land
-// (unreachable here) unless the DENORT_BIN variable names one. The full `deno` binary is
-// no substitute: the file it yields runs as the plain `deno` CLI and ignores the embedded
-// program. So these tests run everything up to the base binary: type checking, the module
-// graph, and the real compile step with a stand-in ELF as base, whose output still carries
-// the whole embedded file system (main.ts, lib/, tools/, npm packages) that can be searched.
+// (unreachable here) unless the DENORT_BIN variable names one, and no package on the npm
+// registry carries denort (the `deno` package and @deno/linux-x64-glibc hold only the CLI).
+// The full `deno` binary is no substitute: the file it yields runs as the plain `deno` CLI
+// and ignores the embedded program. So these tests run everything up to the base binary:
+// type checking, the module graph, and the real compile step with a stand-in ELF as base,
+// whose output still carries the whole embedded file system (main.ts, lib/, tools/, npm
+// packages) that can be searched; the script's refusals, its offline message and its smoke
+// test run for real. The one path not run here, a real denort's binary passing the smoke
+// test, runs where DENORT_BIN names a denort (its test is ignored otherwise, saying so).
 import assert from "node:assert/strict";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "./_diagnostics.ts";
+import { COMPILE_FLAGS, compileArgs, DEFAULT_OUTPUT, parseCompileArgs } from "../build/compile.ts";
+import { explainDownloadFailure, refuseDenortBin } from "../build/_denort.ts";
+import { smokeTest, toolNames } from "../build/_smoke.ts";
 
 const REPO = new URL("../", import.meta.url);
 const REPO_PATH = decodeURIComponent(REPO.pathname);
 const MAIN = new URL("main.ts", REPO);
 /** Where a compiled server looks for its tools: `new URL("./tools/", import.meta.url)` in main.ts. */
 const EMBEDDED_TOOLS = new URL("./tools/", MAIN);
+const VERSION = Deno.version.deno;
 
 interface Output {
   code: number;
@@ -33,25 +41,13 @@ async function deno(args: string[], env: Record<string, string> = {}): Promise<O
   return { code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
 }
 
-/** The compile task's arguments after `deno`, read from deno.json. */
-async function compileTaskArgs(): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", REPO)));
-  const task: unknown = config.tasks?.compile;
-  const command = typeof task === "string"
-    ? task
-    : (task as { command?: unknown } | undefined)?.command;
-  assert.equal(typeof command, "string", 'deno.json has no "compile" task');
-  const words = (command as string).trim().split(/\s+/);
-  assert.deepEqual(words.slice(0, 2), ["deno", "compile"], `unexpected task: ${command}`);
-  assert.ok(
-    !/["'`$&|;<>]/.test(command as string),
-    `the compile task should be one plain command: ${command}`,
-  );
-  return words.slice(1);
+/** Runs build/compile.ts as `deno task compile` does, with `env` added to this environment. */
+function compileScript(args: string[], env: Record<string, string> = {}): Promise<Output> {
+  return deno(["run", "-A", "build/compile.ts", ...args], env);
 }
 
 /** The value of a flag given as `--flag value` or `--flag=value`, for every occurrence. */
-function flagValues(args: string[], ...names: string[]): string[] {
+function flagValues(args: readonly string[], ...names: string[]): string[] {
   const values: string[] = [];
   for (let i = 0; i < args.length; i++) {
     for (const name of names) {
@@ -62,20 +58,13 @@ function flagValues(args: string[], ...names: string[]): string[] {
   return values;
 }
 
-/** The task's arguments with its output redirected to `output`. */
-function withOutput(args: string[], output: string): string[] {
-  const result: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--output" || args[i] === "-o") {
-      i++;
-    } else if (!args[i].startsWith("--output=")) {
-      result.push(args[i]);
-    }
+async function withTempDir(use: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_compile_" });
+  try {
+    await use(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
-  // Flags go before the entry point: everything after it is passed to the program.
-  const entry = result.findIndex((arg) => arg.endsWith("main.ts"));
-  result.splice(entry, 0, "--output", output);
-  return result;
 }
 
 interface ModuleGraph {
@@ -164,7 +153,7 @@ function standInBase(): string {
 let compiled: Promise<{ stderr: string; binary: string }> | undefined;
 
 /**
- * Runs the compile task's own flags with a stand-in base binary and an output in a temp
+ * Runs build/compile.ts's own `deno compile` arguments with a stand-in base binary and an output in a temp
  * dir; hands `use` the compiler's report and a predicate telling whether some bytes are
  * embedded verbatim in the result (sources and package files are stored as they are). The
  * tests that look into the result share one compile.
@@ -173,11 +162,11 @@ async function compileWithStandIn(
   use: (stderr: string, contains: (bytes: Uint8Array) => boolean) => Promise<void>,
 ): Promise<void> {
   compiled ??= (async () => {
-    const args = await compileTaskArgs();
     const dir = await Deno.makeTempDir({ prefix: "toolshed_compile_" });
     try {
       const output = `${dir}/toolshed`;
-      const { code, stderr } = await deno(withOutput(args, output), { DENORT_BIN: standInBase() });
+      // `deno compile` itself, not build/compile.ts, which rightly refuses a stand-in.
+      const { code, stderr } = await deno(compileArgs(output), { DENORT_BIN: standInBase() });
       assert.equal(code, 0, stderr);
       assert.doesNotMatch(stderr, /Download \S*denort/, "the compile step fetched a base binary");
       return { stderr, binary: bytesAsText(await Deno.readFile(output)) };
@@ -222,21 +211,24 @@ Deno.test("compile: the module graph of main.ts holds only repository files and 
   }
 });
 
-Deno.test("compile: the task embeds tools/ next to main.ts, where the compiled server looks", async () => {
-  const args = await compileTaskArgs();
-  const entry = args.filter((arg) => !arg.startsWith("-") && arg.endsWith(".ts"));
-  assert.ok(entry.length >= 1, `no entry point in: deno ${args.join(" ")}`);
-  assert.equal(new URL(entry.at(-1)!, REPO).href, MAIN.href);
-  const included = flagValues(args, "--include").map((path) =>
+Deno.test("compile: build/compile.ts compiles main.ts and embeds tools/ next to it, where the compiled server looks", () => {
+  const args = compileArgs("/tmp/out");
+  assert.equal(args[0], "compile");
+  assert.equal(new URL(args.at(-1)!, REPO).href, MAIN.href, "main.ts must be the last argument");
+  const included = flagValues(COMPILE_FLAGS, "--include").map((path) =>
     new URL(path.endsWith("/") ? path : `${path}/`, REPO).href
   );
-  assert.ok(
-    included.includes(EMBEDDED_TOOLS.href),
-    `the task must --include ${EMBEDDED_TOOLS.pathname.slice(REPO_PATH.length)}: deno ${
-      args.join(" ")
-    }`,
-  );
-  assert.ok(flagValues(args, "--output", "-o").length === 1, "the task names one --output");
+  assert.ok(included.includes(EMBEDDED_TOOLS.href), `no --include tools/ in ${args.join(" ")}`);
+  assert.deepEqual(flagValues(args, "--output", "-o"), ["/tmp/out"]);
+});
+
+Deno.test("compile: deno.json's compile task runs build/compile.ts", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", REPO)));
+  const task: unknown = config.tasks?.compile;
+  const command = typeof task === "string"
+    ? task
+    : (task as { command?: unknown } | undefined)?.command;
+  assert.equal(command, "deno run -A build/compile.ts");
 });
 
 Deno.test("compile: the task's compile step embeds main.ts, lib/ and every tool the server loads", async () => {
@@ -322,17 +314,216 @@ Deno.test("compile: the binary embeds the npm packages the server and its tools 
   });
 });
 
-Deno.test("compile: without a denort base binary the compile fails naming the missing file", async () => {
-  const args = await compileTaskArgs();
-  const dir = await Deno.makeTempDir({ prefix: "toolshed_compile_" });
-  try {
+Deno.test("compile: parseCompileArgs() takes --output (relative to the caller's directory), -o and --help", () => {
+  assert.deepEqual(parseCompileArgs([], "/home/me"), {
+    kind: "compile",
+    output: `${REPO_PATH}${DEFAULT_OUTPUT}`,
+  });
+  assert.deepEqual(parseCompileArgs(["--output", "bin/ts"], "/home/me"), {
+    kind: "compile",
+    output: "/home/me/bin/ts",
+  });
+  assert.deepEqual(parseCompileArgs(["-o", "/abs/ts"], "/home/me"), {
+    kind: "compile",
+    output: "/abs/ts",
+  });
+  assert.deepEqual(parseCompileArgs(["--output=x"], "/w"), { kind: "compile", output: "/w/x" });
+  assert.equal(parseCompileArgs(["--help"], "/w").kind, "help");
+  assert.deepEqual(parseCompileArgs(["--outptu", "x"], "/w"), {
+    kind: "usage-error",
+    message: 'Unknown option "--outptu"',
+  });
+  assert.deepEqual(parseCompileArgs(["--output"], "/w"), {
+    kind: "usage-error",
+    message: 'Option "--output" needs a value',
+  });
+  assert.deepEqual(parseCompileArgs(["--output", "dist/"], "/w"), {
+    kind: "usage-error",
+    message: 'Option "--output" needs a file path: "dist/"',
+  });
+  assert.equal(parseCompileArgs(["main.ts"], "/w").kind, "usage-error");
+});
+
+Deno.test("compile: build/compile.ts with an unknown option exits 2 naming it", async () => {
+  const { code, stderr } = await compileScript(["--bogus"]);
+  assert.equal(code, 2);
+  assert.match(stderr, /^Unknown option "--bogus"\n\(build\/compile.ts --help shows the usage\)/);
+});
+
+Deno.test("compile: build/compile.ts refuses DENORT_BIN pointing at the deno CLI, before compiling anything", async () => {
+  await withTempDir(async (dir) => {
     const output = `${dir}/toolshed`;
-    const missing = `${dir}/no-such-denort`;
-    const { code, stderr } = await deno(withOutput(args, output), { DENORT_BIN: missing });
-    assert.notEqual(code, 0);
-    assert.ok(stderr.includes(`Could not find denort at '${missing}'`), stderr);
+    const { code, stderr } = await compileScript(["--output", output], {
+      DENORT_BIN: Deno.execPath(),
+    });
+    assert.equal(code, 1, stderr);
+    assert.equal(
+      stderr.trim(),
+      `Cannot compile: DENORT_BIN "${Deno.execPath()}" is the deno CLI ("deno ${VERSION} (` +
+        `${stderr.split(`deno ${VERSION} (`)[1]?.split(")")[0]})"), whose compiled output would ` +
+        `start a REPL instead of toolshed: DENORT_BIN must name the denort binary of Deno ` +
+        `${VERSION} (unzip it from "https://dl.deno.land/release/v${VERSION}/denort-` +
+        `${Deno.build.target}.zip" on a machine with internet), not the deno CLI`,
+    );
+    assert.doesNotMatch(stderr, /Compile|Check/, "it ran deno compile");
     await assert.rejects(Deno.stat(output), Deno.errors.NotFound);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
+});
+
+Deno.test("compile: refuseDenortBin() refuses a missing file, a directory and a program that is not a Deno runtime", async () => {
+  await withTempDir(async (dir) => {
+    const advice = `DENORT_BIN must name the denort binary of Deno ${VERSION}`;
+    const missing = await refuseDenortBin(`${dir}/denort`);
+    assert.ok(missing?.startsWith(`DENORT_BIN "${dir}/denort" names no file: ${advice}`), missing);
+    const directory = await refuseDenortBin(dir);
+    assert.ok(directory?.startsWith(`DENORT_BIN "${dir}" is not a file: ${advice}`), directory);
+    const script = `${dir}/not-denort`;
+    await Deno.writeTextFile(script, "#!/bin/sh\necho 'some tool 1.0'\n", { mode: 0o755 });
+    const other = await refuseDenortBin(script);
+    assert.ok(
+      other?.startsWith(
+        `DENORT_BIN "${script}" is not a standalone Deno runtime (asked for --version it ` +
+          `answered "some tool 1.0"): ${advice}`,
+      ),
+      other,
+    );
+  });
+});
+
+/**
+ * A stand-in that answers --version as denort does without an embedded program (the message
+ * comes from cli/rt/binary.rs in Deno's source) and carries `userAgent` among its bytes.
+ */
+async function fakeDenort(dir: string, userAgent: string): Promise<string> {
+  const path = `${dir}/denort`;
+  await Deno.writeTextFile(
+    path,
+    `#!/bin/sh\n# ${userAgent}\necho 'error: Could not find standalone binary section.' >&2\nexit 1\n`,
+    { mode: 0o755 },
+  );
+  return path;
+}
+
+Deno.test("compile: refuseDenortBin() accepts a stand-in that answers as denort does, and refuses one of another Deno version", async () => {
+  await withTempDir(async (dir) => {
+    const good = await fakeDenort(dir, `Deno/${VERSION}`);
+    assert.equal(await refuseDenortBin(good), undefined);
+    const old = await fakeDenort(dir, "Deno/2.1.0");
+    const refusal = await refuseDenortBin(old);
+    assert.ok(
+      refusal?.startsWith(`DENORT_BIN "${old}" is the denort of Deno 2.1.0, not ${VERSION}: `),
+      refusal,
+    );
+  });
+});
+
+Deno.test("compile: explainDownloadFailure() turns Deno's failed denort download into a message naming DENORT_BIN", () => {
+  const url = `https://dl.deno.land/release/v${VERSION}/denort-x86_64-unknown-linux-gnu.zip`;
+  const raw = `Check main.ts\nCompile main.ts to dist/toolshed\nDownload ${url}\n` +
+    `error: Writing deno compile executable to temporary file 'dist/toolshed.tmp'\n\n` +
+    `Caused by:\n    0: Setting up base binary.\n    1: error sending request for url (${url}): ` +
+    `client error (Connect): dns error\n`;
+  const expected = `Deno cannot download its standalone runtime from "${url}": this machine is ` +
+    `offline or cannot reach it; set DENORT_BIN to the path of the denort binary unzipped from ` +
+    `that address on a machine with internet\n  (Deno said: error sending request for url ` +
+    `(${url}): client error (Connect): dns error)`;
+  assert.equal(explainDownloadFailure(raw, 1), expected);
+  // deno colours its report on a terminal.
+  const coloured = raw.replace("Download", "\x1b[0m\x1b[32mDownload\x1b[0m");
+  assert.equal(explainDownloadFailure(coloured, 1), expected);
+  // Other failures keep Deno's own report.
+  assert.equal(explainDownloadFailure("error: Module not found", 1), undefined);
+  assert.equal(explainDownloadFailure(raw, 0), undefined);
+});
+
+Deno.test("compile: offline (no cached denort, the proxy a closed port), build/compile.ts says it cannot download denort and names DENORT_BIN", async () => {
+  await withTempDir(async (dir) => {
+    const info = JSON.parse((await deno(["info", "--json"])).stdout) as {
+      denoDir: string;
+      npmCache: string;
+    };
+    const env: Record<string, string> = {};
+    // Where deno compile keeps a downloaded denort; with one there, a fresh DENO_DIR (sharing
+    // only the npm cache) makes it download again, at the price of a cold type check.
+    const cached = `${info.denoDir}/dl/release/v${VERSION}/denort-${Deno.build.target}.zip`;
+    if (await Deno.stat(cached).then(() => true, () => false)) {
+      env.DENO_DIR = `${dir}/deno_dir`;
+      await Deno.mkdir(env.DENO_DIR);
+      await Deno.symlink(info.npmCache, `${env.DENO_DIR}/npm`);
+    }
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const closed = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+    listener.close();
+    const output = `${dir}/toolshed`;
+    const { code, stderr } = await compileScript(["--output", output], {
+      ...env,
+      HTTPS_PROXY: closed,
+      HTTP_PROXY: closed,
+      NO_PROXY: "",
+      DENORT_BIN: "",
+    });
+    assert.equal(code, 1, stderr);
+    const url = `https://dl.deno.land/release/v${VERSION}/denort-${Deno.build.target}.zip`;
+    assert.ok(
+      stderr.startsWith(
+        `Cannot compile: Deno cannot download its standalone runtime from "${url}": this ` +
+          "machine is offline or cannot reach it; set DENORT_BIN to the path of the denort " +
+          "binary unzipped from that address on a machine with internet\n  (Deno said: ",
+      ),
+      stderr,
+    );
+    assert.doesNotMatch(stderr, /Caused by|Stack backtrace/);
+    await assert.rejects(Deno.stat(output), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("compile: the smoke test fails a binary compiled on the deno CLI (it answers as deno, not toolshed)", async () => {
+  // What a Node-only user got before build/compile.ts refused such a DENORT_BIN.
+  await withTempDir(async (dir) => {
+    const output = `${dir}/toolshed`;
+    const { code, stderr } = await deno(compileArgs(output), { DENORT_BIN: Deno.execPath() });
+    assert.equal(code, 0, stderr);
+    await assert.rejects(
+      smokeTest([output], ["echo"]),
+      (error: Error) => {
+        assert.match(
+          error.message,
+          new RegExp(
+            `^Smoke test failed: "${output} --version" should print "toolshed \\S+" and exit 0 ` +
+              `but exited 0 printing "deno ${VERSION.replaceAll(".", "\\.")} `,
+          ),
+        );
+        return true;
+      },
+    );
+  });
+});
+
+Deno.test("compile: the smoke test passes a server that answers --version and tools/list with the expected tools, and fails one serving others", async () => {
+  const tools = `${REPO_PATH}tests/fixtures/tools`;
+  const expected = await toolNames(new URL(`file://${tools}/`), false);
+  const command = [Deno.execPath(), "run", "-A", `${REPO_PATH}main.ts`];
+  await smokeTest(command, expected, { args: ["--tools", tools] });
+  await assert.rejects(
+    smokeTest(command, [...expected, "missing_tool"], { args: ["--tools", tools] }),
+    /^Error: Smoke test failed: ".*" serves the tools ".*" instead of ".*missing_tool.*"$/,
+  );
+});
+
+const REAL_DENORT = Deno.env.get("DENORT_BIN");
+
+Deno.test({
+  name: REAL_DENORT
+    ? `compile: build/compile.ts with the denort at "${REAL_DENORT}" builds a binary that passes its smoke test`
+    : "compile: NOT RUN HERE, the full build with a real denort (no denort of this Deno version can be had offline; set DENORT_BIN to one to run it)",
+  ignore: !REAL_DENORT,
+  async fn() {
+    await withTempDir(async (dir) => {
+      const output = `${dir}/toolshed`;
+      const { code, stderr } = await compileScript(["--output", output]);
+      assert.equal(code, 0, stderr);
+      assert.match(stderr, /Built ".*": it answers --version and tools\/list as toolshed/);
+      assert.ok((await Deno.stat(output)).isFile);
+    });
+  },
 });

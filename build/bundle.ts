@@ -1,0 +1,156 @@
+// deno task bundle: builds dist/toolshed.js, the whole server as one JavaScript file for
+// runs from a URL (adr/0018): one request instead of one per module, nothing to transpile on
+// the user's machine, and a plain-JavaScript entry that parses whatever a static server
+// labels it. Tools, resources and prompts still load from the user's directory at run time.
+//
+//   deno run -A build/bundle.ts [--output PATH]
+import { parseArgs } from "../lib/host/args.ts";
+import { smokeTest, toolNames } from "./_smoke.ts";
+
+/** The repository root: `deno bundle` runs there. */
+export const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
+
+/** Where the bundle goes unless --output says otherwise (relative to the repository). */
+export const DEFAULT_OUTPUT = "dist/toolshed.js";
+
+/** The arguments after `deno` that bundle main.ts into `output`; npm packages go inside. */
+export function bundleArgs(output: string): string[] {
+  return ["bundle", "--platform", "deno", "--packages", "bundle", "--output", output, "main.ts"];
+}
+
+/**
+ * What esbuild puts at the top of a bundle with CommonJS packages in it: a `require` made
+ * from `import.meta.url`. `createRequire` refuses an http: URL, so from a URL the bundle
+ * would die before its first line of toolshed; and the static `node:module` import loads
+ * Deno's Node layer at every start (adr/0008). The CommonJS code (the Redis client) only
+ * requires Node built-ins, and only when it runs.
+ */
+export const NODE_REQUIRE_PRELUDE =
+  'import { createRequire as __deno_internal_createRequire } from "node:module";\n' +
+  "var __require = __deno_internal_createRequire(import.meta.url);\n";
+
+/** Its replacement: built-ins on first use, anything else "not found" (as for optional peers). */
+export const LAZY_REQUIRE = "var __require = (id) => {\n" +
+  "  const found = globalThis.process.getBuiltinModule(id);\n" +
+  '  if (found === undefined) throw new Error(`Cannot find module "${id}"`);\n' +
+  "  return found;\n" +
+  "};\n";
+
+/** The bundle's text with the prelude replaced; throws if the bundle is not as expected. */
+export function withLazyRequire(text: string): string {
+  const at = text.indexOf(NODE_REQUIRE_PRELUDE);
+  if (at === -1 || text.indexOf(NODE_REQUIRE_PRELUDE, at + 1) !== -1) {
+    throw new Error(
+      "Cannot finish the bundle: deno bundle no longer writes the expected require prelude " +
+        '(import of "node:module"), so build/bundle.ts must learn its new shape',
+    );
+  }
+  return text.slice(0, at) + LAZY_REQUIRE + text.slice(at + NODE_REQUIRE_PRELUDE.length);
+}
+
+/** What the command line asks for, or why it cannot be done. */
+export type BundleRequest =
+  | { kind: "bundle"; output: string }
+  | { kind: "help"; text: string }
+  | { kind: "usage-error"; message: string };
+
+const USAGE = `Usage: deno run -A build/bundle.ts [--output PATH]
+
+Bundles toolshed into one JavaScript file, PATH (default ${DEFAULT_OUTPUT}), then runs it with
+--version and one tools/list. Serve it, and run it with:
+  deno run -A https://HOST/toolshed.js --tools ./tools`;
+
+/** Reads the command line; a relative --output is taken from `cwd`. */
+export function parseBundleArgs(args: string[], cwd: string): BundleRequest {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: { output: { type: "string", short: "o" }, help: { type: "boolean", short: "h" } },
+    }));
+  } catch (error) {
+    return { kind: "usage-error", message: (error as Error).message };
+  }
+  if (values.help) return { kind: "help", text: USAGE };
+  const output = values.output ?? `${ROOT}${DEFAULT_OUTPUT}`;
+  if (output === "" || output.endsWith("/")) {
+    return { kind: "usage-error", message: `Option "--output" needs a file path: "${output}"` };
+  }
+  return { kind: "bundle", output: output.startsWith("/") ? output : `${cwd}/${output}` };
+}
+
+/** Bundles `output`; throws an Error saying what failed. */
+export async function bundle(output: string): Promise<void> {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: bundleArgs(output),
+    cwd: ROOT,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    throw new Error(
+      `Cannot bundle: deno bundle exited with ${code}: ${new TextDecoder().decode(stderr).trim()}`,
+    );
+  }
+  await Deno.writeTextFile(output, withLazyRequire(await Deno.readTextFile(output)));
+  const imported = await staticImports(output);
+  if (imported.length > 0) {
+    throw new Error(`Cannot finish the bundle: it still imports "${imported.join('", "')}"`);
+  }
+}
+
+/** The modules a file imports statically, as `deno info` resolves them (itself excluded). */
+export async function staticImports(file: string): Promise<string[]> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--no-config", file],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+  }).output();
+  const text = new TextDecoder();
+  if (code !== 0) {
+    throw new Error(`Cannot read the bundle's imports: ${text.decode(stderr).trim()}`);
+  }
+  const graph = JSON.parse(text.decode(stdout)) as {
+    roots: string[];
+    modules: { specifier: string }[];
+  };
+  return graph.modules.map((module) => module.specifier).filter((specifier) =>
+    !graph.roots.includes(specifier)
+  );
+}
+
+if (import.meta.main) {
+  const request = parseBundleArgs(Deno.args, Deno.cwd());
+  const say = (line: string) => Deno.stderr.writeSync(new TextEncoder().encode(`${line}\n`));
+  if (request.kind === "help") {
+    say(request.text);
+    Deno.exit(0);
+  }
+  if (request.kind === "usage-error") {
+    say(`${request.message}\n(build/bundle.ts --help shows the usage)`);
+    Deno.exit(2);
+  }
+  try {
+    await Deno.mkdir(request.output.slice(0, request.output.lastIndexOf("/")), {
+      recursive: true,
+    });
+    await bundle(request.output);
+    const tools = `${ROOT}tools`;
+    await smokeTest(
+      [Deno.execPath(), "run", "-A", request.output],
+      await toolNames(new URL(`file://${tools}/`), false),
+      { args: ["--tools", tools] },
+    );
+  } catch (error) {
+    say((error as Error).message);
+    Deno.exit(1);
+  }
+  const { size } = await Deno.stat(request.output);
+  say(
+    `Built "${request.output}" (${
+      (size / 1024).toFixed(0)
+    } KiB): it answers --version and tools/list as toolshed`,
+  );
+}

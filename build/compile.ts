@@ -1,0 +1,136 @@
+// deno task compile: builds dist/toolshed, one executable with tools/, resources/ and
+// prompts/ embedded (adr/0005, adr/0018), then runs it to prove it is toolshed.
+//
+//   deno run -A build/compile.ts [--output PATH]
+//
+// Before compiling it refuses a DENORT_BIN that is not Deno's standalone runtime (the deno
+// CLI itself "compiles" into a REPL); when Deno cannot download that runtime it says so and
+// names DENORT_BIN; after compiling it smoke-tests the binary and removes a bad one.
+import { parseArgs } from "../lib/host/args.ts";
+import { explainDownloadFailure, refuseDenortBin } from "./_denort.ts";
+import { smokeTest, toolNames } from "./_smoke.ts";
+
+/** The repository root: `deno compile` runs there, so the flags' paths are relative to it. */
+export const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
+
+/** Where the binary goes unless --output says otherwise (relative to the repository). */
+export const DEFAULT_OUTPUT = "dist/toolshed";
+
+/**
+ * The flags of `deno compile`. `--include` embeds the server directory's folders next to
+ * main.ts, where a compiled server looks; `--exclude-unused-npm` keeps test-only npm
+ * packages out of the binary.
+ */
+export const COMPILE_FLAGS: readonly string[] = [
+  "-A",
+  "--exclude-unused-npm",
+  "--include",
+  "tools/",
+  "--include",
+  "resources/",
+  "--include",
+  "prompts/",
+];
+
+/** The arguments after `deno` that compile main.ts into `output`. */
+export function compileArgs(output: string): string[] {
+  // Flags go before the entry point: everything after it is passed to the program.
+  return ["compile", ...COMPILE_FLAGS, "--output", output, "main.ts"];
+}
+
+/** What the command line asks for, or why it cannot be done. */
+export type CompileRequest =
+  | { kind: "compile"; output: string }
+  | { kind: "help"; text: string }
+  | { kind: "usage-error"; message: string };
+
+const USAGE = `Usage: deno run -A build/compile.ts [--output PATH]
+
+Compiles toolshed with tools/, resources/ and prompts/ embedded into PATH
+(default ${DEFAULT_OUTPUT}), then runs the binary with --version and one tools/list.
+Set DENORT_BIN to a denort binary of Deno ${Deno.version.deno} where Deno cannot download it.`;
+
+/** Reads the command line; a relative --output is taken from `cwd`. */
+export function parseCompileArgs(args: string[], cwd: string): CompileRequest {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: { output: { type: "string", short: "o" }, help: { type: "boolean", short: "h" } },
+    }));
+  } catch (error) {
+    return { kind: "usage-error", message: (error as Error).message };
+  }
+  if (values.help) return { kind: "help", text: USAGE };
+  const output = values.output ?? `${ROOT}${DEFAULT_OUTPUT}`;
+  if (output === "" || output.endsWith("/")) {
+    return { kind: "usage-error", message: `Option "--output" needs a file path: "${output}"` };
+  }
+  return { kind: "compile", output: output.startsWith("/") ? output : `${cwd}/${output}` };
+}
+
+/** Compiles and smoke-tests; returns the exit code and prints what went wrong on stderr. */
+export async function compile(
+  output: string,
+  env: { DENORT_BIN?: string } = { DENORT_BIN: Deno.env.get("DENORT_BIN") },
+  log: (line: string) => void = (line) =>
+    Deno.stderr.writeSync(new TextEncoder().encode(`${line}\n`)),
+): Promise<number> {
+  if (env.DENORT_BIN) {
+    const refusal = await refuseDenortBin(env.DENORT_BIN);
+    if (refusal !== undefined) {
+      log(`Cannot compile: ${refusal}`);
+      return 1;
+    }
+  }
+  // deno compile reads DENORT_BIN itself, and takes an empty one for a path.
+  const childEnv = Deno.env.toObject();
+  delete childEnv.DENORT_BIN;
+  if (env.DENORT_BIN) childEnv.DENORT_BIN = env.DENORT_BIN;
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: compileArgs(output),
+    cwd: ROOT,
+    env: childEnv,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "inherit",
+    stderr: "piped",
+  }).output();
+  const report = new TextDecoder().decode(stderr);
+  const offline = explainDownloadFailure(report, code);
+  if (offline !== undefined) {
+    log(`Cannot compile: ${offline}`);
+    return 1;
+  }
+  log(report.trimEnd());
+  if (code !== 0) {
+    log(`Cannot compile: deno compile exited with ${code}`);
+    return 1;
+  }
+  try {
+    // A compiled binary serves its embedded tools/ and leaves executable tools out.
+    const expected = await toolNames(new URL("tools/", `file://${ROOT}`), true);
+    await smokeTest([output], expected);
+  } catch (error) {
+    await Deno.remove(output).catch(() => {});
+    log(`${(error as Error).message} (removed "${output}")`);
+    return 1;
+  }
+  log(`Built "${output}": it answers --version and tools/list as toolshed`);
+  return 0;
+}
+
+if (import.meta.main) {
+  const request = parseCompileArgs(Deno.args, Deno.cwd());
+  if (request.kind === "help") {
+    Deno.stderr.writeSync(new TextEncoder().encode(`${request.text}\n`));
+    Deno.exit(0);
+  }
+  if (request.kind === "usage-error") {
+    Deno.stderr.writeSync(
+      new TextEncoder().encode(`${request.message}\n(build/compile.ts --help shows the usage)\n`),
+    );
+    Deno.exit(2);
+  }
+  Deno.exit(await compile(request.output));
+}
