@@ -452,3 +452,71 @@ export function defineTool<Args = Record<string, unknown>>(
  * ```
  */
 export { ProtocolError as McpError } from "./lib/wire/errors.ts";
+
+import type { TestServer, TestServerOptions } from "./lib/testing/test_server.ts";
+
+/**
+ * What `testServer` serves, how each request is sent, and what it answers with.
+ *
+ * @example Options for a server directory beside the test file
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { RequestOptions, TestServerOptions } from "./mod.ts";
+ *
+ * const options: TestServerOptions = { dir: new URL("./", import.meta.url), toolTimeoutMs: 5_000 };
+ * const call: RequestOptions = { answer: () => ({ action: "accept", content: { name: "Ada" } }) };
+ * assert.equal(options.toolTimeoutMs, 5_000);
+ * assert.deepEqual(call.answer?.("elicitation/create", {}), {
+ *   action: "accept",
+ *   content: { name: "Ada" },
+ * });
+ * ```
+ */
+export type {
+  RequestOptions,
+  TestResult,
+  TestServer,
+  TestServerOptions,
+} from "./lib/testing/test_server.ts";
+
+/**
+ * Loads a server directory with the loader `toolshed serve` uses and answers requests in
+ * the test's own process, through the same request core: arguments are validated, calls
+ * time out and results are checked as for a client. For tests of one's own tools with
+ * `Deno.test`; a directory with a problem rejects with every problem listed.
+ *
+ * The helper is imported only when it is called, so a tool importing this module to throw
+ * an `McpError` loads nothing more.
+ *
+ * @example Testing tools with Deno.test
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { testServer } from "./mod.ts";
+ *
+ * // In your tests/tools_test.ts: testServer({ dir: new URL("../", import.meta.url) }),
+ * // inside a Deno.test. Here: this repository's own tools/, resources/ and prompts/.
+ * const server = await testServer({ dir: new URL("./", import.meta.url) });
+ *
+ * assert.deepEqual(await server.call("echo", { text: "hi" }), {
+ *   content: [{ type: "text", text: "hi" }],
+ * });
+ * // A thrown error, or arguments the inputSchema refuses, is a result the model can read.
+ * const failed = await server.call("divide", { dividend: 1, divisor: 0 });
+ * assert.equal(failed.isError, true);
+ * assert.deepEqual(failed.content, [{ type: "text", text: 'Cannot divide "1" by zero' }]);
+ * const refused = await server.call("divide", { dividend: "one", divisor: 2 });
+ * assert.equal(refused.isError, true);
+ *
+ * const tools = await server.list();
+ * assert.ok(tools.some((tool) => tool.name === "word_stats"));
+ * ```
+ */
+export async function testServer(options: TestServerOptions = {}): Promise<TestServer> {
+  // A specifier Deno cannot read ahead: a literal one would put the loader in the module
+  // graph of every tool that imports this module, read and parsed (its npm packages fetched)
+  // before the tool runs, though only a test ever calls this.
+  const helper: typeof import("./lib/testing/test_server.ts") = await import(
+    new URL("./lib/testing/test_server.ts", import.meta.url).href
+  );
+  return helper.testServer(options);
+}

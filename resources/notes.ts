@@ -1,7 +1,7 @@
 // A resource template backed by code: `notes://{topic}` is one short note per topic, and
 // `complete` offers the topics to clients that ask for completions. A topic without a note
 // reads as "not found".
-import type { ResourceTemplateDefinition } from "../mod.ts";
+import type { ResourceTemplateDefinition } from "@toolshed/toolshed";
 
 const NOTES: Record<string, string> = {
   tools: "A tool is one file in tools/ that default-exports { description, inputSchema, handler }.",

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 /** Top to bottom: each folder may import from itself and from the folders after it. */
 const LAYERS = [
   "commands",
+  "testing",
   "host",
   "redis",
   "transports",
@@ -137,7 +138,7 @@ Deno.test("the layer check catches what it is for", () => {
   assert.equal(violation("util/json.ts", "../../main.ts"), "leaves lib/");
   assert.equal(
     violation("stray.ts", "./util/json.ts"),
-    "stray.ts is in no layer (commands, host, redis, transports, core, discovery, programs, primitives, schema, wire, util)",
+    "stray.ts is in no layer (commands, testing, host, redis, transports, core, discovery, programs, primitives, schema, wire, util)",
   );
   assert.equal(violation("core/dispatch.ts", "../util/json.ts"), undefined);
   assert.equal(violation("host/cli.ts", "npm:x@1"), undefined);

@@ -1,6 +1,6 @@
 // A failure the model should see: a thrown error becomes a result with `isError: true`
 // carrying the message, so the model can correct its call. The stack goes to stderr.
-import type { ToolDefinition } from "../mod.ts";
+import type { ToolDefinition } from "@toolshed/toolshed";
 
 export default {
   title: "Divide",

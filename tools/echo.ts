@@ -1,6 +1,7 @@
 // A plain-text tool: whatever string the handler returns becomes one text block.
-// The tools directory needs no import from toolshed; `import type` is erased at run time.
-import type { ToolDefinition } from "../mod.ts";
+// It needs no import from toolshed: `import type` from "@toolshed/toolshed" (mapped in
+// deno.json, so it resolves wherever a tools directory lives) is erased at run time.
+import type { ToolDefinition } from "@toolshed/toolshed";
 
 export default {
   title: "Echo",

@@ -1,5 +1,5 @@
 // An async tool using a web platform API: no permissions needed.
-import type { ToolDefinition } from "../mod.ts";
+import type { ToolDefinition } from "@toolshed/toolshed";
 
 export default {
   title: "SHA-256",

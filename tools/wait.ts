@@ -1,6 +1,6 @@
 // A long-running tool that honours cancellation: it waits on `ctx.signal`, so a
 // `notifications/cancelled` (or the server's timeout or shutdown) stops it at once.
-import type { ToolDefinition } from "../mod.ts";
+import type { ToolDefinition } from "@toolshed/toolshed";
 
 export default {
   title: "Wait",

@@ -1,6 +1,6 @@
 // Structured output: the handler returns a plain object, which the server sends as
 // `structuredContent` (checked against `outputSchema`) plus its JSON as a text block.
-import type { ToolDefinition } from "../mod.ts";
+import type { ToolDefinition } from "@toolshed/toolshed";
 
 interface WordStats {
   characters: number;

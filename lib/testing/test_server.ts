@@ -1,0 +1,261 @@
+// A server directory in the test's own process, for authors testing their tools with
+// Deno.test: loaded by the loader `toolshed serve` uses, and asked through the request core
+// every transport uses, so a call is validated, timed out and checked as a client's call is.
+// Each request is a 2026-07-28 (stateless) request, encoded, extracted and serialized as on
+// the wire, so a result is exactly what a client would read. Nothing here is loaded by the
+// server itself: mod.ts imports this file only when a test calls `testServer`.
+import { DEFAULTS } from "../host/cli.ts";
+import { createCore } from "../core/handle.ts";
+import type { RequestContext } from "../core/context.ts";
+import { DirectoryLoadError } from "../discovery/load_error.ts";
+import { DEFAULT_LOAD_OPTIONS } from "../discovery/tools_dir.ts";
+import { loadServerDir, type ServerFolders, serverFolders } from "../discovery/server_dir.ts";
+import { contentsOf, createRegistry } from "../primitives/registry.ts";
+import type { ClientRequestMethod, LogLevel } from "../primitives/types.ts";
+import { ProtocolError } from "../wire/errors.ts";
+import { extract } from "../wire/extract.ts";
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+} from "../wire/protocol.ts";
+import { serialize } from "../wire/serialize.ts";
+import { MODERN_VERSIONS } from "../wire/versions.ts";
+import { diagnosticText } from "../util/diagnostics.ts";
+import { isObject, type JsonObject } from "../util/json.ts";
+
+/** Where the server directory is, and how to serve it. */
+export interface TestServerOptions {
+  /**
+   * The server directory, holding `tools/`, `resources/` and `prompts/` (each optional), as
+   * `--dir` takes it: a path, or a `file:` URL such as `new URL("./", import.meta.url)`.
+   * Default: the working directory.
+   */
+  dir?: string | URL;
+  /** The tools folder, as `--tools` takes it (alone, it is all that is served). */
+  tools?: string | URL;
+  /** The resources folder, as `--resources` takes it. */
+  resources?: string | URL;
+  /** The prompts folder, as `--prompts` takes it. */
+  prompts?: string | URL;
+  /** As `--tool-timeout`: how long a call may run when its tool sets no `timeoutMs`. */
+  toolTimeoutMs?: number;
+  /** As `--pass-env`: environment variables executable tools receive. */
+  passEnv?: string[];
+}
+
+/** What one request may carry besides its arguments. */
+export interface RequestOptions {
+  /** Aborting it cancels the request, as a client's `notifications/cancelled` does. */
+  signal?: AbortSignal;
+  /**
+   * Answers what the handler asks the client with `ctx.request` (elicitation, sampling,
+   * roots); the request is sent again with the answers until it completes. Without it, an
+   * `input_required` result is returned as it is.
+   */
+  answer?: (method: ClientRequestMethod, params: JsonObject) => unknown;
+  /**
+   * The client capabilities the request declares. Default: none, or `elicitation`,
+   * `sampling` and `roots` when `answer` is given.
+   */
+  clientCapabilities?: JsonObject;
+  /** Asks for the handler's `ctx.log` messages of this level and more severe ones. */
+  logLevel?: LogLevel;
+  /**
+   * Receives each notification the request sends (`notifications/progress`,
+   * `notifications/message`); giving it makes the request carry a `progressToken`.
+   */
+  onNotification?: (notification: JsonObject) => void;
+}
+
+/**
+ * A result as a client reads it, less the fields the server stamps on every 2026-07-28
+ * result (`resultType: "complete"` and its `serverInfo`), so that it compares as written.
+ */
+export type TestResult = JsonObject;
+
+/** A loaded server directory that answers requests in process. */
+export interface TestServer {
+  /** Calls a tool: its `CallToolResult` (a failure of the tool is `isError: true`). */
+  call(name: string, args?: JsonObject, options?: RequestOptions): Promise<TestResult>;
+  /** The tools as `tools/list` shows them, every page. */
+  list(): Promise<JsonObject[]>;
+  /** Reads a resource: the `resources/read` result (`contents`). */
+  readResource(uri: string, options?: RequestOptions): Promise<TestResult>;
+  /** Gets a prompt: the `prompts/get` result (`messages`). */
+  getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options?: RequestOptions,
+  ): Promise<TestResult>;
+  /** Sends any request (`resources/list`, `completion/complete`…) and returns its result. */
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<TestResult>;
+  /** What the server would have printed on stderr: stacks of failed calls, programs' stderr. */
+  readonly diagnostics: readonly string[];
+}
+
+/** Rounds of input_required answers one request may take before the helper gives up. */
+const MAX_ROUNDS = 16;
+const CLIENT_INFO = { name: "toolshed-test", version: "1" };
+const ASKING = { elicitation: {}, sampling: {}, roots: {} };
+
+/**
+ * Loads a server directory as `toolshed serve` does (a problem in it rejects with every
+ * problem listed) and returns a server that answers requests in this process.
+ */
+export async function testServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const diagnostics: string[] = [];
+  const sink = {
+    error: (message: string, error?: unknown) => {
+      diagnostics.push(diagnosticText(message, error));
+    },
+    forward: (text: string) => {
+      diagnostics.push(text);
+      return undefined;
+    },
+  };
+  const folders = foldersOf(options);
+  let loaded;
+  try {
+    loaded = await loadServerDir(folders, {
+      ...DEFAULT_LOAD_OPTIONS,
+      passEnv: options.passEnv ?? [],
+      maxResourceBytes: DEFAULTS.maxResourceBytes,
+      diagnostics: sink,
+    });
+  } catch (error) {
+    if (!(error instanceof DirectoryLoadError)) throw error;
+    throw new Error(
+      `Cannot load the server directory: ${error.problems.length} problem(s)\n  ${
+        error.problems.join("\n  ")
+      }`,
+    );
+  }
+  const core = createCore({
+    registry: createRegistry(contentsOf(loaded.tools.tools, loaded)),
+    pageSize: DEFAULTS.pageSize,
+    toolTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+    diagnostics: sink,
+  });
+  let lastId = 0;
+
+  /** One request on the wire and back: encoded, extracted, handled, serialized, parsed. */
+  async function send(method: string, params: JsonObject, given: RequestOptions) {
+    const id = ++lastId;
+    const meta: JsonObject = {
+      [META_PROTOCOL_VERSION]: MODERN_VERSIONS[0],
+      [META_CLIENT_CAPABILITIES]: given.clientCapabilities ??
+        (given.answer === undefined ? {} : ASKING),
+      [META_CLIENT_INFO]: CLIENT_INFO,
+    };
+    if (given.logLevel !== undefined) meta[META_LOG_LEVEL] = given.logLevel;
+    if (given.onNotification !== undefined) meta.progressToken = `test-${id}`;
+    const line = new TextEncoder().encode(
+      serialize({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }),
+    );
+    const request = extract(line);
+    if (request.kind !== "request") {
+      throw new Error(`Cannot send "${method}": ${JSON.stringify(request)}`);
+    }
+    const controller = new AbortController();
+    const cancel = () => controller.abort(given.signal?.reason);
+    if (given.signal?.aborted) cancel();
+    given.signal?.addEventListener("abort", cancel, { once: true });
+    const onNotification = given.onNotification;
+    const ctx: RequestContext = {
+      request,
+      controller,
+      closing: undefined,
+      session: undefined,
+      outlet: {
+        notify: (message) => onNotification?.(JSON.parse(serialize(message))),
+        outbound: undefined,
+      },
+    };
+    try {
+      const response: unknown = JSON.parse(serialize(await core.handle(ctx)));
+      if (!isObject(response)) throw new Error(`Unexpected response: ${String(response)}`);
+      if (isObject(response.error)) {
+        const { code, message, data } = response.error;
+        throw new ProtocolError(Number(code), String(message), data);
+      }
+      return response.result as JsonObject;
+    } finally {
+      given.signal?.removeEventListener("abort", cancel);
+    }
+  }
+
+  /** Sends a request, answering input_required rounds with `answer` when there is one. */
+  async function ask(method: string, params: JsonObject, given: RequestOptions = {}) {
+    let result = await send(method, params, given);
+    for (let round = 1; result.resultType === "input_required" && given.answer; round++) {
+      if (round > MAX_ROUNDS) {
+        throw new Error(`Cannot finish "${method}": it still asks after ${MAX_ROUNDS} rounds`);
+      }
+      const asked = isObject(result.inputRequests) ? result.inputRequests : {};
+      const inputResponses: JsonObject = {};
+      for (const [key, question] of Object.entries(asked)) {
+        if (!isObject(question) || typeof question.method !== "string") continue;
+        const questionParams = isObject(question.params) ? question.params : {};
+        inputResponses[key] = await given.answer(
+          question.method as ClientRequestMethod,
+          questionParams,
+        ) as JsonObject;
+      }
+      result = await send(
+        method,
+        { ...params, inputResponses, requestState: result.requestState },
+        given,
+      );
+    }
+    return unstamped(result);
+  }
+
+  return {
+    call: (name, args = {}, given) => ask("tools/call", { name, arguments: args }, given),
+    async list() {
+      const tools: JsonObject[] = [];
+      let cursor: unknown;
+      do {
+        const page = await send("tools/list", cursor === undefined ? {} : { cursor }, {});
+        tools.push(...(Array.isArray(page.tools) ? page.tools : []));
+        cursor = page.nextCursor;
+      } while (typeof cursor === "string");
+      return tools;
+    },
+    readResource: (uri, given) => ask("resources/read", { uri }, given),
+    getPrompt: (name, args = {}, given) => ask("prompts/get", { name, arguments: args }, given),
+    request: (method, params = {}, given) => ask(method, params, given),
+    diagnostics,
+  };
+}
+
+/** The folders to load, as serve's flags name them. */
+function foldersOf(options: TestServerOptions): ServerFolders {
+  const path = (location: string | URL | undefined) => {
+    if (!(location instanceof URL)) return location;
+    if (location.protocol !== "file:") {
+      throw new Error(`Cannot serve "${location.href}": give a path or a file: URL`);
+    }
+    return decodeURIComponent(location.pathname);
+  };
+  return serverFolders({
+    dir: path(options.dir),
+    tools: path(options.tools),
+    resources: path(options.resources),
+    prompts: path(options.prompts),
+  });
+}
+
+/** The result less `resultType: "complete"` and the server's info in `_meta`. */
+function unstamped(result: JsonObject): JsonObject {
+  const { resultType, _meta, ...rest } = result;
+  const shown: JsonObject = resultType === "complete" ? rest : { resultType, ...rest };
+  if (isObject(_meta)) {
+    const { [META_SERVER_INFO]: _server, ...others } = _meta;
+    if (Object.keys(others).length > 0) shown._meta = others;
+  }
+  return shown;
+}
