@@ -3,6 +3,7 @@
 //
 //   deno run -A main.ts [serve] [--dir DIR] [--http HOST:PORT] [options]   (--help for options)
 //   deno run -A main.ts list|call|check|new|config …                     (lib/commands/)
+//   deno run -A --lock=DIR/deno.lock main.ts --dir DIR   (a directory of one's own: its own lock)
 //
 // main.ts only wires the stages; each one lives in lib/ with one concern.
 import { type Options, parseCommand, STATE_KEY_ENV, usage } from "./lib/host/cli.ts";

@@ -6,11 +6,18 @@ export const FIXTURE_TOOLS = new URL("./fixtures/tools", import.meta.url).pathna
 /** Only guards against a hang; no test asserts how long anything takes. */
 const HANG_GUARD_MS = 30_000;
 
-/** Fails with "No answer to <what>" instead of hanging the suite if `promise` never settles. */
-export function withHangGuard<T>(promise: Promise<T>, what: string): Promise<T> {
+/**
+ * Fails with "No answer to <what>" instead of hanging the suite if `promise` never settles
+ * within `ms` (longer for what does real work, such as type checking, on a loaded machine).
+ */
+export function withHangGuard<T>(
+  promise: Promise<T>,
+  what: string,
+  ms: number = HANG_GUARD_MS,
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`No answer to ${what}`)), HANG_GUARD_MS);
+    timer = setTimeout(() => reject(new Error(`No answer to ${what}`)), ms);
   });
   return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
 }

@@ -67,7 +67,10 @@ Deno.test("config prints each client's entry for this deno and main.ts, with abs
   await withTempDir(async (cwd) => {
     await Deno.mkdir(`${cwd}/srv`);
     // Derived here, as the command derives them: this deno, and the main.ts beside tests/.
-    const launch = { command: Deno.execPath(), args: ["run", "-A", MAIN, "--dir", `${cwd}/srv`] };
+    const launch = {
+      command: Deno.execPath(),
+      args: ["run", "-A", `--lock=${cwd}/srv/deno.lock`, MAIN, "--dir", `${cwd}/srv`],
+    };
     const home = `${cwd}/home`;
     const desktop = claudeDesktopFile(
       Deno.build.os,
@@ -115,7 +118,10 @@ Deno.test("config names the server with --name and resolves --dir against the wo
     assert.equal(result.code, 0, result.err);
     assert.deepEqual(JSON.parse(result.out), {
       mcpServers: {
-        mine: { command: self.execPath, args: ["run", "-A", self.main, "--dir", `${root}/a/b`] },
+        mine: {
+          command: self.execPath,
+          args: ["run", "-A", `--lock=${root}/a/b/deno.lock`, self.main, "--dir", `${root}/a/b`],
+        },
       },
     });
   });
@@ -128,7 +134,17 @@ Deno.test("config --launch npx uses npx's absolute path from PATH, offline first
     await Deno.writeTextFile(`${bin}/npx`, "#!/bin/sh\n", { mode: 0o755 });
     await Deno.writeTextFile(`${root}/npx`, "not executable", { mode: 0o644 });
     const self = sourceSelf(root);
-    const args = ["--prefer-offline", "--yes", "deno@9.8.7", "run", "-A", self.main, "--dir", root];
+    const args = [
+      "--prefer-offline",
+      "--yes",
+      "deno@9.8.7",
+      "run",
+      "-A",
+      `--lock=${root}/deno.lock`,
+      self.main,
+      "--dir",
+      root,
+    ];
     const found = await runConfig(["claude-desktop", "--launch", "npx", "--dir", root], root, {
       self,
       env: { PATH: `relative/bin:${root}:${bin}:/nonexistent`, HOME: root },
@@ -207,6 +223,7 @@ Deno.test("config warns when this deno lives in npx's cache, and when toolshed r
     assert.deepEqual(JSON.parse(fromUrl.out).mcpServers.toolshed.args, [
       "run",
       "-A",
+      `--lock=${root}/deno.lock`,
       "https://example.com/toolshed/main.ts",
       "--dir",
       root,
@@ -295,7 +312,7 @@ Deno.test("config --write creates the file and its folders", async () => {
           toolshed: {
             type: "stdio",
             command: self.execPath,
-            args: ["run", "-A", self.main, "--dir", root],
+            args: ["run", "-A", `--lock=${root}/deno.lock`, self.main, "--dir", root],
           },
         },
       }),
@@ -317,7 +334,10 @@ Deno.test("config --write creates the file and its folders", async () => {
     assert.equal(typeof file, "string");
     assert.deepEqual(JSON.parse(await Deno.readTextFile(file as string)), {
       mcpServers: {
-        toolshed: { command: self.execPath, args: ["run", "-A", self.main, "--dir", root] },
+        toolshed: {
+          command: self.execPath,
+          args: ["run", "-A", `--lock=${root}/deno.lock`, self.main, "--dir", root],
+        },
       },
     });
     assert.equal(
@@ -342,7 +362,10 @@ Deno.test("config --write keeps every other server and key, and says what it rep
     await Deno.writeTextFile(file, JSON.stringify(before), { mode: 0o600 });
     await Deno.chmod(file, 0o600);
     const result = await runConfig(["cursor", "--write", "--dir", root], root, { self });
-    const entry = { command: self.execPath, args: ["run", "-A", self.main, "--dir", root] };
+    const entry = {
+      command: self.execPath,
+      args: ["run", "-A", `--lock=${root}/deno.lock`, self.main, "--dir", root],
+    };
     assert.deepEqual(result, {
       code: 0,
       out: `Replaced the server "toolshed" in "${file}"\n` +
@@ -400,7 +423,7 @@ Deno.test("config --write updates the file a symlink points to, keeping the syml
         toolshed: {
           type: "stdio",
           command: self.execPath,
-          args: ["run", "-A", self.main, "--dir", root],
+          args: ["run", "-A", `--lock=${root}/deno.lock`, self.main, "--dir", root],
         },
       },
     });
@@ -473,7 +496,7 @@ Deno.test("toolshed config in a real process prints the entry, which starts the 
     assert.deepEqual(entry, {
       type: "stdio",
       command: Deno.execPath(),
-      args: ["run", "-A", MAIN, "--dir", dir],
+      args: ["run", "-A", `--lock=${dir}/deno.lock`, MAIN, "--dir", dir],
     });
 
     // As a client starts it: elsewhere, with nothing in its environment but PATH.

@@ -39,26 +39,24 @@ Deno.test("README: the terminal greeting of task start is what the server prints
   const config = JSON.parse(await Deno.readTextFile(`${repo}deno.json`));
   deepStrictEqual(taskLine, `Task start ${config.tasks.start}`);
   const greeting = shown.slice(0, shown.findIndex((line) => line.startsWith("{")));
-  // Serve exactly the tools the README names (tools a user added to tools/ do not count),
-  // linked into a "tools" folder of a scratch directory, in a pseudo-terminal from `script`;
-  // resources/ and prompts/ are linked whole.
-  const serving = greeting.map((line) => line.match(/^Serving \d+ tool\(s\) from "tools": (.+)$/))
-    .find((found) => found !== null);
-  if (!serving) throw new Error("README's greeting names no tools");
-  const names = serving[1].split(", ");
+  // The README shows the clone at /home/you/toolshed/; the server runs in a scratch directory
+  // standing for it, serving exactly the tools the README names (tools a user added to tools/
+  // do not count), linked into its "tools" folder; resources/ and prompts/ are linked whole.
+  const SHOWN_HOME = "/home/you/toolshed/";
+  const names = greeting.map((line) => line.match(/^toolshed: Names: (.+)$/)).find((found) =>
+    found !== null
+  );
+  if (!names) throw new Error("README's greeting names nothing");
   const dir = await Deno.makeTempDir();
   try {
     await Deno.mkdir(`${dir}/tools`);
     for await (const entry of Deno.readDir(`${repo}tools`)) {
-      if (names.some((name) => entry.name.startsWith(`${name}.`))) {
+      if (names[1].split(", ").some((name) => entry.name.startsWith(`${name}.`))) {
         await Deno.symlink(`${repo}tools/${entry.name}`, `${dir}/tools/${entry.name}`);
       }
     }
-    // The example resources and prompts, when the greeting names them: the folders as they are.
     for (const folder of ["resources", "prompts"]) {
-      if (
-        greeting.some((shown) => shown.startsWith("Serving ") && shown.includes(`from "${folder}"`))
-      ) {
+      if (greeting[0].includes(`from "${SHOWN_HOME}${folder}"`)) {
         await Deno.symlink(`${repo}${folder}`, `${dir}/${folder}`);
       }
     }
@@ -72,9 +70,10 @@ Deno.test("README: the terminal greeting of task start is what the server prints
       stdout: "piped",
       stderr: "piped",
     }).output();
-    const printed = new TextDecoder().decode(stdout).replaceAll("\r\n", "\n");
+    const printed = new TextDecoder().decode(stdout).replaceAll("\r\n", "\n")
+      .replaceAll(`${dir}/`, SHOWN_HOME);
     deepStrictEqual(code, 0, printed);
-    match(printed, /is an MCP server/);
+    match(printed, /This is an MCP server/);
     deepStrictEqual(printed.trimEnd().split("\n"), greeting);
   } finally {
     await Deno.remove(dir, { recursive: true });

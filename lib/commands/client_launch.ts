@@ -59,7 +59,11 @@ export function launchFor(
       problem: `a compiled toolshed has no main.ts for ${kind} to run: use --launch binary`,
     };
   }
-  const run = ["run", "-A", self.main, "--dir", dir];
+  // A directory of its own keeps its own lock (adr/0020): the packages its tools import are
+  // recorded there, and toolshed's deno.lock (with its test-only packages) is left alone.
+  const home = self.main.replace(/[\\/][^\\/]*$/, "");
+  const lock = dir === home ? [] : [`--lock=${dir.replace(/[\\/]+$/, "")}/deno.lock`];
+  const run = ["run", "-A", ...lock, self.main, "--dir", dir];
   if (kind === "deno") return { command: self.execPath, args: run };
   // --prefer-offline: without it npx asks the registry on every start, which can hang for
   // about 70 s behind a proxy the client's environment does not describe.
