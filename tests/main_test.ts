@@ -1,6 +1,6 @@
 // main.ts as a process: signals, and what a person at a terminal sees.
 import { deepStrictEqual, match, strictEqual } from "node:assert/strict";
-import { readLines, spawnServer, withHangGuard } from "./_server_process.ts";
+import { FIXTURE_TOOLS, readLines, spawnServer, withHangGuard } from "./_server_process.ts";
 import { exampleTools } from "./_examples.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -210,4 +210,52 @@ Deno.test("main.ts keeps answering when a tool floods a stderr that nobody reads
   await lines.return(undefined);
   strictEqual((await child.status).code, 0);
   match(stderr, /\[shouter\] x{100}/);
+});
+
+Deno.test("main.ts logs a tool that throws in one line, and its stack only with --verbose", async () => {
+  const call = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "boom", arguments: {}, _meta: META },
+  });
+  const run = async (flags: string[]) => {
+    const server = spawnServer(["--tools", FIXTURE_TOOLS, ...flags]);
+    await server.send(call);
+    strictEqual(JSON.parse((await server.nextLine())!).result.isError, true);
+    return (await server.finish()).stderr.split("\n").filter((line) =>
+      !line.startsWith("toolshed 0.1.0") && line !== "" && line !== "chatty loaded"
+    );
+  };
+  deepStrictEqual(await run([]), [
+    'toolshed: Tool "boom" failed: Error: The boom tool always fails',
+    "toolshed: (start with --verbose to see the stacks of such errors)",
+  ]);
+  const verbose = await run(["--verbose"]);
+  strictEqual(verbose[0], 'toolshed: Tool "boom" failed');
+  strictEqual(verbose[1], "Error: The boom tool always fails");
+  match(verbose[2], /^ +at (Object\.)?handler \(file:.*boom\.ts:\d+:\d+\)$/);
+});
+
+Deno.test("main.ts warns at start-up of what its folders hold but it does not serve", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_survey_" });
+  try {
+    await Deno.mkdir(`${dir}/tools/sub`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/tools/sub/nested.ts`, "export default {};\n");
+    await Deno.writeTextFile(`${dir}/tools/widget.tsx`, "export default {};\n");
+    const server = spawnServer(["--dir", dir]);
+    const { code, stderr } = await server.finish();
+    strictEqual(code, 0);
+    deepStrictEqual(stderr.split("\n"), [
+      `toolshed: Serving nothing: "${dir}/tools" holds no tool, resource or prompt`,
+      `toolshed: Not serving "${dir}/tools/widget.tsx": tool modules end in ".ts", ".mts", ` +
+      `".js" or ".mjs" (rename it, or start its name with "_" if it is not a tool)`,
+      `toolshed: Not serving "${dir}/tools/sub/nested.ts": tools in subdirectories of ` +
+      `"${dir}/tools" are not loaded (move them up, or rename the folder "_sub" if it holds helpers)`,
+      "toolshed 0.1.0: serving nothing over stdio",
+      "",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
