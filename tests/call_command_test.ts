@@ -240,7 +240,10 @@ Deno.test("call gives up on a tool that runs past --tool-timeout", async () => {
   deepStrictEqual(await call(["long", "--tool-timeout", "50"]), {
     code: 1,
     out: "",
-    err: 'Tool "long" failed: Tool "long" timed out after 50 ms\n',
+    // An optional task tool still running after its first turn became a task (call declares
+    // the extension), which the timeout ends: completed, with isError.
+    err:
+      '[task working]\n[task completed]\nTool "long" failed: Tool "long" timed out after 50 ms\n',
   });
 });
 
@@ -289,4 +292,32 @@ Deno.test("call through main.ts: the result on stdout, failures on stderr, exit 
     out: "",
     err: `toolshed: Invalid argument "count=many": "many" is not an integer\n${HINT}`,
   });
+});
+
+/** Tools that must run as tasks. */
+const TASK_TOOLS = ["--tools", new URL("./fixtures/commands/task_tools", import.meta.url).pathname];
+
+Deno.test("call follows a tool that runs as a task to its result", async () => {
+  const done = await call(["job"], TASK_TOOLS);
+  strictEqual(done.code, 0, done.err);
+  strictEqual(done.out, "counted to 3\n");
+  match(done.err, /^\[task working\]/);
+  match(done.err, /\[task completed\]\n$/);
+
+  const failed = await call(["job", "fail=true"], TASK_TOOLS);
+  strictEqual(failed.code, 1);
+  strictEqual(failed.out, "");
+  match(failed.err, /Tool "job" failed: The job failed at the end\n$/);
+});
+
+Deno.test("call answers a task's question from --answer, and cancels the task it cannot answer", async () => {
+  const answered = await call(["asking_job", "--answer", '{"name": "Ada"}'], TASK_TOOLS);
+  strictEqual(answered.code, 0, answered.err);
+  strictEqual(answered.out, "Hello, Ada\n");
+  match(answered.err, /\[task input_required\]/);
+
+  const unanswered = await call(["asking_job"], TASK_TOOLS);
+  strictEqual(unanswered.code, 1);
+  match(unanswered.err, /toolshed: Tool "asking_job" asks the client for input:\n/);
+  match(unanswered.err, /Your name\?/);
 });

@@ -9,6 +9,7 @@ import {
   DIR_FLAGS,
   DIR_FLAGS_HELP,
   ioDiagnostics,
+  type LocalServer,
   localServer,
   openServer,
   parseCommandArgs,
@@ -16,6 +17,7 @@ import {
 import { declaredTypes, errorText, questionText, resolved, resultText, shown } from "./render.ts";
 import { DEFAULTS } from "../host/cli.ts";
 import { type Diagnostics, diagnosticText } from "../util/diagnostics.ts";
+import { TASKS_EXTENSION } from "../core/tasks.ts";
 
 const FLAGS = {
   ...DIR_FLAGS,
@@ -25,8 +27,20 @@ const FLAGS = {
   verbose: { type: "boolean", short: "v" },
 } as const;
 
-/** Questions call may be asked: it answers the user's (elicitation) from --answer. */
-const CAPABILITIES = { elicitation: {}, sampling: {}, roots: {} };
+/**
+ * Questions call may be asked: it answers the user's (elicitation) from --answer. It declares
+ * the tasks extension, so that a tool that runs as a task can be called: it polls the task.
+ */
+const CAPABILITIES = {
+  elicitation: {},
+  sampling: {},
+  roots: {},
+  extensions: { [TASKS_EXTENSION]: {} },
+};
+
+/** Bounds on the wait between two polls of a task, whatever interval the task asks for. */
+const MIN_POLL_MS = 20;
+const MAX_POLL_MS = 1_000;
 
 const ARGUMENTS_HINT = "(toolshed call --help shows how to give arguments)";
 
@@ -49,6 +63,8 @@ ${DIR_FLAGS_HELP}
                              the order asked: a JSON object of the fields asked for, or
                              decline, or cancel (repeatable)
   -v, --verbose              Show the stack of an error the tool throws
+
+A tool that runs as a task is followed to its end, its status on stderr.
 
 Exits 0 on success, 1 when the tool fails (its error on stderr) or asks what call cannot
 answer, 2 when the command line is wrong.
@@ -125,6 +141,16 @@ Examples:
 
     let params: JsonObject = { name, arguments: toolArgs };
     let used = 0;
+    /** The --answer values for `questions`, in order, or undefined when call cannot answer. */
+    const answersFor = (questions: JsonObject): JsonObject | undefined => {
+      const inputResponses: JsonObject = {};
+      for (const [key, question] of Object.entries(questions)) {
+        if (!isObject(question) || question.method !== "elicitation/create") return undefined;
+        if (used >= answers.length) return undefined;
+        inputResponses[key] = answers[used++];
+      }
+      return Object.keys(inputResponses).length === 0 ? undefined : inputResponses;
+    };
     for (;;) {
       const response = await ask(core, "tools/call", params, {
         capabilities: CAPABILITIES,
@@ -136,22 +162,21 @@ Examples:
         io.err(`toolshed: Cannot call tool "${name}": ${response.error.message}\n`);
         return EXIT.failed;
       }
-      const result = isObject(response.result) ? response.result : {};
+      let result = isObject(response.result) ? response.result : {};
       if (result.resultType === "input_required") {
         const questions = isObject(result.inputRequests) ? result.inputRequests : {};
-        const inputResponses: JsonObject = {};
-        let answerable = true;
-        for (const [key, question] of Object.entries(questions)) {
-          if (!isObject(question) || question.method !== "elicitation/create") answerable = false;
-          else if (used < answers.length) inputResponses[key] = answers[used++];
-          else answerable = false;
-        }
-        if (!answerable || Object.keys(questions).length === 0) {
+        const inputResponses = answersFor(questions);
+        if (inputResponses === undefined) {
           io.err(unansweredText(name, questions));
           return EXIT.failed;
         }
         params = { name, arguments: toolArgs, inputResponses, requestState: result.requestState };
         continue;
+      }
+      if (result.resultType === "task") {
+        const ended = await followTask(core, name, result, answersFor, io);
+        if (typeof ended === "number") return ended;
+        result = ended;
       }
       if (used < answers.length) {
         io.err(`toolshed: ${answers.length - used} --answer value(s) were not asked for\n`);
@@ -166,6 +191,56 @@ Examples:
     }
   },
 };
+
+/**
+ * Polls the task a call became until it ends, answering what it asks from --answer (else
+ * cancelling it); its result, or the exit code when it did not complete.
+ */
+async function followTask(
+  core: LocalServer["core"],
+  name: string,
+  created: JsonObject,
+  answersFor: (questions: JsonObject) => JsonObject | undefined,
+  io: Io,
+): Promise<JsonObject | number> {
+  const taskId = created.taskId as string;
+  const options = { capabilities: CAPABILITIES };
+  let record: JsonObject = created;
+  let said = "";
+  for (;;) {
+    const status = String(record.status);
+    const line = `[task ${status}]${
+      typeof record.statusMessage === "string" ? ` ${record.statusMessage}` : ""
+    }\n`;
+    if (line !== said) io.err(said = line);
+    if (status === "completed") return isObject(record.result) ? record.result : {};
+    if (status === "failed" || status === "cancelled") {
+      const error = isObject(record.error) ? `: ${record.error.message}` : "";
+      io.err(`toolshed: Tool "${name}" ran as task "${taskId}", which ${status}${error}\n`);
+      return EXIT.failed;
+    }
+    if (status === "input_required") {
+      const questions = isObject(record.inputRequests) ? record.inputRequests : {};
+      const inputResponses = answersFor(questions);
+      if (inputResponses === undefined) {
+        io.err(unansweredText(name, questions));
+        await ask(core, "tasks/cancel", { taskId }, options);
+        return EXIT.failed;
+      }
+      await ask(core, "tasks/update", { taskId, inputResponses }, options);
+    }
+    const interval = typeof record.pollIntervalMs === "number" ? record.pollIntervalMs : 0;
+    await new Promise((wake) =>
+      setTimeout(wake, Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, interval)))
+    );
+    const response = await ask(core, "tasks/get", { taskId }, options);
+    if (isObject(response.error)) {
+      io.err(`toolshed: Cannot follow task "${taskId}": ${response.error.message}\n`);
+      return EXIT.failed;
+    }
+    record = isObject(response.result) ? response.result : {};
+  }
+}
 
 /**
  * The core's diagnostics, less the report of the error the tool threw: its message is the
