@@ -14,6 +14,7 @@
 // ratio to its group's baseline.
 //
 //   deno run -A bench/startup.ts [--rounds N] [--group distribution|directory]
+import { serveStatic } from "../tests/_static_server.ts";
 import { parseArgs } from "../lib/host/args.ts";
 import { bundle } from "../build/bundle.ts";
 
@@ -64,28 +65,12 @@ async function timeToFirstAnswer(args: string[], cwd: string): Promise<number> {
 }
 
 /** Serves the repository, and the bundle as /toolshed.js, read-only on 127.0.0.1. */
-function serveStatic(bundlePath: string): { origin: string; server: Deno.HttpServer } {
-  let origin = "";
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: ({ hostname, port }) => {
-      origin = `http://${hostname}:${port}`;
-    },
-  }, async (request) => {
-    const path = decodeURIComponent(new URL(request.url).pathname);
+function serveRepositoryAndBundle(bundlePath: string) {
+  return serveStatic((path) => {
     const type = CONTENT_TYPES[path.slice(path.lastIndexOf("."))];
-    if (type === undefined || path.split("/").includes("..")) {
-      return new Response("not found", { status: 404 });
-    }
-    const file = path === "/toolshed.js" ? bundlePath : `${ROOT}${path.slice(1)}`;
-    try {
-      return new Response(await Deno.readFile(file), { headers: { "content-type": type } });
-    } catch {
-      return new Response("not found", { status: 404 });
-    }
+    if (type === undefined) return undefined;
+    return { file: path === "/toolshed.js" ? bundlePath : `${ROOT}${path.slice(1)}`, type };
   });
-  return { origin, server };
 }
 
 type Contestant = [label: string, args: string[]];
@@ -107,7 +92,7 @@ const cwd = `${scratch}/cwd`;
 await Deno.mkdir(cwd);
 const bundlePath = `${scratch}/toolshed.js`;
 await bundle(bundlePath);
-const { origin, server } = serveStatic(bundlePath);
+const { origin, server } = serveRepositoryAndBundle(bundlePath);
 await Deno.mkdir(`${scratch}/empty/resources`, { recursive: true });
 await Deno.mkdir(`${scratch}/empty/prompts`);
 

@@ -4,7 +4,7 @@
 // labels it. Tools, resources and prompts still load from the user's directory at run time.
 //
 //   deno run -A build/bundle.ts [--output PATH]
-import { parseArgs } from "../lib/host/args.ts";
+import { parseOutputArgs } from "./_args.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
 
 /** The repository root: `deno bundle` runs there. */
@@ -62,21 +62,8 @@ Bundles toolshed into one JavaScript file, PATH (default ${DEFAULT_OUTPUT}), the
 
 /** Reads the command line; a relative --output is taken from `cwd`. */
 export function parseBundleArgs(args: string[], cwd: string): BundleRequest {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: { output: { type: "string", short: "o" }, help: { type: "boolean", short: "h" } },
-    }));
-  } catch (error) {
-    return { kind: "usage-error", message: (error as Error).message };
-  }
-  if (values.help) return { kind: "help", text: USAGE };
-  const output = values.output ?? `${ROOT}${DEFAULT_OUTPUT}`;
-  if (output === "" || output.endsWith("/")) {
-    return { kind: "usage-error", message: `Option "--output" needs a file path: "${output}"` };
-  }
-  return { kind: "bundle", output: output.startsWith("/") ? output : `${cwd}/${output}` };
+  const request = parseOutputArgs(args, cwd, `${ROOT}${DEFAULT_OUTPUT}`, USAGE);
+  return request.kind === "build" ? { kind: "bundle", output: request.output } : request;
 }
 
 /** Bundles `output`; throws an Error saying what failed. */

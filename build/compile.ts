@@ -6,7 +6,7 @@
 // Before compiling it refuses a DENORT_BIN that is not Deno's standalone runtime (the deno
 // CLI itself "compiles" into a REPL); when Deno cannot download that runtime it says so and
 // names DENORT_BIN; after compiling it smoke-tests the binary and removes a bad one.
-import { parseArgs } from "../lib/host/args.ts";
+import { parseOutputArgs } from "./_args.ts";
 import { explainDownloadFailure, refuseDenortBin } from "./_denort.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
 
@@ -52,21 +52,8 @@ Set DENORT_BIN to a denort binary of Deno ${Deno.version.deno} where Deno cannot
 
 /** Reads the command line; a relative --output is taken from `cwd`. */
 export function parseCompileArgs(args: string[], cwd: string): CompileRequest {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: { output: { type: "string", short: "o" }, help: { type: "boolean", short: "h" } },
-    }));
-  } catch (error) {
-    return { kind: "usage-error", message: (error as Error).message };
-  }
-  if (values.help) return { kind: "help", text: USAGE };
-  const output = values.output ?? `${ROOT}${DEFAULT_OUTPUT}`;
-  if (output === "" || output.endsWith("/")) {
-    return { kind: "usage-error", message: `Option "--output" needs a file path: "${output}"` };
-  }
-  return { kind: "compile", output: output.startsWith("/") ? output : `${cwd}/${output}` };
+  const request = parseOutputArgs(args, cwd, `${ROOT}${DEFAULT_OUTPUT}`, USAGE);
+  return request.kind === "build" ? { kind: "compile", output: request.output } : request;
 }
 
 /** Compiles and smoke-tests; returns the exit code and prints what went wrong on stderr. */

@@ -2,6 +2,7 @@
 // served over loopback HTTP and run with `deno run -A http://127.0.0.1:PORT/toolshed.js`,
 // speaking MCP over stdio with tools loaded by dynamic import from a local directory.
 // Also what Deno does with a wrong Content-Type, and `deno publish --dry-run`.
+import { serveStatic } from "./_static_server.ts";
 import assert from "node:assert/strict";
 import {
   bundle,
@@ -39,23 +40,7 @@ function builtBundle(): Promise<string> {
 
 /** Serves `files` (path → file) on 127.0.0.1 with `type` as Content-Type (none if null). */
 function serveFiles(files: Record<string, string>, type: string | null) {
-  const requested: string[] = [];
-  let origin = "";
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: ({ hostname, port }) => {
-      origin = `http://${hostname}:${port}`;
-    },
-  }, async (request) => {
-    const path = new URL(request.url).pathname;
-    requested.push(path);
-    const file = files[path];
-    if (file === undefined) return new Response("not found", { status: 404 });
-    const body = await Deno.readFile(file);
-    return new Response(body, { headers: type === null ? {} : { "content-type": type } });
-  });
-  return { origin, requested, server };
+  return serveStatic((path) => files[path] === undefined ? undefined : { file: files[path], type });
 }
 
 /** Runs `deno run -A url args` from an empty directory, feeds it `lines`, returns its output. */

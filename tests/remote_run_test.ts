@@ -10,6 +10,7 @@
 //   one) would not apply: every import must be relative, `npm:` or `node:`.
 // - `--reload=<origin>` (no trailing slash) re-fetches only the served modules; npm
 //   packages stay in the shared cache instead of being downloaded again.
+import { serveStatic } from "./_static_server.ts";
 import assert from "node:assert/strict";
 import { exampleTools } from "./_examples.ts";
 import { readLines } from "./_server_process.ts";
@@ -27,37 +28,13 @@ const CONTENT_TYPES: Record<string, string> = {
   ".json": "application/json",
 };
 
-/** A read-only static file server for the repository, on 127.0.0.1 and a free port. */
-function serveRepository(): { origin: string; requested: string[]; server: Deno.HttpServer } {
-  const requested: string[] = [];
-  let origin = "";
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: ({ hostname, port }) => {
-      origin = `http://${hostname}:${port}`;
-    },
-  }, async (request) => {
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      return new Response("read-only", { status: 405 });
-    }
-    const path = decodeURIComponent(new URL(request.url).pathname);
-    requested.push(path);
+/** The repository, read-only, each file with the Content-Type of its extension. */
+function serveRepository() {
+  return serveStatic((path) => {
     const dot = path.lastIndexOf(".");
     const type = dot === -1 ? undefined : CONTENT_TYPES[path.slice(dot)];
-    if (type === undefined || path.split("/").includes("..") || path.includes("\\")) {
-      return new Response("not found", { status: 404 });
-    }
-    try {
-      const body = await Deno.readFile(new URL(`.${path}`, REPO));
-      return new Response(request.method === "HEAD" ? null : body, {
-        headers: { "content-type": type },
-      });
-    } catch {
-      return new Response("not found", { status: 404 });
-    }
+    return type === undefined ? undefined : { file: new URL(`.${path}`, REPO), type };
   });
-  return { origin, requested, server };
 }
 
 /** Splits a byte stream into lines; `next()` resolves with the next line or null at EOF. */

@@ -76,13 +76,9 @@ Examples:
   toolshed call greet --answer '{"name": "Ada"}'`,
 
   async run(args: string[], io: Io): Promise<number> {
-    const parsed = parseCommandArgs(args, FLAGS, io, "call");
+    const parsed = parseCommandArgs(args, FLAGS, io, "call", command.usage);
     if (typeof parsed === "number") return parsed;
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.out(`${command.usage}\n`);
-      return EXIT.ok;
-    }
     const [name, ...words] = positionals;
     if (name === undefined || name === "") {
       io.err(

@@ -54,13 +54,9 @@ export interface Finding {
 export const command = {
   usage: USAGE,
   async run(args: string[], io: Io): Promise<number> {
-    const parsed = parseCommandArgs(args, FLAGS, io, "check");
+    const parsed = parseCommandArgs(args, FLAGS, io, "check", USAGE);
     if (typeof parsed === "number") return parsed;
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.out(`${USAGE}\n`);
-      return EXIT.ok;
-    }
     if (positionals.length > 0) {
       io.err(
         `toolshed: Unexpected argument "${positionals[0]}": toolshed check takes no ` +

@@ -65,13 +65,9 @@ export const command = {
 
 /** The command's body, for a given toolshed (`self`: how it runs, which a test varies). */
 export async function configure(args: string[], io: Io, self: Self): Promise<number> {
-  const parsed = parseCommandArgs(args, FLAGS, io, "config");
+  const parsed = parseCommandArgs(args, FLAGS, io, "config", USAGE);
   if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(`${USAGE}\n`);
-    return EXIT.ok;
-  }
   const usageError = (message: string) => {
     io.err(`toolshed: ${message}\n(toolshed config --help shows how)\n`);
     return EXIT.usage;

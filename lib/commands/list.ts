@@ -47,13 +47,9 @@ Examples:
   toolshed list --dir ./my-server --json`,
 
   async run(args: string[], io: Io): Promise<number> {
-    const parsed = parseCommandArgs(args, FLAGS, io, "list");
+    const parsed = parseCommandArgs(args, FLAGS, io, "list", command.usage);
     if (typeof parsed === "number") return parsed;
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.out(`${command.usage}\n`);
-      return EXIT.ok;
-    }
     if (positionals.length > 0) {
       io.err(
         `toolshed: Unexpected argument "${positionals[0]}": list takes no arguments ` +

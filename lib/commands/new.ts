@@ -51,13 +51,9 @@ export const command = {
 };
 
 async function run(args: string[], io: Io): Promise<number> {
-  const parsed = parseCommandArgs(args, FLAGS, io, "new");
+  const parsed = parseCommandArgs(args, FLAGS, io, "new", USAGE);
   if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(`${USAGE}\n`);
-    return EXIT.ok;
-  }
   const usageError = (message: string) => {
     io.err(`toolshed: ${message}\n(toolshed new --help shows how)\n`);
     return EXIT.usage;

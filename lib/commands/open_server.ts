@@ -51,17 +51,24 @@ export const DIR_FLAGS_HELP =
   -h, --help                 Show this help`;
 
 /**
- * Parses a command's arguments (its own flags besides DIR_FLAGS), or writes the usage
- * error, with the flag meant when one is mistyped, and gives the exit code.
+ * Parses a command's arguments (its own flags besides DIR_FLAGS); or, for --help, writes
+ * `usage` and gives EXIT.ok; or writes the usage error, with the flag meant when one is
+ * mistyped, and gives EXIT.usage. Every flag set passed here has `help`.
  */
 export function parseCommandArgs<Specs extends Record<string, FlagSpec>>(
   args: string[],
   flags: Specs,
   io: Io,
   name: string,
+  usage: string,
 ) {
   try {
-    return parseArgs({ args, options: flags, allowPositionals: true });
+    const parsed = parseArgs({ args, options: flags, allowPositionals: true });
+    if ((parsed.values as { help?: boolean }).help) {
+      io.out(`${usage}\n`);
+      return EXIT.ok;
+    }
+    return parsed;
   } catch (error) {
     const message = messageOf(error);
     const unknown = /^Unknown option ['"]--?([^'"]+)['"]/.exec(message)?.[1];
