@@ -708,7 +708,7 @@ Deno.test("parseCommand() takes --redis as a redis:// or rediss:// URL only", ()
   });
 });
 
-Deno.test("parseCommand() takes --instance with --http only, as 1 to 32 letters, digits, - or _", () => {
+Deno.test("parseCommand() takes --instance with --http only, as 1 to 63 letters, digits, - or _", () => {
   const command = parseCommand(["--http", "8080", "--instance", "eu-1"]);
   assert.equal(command.kind, "serve");
   assert.equal((command as { options: { instanceName?: string } }).options.instanceName, "eu-1");
@@ -717,4 +717,11 @@ Deno.test("parseCommand() takes --instance with --http only, as 1 to 32 letters,
     message: "--instance needs --http",
   });
   assert.equal(parseCommand(["--http", "8080", "--instance", "eu.1"]).kind, "usage-error");
+  // A Kubernetes Deployment's pod names (a DNS label: at most 63) fit.
+  const pod = "toolshed-5d8f7c9b6-x7k2p".padEnd(63, "q");
+  assert.equal(parseCommand(["--http", "8080", "--instance", pod]).kind, "serve");
+  assert.deepEqual(parseCommand(["--http", "8080", "--instance", `${pod}q`]), {
+    kind: "usage-error",
+    message: `Invalid value for --instance: "${pod}q" is not 1 to 63 letters, digits, "-" or "_"`,
+  });
 });

@@ -324,10 +324,10 @@ function withHttpSecurity(
   const { http } = options;
   if (given.instance !== undefined) {
     if (http === undefined) return { kind: "usage-error", message: "--instance needs --http" };
-    if (!/^[A-Za-z0-9_-]{1,32}$/.test(given.instance)) {
+    if (!/^[A-Za-z0-9_-]{1,63}$/.test(given.instance)) {
       return {
         kind: "usage-error",
-        message: `Invalid value for --instance: "${given.instance}" is not 1 to 32 letters, ` +
+        message: `Invalid value for --instance: "${given.instance}" is not 1 to 63 letters, ` +
           'digits, "-" or "_"',
       };
     }

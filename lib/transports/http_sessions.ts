@@ -229,6 +229,6 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
  * (`<instance>.<uuid>`); undefined for any other id.
  */
 export function instanceOfSession(id: string): string | undefined {
-  return /^([A-Za-z0-9_-]{1,32})\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+  return /^([A-Za-z0-9_-]{1,63})\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
     .exec(id)?.[1];
 }
