@@ -10,6 +10,8 @@ import { type Options, parseCommand, STATE_KEY_ENV, usage } from "./lib/host/cli
 import type { ListenAddress } from "./lib/host/listen_address.ts";
 import { type Core, createCore } from "./lib/core/handle.ts";
 import { createTasks, type Tasks } from "./lib/core/tasks.ts";
+import { createMemoryTaskStore } from "./lib/core/task_store.ts";
+import { createMemoryBus } from "./lib/core/bus.ts";
 import { createKeyRing, type KeyRing } from "./lib/core/key_ring.ts";
 import { contentsOf, createRegistry, type Registry } from "./lib/primitives/registry.ts";
 import { logError, showStacks, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
@@ -149,8 +151,13 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     (options.stateSecret === undefined
       ? undefined
       : createKeyRing([options.stateSecret, ...options.previousStateSecrets ?? []]));
+  // The tasks that calls become (adr/0016): in Redis with --redis, else in this process.
+  const tasks = shared?.tasks ?? createTasks(createMemoryTaskStore(), createMemoryBus());
+  // At shutdown, tasks running here get the grace to end; the rest are failed, not left to
+  // their lease.
+  const drainTasks = () => tasks.drain(options.shutdownGraceMs);
   const core = createCore({
-    tasks: shared?.tasks,
+    tasks,
     keyRing,
     registry,
     pageSize: options.pageSize,
@@ -161,7 +168,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
   });
   if (options.http) {
     announce(loaded, folders, "HTTP");
-    return await serveOverHttp(options, options.http, core, registry, exit);
+    return await serveOverHttp(options, options.http, core, registry, exit, drainTasks);
   }
   announce(loaded, folders, "stdio");
   if (Deno.stdin.isTerminal()) greet(loaded);
@@ -178,7 +185,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     diagnostics: stderrDiagnostics,
     registry: options.watch ? registry : undefined,
   });
-  return await runUntilSignal(server, exit);
+  return await runUntilSignal(server, exit, drainTasks);
 }
 
 /**
@@ -228,6 +235,7 @@ async function serveOverHttp(
   core: Core,
   registry: Registry,
   exit: (code: number) => never,
+  drainTasks: () => Promise<void>,
 ): Promise<number> {
   let server: HttpServer;
   try {
@@ -249,23 +257,26 @@ async function serveOverHttp(
     return 1;
   }
   logError(`listening on ${server.url}`);
-  return await runUntilSignal(server, exit);
+  return await runUntilSignal(server, exit, drainTasks);
 }
 
 /**
  * Waits for a server to finish: its input ends (stdio), or a signal shuts it down, after
- * which the process exits 0 once stderr is flushed. A second signal exits 1 at once.
+ * which the process exits 0 once stderr is flushed. A second signal exits 1 at once. The
+ * tasks running here drain meanwhile, within the same grace.
  */
 async function runUntilSignal(
   server: { done: Promise<void>; shutdown(reason: string): Promise<void> },
   exit: (code: number) => never,
+  drainTasks: () => Promise<void>,
 ): Promise<number> {
   onTerminationSignal(exit, async (signal) => {
-    await server.shutdown(`received ${signal}`);
+    await Promise.all([server.shutdown(`received ${signal}`), drainTasks()]);
     await stderrLog.flush(FLUSH_STDERR_MS);
     exit(0);
   });
   await server.done;
+  await drainTasks();
   return 0;
 }
 

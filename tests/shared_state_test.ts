@@ -93,6 +93,28 @@ function sharingChecks(kind: string, share: () => Promise<Shared>) {
       },
     },
     {
+      name:
+        `${kind}: an instance shutting down lets its tasks end within the grace and fails the rest at once`,
+      async fn(instances: Tasks[]) {
+        const [a, b] = instances;
+        const quick = await a.create(10_000);
+        const stuck = await a.create(10_000);
+        const aborted = new Promise((resolve) =>
+          stuck.controller.signal.addEventListener("abort", resolve, { once: true })
+        );
+        setTimeout(() => quick.complete({ content: [] }), 20);
+        await withHangGuard(a.drain(300), "the drain");
+        strictEqual((await b.get(quick.taskId))?.status, "completed", "it ended within the grace");
+        const failed = await b.get(stuck.taskId);
+        strictEqual(failed?.status, "failed", "failed at once, not when its lease runs out");
+        strictEqual(
+          (failed?.error as { message?: string }).message,
+          "Internal error: the server instance running the task shut down",
+        );
+        await withHangGuard(aborted, "the stuck handler's signal");
+      },
+    },
+    {
       name: `${kind}: an unknown task is unknown to every instance`,
       async fn(instances: Tasks[]) {
         for (const tasks of instances) {
@@ -304,6 +326,37 @@ Deno.test({
         ["notifications/tasks", taskId, "cancelled"],
       );
       await stream.return(undefined);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await server.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "redis: a main.ts instance stopped by SIGTERM fails the tasks it runs at once for the instances that remain",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const server = await startRedis();
+    const flags = ["--redis", server.url, "--shutdown-grace", "200"];
+    const [a, b] = await Promise.all([spawnInstance(flags), spawnInstance(flags)]);
+    try {
+      const created = await post(
+        a.url,
+        "tools/call",
+        { name: "slow_compute", arguments: { seconds: 60, label: "stopped" } },
+        "slow_compute",
+      );
+      const taskId = created.result?.taskId;
+      ok(typeof taskId === "string", JSON.stringify(created));
+      await a.stop();
+      // Within the lease (15 s): failed because A said so when it stopped, not by expiry.
+      const read = await post(b.url, "tasks/get", { taskId }, taskId);
+      deepStrictEqual(
+        [read.result?.status, read.result?.error?.message],
+        ["failed", "Internal error: the server instance running the task shut down"],
+      );
     } finally {
       await Promise.all([a.stop(), b.stop()]);
       await server.stop();

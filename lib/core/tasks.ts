@@ -58,7 +58,16 @@ export interface Tasks {
   onChange(listener: (task: TaskRecord) => void): () => void;
   /** Stops renewing leases and listening to the bus. */
   close(): void;
+  /**
+   * At shutdown: waits up to `ms` for the tasks running here to end, then fails the rest
+   * ("the server instance running the task shut down", so that readers learn it at once
+   * rather than when the lease runs out), stops their handlers, stores that, and closes.
+   */
+  drain(ms: number): Promise<void>;
 }
+
+/** How often a draining instance looks whether its tasks have ended. */
+const DRAIN_POLL_MS = 25;
 
 /** How long an instance vouches for a task it runs; it renews a third of the way through. */
 export const TASK_LEASE_MS = 15_000;
@@ -91,6 +100,7 @@ export function createTasks(
   Deno.unrefTimer(renewal);
 
   const listeners = new Set<(task: TaskRecord) => void>();
+  let draining: Promise<void> | undefined;
   /** Tells every instance's listeners of a task's new state (each change, once). */
   const announce = (record: TaskRecord) => {
     bus.publish({ type: "tasks/changed", task: record as unknown as JsonObject }).catch(() => {});
@@ -108,9 +118,16 @@ export function createTasks(
     } else if (message.type === "tasks/cancel") cancelHere(task);
   });
 
-  /** Stores the task's next state; nothing changes a task once it has finished. */
-  function change(task: Running, status: TaskStatus, fields: Partial<TaskRecord> = {}): void {
-    if (isTerminal(task.record.status)) return;
+  /**
+   * Stores the task's next state (nothing changes a task once it has finished); the promise
+   * settles once it is stored and announced, for a shutdown to wait on (others need not).
+   */
+  function change(
+    task: Running,
+    status: TaskStatus,
+    fields: Partial<TaskRecord> = {},
+  ): Promise<unknown> {
+    if (isTerminal(task.record.status)) return Promise.resolve();
     const { inputRequests: _, statusMessage, ...base } = task.record;
     task.record = {
       ...base,
@@ -123,13 +140,20 @@ export function createTasks(
       running.delete(task.record.taskId);
       task.waiting.clear();
     }
-    put(task.record).catch(() => {}); // the store reports its own faults
-    announce(task.record);
+    // The store and the bus report their own faults.
+    return Promise.all([
+      put(task.record).catch(() => {}),
+      bus.publish({ type: "tasks/changed", task: task.record as unknown as JsonObject })
+        .catch(() => {}),
+    ]);
   }
 
   /** `input_required` with the questions still waiting, or `working` once none is. */
   function asking(task: Running): void {
-    if (task.waiting.size === 0) return change(task, "working");
+    if (task.waiting.size === 0) {
+      change(task, "working");
+      return;
+    }
     const inputRequests: Record<string, InputRequest> = {};
     for (const [key, { request }] of task.waiting) inputRequests[key] = request;
     change(task, "input_required", { inputRequests });
@@ -270,6 +294,27 @@ export function createTasks(
     close() {
       clearInterval(renewal);
       stopListening();
+    },
+    drain(ms) {
+      // Once: a signal's shutdown and the end of input may both ask.
+      draining ??= (async () => {
+        const deadline = now() + ms;
+        while (running.size > 0 && now() < deadline) {
+          await new Promise((wake) => setTimeout(wake, Math.min(DRAIN_POLL_MS, deadline - now())));
+        }
+        const error = internalError("the server instance running the task shut down");
+        await Promise.all([...running.values()].map((task) => {
+          const stored = change(task, "failed", {
+            error: { ...error },
+            statusMessage: error.message,
+          });
+          task.controller.abort(error.message);
+          return stored;
+        }));
+        clearInterval(renewal);
+        stopListening();
+      })();
+      return draining;
     },
   };
 }
