@@ -3,7 +3,7 @@
 // repository's own examples, 2 on a wrong command line. Runs the command in memory; one test
 // runs it through a real process.
 import assert from "node:assert/strict";
-import { command, loadProblems, typeErrors } from "../lib/commands/check.ts";
+import { command, typeErrors } from "../lib/commands/check.ts";
 import { lintForModels } from "../lib/schema/model_lint.ts";
 import { exampleTools } from "./_examples.ts";
 
@@ -222,22 +222,6 @@ Deno.test("check passes the repository's own tools, resources and prompts, throu
     "0 errors, 0 warnings in 7 tools, 3 resources, 2 prompts\n",
   );
   assert.equal(code, 0);
-});
-
-Deno.test("loadProblems() keeps a problem's own further lines with it", () => {
-  assert.deepEqual(
-    loadProblems(
-      "toolshed: 2 problem(s) in the server directory\n" +
-        '  Cannot load tool "t/a.ts": the module failed to import: boom\n' +
-        "    at file:///t/a.ts:1:1\n" +
-        '  Cannot load tool "t/b.ts": description must be a non-empty string\n',
-    ),
-    [
-      'Cannot load tool "t/a.ts": the module failed to import: boom\n    at file:///t/a.ts:1:1',
-      'Cannot load tool "t/b.ts": description must be a non-empty string',
-    ],
-  );
-  assert.deepEqual(loadProblems("toolshed: Nothing to serve\n"), ["Nothing to serve"]);
 });
 
 Deno.test("typeErrors() reads deno check's output, each error at its first location", () => {

@@ -68,9 +68,6 @@ export const command = {
 
     const findings: Finding[] = [];
     const notes: string[] = [];
-    // Load problems are written by openServer; they are kept here to report them with the rest.
-    const written: string[] = [];
-    const capture: Io = { ...io, err: (text) => written.push(text) };
     const loadNotes: Diagnostics = {
       error: (message, error) => {
         const detail = error instanceof Error ? `: ${error.message}` : "";
@@ -78,17 +75,16 @@ export const command = {
       },
       forward: () => undefined,
     };
-    const opened = await openServer(values, capture, loadNotes);
-    if (opened === EXIT.usage) {
-      io.err(written.join(""));
-      return EXIT.usage;
-    }
+    // Load problems are reported with the rest, not written by openServer.
+    const loadErrors: string[] = [];
+    const opened = await openServer(values, io, loadNotes, (problems) => {
+      loadErrors.push(...problems);
+    });
+    if (opened === EXIT.usage) return EXIT.usage;
     let served: { tools: number; resources: number; prompts: number } | undefined;
     let folders: ServerFolders;
     if (typeof opened === "number") {
-      for (const problem of loadProblems(written.join(""))) {
-        findings.push(finding("error", "load", problem));
-      }
+      for (const problem of loadErrors) findings.push(finding("error", "load", problem));
       folders = serverFolders(values);
     } else {
       const { loaded } = opened;
@@ -151,16 +147,6 @@ function finding(severity: Finding["severity"], source: Finding["source"], messa
   // A message names the file it is about first, in double quotes.
   const file = /^[^"]*"([^"]+)"/.exec(message)?.[1];
   return { severity, source, file, message } satisfies Finding;
-}
-
-/**
- * The problems openServer wrote: a count line, then one problem per line indented by two
- * spaces (a problem's own further lines, such as a stack, are indented deeper).
- */
-export function loadProblems(text: string): string[] {
-  const body = text.replace(/^toolshed: \d+ problem\(s\) in the server directory\n/, "");
-  if (body === text) return [text.replace(/^toolshed: /, "").trim()];
-  return body.replace(/^ {2}/, "").trimEnd().split(/\n {2}(?! )/);
 }
 
 /** The text report: findings grouped by file, notes, then one summary line. */

@@ -102,6 +102,8 @@ export async function openServer(
   },
   io: Io,
   diagnostics: Diagnostics = ioDiagnostics(io),
+  /** Takes the directory's problems instead of their being written (`check` reports them). */
+  onProblems?: (problems: readonly string[]) => void,
 ): Promise<OpenedServer | number> {
   for (const flag of ["dir", "tools", "resources", "prompts"] as const) {
     if (values[flag] === "") {
@@ -131,11 +133,14 @@ export async function openServer(
     return { folders, loaded: await loadServerDir(folders, load), load };
   } catch (error) {
     if (!(error instanceof DirectoryLoadError)) throw error;
-    io.err(
-      `toolshed: ${error.problems.length} problem(s) in the server directory\n  ${
-        error.problems.join("\n  ")
-      }\n`,
-    );
+    if (onProblems !== undefined) onProblems(error.problems);
+    else {
+      io.err(
+        `toolshed: ${error.problems.length} problem(s) in the server directory\n  ${
+          error.problems.join("\n  ")
+        }\n`,
+      );
+    }
     return EXIT.failed;
   }
 }
