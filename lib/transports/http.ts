@@ -237,9 +237,10 @@ export function serveHttp(options: HttpOptions): HttpServer {
     const response = await route(request, note);
     const log = () => {
       const ms = (performance.now() - started).toFixed(1);
-      const { pathname } = new URL(request.url);
       diagnostics.error(
-        `${request.method} ${pathname} ${response.status} ${note.rpcMethod ?? "-"} ${ms} ms`,
+        `${request.method} ${pathnameOf(request.url)} ${response.status} ${
+          note.rpcMethod ?? "-"
+        } ${ms} ms`,
       );
     };
     info.completed.then(log, log);
@@ -247,8 +248,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
   }
 
   function route(request: Request, note?: RequestNote): Response | Promise<Response> {
-    const { pathname } = new URL(request.url);
-    switch (pathname) {
+    switch (pathnameOf(request.url)) {
       case MCP_PATH:
         return endpoint(request, note);
       case "/healthz":
@@ -660,6 +660,25 @@ export function serveHttp(options: HttpOptions): HttpServer {
     done: server.finished,
     shutdown,
   };
+}
+
+/** Request URLs whose path is remembered; past it the memory starts over. */
+const REMEMBERED_URLS = 64;
+const pathnames = new Map<string, string>();
+
+/**
+ * The path of a request's URL, as `new URL(url).pathname` reads it (and throwing as it
+ * does). Clients send the same few URLs on every request, so each one's path is kept, in a
+ * bounded map, rather than a URL object parsed and dropped per request (bench:http).
+ */
+function pathnameOf(url: string): string {
+  let pathname = pathnames.get(url);
+  if (pathname === undefined) {
+    pathname = new URL(url).pathname;
+    if (pathnames.size >= REMEMBERED_URLS) pathnames.clear();
+    pathnames.set(url, pathname);
+  }
+  return pathname;
 }
 
 /**

@@ -97,12 +97,16 @@ function admitRequest(
     return refuse(400, id, claimless(request, headers));
   }
   const claim = envelope.protocolVersion;
-  const disagreeing = disagreeingHeader(headers, request.method, claim);
+  const mirroring = {
+    version: headers.get(PROTOCOL_VERSION_HEADER),
+    method: headers.get(METHOD_HEADER),
+  };
+  const disagreeing = disagreeingHeader(mirroring, request.method, claim);
   if (disagreeing) return refuse(400, id, disagreeing);
   if (VERSIONS.get(claim)?.era !== "modern") {
     return refuse(400, id, unsupportedVersion(MODERN_VERSIONS, claim).toRpcError());
   }
-  const missing = missingOrWrongHeader(headers, request);
+  const missing = missingOrWrongHeader(headers, mirroring, request);
   if (missing) return refuse(400, id, missing);
   // Last (the ladder's step 9): the `Mcp-Param-*` headers of the tool's marked arguments.
   // An unknown tool has none; the core answers for it.

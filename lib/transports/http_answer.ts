@@ -77,29 +77,29 @@ export function createAnswer(
   keepAliveMs = KEEP_ALIVE_MS,
   openLog?: OpenLog,
 ): Answer {
-  /** Notifications sent before the shape was chosen. */
-  const early: JsonObject[] = [];
+  /** Notifications sent before the shape was chosen (made for the first one). */
+  let early: JsonObject[] | undefined;
   let sink: ((message: JsonObject) => void) | undefined;
   return {
     notify(message) {
       if (sink) sink(message);
-      else if (canStream) early.push(message);
+      else if (canStream) (early ??= []).push(message);
     },
     complete(response, status) {
-      if (early.length === 0) return jsonAnswer(response, status);
+      if (early === undefined) return jsonAnswer(response, status);
       const body = eventBody(() => {});
       for (const message of early) body.send(message);
       body.end(response);
       return body.response;
     },
     stream(mayNotify, onClosed) {
-      if (!canStream || (early.length === 0 && !mayNotify)) {
+      if (!canStream || (early === undefined && !mayNotify)) {
         const body = jsonBody(onClosed);
         sink = () => {}; // a JSON answer has no place for a notification
         return body;
       }
       const body = eventBody(onClosed, keepAliveMs, SSE_HEADERS, openLog);
-      for (const message of early) body.send(message);
+      for (const message of early ?? []) body.send(message);
       sink = body.send;
       return { response: body.response, finish: body.end, resumable: openLog !== undefined };
     },

@@ -37,8 +37,15 @@ export function createHostGuard(allowed: Iterable<string>): HostGuard {
   // Clients send the same few values on every request, and parsing them as URLs was ~10% of
   // a call (bench:http's profile): each value's verdict is kept, in a bounded map, since a
   // client can send any number of different ones.
-  const verdicts = new Map<string, boolean>();
-  const allowedName = (value: string, nameOf: (value: string) => string | undefined) => {
+  // One map per header, keyed by the value itself: a key built per request (a prefix and the
+  // value) would be a new string to hash every time.
+  const hostVerdicts = new Map<string, boolean>();
+  const originVerdicts = new Map<string, boolean>();
+  const allowedName = (
+    verdicts: Map<string, boolean>,
+    value: string,
+    nameOf: (value: string) => string | undefined,
+  ) => {
     let verdict = verdicts.get(value);
     if (verdict === undefined) {
       if (verdicts.size >= REMEMBERED_VALUES) verdicts.clear();
@@ -50,7 +57,7 @@ export function createHostGuard(allowed: Iterable<string>): HostGuard {
   return (headers) => {
     const host = headers.get("host");
     if (host === null || host === "") return "Forbidden: the request has no Host header";
-    if (!allowedName(`host ${host}`, (value) => hostNameOf(value.slice(5)))) {
+    if (!allowedName(hostVerdicts, host, hostNameOf)) {
       return `Forbidden: the Host header ${JSON.stringify(host)} names no allowed host ` +
         `(see --allow-host)`;
     }
@@ -58,7 +65,7 @@ export function createHostGuard(allowed: Iterable<string>): HostGuard {
     // (a sandboxed or file: page) is refused as any unparseable origin is.
     const origin = headers.get("origin");
     if (origin === null || origin === "") return undefined;
-    if (!allowedName(`origin ${origin}`, (value) => originHostName(value.slice(7)))) {
+    if (!allowedName(originVerdicts, origin, originHostName)) {
       return `Forbidden: the Origin header ${JSON.stringify(origin)} names no allowed host ` +
         `(see --allow-host)`;
     }

@@ -55,17 +55,22 @@ export function decodeHeaderValue(value: string): string | undefined {
  * `MCP-Protocol-Version` with the claim, `Mcp-Method` with the method.
  */
 export function disagreeingHeader(
-  headers: Headers,
+  mirrored: MirroringHeaders,
   method: string,
   claim: string | undefined,
 ): RpcError | undefined {
-  const version = headers.get(PROTOCOL_VERSION_HEADER);
+  const { version, method: named } = mirrored;
   if (version !== null && claim !== undefined && version !== claim) {
     return headerMismatch(PROTOCOL_VERSION_HEADER, version, claim);
   }
-  const named = headers.get(METHOD_HEADER);
   if (named !== null && named !== method) return headerMismatch(METHOD_HEADER, named, method);
   return undefined;
+}
+
+/** `MCP-Protocol-Version` and `Mcp-Method` of one request, each read once (null: absent). */
+export interface MirroringHeaders {
+  readonly version: string | null;
+  readonly method: string | null;
 }
 
 /**
@@ -73,9 +78,13 @@ export function disagreeingHeader(
  * mirror its body. A body without the mirrored field needs no `Mcp-Name`: the handler
  * answers for the missing field.
  */
-export function missingOrWrongHeader(headers: Headers, request: Request): RpcError | undefined {
-  if (!headers.has(PROTOCOL_VERSION_HEADER)) return missingHeader(PROTOCOL_VERSION_HEADER);
-  if (!headers.has(METHOD_HEADER)) return missingHeader(METHOD_HEADER);
+export function missingOrWrongHeader(
+  headers: Headers,
+  mirrored: MirroringHeaders,
+  request: Request,
+): RpcError | undefined {
+  if (mirrored.version === null) return missingHeader(PROTOCOL_VERSION_HEADER);
+  if (mirrored.method === null) return missingHeader(METHOD_HEADER);
   const field = NAME_SOURCE.get(request.method);
   if (field === undefined) return undefined;
   const bodyValue = request.params[field];
@@ -108,6 +117,22 @@ export function isJsonContentType(value: string | null): boolean {
  */
 export function acceptsEventStream(value: string | null): boolean {
   if (value === null) return true;
+  // Clients send the same Accept on every request: each value's verdict is kept, in a
+  // bounded map, rather than split into arrays per request (bench:http).
+  let verdict = acceptVerdicts.get(value);
+  if (verdict === undefined) {
+    verdict = takesEventStream(value);
+    if (acceptVerdicts.size >= REMEMBERED_ACCEPTS) acceptVerdicts.clear();
+    acceptVerdicts.set(value, verdict);
+  }
+  return verdict;
+}
+
+/** Accept values whose verdict is remembered; past it the memory starts over. */
+const REMEMBERED_ACCEPTS = 64;
+const acceptVerdicts = new Map<string, boolean>();
+
+function takesEventStream(value: string): boolean {
   return value.split(",").some((range) => {
     const [type, ...parameters] = range.split(";");
     const media = type.trim().toLowerCase();
