@@ -55,10 +55,105 @@ function ordinaryItems(size: number): JsonObject[] {
   }));
 }
 
+/**
+ * Shapes of the schemas that read `unevaluated*` or `$recursiveRef`: a union whose branches
+ * both descend into the same children before the property that tells them apart. Their
+ * results depend on the branch that reached a value (the record of evaluated properties), so
+ * the validator cannot remember them: 2^depth applications, stopped by its budget of steps.
+ * The hostile value is valid: a chain `depth` deep, padded with leaves to the size asked;
+ * the benign one the same leaves under one node.
+ */
+const unionNode = (kind: string, children: JsonObject): JsonObject => ({
+  type: "object",
+  properties: { children: { type: "array", items: children }, kind: { const: kind } },
+});
+const UNEVALUATED_TREE: JsonObject = {
+  type: "object",
+  properties: { root: { $ref: "#/$defs/node" } },
+  $defs: {
+    node: {
+      oneOf: [unionNode("a", { $ref: "#/$defs/node" }), unionNode("b", { $ref: "#/$defs/node" })],
+      unevaluatedProperties: false,
+    },
+  },
+};
+const RECURSIVE_TREE: JsonObject = {
+  $schema: "https://json-schema.org/draft/2019-09/schema",
+  $recursiveAnchor: true,
+  type: "object",
+  oneOf: [unionNode("a", { $recursiveRef: "#" }), unionNode("b", { $recursiveRef: "#" })],
+};
+/** A leaf of either tree, 12 bytes: `{"kind":"a"}`. */
+const leaves = (size: number): JsonObject[] =>
+  Array.from({ length: Math.floor(size / 13) }, () => ({ kind: "a" }));
+/** A valid chain 30 nodes deep, its kinds alternating, the leaves under the deepest. */
+function deepChain(size: number): JsonObject {
+  let node: JsonObject = { kind: "a", children: leaves(size) };
+  for (let i = 0; i < 30; i++) node = { kind: i % 2 ? "a" : "b", children: [node] };
+  return node;
+}
+/** The same arrays, items discriminated by their second item, `unevaluatedItems` on them. */
+const itemsNode = (kind: string): JsonObject => ({
+  type: "array",
+  prefixItems: [{ $ref: "#/$defs/node" }, { const: kind }],
+});
+const UNEVALUATED_ITEMS: JsonObject = {
+  type: "object",
+  properties: { root: { $ref: "#/$defs/node" } },
+  $defs: {
+    node: { anyOf: [itemsNode("a"), itemsNode("b")], unevaluatedItems: { type: "string" } },
+  },
+};
+function deepItems(size: number): unknown[] {
+  let node: unknown[] = [[], "a", ...new Array(Math.floor(size / 4)).fill("p")];
+  for (let i = 0; i < 30; i++) node = [node, i % 2 ? "a" : "b"];
+  return node;
+}
+const DYNAMIC_TREE: JsonObject = {
+  $id: "https://example.com/tree",
+  $dynamicAnchor: "node",
+  type: "object",
+  properties: {
+    kind: { enum: ["a", "b"] },
+    children: { type: "array", items: { $dynamicRef: "#node" } },
+  },
+};
+const LATER_SHAPES: Shape[] = [
+  {
+    name: "recursive oneOf under unevaluatedProperties",
+    schema: UNEVALUATED_TREE,
+    hostile: (size) => ({ root: deepChain(size) }),
+    benign: (size) => ({ root: { kind: "a", children: leaves(size) } }),
+  },
+  {
+    name: "recursive anyOf under unevaluatedItems",
+    schema: UNEVALUATED_ITEMS,
+    hostile: (size) => ({ root: deepItems(size) }),
+    benign: (size) => ({
+      root: [[], "a", ...new Array(Math.floor(size / 4) + 90).fill("p")],
+    }),
+  },
+  {
+    name: "recursive oneOf through $recursiveRef (2019-09)",
+    schema: RECURSIVE_TREE,
+    hostile: (size) => deepChain(size),
+    benign: (size) => ({ kind: "a", children: leaves(size) }),
+  },
+  {
+    // The validator ignores `$dynamicRef` (it is not implemented upstream either): the items
+    // are not checked at all, on either path.
+    name: "tree through $dynamicRef",
+    schema: DYNAMIC_TREE,
+    hostile: (size) => deepChain(size),
+    benign: (size) => ({ kind: "a", children: leaves(size) }),
+  },
+];
+
 for (
   const [shape, other] of [
     ...SHAPES.map((shape) => [shape, "hostile"] as const),
     [ORDINARY, "invalid at the end"] as const,
+    ...LATER_SHAPES.map((shape) => [shape, "hostile"] as const),
   ]
 ) {
   // Validated as the server receives them: straight from a parse.

@@ -52,9 +52,10 @@ Deno.test("compileSchema() checks each value once per referenced schema: branche
   );
 });
 
-Deno.test("compileSchema() stops a validation whose branches re-check the same values", () => {
-  // `unevaluatedProperties` makes a result depend on the branch that reached the value, so
-  // nothing can be memoised: the budget of steps is what stops the 2^40 applications.
+Deno.test("compileSchema() decides in linear time a union whose branches re-check the same values under unevaluatedProperties", () => {
+  // `unevaluatedProperties` makes a result depend on the branch that reached the value, so the
+  // validator remembers nothing: 2^40 applications, which only its budget of steps stops. The
+  // compiled verdict remembers what a value below (which has a record of its own) gets.
   const node = (kind: string): JsonObject => ({
     type: "object",
     properties: {
@@ -62,16 +63,44 @@ Deno.test("compileSchema() stops a validation whose branches re-check the same v
       kind: { const: kind },
     },
   });
-  const check = compileSchema({
+  const schema: JsonObject = {
     type: "object",
     properties: { root: { $ref: "#/$defs/n" } },
     $defs: { n: { oneOf: [node("a"), node("b")], unevaluatedProperties: false } },
-  });
-  let deep: JsonObject = { kind: "x" };
-  for (let i = 0; i < 40; i++) deep = { kind: "x", children: [deep] };
+  };
+  const check = compileSchema(schema);
+  const alone = compileSchema(schema, { fastPath: false });
+  const chain = (depth: number, kind: (level: number) => string): JsonObject => {
+    let deep: JsonObject = { kind: kind(0) };
+    for (let i = 1; i <= depth; i++) deep = { kind: kind(i), children: [deep] };
+    return deep;
+  };
+  // Valid: the verdict alone decides. The validator alone runs out of steps on it.
+  const valid = { root: chain(40, (level) => level % 2 ? "a" : "b") };
+  assert.equal(check(valid), undefined);
   assert.throws(
-    () => check({ root: deep }),
+    () => alone(valid),
     /^ValidationTooCostly: checking them took more than 1\d{4} steps \(16 per value\)/,
+  );
+  // Invalid everywhere: the verdict says no at once, the message costs its fixed budget.
+  assert.equal(check({ root: chain(40, () => "x") }), UNLOCATED);
+  // Invalid at a small depth: the place is named.
+  assert.equal(
+    check({ root: { kind: "a", children: [{ kind: "a", extra: 1 }] } }),
+    alone({ root: { kind: "a", children: [{ kind: "a", extra: 1 }] } }),
+  );
+  // Linear: twice the depth, about twice the reads (2^20 times more if it doubled).
+  const readsAt = (depth: number): number => {
+    const reads = { count: 0 };
+    assert.equal(
+      check(counted({ root: chain(depth, (l) => l % 2 ? "a" : "b") }, reads)),
+      undefined,
+    );
+    return reads.count;
+  };
+  assert.ok(
+    readsAt(40) < 3 * readsAt(20),
+    `${readsAt(20)} reads at depth 20, ${readsAt(40)} at 40`,
   );
 });
 

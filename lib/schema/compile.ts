@@ -164,9 +164,9 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
   const targets = trackEvaluated ? undefined : referenceTargets(subschemas, lookup);
   const explain: SchemaCheck = (value) =>
     bounded(() => all(value), value, perWeight, trackEvaluated, targets);
-  // A schema that reads `unevaluated*` anywhere is the validator's alone (fast.ts does not
-  // mirror those keywords, whose results depend on the branch that reached the value).
-  if (trackEvaluated || options.fastPath === false) return explain;
+  if (options.fastPath === false) return explain;
+  // Schemas that read `unevaluated*` have a verdict too (fast.ts mirrors the record of
+  // evaluated keys); naming their mismatches keeps that record on and remembers nothing.
   // The verdict said no: the validator only names the place, within a budget that does not
   // grow with the value (a recursive union wrong at its end took ~190 ms per MiB to name).
   // First every error (as the validator alone would say); if naming them runs out of steps,
@@ -178,7 +178,7 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
   const locate: SchemaCheck = (value) => {
     for (const [run, note] of attempts) {
       try {
-        const message = bounded(() => run(value), value, 0, false, targets);
+        const message = bounded(() => run(value), value, 0, trackEvaluated, targets);
         return message === undefined ? undefined : message + note;
       } catch (error) {
         if (!(error instanceof ValidationTooCostly)) throw error;

@@ -24,6 +24,19 @@
 //   counted per subschema at compile time and refused above `maxReferencesPerValue`.
 // A value holding one object at two places (never from a parse) is outside this argument.
 //
+// `unevaluatedProperties`/`unevaluatedItems` read a record of the properties and items that
+// other keywords on the same value evaluated, as the vendor keeps it (see Rec): shared with
+// `$ref`, `$recursiveRef`, `then`/`else` and `dependentSchemas`, inherited by the branches of
+// `anyOf`/`allOf`/`oneOf` and added to when they pass, fresh for `if` (added when it passes),
+// `not`, `dependencies` and every value below. So a subschema's verdict on a value depends on
+// the record it meets only through applications on that same value, which the schema bounds;
+// an application that meets a fresh record (every one that descends) is a function of the
+// subschema and the value, and is remembered as above. Subschemas that need no record compile
+// as before; those that do get an annotator (buildAnnotator()), in the vendor's order.
+// `$recursiveRef` resolves against the dynamic anchor (the vendor's `recursiveAnchor`), a
+// parameter of compilation here: a subschema compiles once per anchor it can meet.
+// `$dynamicRef` and `$dynamicAnchor` are ignored, as the vendor ignores them.
+//
 // Values that are not JSON (undefined, a function: a parse never makes them) make the full
 // validator throw where it meets them; this path gives up ("no") where it meets them, and the
 // full validator then throws. Not exactly where: checks run in another order here and stop
@@ -85,22 +98,28 @@ type AnyPart = Part<unknown>;
  */
 const UNDECIDED = new Error("a value that is not JSON");
 
-/** Keywords whose results depend on more than the schema and the value. */
-const UNSUPPORTED = [
+/**
+ * Keywords whose results depend on more than the schema and the value: mirrored when the
+ * whole schema compiles at once (its record and anchors are known then), not lazily.
+ */
+const LAZILY_UNSUPPORTED = [
   "unevaluatedProperties",
   "unevaluatedItems",
   "$recursiveRef",
   "$recursiveAnchor",
-  "$dynamicRef",
-  "$dynamicAnchor",
 ];
 
-/** A compiled schema object, shared by every place that uses it. */
+/** The vendor's `recursiveAnchor`: the schema a `$recursiveRef` of "#" goes to, if any. */
+type Anchor = JsonObject | null;
+
+/** A compiled schema object at one anchor, shared by every place that uses it. */
 interface Cell {
   part: AnyPart;
   compiling: boolean;
   /** This validation's remembered verdicts on containers, as a reference target. */
   memo: Map<object, boolean> | undefined;
+  /** Its applications that read or add to a record, by variant (see annotatorOf()). */
+  variants: Variant[] | undefined;
 }
 
 /** The validation under way. One per compiled schema: validations never nest. */
@@ -117,10 +136,17 @@ interface Run {
 
 interface Context {
   options: VerdictOptions;
-  cells: Map<object, Cell>;
+  /** The compiled cells, by anchor then schema object. */
+  cells: Map<Anchor, Map<object, Cell>>;
   run: Run;
-  /** References applied on one value, by subschema (see referencesOnOneValue()). */
-  fanOut: Map<object, number>;
+  /** References applied on one value, by anchor then subschema (see referencesOnOneValue()). */
+  fanOut: Map<Anchor, Map<object, number>>;
+  /** Whether some subschema reads the record of evaluated properties or items. */
+  records: boolean;
+  /** Whether some subschema has a `$recursiveRef` of "#", the only reader of anchors. */
+  anchors: boolean;
+  /** What each subschema does with the record (see recordUse()). */
+  uses: Map<object, RecordUse>;
 }
 
 const accept = (): boolean => true;
@@ -135,8 +161,16 @@ const REJECT: AnyPart = { check: reject, refers: false, deep: false };
  */
 export function compileVerdict(schema: JsonObject | boolean, options: VerdictOptions): Verdict {
   const run: Run = { applied: 0, recording: false, memos: [], cleanPrototype: undefined };
-  const context: Context = { options, cells: new Map(), run, fanOut: new Map() };
-  const root = compile(schema, context).check;
+  const found = options.lazy ? { records: false, anchors: false } : scan(schema, options.lookup);
+  const context: Context = {
+    options,
+    cells: new Map(),
+    run,
+    fanOut: new Map(),
+    ...found,
+    uses: new Map(),
+  };
+  const root = compile(schema, context, null).check;
   return (value) => {
     run.applied = 0;
     run.recording = false;
@@ -153,37 +187,93 @@ export function compileVerdict(schema: JsonObject | boolean, options: VerdictOpt
   };
 }
 
-function compile(schema: unknown, context: Context): AnyPart {
+/**
+ * Whether any object in the schema has the keywords that need a record of evaluated
+ * properties and items, or anchors: a schema without them compiles as if neither existed.
+ */
+function scan(
+  schema: unknown,
+  lookup: Record<string, Schema | boolean>,
+): { records: boolean; anchors: boolean } {
+  const found = { records: false, anchors: false };
+  const seen = new Set<object>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== "object" || node === null || seen.has(node)) return;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    const object = node as JsonObject;
+    if (object.unevaluatedProperties !== undefined || object.unevaluatedItems !== undefined) {
+      found.records = true;
+    }
+    if (object.$recursiveRef === "#") found.anchors = true;
+    for (const key in object) visit(object[key]);
+  };
+  visit(schema);
+  for (const key in lookup) visit(lookup[key]);
+  return found;
+}
+
+function compile(schema: unknown, context: Context, anchor: Anchor): AnyPart {
   if (schema === true) return ACCEPT;
   if (schema === false) return REJECT;
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     throw new UnsupportedSchema("a subschema is neither an object nor a boolean");
   }
-  const cell = cellOf(schema as JsonObject, context);
+  const cell = cellOf(schema as JsonObject, context, anchor);
   if (!cell.compiling) return cell.part;
   // Met again inside itself, which only a reference to an ancestor does: bound late.
   return { check: (value) => cell.part.check(value), refers: true, deep: true };
 }
 
-function cellOf(schema: JsonObject, context: Context): Cell {
-  let cell = context.cells.get(schema);
+function cellOf(schema: JsonObject, context: Context, anchor: Anchor): Cell {
+  let cells = context.cells.get(anchor);
+  if (cells === undefined) context.cells.set(anchor, cells = new Map());
+  let cell = cells.get(schema);
   if (cell === undefined) {
-    cell = { part: REJECT, compiling: true, memo: undefined };
-    context.cells.set(schema, cell);
+    cell = { part: REJECT, compiling: true, memo: undefined, variants: undefined };
+    cells.set(schema, cell);
     if (context.options.lazy) {
       let compiled: AnyPart | undefined;
       cell.part = {
-        check: (value) => (compiled ??= compileObject(schema, context)).check(value),
+        check: (value) => (compiled ??= compileObject(schema, context, anchor)).check(value),
         refers: true,
         deep: true,
       };
       cell.compiling = false;
       return cell;
     }
-    cell.part = compileObject(schema, context);
+    cell.part = compileObject(schema, context, anchor);
     cell.compiling = false;
   }
   return cell;
+}
+
+/** The anchor below `s`: the vendor's `recursiveAnchor` once `$recursiveAnchor` is read. */
+function anchorBelow(s: Schema, anchor: Anchor, context: Context): Anchor {
+  if (!context.anchors) return null;
+  return s.$recursiveAnchor === true && anchor === null ? s as JsonObject : anchor;
+}
+
+/** The anchor of the branches of `anyOf`, `allOf` and `oneOf`: none, as the vendor has it,
+ * unless `s` itself has `$recursiveAnchor`. */
+function branchAnchor(s: Schema, below: Anchor): Anchor {
+  return s.$recursiveAnchor === true ? below : null;
+}
+
+/**
+ * What a `$recursiveRef` of "#" in `s` applies, as the vendor resolves it: with no anchor
+ * yet, `s` itself again, at the anchor its URI names; else the anchor, at itself.
+ */
+function recursiveTarget(s: Schema, below: Anchor, context: Context): [JsonObject, Anchor] {
+  if (below !== null) return [below, below];
+  const target = context.options.lookup[s.__absolute_recursive_ref__ ?? ""];
+  if (typeof target !== "object" || target === null) {
+    throw new UnsupportedSchema(`$recursiveRef "${s.$recursiveRef}" does not resolve to a schema`);
+  }
+  return [s as JsonObject, target as JsonObject];
 }
 
 /** The kinds of JSON value, as bits of the set that `type` allows. */
@@ -209,35 +299,50 @@ interface Parts {
   number: Part<number>[];
 }
 
-function compileObject(schema: JsonObject, context: Context): AnyPart {
-  for (const keyword of UNSUPPORTED) {
-    if (schema[keyword] !== undefined) throw new UnsupportedSchema(`it uses "${keyword}"`);
+function compileObject(schema: JsonObject, context: Context, anchor: Anchor): AnyPart {
+  if (context.options.lazy) {
+    for (const keyword of LAZILY_UNSUPPORTED) {
+      if (schema[keyword] !== undefined) throw new UnsupportedSchema(`it uses "${keyword}"`);
+    }
   }
   const s = schema as Schema;
   const { draft, maxReferencesPerValue } = context.options;
   if (
     maxReferencesPerValue !== Infinity &&
-    referencesOnOneValue(s, context) > maxReferencesPerValue
+    referencesOnOneValue(s, anchor, context) > maxReferencesPerValue
   ) {
     throw new UnsupportedSchema(
       `a subschema applies more than ${maxReferencesPerValue} references to one value`,
     );
   }
+  const below = anchorBelow(s, anchor, context);
+  // Objects and arrays go to the annotator when this subschema needs a record of its own.
+  const containers = context.records && recordUse(s, context).reads
+    ? buildAnnotator(s, context, anchor, false, false)
+    : undefined;
   const parts: Parts = { any: [], object: [], array: [], string: [], number: [] };
+  if (context.anchors && s.$recursiveRef === "#") {
+    const [target, at] = recursiveTarget(s, below, context);
+    parts.any.push(referenceTo(target, at, context));
+  }
   if (s.$ref !== undefined) {
-    parts.any.push(referenceTo(s, context));
+    parts.any.push(referenceTo(targetOf(s, context), below, context));
     // draft-04 and draft-07 ignore the keywords beside `$ref`, as the vendor does.
-    if (draft === "4" || draft === "7") return dispatch(ANY_TYPE, false, parts, context.run);
+    if (draft === "4" || draft === "7") {
+      return dispatch(ANY_TYPE, false, parts, context.run, containers);
+    }
   }
   if (s.const !== undefined) parts.any.push(shallow(constCheck(s.const)));
   if (s.enum !== undefined) parts.any.push(shallow(enumCheck(s.enum)));
-  parts.any.push(...sameValueApplicators(s, context));
-  parts.object.push(...objectParts(s, context));
-  parts.array.push(...arrayParts(s, context));
+  parts.any.push(...sameValueApplicators(s, context, below, false));
+  if (containers === undefined) {
+    parts.object.push(...objectParts(s, context, below, false));
+    parts.array.push(...arrayParts(s, context, below, false));
+  }
   parts.string.push(...stringChecks(s).map(shallow));
   parts.number.push(...numberChecks(s, draft).map(shallow));
   const { mask, singleInteger } = typeOf(s.type);
-  return dispatch(mask, singleInteger, parts, context.run);
+  return dispatch(mask, singleInteger, parts, context.run, containers);
 }
 
 function shallow<T>(check: (value: T) => boolean): Part<T> {
@@ -250,7 +355,13 @@ function shallow<T>(check: (value: T) => boolean): Part<T> {
  * them whatever the order, and a failing branch of a union then fails on its discriminating
  * `const` before it descends into the value.
  */
-function dispatch(mask: number, singleInteger: boolean, parts: Parts, run: Run): AnyPart {
+function dispatch(
+  mask: number,
+  singleInteger: boolean,
+  parts: Parts,
+  run: Run,
+  containers?: ContainerAnnotator,
+): AnyPart {
   // The checks of every kind, shared by the kinds without checks of their own: a schema
   // compiles to a few closures, not one per kind (a meta-schema's cells compile at start-up).
   const common = parts.any.length === 0 ? accept : allOnOneValue(cheapFirst(parts.any), run);
@@ -260,8 +371,11 @@ function dispatch(mask: number, singleInteger: boolean, parts: Parts, run: Run):
       : own.length === 0 && first.length === 0
       ? common
       : allOnOneValue([...first, ...cheapFirst([...parts.any, ...own])], run);
-  const onObject = forKind(OBJECT, parts.object);
-  const onArray = forKind(ARRAY, parts.array);
+  // With an annotator, a record of its own for each object and array (it checks everything).
+  const withRecord = (bit: number): Check =>
+    (mask & bit) === 0 ? reject : (value) => containers!(value as object, freshRecord());
+  const onObject = containers === undefined ? forKind(OBJECT, parts.object) : withRecord(OBJECT);
+  const onArray = containers === undefined ? forKind(ARRAY, parts.array) : withRecord(ARRAY);
   const onString = forKind(STRING, parts.string);
   const onBoolean = (mask & BOOLEAN) === 0 ? reject : common;
   const onNull = (mask & NULL) === 0 ? reject : common;
@@ -275,8 +389,8 @@ function dispatch(mask: number, singleInteger: boolean, parts: Parts, run: Run):
   }
   const all = [...parts.any, ...parts.object, ...parts.array];
   return {
-    refers: all.some((part) => part.refers),
-    deep: all.some((part) => part.deep),
+    refers: containers !== undefined || all.some((part) => part.refers),
+    deep: containers !== undefined || all.some((part) => part.deep),
     // `typeof value === "…"` tests, which V8 compiles to type checks (a switch on the
     // string it returns was a tenth of the time).
     check: (value) => {
@@ -385,16 +499,26 @@ function enumCheck(members: unknown): Check {
   };
 }
 
-/** `not`, `anyOf`, `allOf`, `oneOf` and `if`/`then`/`else`. */
-function sameValueApplicators(s: Schema, context: Context): AnyPart[] {
+/**
+ * `not`, `anyOf`, `allOf`, `oneOf` and `if`/`then`/`else`; only `not` when `recordFree` (the
+ * annotator applies the others, with their records).
+ */
+function sameValueApplicators(
+  s: Schema,
+  context: Context,
+  below: Anchor,
+  recordFree: boolean,
+): AnyPart[] {
   const run = context.run;
   const found: AnyPart[] = [];
   if (s.not !== undefined) {
-    const not = compile(s.not, context);
+    const not = compile(s.not, context, below);
     found.push({ ...not, check: (value) => !not.check(value) });
   }
+  if (recordFree) return found;
+  const inBranches = branchAnchor(s, below);
   if (s.anyOf !== undefined) {
-    const parts = compileList(s.anyOf, "anyOf", context);
+    const parts = compileList(s.anyOf, "anyOf", context, inBranches);
     const branches = parts.map((part) => part.check);
     const grouped = mayMeetAgain(parts);
     found.push({
@@ -409,11 +533,11 @@ function sameValueApplicators(s: Schema, context: Context): AnyPart[] {
     });
   }
   if (s.allOf !== undefined) {
-    const parts = compileList(s.allOf, "allOf", context);
+    const parts = compileList(s.allOf, "allOf", context, inBranches);
     found.push({ ...flagsOf(parts), check: allOnOneValue(parts, run) });
   }
   if (s.oneOf !== undefined) {
-    const parts = compileList(s.oneOf, "oneOf", context);
+    const parts = compileList(s.oneOf, "oneOf", context, inBranches);
     const branches = parts.map((part) => part.check);
     const grouped = mayMeetAgain(parts);
     found.push({
@@ -430,9 +554,9 @@ function sameValueApplicators(s: Schema, context: Context): AnyPart[] {
     });
   }
   if (s.if !== undefined) {
-    const condition = compile(s.if, context);
-    const then = s.then === undefined ? ACCEPT : compile(s.then, context);
-    const otherwise = s.else === undefined ? ACCEPT : compile(s.else, context);
+    const condition = compile(s.if, context, below);
+    const then = s.then === undefined ? ACCEPT : compile(s.then, context, below);
+    const otherwise = s.else === undefined ? ACCEPT : compile(s.else, context, below);
     const [test, yes, no] = [condition.check, then.check, otherwise.check];
     found.push({
       ...flagsOf([condition, then, otherwise]),
@@ -449,9 +573,14 @@ function flagsOf(parts: { refers: boolean; deep: boolean }[]): { refers: boolean
   return { refers: parts.some((part) => part.refers), deep: parts.some((part) => part.deep) };
 }
 
-function compileList(schemas: unknown, keyword: string, context: Context): AnyPart[] {
+function compileList(
+  schemas: unknown,
+  keyword: string,
+  context: Context,
+  anchor: Anchor,
+): AnyPart[] {
   if (!Array.isArray(schemas)) throw new UnsupportedSchema(`"${keyword}" is not an array`);
-  return schemas.map((schema) => compile(schema, context));
+  return schemas.map((schema) => compile(schema, context, anchor));
 }
 
 function targetOf(s: Schema, context: Context): Schema | boolean {
@@ -461,13 +590,13 @@ function targetOf(s: Schema, context: Context): Schema | boolean {
 }
 
 /**
- * A `$ref`: the target's closure, bound late (it may still be compiling); while the run is
- * recording, its verdicts on containers are remembered for the rest of the validation.
+ * A reference (`$ref`, `$recursiveRef`): the target's closure at its anchor, bound late (it
+ * may still be compiling); while the run is recording, its verdicts on containers are
+ * remembered for the rest of the validation.
  */
-function referenceTo(s: Schema, context: Context): AnyPart {
-  const target = targetOf(s, context);
+function referenceTo(target: Schema | boolean, anchor: Anchor, context: Context): AnyPart {
   if (typeof target === "boolean") return target ? ACCEPT : REJECT;
-  const cell = cellOf(target as JsonObject, context);
+  const cell = cellOf(target as JsonObject, context, anchor);
   const run = context.run;
   const check: Check = (value) => {
     run.applied++;
@@ -494,27 +623,42 @@ function referenceTo(s: Schema, context: Context): AnyPart {
  * `$ref` and the keywords that stay on the value. Finite, since compileSchema() refuses
  * cycles of these; but it doubles with each level of `allOf: [{$ref}, {$ref}]`.
  */
-function referencesOnOneValue(schema: unknown, context: Context): number {
+function referencesOnOneValue(schema: unknown, anchor: Anchor, context: Context): number {
   if (typeof schema !== "object" || schema === null) return 0;
   if (Array.isArray(schema)) {
-    return schema.reduce((sum: number, item) => sum + referencesOnOneValue(item, context), 0);
+    return schema.reduce(
+      (sum: number, item) => sum + referencesOnOneValue(item, anchor, context),
+      0,
+    );
   }
-  const known = context.fanOut.get(schema);
+  let fanOut = context.fanOut.get(anchor);
+  if (fanOut === undefined) context.fanOut.set(anchor, fanOut = new Map());
+  const known = fanOut.get(schema);
   if (known !== undefined) return known;
-  context.fanOut.set(schema, Infinity); // a cycle, should one get here, is refused
+  fanOut.set(schema, Infinity); // a cycle, should one get here, is refused
   const s = schema as Schema;
+  const below = anchorBelow(s, anchor, context);
   let count = 0;
-  if (s.$ref !== undefined) count += 1 + referencesOnOneValue(targetOf(s, context), context);
+  if (context.anchors && s.$recursiveRef === "#") {
+    const [target, at] = recursiveTarget(s, below, context);
+    count += 1 + referencesOnOneValue(target, at, context);
+  }
+  if (s.$ref !== undefined) {
+    count += 1 + referencesOnOneValue(targetOf(s, context), below, context);
+  }
   const draft = context.options.draft;
   if (s.$ref === undefined || (draft !== "4" && draft !== "7")) {
-    for (const applied of [s.not, s.anyOf, s.allOf, s.oneOf, s.if, s.then, s.else]) {
-      count += referencesOnOneValue(applied, context);
+    for (const applied of [s.not, s.if, s.then, s.else]) {
+      count += referencesOnOneValue(applied, below, context);
+    }
+    for (const applied of [s.anyOf, s.allOf, s.oneOf]) {
+      count += referencesOnOneValue(applied, branchAnchor(s, below), context);
     }
     for (const map of [s.dependentSchemas, s.dependencies]) {
-      if (map !== undefined) count += referencesOnOneValue(Object.values(map), context);
+      if (map !== undefined) count += referencesOnOneValue(Object.values(map), below, context);
     }
   }
-  context.fanOut.set(schema, count);
+  fanOut.set(schema, count);
   return count;
 }
 
@@ -591,7 +735,17 @@ function isPlain(value: object, run: Run): boolean {
   return run.cleanPrototype;
 }
 
-function objectParts(s: Schema, context: Context): Part<JsonObject>[] {
+/**
+ * The checks of objects. With `recordFree`, only those that neither read nor add to the
+ * record (not `dependentSchemas`, `properties`, `patternProperties`, `additionalProperties`):
+ * the annotator applies those, in the vendor's order.
+ */
+function objectParts(
+  s: Schema,
+  context: Context,
+  below: Anchor,
+  recordFree: boolean,
+): Part<JsonObject>[] {
   const parts: Part<JsonObject>[] = [];
   if (s.required !== undefined) {
     const required = stringsOf(s.required, "required");
@@ -617,16 +771,16 @@ function objectParts(s: Schema, context: Context): Part<JsonObject>[] {
       needs.push([key, stringsOf(s.dependentRequired[key], "dependentRequired")]);
     }
   }
-  if (s.dependentSchemas !== undefined) {
+  if (s.dependentSchemas !== undefined && !recordFree) {
     for (const [key, schema] of Object.entries(s.dependentSchemas)) {
-      implies.push([key, compile(schema, context)]);
+      implies.push([key, compile(schema, context, below)]);
     }
   }
   if (s.dependencies !== undefined) {
     for (const key in s.dependencies) {
       const dependency = s.dependencies[key];
       if (Array.isArray(dependency)) needs.push([key, stringsOf(dependency, "dependencies")]);
-      else implies.push([key, compile(dependency, context)]);
+      else implies.push([key, compile(dependency, context, below)]);
     }
   }
   if (needs.length > 0) {
@@ -639,12 +793,14 @@ function objectParts(s: Schema, context: Context): Part<JsonObject>[] {
     }));
   }
   if (implies.length > 0) parts.push(impliedCheck(implies, context.run));
-  const properties = propertiesCheck(s, context);
-  if (properties !== undefined) parts.push(properties);
-  const others = otherPropertiesCheck(s, context);
-  if (others !== undefined) parts.push(others);
+  if (!recordFree) {
+    const properties = propertiesCheck(s, context, below);
+    if (properties !== undefined) parts.push(properties);
+    const others = otherPropertiesCheck(s, context, below);
+    if (others !== undefined) parts.push(others);
+  }
   if (s.propertyNames !== undefined) {
-    const names = compile(s.propertyNames, context);
+    const names = compile(s.propertyNames, context, below);
     const check = names.check;
     parts.push({
       refers: names.refers,
@@ -676,10 +832,14 @@ function impliedCheck(implies: [string, AnyPart][], run: Run): Part<JsonObject> 
 }
 
 /** `properties`, those whose schemas look only at the property's value first. */
-function propertiesCheck(s: Schema, context: Context): Part<JsonObject> | undefined {
+function propertiesCheck(
+  s: Schema,
+  context: Context,
+  below: Anchor,
+): Part<JsonObject> | undefined {
   if (s.properties === undefined) return undefined;
   const compiled = Object.entries(s.properties).map(([key, schema]) =>
-    [key, compile(schema, context)] as const
+    [key, compile(schema, context, below)] as const
   );
   const ordered = [
     ...compiled.filter(([, part]) => !part.deep),
@@ -712,13 +872,17 @@ function propertiesCheck(s: Schema, context: Context): Part<JsonObject> | undefi
  * `patternProperties` and `additionalProperties`, in one pass over the keys: a key that no
  * own property of `properties` and no pattern covers is additional.
  */
-function otherPropertiesCheck(s: Schema, context: Context): Part<JsonObject> | undefined {
+function otherPropertiesCheck(
+  s: Schema,
+  context: Context,
+  below: Anchor,
+): Part<JsonObject> | undefined {
   const patterns = Object.entries(s.patternProperties ?? {}).map(([pattern, schema]) =>
-    [patternOf(pattern), compile(schema, context)] as const
+    [patternOf(pattern), compile(schema, context, below)] as const
   );
   const additional = s.additionalProperties === undefined
     ? ACCEPT
-    : compile(s.additionalProperties, context);
+    : compile(s.additionalProperties, context, below);
   if (patterns.length === 0 && additional === ACCEPT) return undefined;
   const named = new Set(Object.keys(s.properties ?? {}));
   const regexes = patterns.map(([regex]) => regex);
@@ -751,14 +915,22 @@ function otherPropertiesCheck(s: Schema, context: Context): Part<JsonObject> | u
   };
 }
 
-function arrayParts(s: Schema, context: Context): Part<unknown[]>[] {
+/** The checks of arrays; with `recordFree`, not those of items (see objectParts()). */
+function arrayParts(
+  s: Schema,
+  context: Context,
+  below: Anchor,
+  recordFree: boolean,
+): Part<unknown[]>[] {
   const parts: Part<unknown[]>[] = [];
   const { minItems, maxItems } = s;
   if (maxItems !== undefined) parts.push(shallow((value) => !(value.length > maxItems)));
   if (minItems !== undefined) parts.push(shallow((value) => !(value.length < minItems)));
-  const items = itemsCheck(s, context);
-  if (items !== undefined) parts.push(items);
-  if (s.contains !== undefined) parts.push(containsCheck(s, context));
+  if (!recordFree) {
+    const items = itemsCheck(s, context, below);
+    if (items !== undefined) parts.push(items);
+    if (s.contains !== undefined) parts.push(containsCheck(s, context, below));
+  }
   // Last: hashing every item is the dearest check of all.
   if (s.uniqueItems) {
     parts.push({
@@ -776,19 +948,19 @@ function arrayParts(s: Schema, context: Context): Part<unknown[]>[] {
  * may go unused), then a schema `items` (from the end of `prefixItems`) or, after an array
  * `items`, `additionalItems` for the rest.
  */
-function itemsCheck(s: Schema, context: Context): Part<unknown[]> | undefined {
+function itemsCheck(s: Schema, context: Context, below: Anchor): Part<unknown[]> | undefined {
   const prefix = s.prefixItems === undefined
     ? []
-    : compileList(s.prefixItems, "prefixItems", context);
-  const tuple = Array.isArray(s.items) ? compileList(s.items, "items", context) : [];
+    : compileList(s.prefixItems, "prefixItems", context, below);
+  const tuple = Array.isArray(s.items) ? compileList(s.items, "items", context, below) : [];
   const positional: AnyPart[] = [];
   for (let i = 0; i < Math.max(prefix.length, tuple.length); i++) {
     positional.push(i < prefix.length ? prefix[i] : tuple[i]);
   }
   let rest = ACCEPT;
-  if (s.items !== undefined && !Array.isArray(s.items)) rest = compile(s.items, context);
+  if (s.items !== undefined && !Array.isArray(s.items)) rest = compile(s.items, context, below);
   else if (Array.isArray(s.items) && s.additionalItems !== undefined) {
-    rest = compile(s.additionalItems, context);
+    rest = compile(s.additionalItems, context, below);
   }
   if (positional.length === 0 && rest === ACCEPT) return undefined;
   // A schema `items` starts after `prefixItems`; `additionalItems` after both.
@@ -811,8 +983,8 @@ function itemsCheck(s: Schema, context: Context): Part<unknown[]> | undefined {
 }
 
 /** `contains` with `minContains`/`maxContains`, with the vendor's reading of empty arrays. */
-function containsCheck(s: Schema, context: Context): Part<unknown[]> {
-  const contains = compile(s.contains, context);
+function containsCheck(s: Schema, context: Context, below: Anchor): Part<unknown[]> {
+  const contains = compile(s.contains, context, below);
   const test = contains.check;
   const { minContains, maxContains } = s;
   if (minContains === undefined && maxContains === undefined) {
@@ -836,6 +1008,688 @@ function containsCheck(s: Schema, context: Context): Part<unknown[]> {
       for (let i = 0; i < length; i++) if (test(value[i])) contained++;
       if (minContains === undefined ? contained === 0 : contained < minContains) return false;
       return !(maxContains !== undefined && contained > maxContains);
+    },
+  };
+}
+
+// ---- the record of evaluated properties and items (unevaluatedProperties, unevaluatedItems) ----
+
+/**
+ * The vendor's `evaluated` record of one value: the properties (keys) or items (indexes)
+ * that keywords evaluated, and what it sees through `parent`, as the vendor's records see
+ * through their prototype (`Object.create(evaluated)` for a branch of `anyOf`/`allOf`/`oneOf`).
+ */
+interface Rec {
+  parent: Rec | undefined;
+  /** Every property or item. */
+  all: boolean;
+  /** Every item below this index. */
+  upTo: number;
+  /** Other keys or indexes. */
+  keys: Set<string | number> | undefined;
+  /**
+   * The names of `properties` keywords that passed, each the compiled set of its schema (not
+   * a copy): those that are own properties of the value count as seen.
+   */
+  named: ReadonlySet<string>[] | undefined;
+}
+
+function freshRecord(parent?: Rec): Rec {
+  return { parent, all: false, upTo: 0, keys: undefined, named: undefined };
+}
+
+function seenKey(record: Rec | undefined, key: string, value: JsonObject): boolean {
+  for (; record !== undefined; record = record.parent) {
+    if (record.all || (record.keys !== undefined && record.keys.has(key))) return true;
+    const named = record.named;
+    if (named !== undefined) {
+      for (let i = 0; i < named.length; i++) {
+        if (named[i].has(key) && hasOwn(value, key)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+function seenIndex(record: Rec | undefined, index: number): boolean {
+  for (; record !== undefined; record = record.parent) {
+    if (record.all || index < record.upTo) return true;
+    if (record.keys !== undefined && record.keys.has(index)) return true;
+  }
+  return false;
+}
+
+function allSeen(record: Rec | undefined): boolean {
+  for (; record !== undefined; record = record.parent) if (record.all) return true;
+  return false;
+}
+
+function note(record: Rec, key: string | number): void {
+  (record.keys ??= new Set()).add(key);
+}
+
+/**
+ * Adds what `from` recorded itself (not what it sees through its parent) to `into`. `from`
+ * is done with (the record of a branch or a condition): its set is taken when `into` has none.
+ */
+function mergeRecord(into: Rec, from: Rec): void {
+  if (from.all) into.all = true;
+  if (from.upTo > into.upTo) into.upTo = from.upTo;
+  if (from.named !== undefined) {
+    into.named = into.named === undefined ? from.named : [...into.named, ...from.named];
+  }
+  if (from.keys === undefined) return;
+  if (into.keys === undefined) into.keys = from.keys;
+  else for (const key of from.keys) into.keys.add(key);
+}
+
+/**
+ * What applying a subschema does with the record of the value: whether its verdict may
+ * depend on what the record holds when it starts (`reads`), and whether it may add to it
+ * (`annotates`). Over-estimates are safe: they only keep records that nothing needed.
+ */
+interface RecordUse {
+  reads: boolean;
+  annotates: boolean;
+}
+
+const NO_USE: RecordUse = { reads: false, annotates: false };
+
+function recordUse(schema: unknown, context: Context): RecordUse {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return NO_USE;
+  let use = context.uses.get(schema);
+  if (use !== undefined) return use;
+  // A cycle, should one get here (compileSchema() refuses them): assume both.
+  context.uses.set(schema, { reads: true, annotates: true });
+  const s = schema as Schema;
+  const draft = context.options.draft;
+  let reads = false;
+  let annotates = false;
+  /** The subschemas applied to the value with this record, shared or seen through. */
+  const sharing: unknown[] = [];
+  // Its target depends on the anchor: assumed to do both.
+  if (context.anchors && s.$recursiveRef === "#") reads = annotates = true;
+  if (s.$ref !== undefined) sharing.push(targetOf(s, context));
+  if (s.$ref === undefined || (draft !== "4" && draft !== "7")) {
+    for (const list of [s.anyOf, s.allOf, s.oneOf]) {
+      if (Array.isArray(list)) sharing.push(...list);
+    }
+    if (s.if !== undefined) {
+      if (recordUse(s.if, context).annotates) annotates = true;
+      sharing.push(s.then, s.else);
+    }
+    if (s.dependentSchemas !== undefined) sharing.push(...Object.values(s.dependentSchemas));
+    if (unevaluatedPropertiesOf(s) !== undefined || s.unevaluatedItems !== undefined) {
+      reads = annotates = true;
+    }
+    for (
+      const keyword of [
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "prefixItems",
+        "items",
+        "contains",
+      ] as const
+    ) {
+      if (s[keyword] !== undefined) annotates = true;
+    }
+  }
+  for (const applied of sharing) {
+    const { reads: r, annotates: a } = recordUse(applied, context);
+    reads ||= r;
+    annotates ||= a;
+  }
+  use = { reads, annotates };
+  context.uses.set(schema, use);
+  return use;
+}
+
+/** `unevaluatedProperties`, which the vendor ignores beside `additionalProperties`. */
+function unevaluatedPropertiesOf(s: Schema): Schema | boolean | undefined {
+  return s.additionalProperties === undefined ? s.unevaluatedProperties : undefined;
+}
+
+/** A subschema applied with a record: reads what it sees there, adds what it evaluates. */
+type Annotator = (value: unknown, record: Rec) => boolean;
+/** The same for an object or an array (primitives have no record). */
+type ContainerAnnotator = (value: object, record: Rec) => boolean;
+
+/** A compiled annotator: null when the variant needs no record after all. */
+interface Variant {
+  containers: ContainerAnnotator | null | undefined;
+}
+
+/**
+ * `schema` applied with a record at `anchor`, or undefined when its plain check will do:
+ * when it neither reads a record that may hold something (`incoming`) nor adds to one that
+ * someone reads afterwards (`output`). Compiled once per cell and variant; bound late, since
+ * a cycle of references may ask for it while it compiles.
+ */
+function annotatorOf(
+  schema: unknown,
+  anchor: Anchor,
+  context: Context,
+  incoming: boolean,
+  output: boolean,
+): Annotator | undefined {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return undefined;
+  const use = recordUse(schema, context);
+  if (!((use.reads && incoming) || (use.annotates && output))) return undefined;
+  const cell = cellOf(schema as JsonObject, context, anchor);
+  const variants = cell.variants ??= [];
+  const index = (incoming ? 1 : 0) + (output ? 2 : 0);
+  let variant = variants[index];
+  if (variant === undefined) {
+    variant = variants[index] = { containers: undefined };
+    variant.containers = buildAnnotator(schema as Schema, context, anchor, incoming, output) ??
+      null;
+  }
+  if (variant.containers === null) return undefined;
+  const bound = variant;
+  return (value, record) => {
+    const containers = bound.containers;
+    return typeof value === "object" && value !== null && containers
+      ? containers(value, record)
+      : cell.part.check(value);
+  };
+}
+
+/** One step of an annotator: its application on the value, with the record. */
+interface Step {
+  run: (value: never, record: Rec, mark: number) => boolean;
+  refers: boolean;
+  /** Whether it reads or writes the record. */
+  uses: boolean;
+}
+
+/** A step as planned: what it does with the record, and how to compile it. */
+interface Planned {
+  reads: boolean;
+  annotates: boolean;
+  compile: (incoming: boolean, output: boolean) => Step;
+}
+
+/** Applies `check` as after() does, with a record. */
+function afterWith(
+  run: Run,
+  mark: number,
+  check: Annotator,
+  value: unknown,
+  record: Rec,
+): boolean {
+  if (run.recording || run.applied === mark) return check(value, record);
+  run.recording = true;
+  const verdict = check(value, record);
+  run.recording = false;
+  return verdict;
+}
+
+/** A plain part as a step (it neither reads nor writes the record). */
+function plainStep<T>(part: Part<T>): Step {
+  const check = part.check;
+  return { run: (value: T) => check(value), refers: part.refers, uses: false };
+}
+
+/**
+ * The checks of one schema object on an object or an array, with the record of that value,
+ * in the vendor's order wherever the record is read or written (its other checks first, the
+ * cheap ones before the deep): `$recursiveRef`, `$ref`, the branches of `anyOf`/`allOf`/
+ * `oneOf` (each seeing the record, added to it once all three passed), `if` (its own record,
+ * added when it passes), `then`/`else`; then for objects `dependentSchemas`, `properties`
+ * with `patternProperties` and `additionalProperties`, `unevaluatedProperties`; for arrays
+ * `prefixItems`/`items`/`additionalItems`, `contains`, `unevaluatedItems`. Undefined when
+ * neither kind of value needs a record here.
+ */
+function buildAnnotator(
+  s: Schema,
+  context: Context,
+  anchor: Anchor,
+  incoming: boolean,
+  output: boolean,
+): ContainerAnnotator | undefined {
+  const run = context.run;
+  const draft = context.options.draft;
+  const below = anchorBelow(s, anchor, context);
+  const legacy = (draft === "4" || draft === "7") && s.$ref !== undefined;
+  const use = (schema: unknown) => recordUse(schema, context);
+  const common: Planned[] = [];
+  const onObject: Planned[] = [];
+  const onArray: Planned[] = [];
+
+  /** A subschema applied to the value with the same record. */
+  const sharing = (schema: unknown, at: Anchor, plain: () => AnyPart, reference: boolean) => ({
+    ...use(schema),
+    compile: (incoming: boolean, output: boolean): Step => {
+      const annotator = annotatorOf(schema, at, context, incoming, output);
+      if (annotator === undefined) return plainStep(plain());
+      return {
+        run: reference
+          ? (value: unknown, record: Rec) => {
+            run.applied++;
+            return annotator(value, record);
+          }
+          : annotator,
+        refers: true,
+        uses: true,
+      };
+    },
+  });
+
+  if (context.anchors && s.$recursiveRef === "#") {
+    const [target, at] = recursiveTarget(s, below, context);
+    common.push(sharing(target, at, () => referenceTo(target, at, context), true));
+  }
+  if (s.$ref !== undefined) {
+    const target = targetOf(s, context);
+    common.push(sharing(target, below, () => referenceTo(target, below, context), true));
+  }
+  if (!legacy) {
+    const branches = branchAnchor(s, below);
+    const lists = (["anyOf", "allOf", "oneOf"] as const).filter((key) => s[key] !== undefined);
+    if (lists.length > 0) {
+      const all = lists.flatMap((key) => (Array.isArray(s[key]) ? s[key] : []) as unknown[]);
+      common.push({
+        reads: all.some((branch) => use(branch).reads),
+        annotates: all.some((branch) => use(branch).annotates),
+        compile: (incoming, output) => branchesStep(s, lists, context, branches, incoming, output),
+      });
+    }
+    if (s.if !== undefined) {
+      const then = s.then, otherwise = s.else;
+      common.push({
+        reads: use(then).reads || use(otherwise).reads,
+        annotates: use(s.if).annotates || use(then).annotates || use(otherwise).annotates,
+        compile: (incoming, output) => ifStep(s, context, below, incoming, output),
+      });
+    }
+    if (s.dependentSchemas !== undefined) {
+      const dependents = Object.entries(s.dependentSchemas);
+      const reads = dependents.some(([, schema]) => use(schema).reads);
+      const annotates = dependents.some(([, schema]) => use(schema).annotates);
+      onObject.push({
+        reads,
+        annotates,
+        // Each sees what those before it added: assumed of all of them.
+        compile: (incoming, output) =>
+          dependentsStep(dependents, context, below, incoming || annotates, output || reads),
+      });
+    }
+    if (
+      s.properties !== undefined || s.patternProperties !== undefined ||
+      s.additionalProperties !== undefined
+    ) {
+      onObject.push({
+        reads: false,
+        annotates: true,
+        compile: (_, output) => propertiesStep(s, context, below, output),
+      });
+    }
+    const unevaluatedProperties = unevaluatedPropertiesOf(s);
+    if (unevaluatedProperties !== undefined) {
+      onObject.push({
+        reads: true,
+        annotates: true,
+        compile: (_, output) => unevaluatedStep(unevaluatedProperties, context, below, output),
+      });
+    }
+    if (s.prefixItems !== undefined || s.items !== undefined) {
+      onArray.push({
+        reads: false,
+        annotates: true,
+        compile: (_, output) => itemsStep(s, context, below, output),
+      });
+    }
+    if (s.contains !== undefined) {
+      onArray.push({
+        reads: false,
+        annotates: true,
+        compile: (_, output) => containsStep(s, context, below, output),
+      });
+    }
+    if (s.unevaluatedItems !== undefined) {
+      const unevaluatedItems = s.unevaluatedItems;
+      onArray.push({
+        reads: true,
+        annotates: true,
+        compile: (_, output) => unevaluatedItemsStep(unevaluatedItems, context, below, output),
+      });
+    }
+  }
+
+  /** The steps of one kind of value, each told what may be in the record and who reads it. */
+  const compileSteps = (planned: Planned[]): Step[] => {
+    const steps: Step[] = [];
+    for (let i = 0; i < planned.length; i++) {
+      const before = incoming || planned.slice(0, i).some((step) => step.annotates);
+      const after = output || planned.slice(i + 1).some((step) => step.reads);
+      steps.push(planned[i].compile(before, after));
+    }
+    return steps;
+  };
+  const objectSteps = compileSteps([...common, ...onObject]);
+  const arraySteps = compileSteps([...common, ...onArray]);
+  if (!objectSteps.some((step) => step.uses) && !arraySteps.some((step) => step.uses)) {
+    return undefined;
+  }
+  // The checks that neither read nor write the record.
+  const { mask } = legacy ? { mask: ANY_TYPE } : typeOf(s.type);
+  const free: AnyPart[] = [];
+  if (!legacy) {
+    if (s.const !== undefined) free.push(shallow(constCheck(s.const)));
+    if (s.enum !== undefined) free.push(shallow(enumCheck(s.enum)));
+    free.push(...sameValueApplicators(s, context, below, true));
+  }
+  const freeObject = legacy ? [] : objectParts(s, context, below, true);
+  const freeArray = legacy ? [] : arrayParts(s, context, below, true);
+  const objectFirst = cheapFirst([...free, ...freeObject as AnyPart[]]).map(plainStep);
+  const arrayFirst = cheapFirst([...free, ...freeArray as AnyPart[]]).map(plainStep);
+  const forObject = (mask & OBJECT) === 0 ? undefined : [...objectFirst, ...objectSteps];
+  const forArray = (mask & ARRAY) === 0 ? undefined : [...arrayFirst, ...arraySteps];
+  return (value, record) => {
+    const steps = Array.isArray(value) ? forArray : forObject;
+    if (steps === undefined) return false;
+    const mark = run.applied;
+    for (let i = 0; i < steps.length; i++) {
+      const { run: apply, refers } = steps[i];
+      const step = apply as (value: unknown, record: Rec, mark: number) => boolean;
+      if (!refers || run.recording || run.applied === mark) {
+        if (!step(value, record, mark)) return false;
+        continue;
+      }
+      run.recording = true;
+      const verdict = step(value, record, mark);
+      run.recording = false;
+      if (!verdict) return false;
+    }
+    return true;
+  };
+}
+
+/**
+ * `anyOf`, `allOf` and `oneOf`: each branch sees the record as it was before the first of
+ * them, and the records of those that passed are added to it once all three passed. Only
+ * when they are read afterwards does `anyOf` look at the branches after one that passed.
+ */
+function branchesStep(
+  s: Schema,
+  lists: ("anyOf" | "allOf" | "oneOf")[],
+  context: Context,
+  anchor: Anchor,
+  incoming: boolean,
+  output: boolean,
+): Step {
+  const run = context.run;
+  interface Branch {
+    annotator: Annotator | undefined;
+    check: Check;
+  }
+  const compiled = lists.map((key) => ({
+    key,
+    branches: compileList(s[key], key, context, anchor).map((part, i): Branch => ({
+      annotator: annotatorOf((s[key] as unknown[])[i], anchor, context, incoming, output),
+      check: part.check,
+    })),
+  }));
+  const uses = compiled.some(({ branches }) => branches.some((branch) => !!branch.annotator));
+  /** One branch: its verdict, its record kept in `passed` when it is read afterwards. */
+  const apply = (branch: Branch, value: unknown, record: Rec, mark: number, passed: Rec[]) => {
+    if (branch.annotator === undefined) return after(run, mark, branch.check, value);
+    const own = freshRecord(record);
+    if (!afterWith(run, mark, branch.annotator, value, own)) return false;
+    if (output) passed.push(own);
+    return true;
+  };
+  return {
+    refers: true,
+    uses,
+    run: (value: unknown, record: Rec, mark: number) => {
+      const passed: Rec[] = output ? [] : NO_RECORDS;
+      for (const { key, branches } of compiled) {
+        if (key === "anyOf") {
+          let any = false;
+          for (const branch of branches) {
+            // After one passed, only the records of the others matter.
+            if (any && (!output || branch.annotator === undefined)) continue;
+            if (apply(branch, value, record, mark, passed)) any = true;
+          }
+          if (!any) return false;
+        } else if (key === "allOf") {
+          for (const branch of branches) {
+            if (!apply(branch, value, record, mark, passed)) return false;
+          }
+        } else {
+          let matches = 0;
+          for (const branch of branches) {
+            if (apply(branch, value, record, mark, passed) && ++matches > 1) return false;
+          }
+          if (matches !== 1) return false;
+        }
+      }
+      for (const own of passed) mergeRecord(record, own);
+      return true;
+    },
+  };
+}
+
+/** What branchesStep() keeps when nothing reads the records of its branches. */
+const NO_RECORDS: Rec[] = [];
+
+/** `if` with its own record (added when it passes), then `then` or `else` on the value's. */
+function ifStep(
+  s: Schema,
+  context: Context,
+  anchor: Anchor,
+  incoming: boolean,
+  output: boolean,
+): Step {
+  const run = context.run;
+  const condition = compile(s.if, context, anchor);
+  const conditionAnnotator = output ? annotatorOf(s.if, anchor, context, false, true) : undefined;
+  const branch = (schema: unknown) => {
+    if (schema === undefined) return { check: accept, annotator: undefined };
+    return {
+      check: compile(schema, context, anchor).check,
+      annotator: annotatorOf(schema, anchor, context, incoming || !!conditionAnnotator, output),
+    };
+  };
+  const then = branch(s.then), otherwise = branch(s.else);
+  const uses = !!(conditionAnnotator || then.annotator || otherwise.annotator);
+  return {
+    refers: true,
+    uses,
+    run: (value: unknown, record: Rec, mark: number) => {
+      let passed: boolean;
+      if (conditionAnnotator === undefined) passed = after(run, mark, condition.check, value);
+      else {
+        const own = freshRecord();
+        passed = afterWith(run, mark, conditionAnnotator, value, own);
+        if (passed) mergeRecord(record, own);
+      }
+      const { check, annotator } = passed ? then : otherwise;
+      return annotator === undefined
+        ? after(run, mark, check, value)
+        : afterWith(run, mark, annotator, value, record);
+    },
+  };
+}
+
+/** `dependentSchemas`: each present key's schema, on the value's record. */
+function dependentsStep(
+  dependents: [string, unknown][],
+  context: Context,
+  anchor: Anchor,
+  incoming: boolean,
+  output: boolean,
+): Step {
+  const run = context.run;
+  const compiled = dependents.map(([key, schema]) => ({
+    key,
+    check: compile(schema, context, anchor).check,
+    annotator: annotatorOf(schema, anchor, context, incoming, output),
+  }));
+  return {
+    refers: true,
+    uses: compiled.some((dependent) => !!dependent.annotator),
+    run: (value: JsonObject, record: Rec, mark: number) => {
+      for (const { key, check, annotator } of compiled) {
+        if (!hasOwn(value, key)) continue;
+        const passed = annotator === undefined
+          ? after(run, mark, check, value)
+          : afterWith(run, mark, annotator, value, record);
+        if (!passed) return false;
+      }
+      return true;
+    },
+  };
+}
+
+/**
+ * `properties`, `patternProperties` and `additionalProperties` as their plain checks, then,
+ * when the record is read afterwards, the keys they evaluated: own keys of `properties`,
+ * keys of a pattern, and with `additionalProperties` every key.
+ */
+function propertiesStep(s: Schema, context: Context, anchor: Anchor, output: boolean): Step {
+  const run = context.run;
+  const parts = [propertiesCheck(s, context, anchor), otherPropertiesCheck(s, context, anchor)]
+    .filter((part) => part !== undefined);
+  const check = allOnOneValue(parts, run);
+  const refers = parts.some((part) => part.refers);
+  if (!output) return { run: (value: JsonObject) => check(value), refers, uses: false };
+  const everything = s.additionalProperties !== undefined;
+  const named = s.properties === undefined ? undefined : new Set(Object.keys(s.properties));
+  const patterns = Object.keys(s.patternProperties ?? {}).map(patternOf);
+  return {
+    refers,
+    uses: true,
+    run: (value: JsonObject, record: Rec) => {
+      if (!check(value)) return false;
+      if (everything) {
+        record.all = true;
+        return true;
+      }
+      if (named !== undefined) (record.named ??= []).push(named);
+      if (patterns.length > 0) {
+        for (const key in value) {
+          for (let i = 0; i < patterns.length; i++) {
+            if (patterns[i].test(key)) {
+              note(record, key);
+              break;
+            }
+          }
+        }
+      }
+      return true;
+    },
+  };
+}
+
+/** `unevaluatedProperties`: every key the record has not seen; then it has seen them all. */
+function unevaluatedStep(
+  schema: unknown,
+  context: Context,
+  anchor: Anchor,
+  output: boolean,
+): Step {
+  const run = context.run;
+  const part = compile(schema, context, anchor);
+  const check = part.check;
+  return {
+    refers: part.refers,
+    uses: true,
+    run: (value: JsonObject, record: Rec, mark: number) => {
+      if (part !== ACCEPT && !allSeen(record)) {
+        for (const key in value) {
+          if (seenKey(record, key, value)) continue;
+          if (!after(run, mark, check, value[key])) return false;
+        }
+      }
+      if (output) record.all = true;
+      return true;
+    },
+  };
+}
+
+/**
+ * `prefixItems`, `items` and `additionalItems` as their plain check, then, when the record is
+ * read afterwards, the items they evaluated: all of them after a schema `items` or an
+ * `additionalItems`, else those at the positions they name.
+ */
+function itemsStep(s: Schema, context: Context, anchor: Anchor, output: boolean): Step {
+  const part = itemsCheck(s, context, anchor);
+  const check = part === undefined ? accept : part.check;
+  const refers = part !== undefined && part.refers;
+  if (!output) return { run: (value: unknown[]) => check(value), refers, uses: false };
+  const everything = s.items !== undefined &&
+    (!Array.isArray(s.items) || s.additionalItems !== undefined);
+  const positions = Math.max(
+    Array.isArray(s.prefixItems) ? s.prefixItems.length : 0,
+    Array.isArray(s.items) ? s.items.length : 0,
+  );
+  return {
+    refers,
+    uses: true,
+    run: (value: unknown[], record: Rec) => {
+      if (!check(value)) return false;
+      if (everything) record.all = true;
+      else {
+        const upTo = Math.min(positions, value.length);
+        if (upTo > record.upTo) record.upTo = upTo;
+      }
+      return true;
+    },
+  };
+}
+
+/** `contains`; when the record is read afterwards, every item checked, those that pass noted. */
+function containsStep(s: Schema, context: Context, anchor: Anchor, output: boolean): Step {
+  if (!output) return plainStep(containsCheck(s, context, anchor));
+  const run = context.run;
+  const contains = compile(s.contains, context, anchor);
+  const test = contains.check;
+  const { minContains, maxContains } = s;
+  return {
+    refers: contains.refers,
+    uses: true,
+    run: (value: unknown[], record: Rec, mark: number) => {
+      const length = value.length;
+      if (minContains === undefined && length === 0) return false;
+      if (minContains !== undefined && length < minContains) return false;
+      let contained = 0;
+      for (let i = 0; i < length; i++) {
+        if (after(run, mark, test, value[i])) {
+          contained++;
+          note(record, i);
+        }
+      }
+      if (minContains === undefined ? contained === 0 : contained < minContains) return false;
+      return !(maxContains !== undefined && contained > maxContains);
+    },
+  };
+}
+
+/** `unevaluatedItems`: every item the record has not seen; then it has seen them all. */
+function unevaluatedItemsStep(
+  schema: unknown,
+  context: Context,
+  anchor: Anchor,
+  output: boolean,
+): Step {
+  const run = context.run;
+  const part = compile(schema, context, anchor);
+  const check = part.check;
+  return {
+    refers: part.refers,
+    uses: true,
+    run: (value: unknown[], record: Rec, mark: number) => {
+      if (part !== ACCEPT && !allSeen(record)) {
+        for (let i = 0; i < value.length; i++) {
+          if (seenIndex(record, i)) continue;
+          if (!after(run, mark, check, value[i])) return false;
+        }
+      }
+      if (output) record.all = true;
+      return true;
     },
   };
 }
