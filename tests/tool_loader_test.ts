@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_LOAD_OPTIONS, loadTools, ToolLoadError } from "../lib/discovery/tools_dir.ts";
-import type { ToolSet } from "../lib/primitives/tools.ts";
+import { checkDefinition, type ToolSet } from "../lib/primitives/tools.ts";
 import { recorder } from "./_diagnostics.ts";
 import { NO_CHANNELS } from "../lib/primitives/tool_call.ts";
 import { exampleTools } from "./_examples.ts";
@@ -1165,3 +1165,23 @@ for (const { what, files, file, reason } of BAD_LAYOUTS) {
     });
   });
 }
+
+Deno.test("checkDefinition() refuses a 2020-12 schema with $dynamicRef, which the validator would ignore", () => {
+  const definition = (inputSchema: Record<string, unknown>) => ({
+    description: "d",
+    inputSchema,
+    handler: () => "x",
+  });
+  const tree = {
+    $dynamicAnchor: "node",
+    type: "object",
+    properties: { kids: { type: "array", items: { $dynamicRef: "#node" } } },
+  };
+  assert.throws(() => checkDefinition(definition(tree), "t", "tools/t.ts"), {
+    message: 'inputSchema is not a valid JSON Schema: it uses "$dynamicRef", which ' +
+      'toolshed\'s validator does not implement (values the schema refuses would pass): use "$ref"',
+  });
+  // In draft-07 the word is no keyword, and is ignored as JSON Schema says.
+  const draft7 = { ...tree, $schema: "http://json-schema.org/draft-07/schema#" };
+  assert.doesNotThrow(() => checkDefinition(definition(draft7), "t", "tools/t.ts"));
+});

@@ -4,7 +4,7 @@ import { asJsonSchema } from "./standard_schema.ts";
 import { isObject, type JsonObject, MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { jsonProblem, PRIMITIVE_NAME } from "./json_wire.ts";
 import { checkAnnotations, checkIcons } from "../schema/mcp_shapes.ts";
-import { compileSchema, type SchemaCheck } from "../schema/compile.ts";
+import { compileSchema, dynamicRefProblem, type SchemaCheck } from "../schema/compile.ts";
 import type { ToolDefinition } from "./types.ts";
 import { didYouMean } from "../util/suggest.ts";
 
@@ -246,6 +246,8 @@ function defaultsOf(inputSchema: JsonObject): [string, unknown][] {
 
 function compileOrExplain(schema: JsonObject, field: string): SchemaCheck {
   try {
+    const refused = dynamicRefProblem(schema);
+    if (refused !== undefined) throw new Error(refused);
     return compileSchema(schema);
   } catch (error) {
     throw new Error(`${field} is not a valid JSON Schema: ${messageOf(error)}`);

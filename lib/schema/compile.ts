@@ -467,6 +467,28 @@ function checkSubschemas(
   }
 }
 
+/**
+ * Why a tool's schema must be refused for `$dynamicRef`, or undefined. The validator (and the
+ * verdict, which mirrors it) does not implement dynamic scope, as upstream does not: it
+ * ignores the keyword and would pass values the schema refuses (13 of the official suite's
+ * 29 dynamicRef cases). Start-up refuses such a schema rather than check less than written;
+ * compileSchema itself keeps the validator's behaviour, which the differential tests pin.
+ */
+export function dynamicRefProblem(schema: JsonObject): string | undefined {
+  if (draftOf(schema) !== "2020-12") return undefined; // before 2020-12 it is no keyword
+  const stack: unknown[] = [schema];
+  for (let seen = 0; stack.length > 0 && seen < 100_000; seen++) {
+    const next = stack.pop();
+    if (!isObject(next)) continue;
+    if ("$dynamicRef" in next) {
+      return 'it uses "$dynamicRef", which toolshed\'s validator does not implement (values ' +
+        'the schema refuses would pass): use "$ref"';
+    }
+    stack.push(...subschemasOf(next));
+  }
+  return undefined;
+}
+
 /** Keywords that apply a subschema to the same value (not to a part of it). */
 const SAME_VALUE = ["not", "if", "then", "else"];
 const SAME_VALUE_ARRAY = ["allOf", "anyOf", "oneOf"];
