@@ -72,3 +72,17 @@ Deno.test("createSlots() refuses an already aborted signal without taking a slot
   await assert.rejects(slots.acquire(AbortSignal.abort(reason)), (error) => error === reason);
   assert.deepEqual([slots.held(), slots.waiting()], [0, 0]);
 });
+
+Deno.test("slots.take() gives a free slot at once, and nothing while others hold or wait", async () => {
+  const slots = createSlots(1);
+  const first = slots.take();
+  assert.ok(first !== undefined);
+  assert.equal(slots.take(), undefined, "the one slot is held");
+  const waiting = slots.acquire(new AbortController().signal);
+  first();
+  // The slot passed to the waiter in line, not to a later take().
+  assert.equal(slots.take(), undefined);
+  (await waiting)();
+  assert.ok(slots.take() !== undefined);
+  assert.equal(slots.held(), 1);
+});

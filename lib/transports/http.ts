@@ -533,14 +533,17 @@ export function serveHttp(options: HttpOptions): HttpServer {
       settle(controller);
       if (session) sessions.finished(session, controller.signal);
     };
-    let release: () => void;
-    try {
-      release = longLived ? () => {} : await slots.acquire(controller.signal);
-    } catch {
-      // Aborted while it waited: the grace period of shutdown ended before its turn, or
-      // its session ended.
-      done();
-      return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
+    // A free slot is taken without an await (most requests, and a turn of the loop each).
+    let release = longLived ? () => {} : slots.take();
+    if (release === undefined) {
+      try {
+        release = await slots.acquire(controller.signal);
+      } catch {
+        // Aborted while it waited: the grace period of shutdown ended before its turn, or
+        // its session ended.
+        done();
+        return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
+      }
     }
     const ctx: RequestContext = {
       request,

@@ -9,6 +9,8 @@ export interface Slots {
    * nothing). Rejects with the signal's reason if the signal aborts first.
    */
   acquire(signal: AbortSignal): Promise<() => void>;
+  /** A free slot at once (its release), or undefined when the caller must wait. */
+  take(): (() => void) | undefined;
   /** Slots held now. */
   held(): number;
   /** Calls waiting for a slot. */
@@ -40,6 +42,11 @@ export function createSlots(max: number): Slots {
   }
 
   return {
+    take() {
+      if (held >= max || line.size > 0) return undefined;
+      held++;
+      return releaser();
+    },
     acquire(signal) {
       if (signal.aborted) return Promise.reject(signal.reason);
       if (held < max && line.size === 0) {
