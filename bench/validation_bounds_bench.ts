@@ -126,6 +126,23 @@ const LATER_SHAPES: Shape[] = [
     benign: (size) => ({ root: { kind: "a", children: leaves(size) } }),
   },
   {
+    // Invalid at its last leaf: the verdict says no, then the message's budget of steps
+    // (UNMEMOISED_MESSAGE_STEPS) runs out and no place is named.
+    name: "recursive oneOf under unevaluatedProperties, wrong at its last leaf",
+    schema: UNEVALUATED_TREE,
+    hostile: (size) => {
+      const root = deepChain(size);
+      let deepest = root;
+      while ((deepest.children as JsonObject[]).length === 1) {
+        deepest = (deepest.children as JsonObject[])[0];
+      }
+      const children = deepest.children as JsonObject[];
+      children[children.length - 1] = { kind: "a", extra: 1 };
+      return { root };
+    },
+    benign: (size) => ({ root: deepChain(size) }),
+  },
+  {
     name: "recursive anyOf under unevaluatedItems",
     schema: UNEVALUATED_ITEMS,
     hostile: (size) => ({ root: deepItems(size) }),

@@ -3,7 +3,13 @@
 // size, and schemas that would fail every call are refused at start-up. Each hostile shape
 // runs in a Worker behind a hang guard, so a regression fails instead of freezing the suite.
 import assert from "node:assert/strict";
-import { compileSchema, MAX_COLLECTED_ERRORS, UNLOCATED } from "../lib/schema/compile.ts";
+import {
+  compileSchema,
+  MAX_COLLECTED_ERRORS,
+  UNLOCATED,
+  unlocated,
+  UNMEMOISED_MESSAGE_STEPS,
+} from "../lib/schema/compile.ts";
 import { patternsOf, refuseUnsafePatterns } from "../lib/schema/pattern_safety.ts";
 import { checkCallToolResult } from "../lib/schema/mcp_shapes.ts";
 import { loadTools, ToolLoadError } from "../lib/discovery/tools_dir.ts";
@@ -83,7 +89,7 @@ Deno.test("compileSchema() decides in linear time a union whose branches re-chec
     /^ValidationTooCostly: checking them took more than 1\d{4} steps \(16 per value\)/,
   );
   // Invalid everywhere: the verdict says no at once, the message costs its fixed budget.
-  assert.equal(check({ root: chain(40, () => "x") }), UNLOCATED);
+  assert.equal(check({ root: chain(40, () => "x") }), unlocated(UNMEMOISED_MESSAGE_STEPS));
   // Invalid at a small depth: the place is named.
   assert.equal(
     check({ root: { kind: "a", children: [{ kind: "a", extra: 1 }] } }),
@@ -101,6 +107,48 @@ Deno.test("compileSchema() decides in linear time a union whose branches re-chec
   assert.ok(
     readsAt(40) < 3 * readsAt(20),
     `${readsAt(20)} reads at depth 20, ${readsAt(40)} at 40`,
+  );
+});
+
+Deno.test("compileSchema() names a mismatch under unevaluatedProperties within a budget that a small value cannot exhaust 2^depth times", () => {
+  // The union above, wrong only at its deepest node: the verdict says no in one pass, and the
+  // validator, which cannot memoise under unevaluatedProperties, needs ~23,000 steps to name
+  // it at depth 10 (2^depth) and 5.9 million at depth 18. The message's budget is the same
+  // at every depth, so a 300-byte argument no longer costs ~35 ms of the only thread.
+  const node = (kind: string): JsonObject => ({
+    type: "object",
+    properties: {
+      children: { type: "array", items: { $ref: "#/$defs/n" } },
+      kind: { const: kind },
+    },
+  });
+  const check = compileSchema({
+    type: "object",
+    properties: { root: { $ref: "#/$defs/n" } },
+    $defs: { n: { oneOf: [node("a"), node("b")], unevaluatedProperties: false } },
+  });
+  const wrongAtDepth = (depth: number): JsonObject => {
+    let deep: JsonObject = { kind: "a", extra: 1 };
+    for (let i = 0; i < depth; i++) deep = { kind: i % 2 ? "a" : "b", children: [deep] };
+    return { root: deep };
+  };
+  // Shallow: named in full.
+  assert.match(check(wrongAtDepth(2)) ?? "", /^at "\/root": must match exactly one/);
+  // Deep: not named, and the work stays flat as the depth grows.
+  const readsAt = (depth: number): number => {
+    const reads = { count: 0 };
+    assert.equal(
+      check(counted(wrongAtDepth(depth), reads)),
+      unlocated(UNMEMOISED_MESSAGE_STEPS),
+    );
+    return reads.count;
+  };
+  // Two attempts (every error, then the first) of at most UNMEMOISED_MESSAGE_STEPS each, a
+  // step reading under one property on average here (10,000 steps read ~8,000).
+  const [at10, at18] = [readsAt(10), readsAt(18)];
+  assert.ok(
+    Math.max(at10, at18) < 2 * UNMEMOISED_MESSAGE_STEPS,
+    `${at10} reads at depth 10, ${at18} at depth 18`,
   );
 });
 

@@ -86,10 +86,24 @@ export const MIN_STEPS_PER_WEIGHT = 16;
  */
 export const MESSAGE_STEPS = BASE_STEPS;
 
+/**
+ * The message budget of a schema that reads `unevaluated*`, which the validator cannot
+ * memoise: a step there costs ~3 µs (the record of evaluated keys), and a union a few levels
+ * deep takes 2^depth of them whatever the value's size, so 10,000 steps (twice) made a 300-byte
+ * invalid value cost ~35 ms. With 1,000 a message costs at most ~6 ms; such a union is named
+ * up to 5 levels deep, and a closed composition (`allOf` + `unevaluatedProperties: false`)
+ * wherever a thousand applications of its subschemas suffice.
+ */
+export const UNMEMOISED_MESSAGE_STEPS = 1_000;
+
+/** The message when the place of a mismatch is not found within the message's `steps`. */
+export function unlocated(steps: number): string {
+  return `no place is named: finding the first mismatch would take more than the ${steps} ` +
+    `steps an error message may cost in a value this large`;
+}
+
 /** The message when the place of a mismatch is not found within MESSAGE_STEPS. */
-export const UNLOCATED =
-  `no place is named: finding the first mismatch would take more than the ${MESSAGE_STEPS} ` +
-  `steps an error message may cost in a value this large`;
+export const UNLOCATED = unlocated(MESSAGE_STEPS);
 
 /**
  * The deepest nesting of subschemas a schema may have. The validator follows a value down
@@ -170,21 +184,22 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
   // The verdict said no: the validator only names the place, within a budget that does not
   // grow with the value (a recursive union wrong at its end took ~190 ms per MiB to name).
   // First every error (as the validator alone would say); if naming them runs out of steps,
-  // the first one only, stopping at it; if even that does, none: at most 2 × MESSAGE_STEPS.
+  // the first one only, stopping at it; if even that does, none: at most twice its budget.
   const attempts: [(value: unknown) => ValidationResult, string][] = [
     [all, ""],
     [first, " (the first mismatch; checking stopped there)"],
   ];
+  const messageSteps = trackEvaluated ? UNMEMOISED_MESSAGE_STEPS : MESSAGE_STEPS;
   const locate: SchemaCheck = (value) => {
     for (const [run, note] of attempts) {
       try {
-        const message = bounded(() => run(value), value, 0, trackEvaluated, targets);
+        const message = bounded(() => run(value), value, 0, trackEvaluated, targets, messageSteps);
         return message === undefined ? undefined : message + note;
       } catch (error) {
         if (!(error instanceof ValidationTooCostly)) throw error;
       }
     }
-    return UNLOCATED;
+    return unlocated(messageSteps);
   };
   // The verdict is compiled at the first validation, not at start-up: nothing in it may
   // refuse a schema (one it does not mirror gets the validator alone, as would one it
@@ -246,12 +261,13 @@ function referenceTargets(
 let validating: unknown;
 let stepsPerWeight = MIN_STEPS_PER_WEIGHT;
 let stepsAllowed = BASE_STEPS;
+let baseSteps = BASE_STEPS;
 
 /** Called by the validator when the steps run out: grants the value's share once, then stops. */
 function exhausted(): void {
   // Weighed only when the base budget runs out (small values never pay for it), and only
   // when the value's weight buys more steps.
-  if (stepsAllowed === BASE_STEPS && stepsPerWeight > 0) {
+  if (stepsAllowed === baseSteps && stepsPerWeight > 0) {
     const more = stepsPerWeight * weightOf(validating);
     stepsAllowed += more;
     limits.remaining += more;
@@ -267,11 +283,12 @@ function bounded(
   perWeight: number,
   trackEvaluated: boolean,
   memoised: ReadonlySet<object> | undefined,
+  base = BASE_STEPS,
 ): string | undefined {
   validating = value;
   stepsPerWeight = perWeight;
-  stepsAllowed = BASE_STEPS;
-  limits.remaining = BASE_STEPS;
+  stepsAllowed = baseSteps = base;
+  limits.remaining = base;
   limits.maxErrors = MAX_COLLECTED_ERRORS;
   limits.saturated = false;
   limits.trackEvaluated = trackEvaluated;
