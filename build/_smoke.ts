@@ -23,12 +23,16 @@ export async function toolNames(dir: URL, skipExecutables: boolean): Promise<str
   return loaded.tools.map((tool) => tool.name).sort();
 }
 
-/** Runs `command` with `args` and stdin, guarded against a hang; stdout and stderr as text. */
-async function run(
+/**
+ * Runs `command` with `args` and stdin, guarded against a hang (killed after `hangGuardMs`,
+ * not a timing check); stdout and stderr as text. The tests that run a built server use it too.
+ */
+export async function run(
   command: string[],
   args: string[],
   input: string,
   cwd: string | undefined,
+  hangGuardMs = HANG_GUARD_MS,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = new Deno.Command(command[0], {
     args: [...command.slice(1), ...args],
@@ -38,7 +42,7 @@ async function run(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const guard = setTimeout(() => child.kill(), HANG_GUARD_MS);
+  const guard = setTimeout(() => child.kill(), hangGuardMs);
   try {
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode(input)).catch(() => {});

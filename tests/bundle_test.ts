@@ -13,7 +13,7 @@ import {
   staticImports,
   withLazyRequire,
 } from "../build/bundle.ts";
-import { toolNames } from "../build/_smoke.ts";
+import { run, toolNames } from "../build/_smoke.ts";
 
 const REPO = new URL("../", import.meta.url);
 const REPO_PATH = decodeURIComponent(REPO.pathname);
@@ -47,30 +47,17 @@ function serveFiles(files: Record<string, string>, type: string | null) {
 async function runFromUrl(url: string, args: string[], lines: unknown[]) {
   const cwd = await Deno.makeTempDir({ prefix: "toolshed_bundle_run_" });
   const origin = new URL(url).origin;
-  const child = new Deno.Command(Deno.execPath(), {
-    // --reload=<origin> re-fetches what the test server serves, never the npm cache.
-    args: ["run", "-A", `--reload=${origin}`, url, ...args],
-    cwd,
-    env: { NO_COLOR: "1" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const guard = setTimeout(() => child.kill(), HANG_GUARD_MS);
+  const input = lines.map((line) => `${JSON.stringify(line)}\n`).join("");
   try {
-    const writer = child.stdin.getWriter();
-    const text = lines.map((line) => `${JSON.stringify(line)}\n`).join("");
-    await writer.write(new TextEncoder().encode(text)).catch(() => {});
-    await writer.close().catch(() => {});
-    const output = await child.output();
-    const decoder = new TextDecoder();
-    return {
-      code: output.code,
-      stdout: decoder.decode(output.stdout),
-      stderr: decoder.decode(output.stderr),
-    };
+    // --reload=<origin> re-fetches what the test server serves, never the npm cache.
+    return await run(
+      [Deno.execPath(), "run", "-A", `--reload=${origin}`, url],
+      args,
+      input,
+      cwd,
+      HANG_GUARD_MS,
+    );
   } finally {
-    clearTimeout(guard);
     await Deno.remove(cwd, { recursive: true });
   }
 }
