@@ -60,3 +60,44 @@ export function serveForTest(
     },
   };
 }
+
+/** The headers a 2026-07-28 client sends with `method` (and `Mcp-Name` when given). */
+export function modernHeaders(method: string, name?: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": method,
+  };
+  if (name !== undefined) headers["mcp-name"] = name;
+  return headers;
+}
+
+/**
+ * One raw HTTP/1.1 request over TCP to 127.0.0.1, for what fetch will not send (a Host
+ * header). A POST gets its Content-Length; the connection closes after the answer.
+ */
+export async function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body = "",
+): Promise<{ status: number; body: string }> {
+  const bytes = new TextEncoder().encode(body);
+  const head = Object.entries({
+    ...(method === "POST" ? { "content-length": String(bytes.length) } : {}),
+    connection: "close",
+    ...headers,
+  }).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
+  await connection.write(
+    new TextEncoder().encode(`${method} ${path} HTTP/1.1\r\n${head}\r\n${body}`),
+  );
+  const text = await new Response(connection.readable).text();
+  const [statusLine] = text.split("\r\n", 1);
+  return {
+    status: Number(statusLine.split(" ")[1]),
+    body: text.slice(text.indexOf("\r\n\r\n") + 4),
+  };
+}

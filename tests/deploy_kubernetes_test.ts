@@ -13,6 +13,7 @@ import {
   spawnHttpServer,
   withHangGuard,
 } from "./_server_process.ts";
+import { modernHeaders as clientHeaders, rawRequest } from "./_http_server.ts";
 
 const MANIFEST_TEXT = await Deno.readTextFile(
   new URL("../deploy/kubernetes.yaml", import.meta.url),
@@ -216,52 +217,15 @@ const META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-/** The headers a 2026-07-28 client sends with `method` (and `Mcp-Name` when given). */
+/** The headers a 2026-07-28 client sends with `method` (and `Mcp-Name` when given), and the token. */
 function modernHeaders(method: string, name?: string): Record<string, string> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": MODERN,
-    "mcp-method": method,
-    authorization: `Bearer ${TOKEN}`,
-  };
-  if (name !== undefined) headers["mcp-name"] = name;
-  return headers;
-}
-
-/**
- * One raw HTTP/1.1 request over TCP, for what fetch will not send (a Host header), as
- * tests/http_test.ts's rawPost.
- */
-async function raw(
-  port: number,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body = "",
-): Promise<{ status: number; body: string }> {
-  const bytes = new TextEncoder().encode(body);
-  const head = Object.entries({
-    ...(method === "POST" ? { "content-length": String(bytes.length) } : {}),
-    connection: "close",
-    ...headers,
-  }).map(([name, value]) => `${name}: ${value}\r\n`).join("");
-  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
-  await connection.write(
-    new TextEncoder().encode(`${method} ${path} HTTP/1.1\r\n${head}\r\n${body}`),
-  );
-  const text = await new Response(connection.readable).text();
-  const [statusLine] = text.split("\r\n", 1);
-  return {
-    status: Number(statusLine.split(" ")[1]),
-    body: text.slice(text.indexOf("\r\n\r\n") + 4),
-  };
+  return { ...clientHeaders(method, name), authorization: `Bearer ${TOKEN}` };
 }
 
 /** A probe as the kubelet sends it: Host is the pod's IP and port, no Authorization. */
 function probe(port: number, path: string) {
   return withHangGuard(
-    raw(port, "GET", path, {
+    rawRequest(port, "GET", path, {
       host: `10.244.1.7:${httpPort()}`,
       "user-agent": "kube-probe/1.30",
       accept: "*/*",
@@ -337,7 +301,7 @@ Deno.test("deploy/kubernetes.yaml: main.ts accepts the container's args, answers
         // Through the Service, on port 80, Host is the bare name.
         for (const host of hosts) {
           const answer = await withHangGuard(
-            raw(port, "POST", "/mcp", { ...modernHeaders("tools/list"), host }, body),
+            rawRequest(port, "POST", "/mcp", { ...modernHeaders("tools/list"), host }, body),
             `tools/list with Host ${host}`,
           );
           strictEqual(answer.status, 200, `Host ${host}: ${answer.body}`);
@@ -345,7 +309,13 @@ Deno.test("deploy/kubernetes.yaml: main.ts accepts the container's args, answers
           ok(tools.some((tool) => tool.name === "report"), host);
         }
         const evil = await withHangGuard(
-          raw(port, "POST", "/mcp", { ...modernHeaders("tools/list"), host: "evil.example" }, body),
+          rawRequest(
+            port,
+            "POST",
+            "/mcp",
+            { ...modernHeaders("tools/list"), host: "evil.example" },
+            body,
+          ),
           "tools/list with Host evil.example",
         );
         strictEqual(evil.status, 403, evil.body);

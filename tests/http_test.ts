@@ -14,7 +14,7 @@ import { acceptsEventStream, decodeHeaderValue } from "../lib/transports/http_he
 import { hostNameOf } from "../lib/transports/http_guard.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { recorder } from "./_diagnostics.ts";
-import { serveForTest, type TestHttpServer } from "./_http_server.ts";
+import { modernHeaders, rawRequest, serveForTest, type TestHttpServer } from "./_http_server.ts";
 import { events, FIXTURE_TOOLS, readLines, withHangGuard } from "./_server_process.ts";
 
 const MODERN = "2026-07-28";
@@ -119,18 +119,6 @@ async function start(options: Partial<HttpOptions> = {}): Promise<Started> {
   return { ...serveForTest([...await fixtureTools(), ...tools], options), probe };
 }
 
-/** The headers a 2026-07-28 client sends with `method` (and `Mcp-Name` when given). */
-function modernHeaders(method: string, name?: string): Record<string, string> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": MODERN,
-    "mcp-method": method,
-  };
-  if (name !== undefined) headers["mcp-name"] = name;
-  return headers;
-}
-
 /** A tools/call body; `meta` adds to the `_meta` envelope (a progress token, say). */
 function callBody(
   id: number | string,
@@ -175,27 +163,13 @@ function call(url: string, id: number | string, name: string) {
   return post(url, callBody(id, name), modernHeaders("tools/call", name));
 }
 
-/** One raw HTTP/1.1 POST over TCP, for what fetch will not send (a Host header). */
-async function rawPost(
+/** One raw HTTP/1.1 POST of JSON to /mcp, for what fetch will not send (a Host header). */
+function rawPost(
   port: number,
   headers: Record<string, string>,
   body: string,
 ): Promise<{ status: number; body: string }> {
-  const bytes = new TextEncoder().encode(body);
-  const head = Object.entries({
-    "content-type": "application/json",
-    "content-length": String(bytes.length),
-    connection: "close",
-    ...headers,
-  }).map(([name, value]) => `${name}: ${value}\r\n`).join("");
-  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
-  await connection.write(new TextEncoder().encode(`POST /mcp HTTP/1.1\r\n${head}\r\n${body}`));
-  const text = await new Response(connection.readable).text();
-  const [statusLine] = text.split("\r\n", 1);
-  return {
-    status: Number(statusLine.split(" ")[1]),
-    body: text.slice(text.indexOf("\r\n\r\n") + 4),
-  };
+  return rawRequest(port, "POST", "/mcp", { "content-type": "application/json", ...headers }, body);
 }
 
 const discover = (id: number) => ({
