@@ -58,10 +58,11 @@ Deno.test("compileSchema() checks each value once per referenced schema: branche
   );
 });
 
-Deno.test("compileSchema() decides in linear time a union whose branches re-check the same values under unevaluatedProperties", () => {
-  // `unevaluatedProperties` makes a result depend on the branch that reached the value, so the
-  // validator remembers nothing: 2^40 applications, which only its budget of steps stops. The
-  // compiled verdict remembers what a value below (which has a record of its own) gets.
+/**
+ * A tree of nodes whose two kinds both descend into the children before `kind` tells them
+ * apart, under `unevaluatedProperties: false`.
+ */
+const UNEVALUATED_UNION: JsonObject = (() => {
   const node = (kind: string): JsonObject => ({
     type: "object",
     properties: {
@@ -69,11 +70,18 @@ Deno.test("compileSchema() decides in linear time a union whose branches re-chec
       kind: { const: kind },
     },
   });
-  const schema: JsonObject = {
+  return {
     type: "object",
     properties: { root: { $ref: "#/$defs/n" } },
     $defs: { n: { oneOf: [node("a"), node("b")], unevaluatedProperties: false } },
   };
+})();
+
+Deno.test("compileSchema() decides in linear time a union whose branches re-check the same values under unevaluatedProperties", () => {
+  // `unevaluatedProperties` makes a result depend on the branch that reached the value, so the
+  // validator remembers nothing: 2^40 applications, which only its budget of steps stops. The
+  // compiled verdict remembers what a value below (which has a record of its own) gets.
+  const schema = UNEVALUATED_UNION;
   const check = compileSchema(schema);
   const alone = compileSchema(schema, { fastPath: false });
   const chain = (depth: number, kind: (level: number) => string): JsonObject => {
@@ -115,18 +123,7 @@ Deno.test("compileSchema() names a mismatch under unevaluatedProperties within a
   // validator, which cannot memoise under unevaluatedProperties, needs ~23,000 steps to name
   // it at depth 10 (2^depth) and 5.9 million at depth 18. The message's budget is the same
   // at every depth, so a 300-byte argument no longer costs ~35 ms of the only thread.
-  const node = (kind: string): JsonObject => ({
-    type: "object",
-    properties: {
-      children: { type: "array", items: { $ref: "#/$defs/n" } },
-      kind: { const: kind },
-    },
-  });
-  const check = compileSchema({
-    type: "object",
-    properties: { root: { $ref: "#/$defs/n" } },
-    $defs: { n: { oneOf: [node("a"), node("b")], unevaluatedProperties: false } },
-  });
+  const check = compileSchema(UNEVALUATED_UNION);
   const wrongAtDepth = (depth: number): JsonObject => {
     let deep: JsonObject = { kind: "a", extra: 1 };
     for (let i = 0; i < depth; i++) deep = { kind: i % 2 ? "a" : "b", children: [deep] };
