@@ -4,7 +4,14 @@
 // the conformance fixture's tools.
 import { deepStrictEqual, match, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { startInProcess } from "./_in_process.ts";
-import { openState, REQUEST_STATE_TTL_MS, sealState, stateKey } from "../lib/core/request_state.ts";
+import {
+  openState,
+  REQUEST_STATE_TTL_MS,
+  SEALED_ELSEWHERE,
+  sealState,
+  stateKey,
+  TAMPERED,
+} from "../lib/core/request_state.ts";
 import { createKeyRing } from "../lib/core/key_ring.ts";
 
 type Message = Record<string, unknown> & {
@@ -251,8 +258,42 @@ Deno.test("openState() refuses expired state and accepts arguments in any key or
       binding,
       1_000,
     ),
-    "requestState failed its integrity check",
+    SEALED_ELSEWHERE,
   );
+});
+
+Deno.test("openState() tells state changed by a client from state sealed with another key", async () => {
+  const key = await stateKey("0123456789abcdef0123456789abcdef");
+  const binding = { method: "tools/call", name: "t", args: {} };
+  const sealed = await sealState(key, binding, { k: { action: "decline" } });
+  const [payload, mac] = sealed.split(".");
+  const text = new TextDecoder().decode(
+    Uint8Array.from(
+      atob(payload.replaceAll("-", "+").replaceAll("_", "/")),
+      (c) => c.charCodeAt(0),
+    ),
+  );
+  // The payload names its key by a fingerprint, which says nothing of the key itself.
+  const fingerprint = JSON.parse(text).k;
+  match(fingerprint, /^[A-Za-z0-9_-]{11}$/);
+  ok(!text.includes("0123456789abcdef"));
+  const reseal = (changed: string) =>
+    `${btoa(changed).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")}.${mac}`;
+  // Answers changed, the fingerprint kept: changed.
+  strictEqual(
+    await openState([key], reseal(text.replace('"decline"', '"accept"')), binding),
+    TAMPERED,
+  );
+  // Another fingerprint, or none: only the first is another key's.
+  strictEqual(
+    await openState([key], reseal(text.replace(fingerprint, "AAAAAAAAAAA")), binding),
+    SEALED_ELSEWHERE,
+  );
+  strictEqual(
+    await openState([key], reseal(text.replace(`"k":"${fingerprint}",`, "")), binding),
+    TAMPERED,
+  );
+  deepStrictEqual(await openState([key], sealed, binding), { k: { action: "decline" } });
 });
 
 Deno.test("openState() refuses a state whose last character differs only in unused bits", async () => {
@@ -285,7 +326,7 @@ Deno.test("a key ring signs with its first key and opens state sealed with any o
   deepStrictEqual(await openState(await after.verifying(), sealedDuring, binding), { k: 2 });
   strictEqual(
     await openState(await after.verifying(), sealedBefore, binding),
-    "requestState failed its integrity check",
+    SEALED_ELSEWHERE,
     "a key dropped from the ring opens nothing",
   );
   const random = createKeyRing();

@@ -11,7 +11,7 @@ import { connectRedis, type RedisLink } from "../lib/redis/connection.ts";
 import { createRedisTaskStore } from "../lib/redis/task_store.ts";
 import { createRedisBus } from "../lib/redis/bus.ts";
 import { createRedisKeyRing, KEY_ROTATION_MS } from "../lib/redis/key_ring.ts";
-import { openState, sealState } from "../lib/core/request_state.ts";
+import { openState, SEALED_ELSEWHERE, sealState } from "../lib/core/request_state.ts";
 import { recorder } from "./_diagnostics.ts";
 import { events, spawnHttpServer, withHangGuard } from "./_server_process.ts";
 
@@ -390,8 +390,16 @@ Deno.test({
       const refused = await roundsAcross(alone[0].url, alone[1].url);
       deepStrictEqual(refused.error, {
         code: -32602,
-        message: "Invalid requestState: requestState failed its integrity check",
+        message: `Invalid requestState: ${SEALED_ELSEWHERE}`,
       });
+      // The instance that got the other's state says so on its stderr, once.
+      await roundsAcross(alone[0].url, alone[1].url);
+      const { stderr } = await alone[1].stop();
+      strictEqual(
+        stderr.filter((line) => line.includes("A requestState sealed with another key")).length,
+        1,
+        stderr.join("\n"),
+      );
     } finally {
       await Promise.all([...shared, ...alone].map((instance) => instance.stop()));
       await server.stop();
@@ -418,12 +426,12 @@ Deno.test({
       });
       strictEqual(
         await openState(await at(12 * day + 1).verifying(), sealed, binding),
-        "requestState failed its integrity check",
+        SEALED_ELSEWHERE,
       );
       const resealed = await sealState(await at(11 * day).signing(), binding, { k: 2 });
       strictEqual(
         await openState(await at(10 * day).verifying(), resealed, binding),
-        "requestState failed its integrity check",
+        SEALED_ELSEWHERE,
         "each day signs with a key of its own",
       );
     } finally {

@@ -108,6 +108,17 @@ export function createCore(given: CoreOptions): Core {
     : { ...given, tasks: createTasks(createMemoryTaskStore(), createMemoryBus()) };
   const table = options.methods ?? METHODS;
   const ring = options.keyRing ?? createKeyRing();
+  // State sealed by another instance means instances without a shared key: said once.
+  let saidSealedElsewhere = false;
+  const sealedElsewhere = () => {
+    if (saidSealedElsewhere) return;
+    saidSealedElsewhere = true;
+    options.diagnostics.error(
+      "A requestState sealed with another key reached this instance: instances behind a " +
+        "load balancer must share TOOLSHED_STATE_KEY (or use --redis), else a multi-round " +
+        "call fails whenever its next round lands on another instance",
+    );
+  };
   /** By snapshot, then era: a snapshot's capabilities never change, so they are made once. */
   const advertised = new WeakMap<Snapshot, Map<Era, Readonly<JsonObject>>>();
   function capabilitiesFor(snapshot: Snapshot, era: Era): Readonly<JsonObject> {
@@ -235,7 +246,7 @@ export function createCore(given: CoreOptions): Core {
         ? (result as Promise<JsonObject>).then(rounds.finish)
         : rounds.finish(result);
     };
-    const answers = answersOf(params, ring, binding);
+    const answers = answersOf(params, ring, binding, sealedElsewhere);
     return isThenable(answers) ? (answers as Promise<JsonObject>).then(proceed) : proceed(answers);
   }
 

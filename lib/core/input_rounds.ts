@@ -9,7 +9,7 @@ import { invalidParams } from "../wire/errors.ts";
 import { type InputRequest, InputRequired } from "../primitives/input_required.ts";
 import type { ClientRequestMethod, HandlerContext } from "../primitives/types.ts";
 import type { RequestContext } from "./context.ts";
-import { openState, sealState, type StateBinding } from "./request_state.ts";
+import { openState, SEALED_ELSEWHERE, sealState, type StateBinding } from "./request_state.ts";
 import type { KeyRing } from "./key_ring.ts";
 
 /** The client capability each question needs. */
@@ -36,11 +36,15 @@ export interface Rounds {
   finish(result: JsonObject): JsonObject | Promise<JsonObject>;
 }
 
-/** The answers a round starts with: the sealed ones, then this round's `inputResponses`. */
+/**
+ * The answers a round starts with: the sealed ones, then this round's `inputResponses`.
+ * `sealedElsewhere` hears of state sealed with a key this server does not hold.
+ */
 export function answersOf(
   params: JsonObject,
   ring: KeyRing,
   binding: StateBinding,
+  sealedElsewhere: () => void = () => {},
 ): JsonObject | Promise<JsonObject> {
   const given = params.inputResponses;
   if (given !== undefined && !isObject(given)) {
@@ -49,6 +53,7 @@ export function answersOf(
   if (params.requestState === undefined) return given ?? {};
   return ring.verifying().then((keys) => openState(keys, params.requestState, binding)).then(
     (opened) => {
+      if (opened === SEALED_ELSEWHERE) sealedElsewhere();
       if (typeof opened === "string") throw invalidParams(`Invalid requestState: ${opened}`);
       return { ...opened, ...given };
     },

@@ -2,7 +2,10 @@
 // request has collected over its rounds, bound to the request it belongs to (method, name,
 // arguments) and to an expiry, sealed with HMAC-SHA-256 so that any instance holding the key
 // can continue the request and none accepts state a client made up or changed. The client
-// sees it as an opaque string: `<payload>.<mac>`, both base64url.
+// sees it as an opaque string: `<payload>.<mac>`, both base64url. The payload names the key
+// that sealed it by a fingerprint (not the key), so that state sealed by an instance with
+// another key is told apart from state that was changed: several instances without a shared
+// key is a deployment mistake worth saying so.
 import { isObject, type JsonObject } from "../util/json.ts";
 
 /** How long a requestState stays good: a person may take a while to answer an elicitation. */
@@ -35,6 +38,7 @@ export async function sealState(
 ): Promise<string> {
   const payload = JSON.stringify({
     v: 1,
+    k: await fingerprintOf(key),
     b: bindingOf(binding),
     e: now + REQUEST_STATE_TTL_MS,
     a: answers,
@@ -44,9 +48,17 @@ export async function sealState(
   return `${base64url(bytes)}.${base64url(mac)}`;
 }
 
+/** Why state that fails its check is refused: changed, or not sealed by these keys at all. */
+export const TAMPERED = "requestState failed its integrity check";
+export const SEALED_ELSEWHERE =
+  "requestState was sealed with a key this server does not hold: by another instance (every " +
+  "instance behind a load balancer must share TOOLSHED_STATE_KEY, or use --redis), or with a " +
+  "key rotated out since";
+
 /**
  * The answers sealed in `state`, or a sentence saying why it cannot be trusted: not a
- * string toolshed made, changed, expired, or made for another request.
+ * string toolshed made, changed, sealed with another key, expired, or made for another
+ * request.
  */
 export async function openState(
   keys: readonly CryptoKey[],
@@ -67,7 +79,7 @@ export async function openState(
     verified = await crypto.subtle.verify("HMAC", key, mac, payload);
     if (verified) break;
   }
-  if (!verified) return "requestState failed its integrity check";
+  if (!verified) return await sealedElsewhere(keys, payload) ? SEALED_ELSEWHERE : TAMPERED;
   const sealed: unknown = JSON.parse(new TextDecoder().decode(payload));
   if (!isObject(sealed) || sealed.v !== 1 || !isObject(sealed.a)) {
     return "requestState is not one this server issued";
@@ -75,6 +87,41 @@ export async function openState(
   if (typeof sealed.e !== "number" || sealed.e < now) return "requestState has expired";
   if (sealed.b !== bindingOf(binding)) return "requestState belongs to another request";
   return sealed.a;
+}
+
+/**
+ * Whether a payload whose MAC none of `keys` verifies names a key that is not one of them.
+ * Read only to choose the message: nothing in an unverified payload is trusted.
+ */
+async function sealedElsewhere(keys: readonly CryptoKey[], payload: Uint8Array): Promise<boolean> {
+  let named: unknown;
+  try {
+    named = JSON.parse(new TextDecoder().decode(payload))?.k;
+  } catch {
+    return false;
+  }
+  if (typeof named !== "string") return false;
+  const ours = await Promise.all(keys.map(fingerprintOf));
+  return !ours.includes(named);
+}
+
+/** Fingerprints by key, computed once each. */
+const fingerprints = new WeakMap<CryptoKey, Promise<string>>();
+
+/**
+ * A key's public name: the first 8 bytes of its HMAC over a fixed label, base64url. It says
+ * which key sealed a state and nothing of the key.
+ */
+function fingerprintOf(key: CryptoKey): Promise<string> {
+  let fingerprint = fingerprints.get(key);
+  if (fingerprint === undefined) {
+    const label = new TextEncoder().encode("toolshed requestState key");
+    fingerprint = crypto.subtle.sign("HMAC", key, label).then((mac) =>
+      base64url(new Uint8Array(mac, 0, 8))
+    );
+    fingerprints.set(key, fingerprint);
+  }
+  return fingerprint;
 }
 
 /** The binding as one string: method, name and the arguments as canonical JSON. */
