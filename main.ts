@@ -10,6 +10,7 @@ import { type Options, parseCommand, STATE_KEY_ENV, usage } from "./lib/host/cli
 import type { ListenAddress } from "./lib/host/listen_address.ts";
 import { type Core, createCore } from "./lib/core/handle.ts";
 import { createTasks, type Tasks } from "./lib/core/tasks.ts";
+import { randomInstanceName } from "./lib/core/instance.ts";
 import { createMemoryTaskStore } from "./lib/core/task_store.ts";
 import { createMemoryBus } from "./lib/core/bus.ts";
 import { createKeyRing, type KeyRing } from "./lib/core/key_ring.ts";
@@ -124,10 +125,12 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     }
     watchAndReload({ folders, load: loadOptions, registry, diagnostics: stderrDiagnostics });
   }
+  // Over HTTP, the name that begins the ids of sessions and tasks (instance.ts), chosen once.
+  const instance = options.http ? options.instanceName ?? randomInstanceName() : undefined;
   let shared: { tasks: Tasks; keyRing: KeyRing | undefined } | undefined;
   if (options.redis !== undefined) {
     try {
-      shared = await sharedState(options.redis, options.stateSecret === undefined);
+      shared = await sharedState(options.redis, options.stateSecret === undefined, instance);
     } catch (error) {
       logError(`Cannot start: ${messageOf(error)}`);
       return 1;
@@ -152,7 +155,8 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       ? undefined
       : createKeyRing([options.stateSecret, ...options.previousStateSecrets ?? []]));
   // The tasks that calls become (adr/0016): in Redis with --redis, else in this process.
-  const tasks = shared?.tasks ?? createTasks(createMemoryTaskStore(), createMemoryBus());
+  const tasks = shared?.tasks ??
+    createTasks(createMemoryTaskStore(), createMemoryBus(), Date.now, instance);
   // At shutdown, tasks running here get the grace to end; the rest are failed, not left to
   // their lease.
   const drainTasks = () => tasks.drain(options.shutdownGraceMs);
@@ -168,7 +172,14 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
   });
   if (options.http) {
     announce(loaded, folders, "HTTP");
-    return await serveOverHttp(options, options.http, core, registry, exit, drainTasks);
+    return await serveOverHttp(
+      { ...options, instanceName: instance },
+      options.http,
+      core,
+      registry,
+      exit,
+      drainTasks,
+    );
   }
   announce(loaded, folders, "stdio");
   if (Deno.stdin.isTerminal()) greet(loaded);
@@ -215,6 +226,7 @@ async function runCommand(entry: Entry, args: string[], stdout: ByteSink): Promi
 async function sharedState(
   url: string,
   shareKeys: boolean,
+  instance: string | undefined,
 ): Promise<{ tasks: Tasks; keyRing: KeyRing | undefined }> {
   const { connectRedis } = await import("./lib/redis/connection.ts");
   const { createRedisTaskStore } = await import("./lib/redis/task_store.ts");
@@ -223,7 +235,7 @@ async function sharedState(
   const link = await connectRedis(url, stderrDiagnostics);
   const bus = await createRedisBus(link, stderrDiagnostics);
   return {
-    tasks: createTasks(createRedisTaskStore(link), bus),
+    tasks: createTasks(createRedisTaskStore(link), bus, Date.now, instance),
     keyRing: shareKeys ? createRedisKeyRing(link) : undefined,
   };
 }

@@ -280,6 +280,48 @@ async function post(url: string, method: string, params: Record<string, unknown>
   return await response.json();
 }
 
+Deno.test("memory: a task of another instance is refused naming it, and that instance's stderr says once that tasks need --redis", async () => {
+  const [a, b] = await Promise.all([
+    spawnInstance(["--instance", "alpha"]),
+    spawnInstance(["--instance", "beta"]),
+  ]);
+  let stopped = false;
+  try {
+    const created = await post(
+      a.url,
+      "tools/call",
+      { name: "slow_compute", arguments: { seconds: 60, label: "alone" } },
+      "slow_compute",
+    );
+    const taskId = created.result?.taskId;
+    ok(typeof taskId === "string" && taskId.startsWith("alpha."), JSON.stringify(created));
+    strictEqual((await post(a.url, "tasks/get", { taskId }, taskId)).result?.status, "working");
+    const expected = {
+      code: -32602,
+      message: `Unknown task: "${taskId}" is run by instance "alpha", and this instance keeps ` +
+        "its tasks in memory (the server's instances need --redis to share tasks)",
+      data: { taskId },
+    };
+    deepStrictEqual((await post(b.url, "tasks/get", { taskId }, taskId)).error, expected);
+    deepStrictEqual((await post(b.url, "tasks/cancel", { taskId }, taskId)).error, expected);
+    // An id of no instance's shape is only unknown.
+    const unknown = await post(b.url, "tasks/get", { taskId: "t-1" }, "t-1");
+    strictEqual(
+      unknown.error?.message,
+      'Unknown task: "t-1" (it never existed, or it has expired)',
+    );
+    stopped = true;
+    const [, { stderr }] = await Promise.all([a.stop(), b.stop()]);
+    strictEqual(
+      stderr.filter((line) => line.includes('a task of instance "alpha" reached this')).length,
+      1,
+      stderr.join("\n"),
+    );
+  } finally {
+    if (!stopped) await Promise.all([a.stop(), b.stop()]);
+  }
+});
+
 Deno.test({
   name:
     "redis: two main.ts instances with --redis share a task: created on one, read and cancelled on the other, followed by a listen on the first",

@@ -34,13 +34,35 @@ function taskCall(call: MethodCall): { tasks: Tasks; taskId: string } {
   return { tasks, taskId: params.taskId };
 }
 
-const unknownTask = (taskId: string) =>
-  invalidParams(`Unknown task: "${taskId}" (it never existed, or it has expired)`, { taskId });
+/**
+ * -32602 for a task this instance cannot find: it never existed or has expired, or (when
+ * tasks live in this process's memory) another instance runs it, which is said once on stderr.
+ */
+function unknownTask(call: MethodCall, tasks: Tasks, taskId: string): ProtocolError {
+  const elsewhere = tasks.elsewhere(taskId);
+  if (elsewhere === undefined) {
+    return invalidParams(`Unknown task: "${taskId}" (it never existed, or it has expired)`, {
+      taskId,
+    });
+  }
+  const owner = elsewhere.instance;
+  if (elsewhere.first) {
+    call.options.diagnostics.error(
+      `A request for a task of instance "${owner}" reached this instance, which keeps its ` +
+        "tasks in memory: give every instance behind a load balancer --redis URL",
+    );
+  }
+  return invalidParams(
+    `Unknown task: "${taskId}" is run by instance "${owner}", and this instance keeps its ` +
+      "tasks in memory (the server's instances need --redis to share tasks)",
+    { taskId },
+  );
+}
 
 export async function getTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
   const task = await tasks.get(taskId);
-  if (task === undefined) throw unknownTask(taskId);
+  if (task === undefined) throw unknownTask(call, tasks, taskId);
   return { ...task };
 }
 
@@ -48,12 +70,12 @@ export async function updateTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
   const responses = call.request.params.inputResponses;
   if (!isObject(responses)) throw invalidParams("Invalid params: inputResponses must be an object");
-  if (!await tasks.update(taskId, responses)) throw unknownTask(taskId);
+  if (!await tasks.update(taskId, responses)) throw unknownTask(call, tasks, taskId);
   return {};
 }
 
 export async function cancelTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
-  if (!await tasks.cancel(taskId)) throw unknownTask(taskId);
+  if (!await tasks.cancel(taskId)) throw unknownTask(call, tasks, taskId);
   return {};
 }

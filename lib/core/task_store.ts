@@ -42,6 +42,8 @@ export interface TaskStore {
   put(task: StoredTask): Promise<void>;
   /** The task, or undefined when there is none by that id or it has expired. */
   get(taskId: string): Promise<StoredTask | undefined>;
+  /** True for a store in this process's memory, which no other instance reads. */
+  readonly local?: boolean;
 }
 
 /** Tasks one process keeps at most; the oldest are forgotten first. */
@@ -62,6 +64,7 @@ export function createMemoryTaskStore(
   const tasks = new Map<string, StoredTask>();
   const expired = (task: StoredTask) => expiryOf(task.record) <= now();
   return {
+    local: true,
     put(task) {
       const stored = tasks.get(task.record.taskId);
       if (stored === undefined) {

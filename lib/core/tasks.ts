@@ -9,6 +9,7 @@ import type { ClientRequestMethod } from "../primitives/types.ts";
 import { internalError } from "../wire/errors.ts";
 import type { RpcError } from "../wire/types.ts";
 import type { Bus } from "./bus.ts";
+import { idOf, instanceOf } from "./instance.ts";
 import { isAnswerTo } from "./input_rounds.ts";
 import { isTerminal, type TaskRecord, type TaskStatus, type TaskStore } from "./task_store.ts";
 
@@ -52,6 +53,12 @@ export interface Tasks {
   /** Cancels a task (a finished one stays as it is); false when there is no such task. */
   cancel(taskId: string): Promise<boolean>;
   /**
+   * The instance a task id names when it is not this one and tasks live in this process's
+   * memory (only that instance knows the task), and whether this is the first time that
+   * instance's tasks reached this one. Undefined otherwise.
+   */
+  elsewhere(taskId: string): { instance: string; first: boolean } | undefined;
+  /**
    * Calls `listener` with each task's new state, whichever instance changed it (through the
    * bus); returns how to stop.
    */
@@ -81,14 +88,21 @@ interface Running {
   keys: Set<string>;
 }
 
+/**
+ * The tasks of this instance. With `instance`, task ids are `<instance>.<uuid>`, so that
+ * another instance can tell whose a task is (instance.ts).
+ */
 export function createTasks(
   store: TaskStore,
   bus: Bus,
   now: () => number = Date.now,
+  instance?: string,
 ): Tasks {
   /** This instance, as the owner of the tasks it runs. */
   const owner = crypto.randomUUID();
   const running = new Map<string, Running>();
+  /** Instances whose task ids reached this one (elsewhere()). */
+  const strays = new Set<string>();
   const stamp = () => new Date(now()).toISOString();
   const put = (record: TaskRecord) =>
     store.put({ record, owner, leaseUntil: now() + TASK_LEASE_MS });
@@ -202,11 +216,21 @@ export function createTasks(
 
   return {
     canStart: () => running.size < MAX_RUNNING_TASKS,
+    elsewhere(taskId) {
+      if (!store.local || instance === undefined) return undefined;
+      const named = instanceOf(taskId);
+      if (named === undefined || named === instance) return undefined;
+      // A few instances at most are remembered: enough to say each mistake once.
+      const first = !strays.has(named) && strays.size < 16;
+      if (first) strays.add(named);
+      return { instance: named, first };
+    },
     async create(runMs) {
       const createdAt = stamp();
       const task: Running = {
         record: {
-          taskId: crypto.randomUUID(), // unguessable: 122 random bits
+          // Unguessable: 122 random bits.
+          taskId: instance === undefined ? crypto.randomUUID() : idOf(instance),
           status: "working",
           createdAt,
           lastUpdatedAt: createdAt,

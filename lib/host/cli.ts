@@ -1,4 +1,5 @@
 // Command-line flags, parsed by lib/host/args.ts (node:util costs ~5 ms of start-up, adr/0008).
+import { INSTANCE_NAME } from "../core/instance.ts";
 import { parseArgs } from "./args.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
@@ -324,7 +325,7 @@ function withHttpSecurity(
   const { http } = options;
   if (given.instance !== undefined) {
     if (http === undefined) return { kind: "usage-error", message: "--instance needs --http" };
-    if (!/^[A-Za-z0-9_-]{1,63}$/.test(given.instance)) {
+    if (!INSTANCE_NAME.test(given.instance)) {
       return {
         kind: "usage-error",
         message: `Invalid value for --instance: "${given.instance}" is not 1 to 63 letters, ` +

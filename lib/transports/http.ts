@@ -29,6 +29,7 @@ import type { RequestContext } from "../core/context.ts";
 import type { Core } from "../core/handle.ts";
 import type { Outbound } from "../core/outbound.ts";
 import { createSession, type Session } from "../core/session.ts";
+import { instanceOf, randomInstanceName } from "../core/instance.ts";
 import type { Registry } from "../primitives/registry.ts";
 import {
   type Admission,
@@ -65,7 +66,6 @@ import { acceptsEventStream, isJsonContentType, PROTOCOL_VERSION_HEADER } from "
 import {
   createSessionTable,
   type HttpSession,
-  instanceOfSession,
   MAX_SESSION_BYTES,
   MAX_SESSIONS,
   SESSION_ID_HEADER,
@@ -168,14 +168,12 @@ export function serveHttp(options: HttpOptions): HttpServer {
   const maxListens = options.maxListens ?? MAX_LONG_LIVED;
   /** Long-lived requests (listen streams) open now: each holds a connection. */
   let listens = 0;
-  const instance = options.instanceName ??
-    Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0"))
-      .join("");
+  const instance = options.instanceName ?? randomInstanceName();
   /** Instances whose sessions reached this one, said once each on stderr (a few at most). */
   const strays = new Set<string>();
   /** The 404 for an id no live session has, naming the instance that opened it, if another. */
   const missing = (sessionId: string) => {
-    const openedBy = instanceOfSession(sessionId);
+    const openedBy = instanceOf(sessionId);
     if (openedBy === undefined || openedBy === instance) return sessionNotFound();
     if (!strays.has(openedBy) && strays.size < 16) {
       strays.add(openedBy);

@@ -8,6 +8,7 @@
 // Sessions are bounded: one idle for the TTL
 // is forgotten, and past the cap (a count, and the bytes of the `initialize` bodies that
 // made them) the least recently used goes. One timer sweeps, only while sessions exist.
+import { idOf } from "../core/instance.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { EventStream } from "./http_answer.ts";
 import { createSessionEvents, type EventBudget, type SessionEvents } from "./http_events.ts";
@@ -159,7 +160,7 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
     open(core, size) {
       const requests = new Map<AbortSignal, SessionRequest>();
       const session: HttpSession = {
-        id: `${options.instance}.${crypto.randomUUID()}`,
+        id: idOf(options.instance),
         core,
         // A request the server sends goes on its caller's stream (resumable, if its client
         // left); once the call has answered, on the GET stream; with neither, nowhere.
@@ -222,13 +223,4 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
       return sessions.size;
     },
   };
-}
-
-/**
- * The instance a session id says it was opened by, when it has toolshed's shape
- * (`<instance>.<uuid>`); undefined for any other id.
- */
-export function instanceOfSession(id: string): string | undefined {
-  return /^([A-Za-z0-9_-]{1,63})\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-    .exec(id)?.[1];
 }

@@ -1,0 +1,26 @@
+// The name of one server instance, which begins the ids it makes that only it can answer
+// for: a 2025-era session's, and a task's while tasks live in its memory (`<name>.<uuid>`).
+// Behind a load balancer such an id says which instance made it, so another instance can
+// say where it lives instead of only "unknown".
+
+/** `--instance NAME`: letters, digits, `-` and `_`, up to 63 (a Kubernetes pod name fits). */
+export const INSTANCE_NAME = /^[A-Za-z0-9_-]{1,63}$/;
+
+/** A name when none is given: 8 random hex digits. */
+export function randomInstanceName(): string {
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(4)),
+    (byte) => byte.toString(16).padStart(2, "0"),
+  ).join("");
+}
+
+/** A new id of `instance`: its name, a dot, and a random UUID (122 random bits). */
+export function idOf(instance: string): string {
+  return `${instance}.${crypto.randomUUID()}`;
+}
+
+/** The instance an id says made it, when it has that shape; undefined for any other id. */
+export function instanceOf(id: string): string | undefined {
+  return /^([A-Za-z0-9_-]{1,63})\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+    .exec(id)?.[1];
+}
