@@ -1,6 +1,6 @@
 // The conformance fixture answers what the suite's own fixture answers (the suite checks some
 // of it only loosely: any text passes tools-call-simple-text), run in process.
-import { deepStrictEqual } from "node:assert/strict";
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { loadTools } from "../../lib/discovery/tools_dir.ts";
 import { loadResources } from "../../lib/discovery/resources_dir.ts";
 import { loadPrompts } from "../../lib/discovery/prompts_dir.ts";
@@ -53,10 +53,12 @@ Deno.test("conformance fixture: holds exactly the tools the suite calls that too
     "confirm_delete",
     "failing_job",
     "greet",
+    "json_schema_2020_12_tool",
     "multi_input",
     "protocol_error_job",
     "slow_compute",
     "test_audio_content",
+    "test_custom_header",
     "test_elicitation",
     "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums",
@@ -83,6 +85,35 @@ Deno.test("conformance fixture: holds exactly the tools the suite calls that too
     "test_trigger_prompt_change",
     "test_trigger_tool_change",
   ]);
+});
+
+Deno.test("conformance fixture: json_schema_2020_12_tool's 2020-12 schema is applied, $ref and if/then/else included", async () => {
+  const valid = await call("json_schema_2020_12_tool", {
+    name: "Ada",
+    address: { street: "1 Main St", city: "Paris" },
+    contactMethod: "phone",
+    phone: "555",
+  });
+  deepStrictEqual(valid.result, { content: [{ type: "text", text: "ok" }] });
+  const refusals = [
+    { contactMethod: "phone", email: "a@b.c" }, // if/then: a phone contact needs a phone
+    { name: "Ada" }, // allOf/anyOf: a phone or an e-mail
+    { phone: "555", address: { street: 7 } }, // $ref into $defs: a street is a string
+    { phone: "555", nickname: "A" }, // additionalProperties: false
+  ];
+  // What the core checks arguments with before a call (tool_methods.ts).
+  const validate = tools.byName.get("json_schema_2020_12_tool")!.validateInput;
+  for (const args of refusals) ok(validate(args) !== undefined, JSON.stringify(args));
+  strictEqual(validate({ email: "a@b.c", contactMethod: "email" }), undefined);
+});
+
+Deno.test("conformance fixture: test_custom_header marks its region for the Mcp-Param-Region header", async () => {
+  deepStrictEqual(tools.byName.get("test_custom_header")?.headerParams, [
+    { path: ["region"], header: "Region" },
+  ]);
+  deepStrictEqual((await call("test_custom_header", { region: "eu-west-1" })).result, {
+    content: [{ type: "text", text: "region: eu-west-1" }],
+  });
 });
 
 const served = await loadResources(new URL("./fixture/resources", import.meta.url), {

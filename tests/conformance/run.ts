@@ -451,8 +451,10 @@ function describeUnscored(scored: string[], results: Map<string, Check[]>): stri
   const unscored = [...results.keys()].filter((scenario) => !scored.includes(scenario)).sort();
   if (unscored.length === 0) return "";
   const passing = unscored.filter((scenario) => passes(results.get(scenario) ?? []));
+  const failing = unscored.filter((scenario) => !passing.includes(scenario));
   return `not scored: ${passing.length} of ${unscored.length} run pass` +
-    (passing.length > 0 ? ` (${passing.join(", ")})` : "");
+    (passing.length > 0 ? ` (${passing.join(", ")})` : "") +
+    (failing.length > 0 ? `; not passing: ${failing.join(", ")}` : "");
 }
 
 /** The `server` list of a requirements or expected-failures file. */
