@@ -61,6 +61,7 @@ export type { ToolDefinition } from "./lib/primitives/types.ts";
  *   progress: () => {},
  *   log: () => {},
  *   request: () => Promise.reject(new Error("no way back to the client")),
+ *   closeStream: () => false,
  * };
  * const answer = wait.handler({}, ctx);
  * controller.abort("the user changed their mind");

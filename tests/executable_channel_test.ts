@@ -11,7 +11,7 @@ import {
   notUnderstoodNote,
   readChannelLine,
 } from "../lib/programs/channel.ts";
-import type { LogLevel, ToolContext } from "../lib/primitives/types.ts";
+import type { Channels, LogLevel } from "../lib/primitives/types.ts";
 import { withHangGuard } from "./_server_process.ts";
 import { type Recorder, recorder } from "./_diagnostics.ts";
 
@@ -45,10 +45,11 @@ type Call =
 /** Calls the tool with channels that record every progress and log call, in order. */
 async function callRecording(tool: Tool): Promise<{ result: CallToolResult; calls: Call[] }> {
   const calls: Call[] = [];
-  const channels: Pick<ToolContext, "progress" | "log" | "request"> = {
+  const channels: Channels = {
     progress: (progress, total, message) => calls.push(["progress", progress, total, message]),
     log: (level, data) => calls.push(["log", level, data]),
     request: NO_CHANNELS.request,
+    closeStream: NO_CHANNELS.closeStream,
   };
   const result = await withHangGuard(
     Promise.resolve(callTool(tool, {}, {
@@ -195,13 +196,14 @@ Deno.test("executable tool channel: 100,000 progress lines finish, the last valu
   const { tool, diagnostics } = program("channel_flood.sh");
   let count = 0;
   let last: unknown[] = [];
-  const channels: Pick<ToolContext, "progress" | "log" | "request"> = {
+  const channels: Channels = {
     progress: (...args) => {
       count++;
       last = args;
     },
     log: () => assert.fail("no log line was printed"),
     request: NO_CHANNELS.request,
+    closeStream: NO_CHANNELS.closeStream,
   };
   const result = await withHangGuard(
     Promise.resolve(callTool(tool, {}, {

@@ -793,6 +793,115 @@ Deno.test("serveHttp() resumes a 2025-era call's stream while the call runs: rep
   }
 });
 
+/**
+ * A server with one tool, `polled`, that closes its call's event stream at once (SEP-1699
+ * polling), says whether it could, and answers once released.
+ */
+function pollingServer() {
+  const closed: boolean[] = [];
+  let release = deferred();
+  const polled = checkDefinition(
+    {
+      description: "closes its stream, then answers when released",
+      inputSchema: { type: "object" },
+      handler: async (_args: unknown, ctx: ToolContext) => {
+        closed.push(ctx.closeStream());
+        await release.promise;
+        return "answered after the stream closed";
+      },
+    },
+    "polled",
+    "polled.ts",
+  );
+  const http = serveForTest([polled]);
+  return {
+    http,
+    closed,
+    release: () => {
+      release.resolve();
+      release = deferred();
+    },
+  };
+}
+
+Deno.test("serveHttp() closes a 2025-era call's stream when its tool asks (SEP-1699 polling); a GET with Last-Event-ID receives the answer", async () => {
+  const { http, closed, release } = pollingServer();
+  try {
+    const headers = await open(http.url, { sampling: {} });
+    const response = await fetch(http.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
+      body: JSON.stringify(callBody(1, "polled")),
+    });
+    strictEqual(response.headers.get("content-type"), "text/event-stream");
+    // The priming event (an id and `retry`), then the server ends the stream: the call goes on.
+    const sent = await withHangGuard(collect(identified(response.body!)), "the closed stream");
+    deepStrictEqual(sent, [["s1_0", undefined]]);
+    deepStrictEqual(closed, [true]);
+    release();
+    const resumed = await get(http.url, {
+      ...headers,
+      accept: "text/event-stream",
+      "last-event-id": "s1_0",
+    });
+    strictEqual(resumed.status, 200);
+    const replayed = await withHangGuard(collect(identified(resumed.body!)), "the answer");
+    deepStrictEqual(replayed, [["s1_1", textResult(1, "answered after the stream closed")]]);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() keeps a stream open when it cannot be resumed: ctx.closeStream() is false for JSON answers, sessions before 2025-11-25 and 2026-07-28", async () => {
+  const { http, closed, release } = pollingServer();
+  /** A POST's status and whole body (JSON, or an event stream that ends with the answer). */
+  const send = async (body: unknown, headers: Record<string, string>) => {
+    const response = await fetch(http.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, text: await response.text() };
+  };
+  try {
+    // A session whose client declared nothing to be asked: its call's answer is JSON.
+    const plain = await open(http.url);
+    const json = send(callBody(1, "polled"), plain);
+    // A 2025-06-18 session: its streams have no priming event to resume from.
+    const older = await open(http.url, { sampling: {} }, "2025-06-18");
+    const unprimed = send(callBody(2, "polled"), older);
+    // 2026-07-28: no resumption at all (closing the stream cancels the request).
+    const modern = send({
+      ...callBody(3, "polled"),
+      params: {
+        name: "polled",
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }, {
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "polled",
+    });
+    for (let i = 0; i < 200 && closed.length < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    deepStrictEqual(closed, [false, false, false]);
+    release();
+    // Each answer arrives on the request's own connection.
+    const answers = await withHangGuard(Promise.all([json, unprimed, modern]), "answers");
+    for (const answer of answers) {
+      strictEqual(answer.status, 200);
+      match(answer.text, /answered after the stream closed/);
+    }
+  } finally {
+    await http.close();
+  }
+});
+
 Deno.test("serveHttp() primes no event stream of a session older than 2025-11-25", async () => {
   const http = start({ keepAliveMs: 1 });
   try {

@@ -67,6 +67,7 @@ function context(promptName: string): PromptContext {
     progress() {},
     log() {},
     request: () => Promise.reject(new Error("no client")),
+    closeStream: () => false,
     promptName,
   };
 }

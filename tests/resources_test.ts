@@ -75,6 +75,7 @@ function ctx(uri: string): ResourceContext {
     progress() {},
     log() {},
     request: () => Promise.reject(new Error("no way back")),
+    closeStream: () => false,
   };
 }
 

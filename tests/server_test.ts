@@ -88,6 +88,8 @@ Deno.test("serve() passes the request's signal, id and client to the handler", a
           progress: typeof ctx.progress,
           log: typeof ctx.log,
           request: typeof ctx.request,
+          // Over stdio there is no stream to close: a call's answer is one line.
+          closeStream: (ctx.closeStream as () => boolean)(),
         };
         return "ok";
       },
@@ -108,6 +110,7 @@ Deno.test("serve() passes the request's signal, id and client to the handler", a
     progress: "function",
     log: "function",
     request: "function",
+    closeStream: false,
   });
 });
 

@@ -23,4 +23,10 @@ export interface Outlet {
   notify(message: JsonObject): void;
   /** Requests to the client, answered by id; undefined where the transport has no way back. */
   readonly outbound: Outbound | undefined;
+  /**
+   * Ends the stream the answer travels on while keeping what follows for the client to
+   * resume (a 2025-era session's event stream over HTTP); true if it did or will, once the
+   * stream opens. Absent where there is nothing to resume.
+   */
+  readonly closeStream?: () => boolean;
 }

@@ -17,7 +17,7 @@ import { LOG_LEVELS, META_PROTOCOL_VERSION } from "../wire/protocol.ts";
 import { MODERN_VERSIONS, VERSIONS } from "../wire/versions.ts";
 import type { Era, VersionFeatures } from "../wire/versions.ts";
 import type { Registry, Snapshot } from "../primitives/registry.ts";
-import type { ClientRequestMethod, LogLevel, ToolContext } from "../primitives/types.ts";
+import type { Channels, ClientRequestMethod, LogLevel } from "../primitives/types.ts";
 import type { RequestContext } from "./context.ts";
 import { answersOf, CLIENT_CAPABILITY, createRounds, refusal } from "./input_rounds.ts";
 import { createKeyRing, type KeyRing } from "./key_ring.ts";
@@ -65,8 +65,6 @@ export interface Core {
   changeNotices(previous: Snapshot, next: Snapshot, session: Session): JsonObject[];
 }
 
-type Channels = Pick<ToolContext, "progress" | "log" | "request">;
-
 const MODERN_PIN = Object.freeze({ era: "modern" as const });
 const OPEN_PIN = Object.freeze({ era: "open" as const });
 
@@ -80,6 +78,7 @@ const LEVEL_RANK = new Map([...LOG_LEVELS].map((level, rank) => [level, rank]));
 const MODERN_CHANNELS: Channels = Object.freeze({
   progress() {},
   log() {},
+  closeStream: () => false,
   request: (method: string) =>
     Promise.reject(
       new Error(
@@ -93,6 +92,7 @@ const MODERN_CHANNELS: Channels = Object.freeze({
 const LEGACY_CHANNELS: Channels = Object.freeze({
   progress() {},
   log() {},
+  closeStream: () => false,
   request: (method: string) => Promise.reject(new Error(refusal(method as ClientRequestMethod))),
 });
 
@@ -344,6 +344,7 @@ export function createCore(given: CoreOptions): Core {
         }
         return outbound.request(method, params, ctx.controller.signal);
       },
+      closeStream: () => sending() && (ctx.outlet.closeStream?.() ?? false),
     };
     const finish = () => {
       sendProgress();

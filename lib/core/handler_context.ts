@@ -14,6 +14,7 @@ export function handlerContextOf(call: MethodCall): HandlerContext {
     progress: channels.progress,
     log: channels.log,
     request: channels.request,
+    closeStream: channels.closeStream,
   };
 }
 

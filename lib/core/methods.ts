@@ -7,7 +7,7 @@ import type { Request } from "../wire/extract.ts";
 import type { Era, VersionFeatures } from "../wire/versions.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { Registry, Snapshot } from "../primitives/registry.ts";
-import type { ToolContext } from "../primitives/types.ts";
+import type { Channels } from "../primitives/types.ts";
 import type { RequestContext } from "./context.ts";
 import { discover, initialize, ping } from "./lifecycle.ts";
 import { callToolMethod, listToolsMethod } from "./tool_methods.ts";
@@ -49,7 +49,7 @@ export interface MethodCall {
   /** What this server advertises to this request's era, for this snapshot. */
   readonly capabilities: Readonly<JsonObject>;
   /** progress/log/request for handlers that reach back to the client (see handle.ts). */
-  readonly channels: Pick<ToolContext, "progress" | "log" | "request">;
+  readonly channels: Channels;
   /** Calls `listener` after each swap of the registry's snapshot; returns how to stop. */
   readonly onChange: Registry["onChange"];
   readonly options: MethodOptions;

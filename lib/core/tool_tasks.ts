@@ -10,12 +10,10 @@ import { isThenable, type MaybePromise } from "../util/maybe.ts";
 import { internalError, ProtocolError } from "../wire/errors.ts";
 import { callTool, type CallToolResult } from "../primitives/tool_call.ts";
 import type { Tool } from "../primitives/tools.ts";
-import type { ToolContext } from "../primitives/types.ts";
+import type { Channels } from "../primitives/types.ts";
 import { CLIENT_CAPABILITY, refusal } from "./input_rounds.ts";
 import type { MethodCall } from "./methods.ts";
 import { type LiveTask, MAX_RUNNING_TASKS, type Tasks } from "./tasks.ts";
-
-type Channels = Pick<ToolContext, "progress" | "log" | "request">;
 
 export function callAsTask(
   call: MethodCall,
@@ -57,6 +55,8 @@ export function callAsTask(
       }
       return task.ask(method, params, options?.key);
     },
+    // A task's request has answered already: no stream of its own is left to close.
+    closeStream: () => task === undefined && call.channels.closeStream(),
   };
   const runMs = tool.timeoutMs ?? call.options.toolTimeoutMs;
   const result = callTool(tool, args, {

@@ -7,7 +7,7 @@ import type { Tool } from "./tools.ts";
 import { checkCallToolResult } from "../schema/mcp_shapes.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { JsonObject } from "../util/json.ts";
-import type { ToolContext } from "./types.ts";
+import type { Channels, ToolContext } from "./types.ts";
 import { InputRequired } from "./input_required.ts";
 import { ProtocolError } from "../wire/errors.ts";
 
@@ -27,17 +27,18 @@ export interface CallOptions {
   controller: AbortController;
   /** Used when the tool sets no `timeoutMs` of its own. */
   defaultTimeoutMs: number;
-  context: Omit<ToolContext, "signal" | "toolName" | "progress" | "log" | "request">;
+  context: Omit<ToolContext, "signal" | "toolName" | keyof Channels>;
   /** The ways back to the client a handler may use; each a no-op (or a refusal) when absent. */
-  channels?: Pick<ToolContext, "progress" | "log" | "request">;
+  channels?: Channels;
   /** Where a handler's thrown error is reported, beside the isError result. */
   diagnostics: Diagnostics;
 }
 
 /** What a call without channels gets: shared, so a plain call allocates nothing for them. */
-export const NO_CHANNELS: Pick<ToolContext, "progress" | "log" | "request"> = Object.freeze({
+export const NO_CHANNELS: Channels = Object.freeze({
   progress() {},
   log() {},
+  closeStream: () => false,
   request: (method: string) =>
     Promise.reject(new Error(`Cannot send ${method}: this request has no way back to the client`)),
 });
@@ -88,6 +89,7 @@ export function callTool(
     progress: channels.progress,
     log: channels.log,
     request: channels.request,
+    closeStream: channels.closeStream,
   };
   let value: unknown;
   try {

@@ -63,7 +63,19 @@ export interface HandlerContext {
     params: JsonObject,
     options?: { key?: string },
   ): Promise<JsonObject>;
+  /**
+   * Closes the HTTP event stream this request's answer travels on, when the client can
+   * resume it (a 2025-era session that accepts event streams; SEP-1699 polling): what the
+   * request sends from then on, its response included, is kept, and the client reconnects
+   * with `Last-Event-ID` after the stream's `retry` interval and receives it. For a long
+   * request behind proxies that cut long connections. Returns false and does nothing
+   * elsewhere (stdio, 2026-07-28 requests, JSON answers): there, closing would lose the answer.
+   */
+  closeStream(): boolean;
 }
+
+/** The ways back to the client a request has besides its response. */
+export type Channels = Pick<HandlerContext, "progress" | "log" | "request" | "closeStream">;
 
 /** What a tool's handler receives besides its arguments. */
 export interface ToolContext extends HandlerContext {

@@ -519,6 +519,10 @@ export function serveHttp(options: HttpOptions): HttpServer {
     const openLog: OpenLog | undefined = session &&
       ((sink) => session.events.open(sink, primes(session.core)));
     const answer = createAnswer(canStream, keepAliveMs, openLog);
+    // Whether the request may send notifications (or, in a session, requests) before its
+    // answer: then a pending answer is an event stream, else JSON.
+    const mayNotify = longLived || request.progressToken !== undefined ||
+      (session ? mayAsk(session.core) : request.envelope?.logLevel !== undefined);
     // Entered before it waits, so that the session neither expires nor misses a cancel.
     session?.requests.set(controller.signal, {
       id: request.id,
@@ -558,6 +562,10 @@ export function serveHttp(options: HttpOptions): HttpServer {
           : canStream
           ? session.outbound
           : NO_STREAM_OUTBOUND,
+        // SEP-1699 polling, for streams that start with a priming event (an id to resume from).
+        closeStream: session !== undefined && primes(session.core)
+          ? () => answer.closeStream(mayNotify)
+          : undefined,
       },
     };
     const outcome = core.handle(ctx);
@@ -572,8 +580,6 @@ export function serveHttp(options: HttpOptions): HttpServer {
     // The core raises its routing errors before any handler runs, synchronously: an answer
     // still pending can only be 200, and it goes now, so that the client closing the
     // connection reaches the handler as cancellation.
-    const mayNotify = longLived || request.progressToken !== undefined ||
-      (session ? mayAsk(session.core) : request.envelope?.logLevel !== undefined);
     const streamed = answer.stream(mayNotify, () => {
       // A resumable stream's call goes on: the client may GET the rest with Last-Event-ID
       // (or cancel it with notifications/cancelled). Otherwise leaving is cancelling.

@@ -28,6 +28,13 @@ export interface Answer {
    * client goes away before `finish`.
    */
   stream(mayNotify: boolean, onClosed: () => void): StreamedAnswer;
+  /**
+   * Closes a resumable event stream (a 2025-era session's) and keeps what follows for the
+   * client to resume with `Last-Event-ID` (SEP-1699 polling): now if it is open, else as soon
+   * as it opens. False, doing nothing, when this answer is not or will not be such a stream
+   * (`mayNotify`: as `stream` will be told).
+   */
+  closeStream(mayNotify: boolean): boolean;
 }
 
 /** An answer whose status and headers are sent and whose messages follow. */
@@ -80,6 +87,10 @@ export function createAnswer(
   /** Notifications sent before the shape was chosen (made for the first one). */
   let early: JsonObject[] | undefined;
   let sink: ((message: JsonObject) => void) | undefined;
+  /** The open resumable stream's way to close for polling. */
+  let suspend: (() => void) | undefined;
+  /** closeStream() was asked before the stream opened. */
+  let suspendOnOpen = false;
   return {
     notify(message) {
       if (sink) sink(message);
@@ -101,7 +112,22 @@ export function createAnswer(
       const body = eventBody(onClosed, keepAliveMs, SSE_HEADERS, openLog);
       for (const message of early ?? []) body.send(message);
       sink = body.send;
+      if (openLog !== undefined) {
+        suspend = body.suspend;
+        if (suspendOnOpen) suspend();
+      }
       return { response: body.response, finish: body.end, resumable: openLog !== undefined };
+    },
+    closeStream(mayNotify) {
+      if (suspend !== undefined) {
+        suspend();
+        return true;
+      }
+      // Decided already, as JSON; or never resumable; or it will be JSON.
+      if (sink !== undefined || openLog === undefined || !canStream) return false;
+      if (early === undefined && !mayNotify) return false;
+      suspendOnOpen = true;
+      return true;
     },
   };
 }
@@ -192,6 +218,12 @@ function eventBody(
   send(message: JsonObject): void;
   end(message: JsonObject): void;
   close(): void;
+  /**
+   * A resumable stream: ends the body as if its client had left, so that what follows is
+   * kept for a resumption (the client reconnects after the priming event's `retry`). Else
+   * nothing.
+   */
+  suspend(): void;
 } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastSent = performance.now();
@@ -246,6 +278,12 @@ function eventBody(
       },
       end: (message) => stream.end(message),
       close: () => stream.close(),
+      suspend() {
+        if (!body.alive()) return;
+        stop();
+        stream.detach(sink);
+        body.close();
+      },
     };
   }
   const event = (message: JsonObject) => encoder.encode(`data: ${serialize(message)}\n\n`);
@@ -264,6 +302,7 @@ function eventBody(
       stop();
       body.close();
     },
+    suspend() {},
   };
 }
 

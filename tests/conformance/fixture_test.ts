@@ -5,7 +5,7 @@ import { loadTools } from "../../lib/discovery/tools_dir.ts";
 import { loadResources } from "../../lib/discovery/resources_dir.ts";
 import { loadPrompts } from "../../lib/discovery/prompts_dir.ts";
 import { callTool } from "../../lib/primitives/tool_call.ts";
-import type { ToolContext } from "../../lib/primitives/types.ts";
+import type { Channels } from "../../lib/primitives/types.ts";
 import { recorder } from "../_diagnostics.ts";
 
 const FIXTURE = new URL("./fixture/tools", import.meta.url);
@@ -21,7 +21,7 @@ async function call(name: string, args: Record<string, unknown> = {}) {
   const progress: unknown[][] = [];
   const logs: unknown[][] = [];
   const asked: unknown[][] = [];
-  const channels: Pick<ToolContext, "progress" | "log" | "request"> = {
+  const channels: Channels = {
     progress: (...report) => void progress.push(report),
     log: (...message) => void logs.push(message),
     request: (method, params) => {
@@ -32,6 +32,7 @@ async function call(name: string, args: Record<string, unknown> = {}) {
           : { action: "accept", content: { username: "ada" } },
       );
     },
+    closeStream: () => false,
   };
   const result = await callTool(tool, args, {
     controller: new AbortController(),
@@ -76,6 +77,7 @@ Deno.test("conformance fixture: holds exactly the tools the suite calls that too
     "test_logging_tool",
     "test_missing_capability",
     "test_multiple_content_types",
+    "test_reconnection",
     "test_sampling",
     "test_simple_text",
     "test_streaming_elicitation",
@@ -116,6 +118,14 @@ Deno.test("conformance fixture: test_custom_header marks its region for the Mcp-
   });
 });
 
+Deno.test("conformance fixture: test_reconnection answers, and says so where its stream cannot be closed", async () => {
+  const { result } = await call("test_reconnection");
+  deepStrictEqual(result.content, [{
+    type: "text",
+    text: "Reconnection test completed: this stream could not be resumed, so it stayed open",
+  }]);
+});
+
 const served = await loadResources(new URL("./fixture/resources", import.meta.url), {
   maxResourceBytes: 1 << 20,
   allowOutsideSymlinks: false,
@@ -139,6 +149,7 @@ function quietContext(uri: string) {
     progress() {},
     log() {},
     request: () => Promise.reject(new Error("nothing to ask")),
+    closeStream: () => false,
   };
 }
 
