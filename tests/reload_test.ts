@@ -4,6 +4,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { startInProcess } from "./_in_process.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { withoutModuleVersions } from "../lib/discovery/import_module.ts";
 
 const TOOL = (text: string) =>
   `export default { description: "Says ${text}", inputSchema: { type: "object" }, ` +
@@ -253,4 +254,18 @@ Deno.test("subscriptions/listen is answered, with its subscription id, when the 
   const answer = JSON.parse(rest[0]);
   deepStrictEqual([answer.id, answer.result.resultType], [7, "complete"]);
   strictEqual(answer.result._meta["io.modelcontextprotocol/subscriptionId"], 7);
+});
+
+Deno.test("withoutModuleVersions() takes the loader's ?mtime= out of the file URLs in a stack, and nothing else", () => {
+  const stack = [
+    "Error: The boom tool always fails",
+    "    at Object.handler (file:///srv/tools/boom.ts?mtime=1796045896770:5:11)",
+    "    at callTool (file:///srv/lib/primitives/tool_call.ts:94:29)",
+    "    at https://example.com/q.ts?mtime=now:1:2 (not a version)",
+  ].join("\n");
+  strictEqual(
+    withoutModuleVersions(stack),
+    stack.replace("boom.ts?mtime=1796045896770:5:11", "boom.ts:5:11"),
+  );
+  strictEqual(withoutModuleVersions("no stack"), "no stack");
 });

@@ -54,6 +54,15 @@ export function byUniqueName<P extends { name: string }>(
   return { byName, problems };
 }
 
+/**
+ * `text` (a stack) with the modification times taken out of module URLs: Deno shows an
+ * author's file as imported (`tools/boom.ts?mtime=…:5:11`) when it has no cached emit to map
+ * the stack back, and a terminal or an editor opens `tools/boom.ts:5:11`.
+ */
+export function withoutModuleVersions(text: string): string {
+  return text.includes("?mtime=") ? text.replaceAll(/\?mtime=\d+(?=:\d+:\d+)/g, "") : text;
+}
+
 /** `url` with the file's modification time, for a file on disk outside a compiled binary. */
 async function versioned(url: URL): Promise<string> {
   if (url.protocol !== "file:" || Deno.build.standalone) return url.href;

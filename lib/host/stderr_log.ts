@@ -12,6 +12,7 @@
 import type { ByteSink } from "../transports/writer.ts";
 import { concatBytes } from "../util/bytes.ts";
 import { type Diagnostics, diagnosticText } from "../util/diagnostics.ts";
+import { withoutModuleVersions } from "../discovery/import_module.ts";
 
 export interface StderrLog {
   /** Queues text for stderr, or drops it when the queue is full. */
@@ -190,7 +191,7 @@ export const stderrLog: StderrLog = createStderrLog(
 
 /** Writes one diagnostic line to stderr, with the error's stack when there is one. */
 export function logError(message: string, error?: unknown): void {
-  stderrLog.write(diagnosticText(message, error));
+  stderrLog.write(withoutModuleVersions(diagnosticText(message, error)));
 }
 
 /** Whether diagnostics carry stacks (--verbose); else one line each. */
