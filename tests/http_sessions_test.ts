@@ -101,12 +101,17 @@ interface Answer {
   json: unknown;
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
-  const response = await fetch(url, {
+/** A POST as a 2025-era client sends it: the response as it comes (its body unread). */
+function postRaw(url: string, body: unknown, headers: Record<string, string>): Promise<Response> {
+  return fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
     body: JSON.stringify(body),
   });
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
+  const response = await postRaw(url, body, headers);
   const text = await response.text();
   return {
     status: response.status,
@@ -463,11 +468,7 @@ Deno.test("serveHttp() sends a tool's sampling request on its call's event strea
   const http = start();
   try {
     const headers = await open(http.url, { sampling: {} });
-    const response = await fetch(http.url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
-      body: JSON.stringify(callBody(1, "ask")),
-    });
+    const response = await postRaw(http.url, callBody(1, "ask"), headers);
     strictEqual(response.status, 200);
     strictEqual(response.headers.get("content-type"), "text/event-stream");
     const stream = events(response.body!);
@@ -549,11 +550,7 @@ Deno.test("serveHttp() aborts a 2025-era call on notifications/cancelled from it
 Deno.test("serveHttp() drain rejects requests sent to clients and ends every session", async () => {
   const http = start();
   const headers = await open(http.url, { sampling: {} });
-  const response = await fetch(http.url, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
-    body: JSON.stringify(callBody(1, "ask")),
-  });
+  const response = await postRaw(http.url, callBody(1, "ask"), headers);
   const stream = events(response.body!);
   await withHangGuard(stream.next(), "the sampling request");
   // A call that only ends when aborted keeps the drain open meanwhile.
@@ -689,6 +686,15 @@ async function* identified(
   }
 }
 
+/** A GET resuming a session's stream after the event `lastEventId`. */
+function resumeFrom(
+  url: string,
+  headers: Record<string, string>,
+  lastEventId: string,
+): Promise<Response> {
+  return get(url, { ...headers, accept: "text/event-stream", "last-event-id": lastEventId });
+}
+
 /** The text of a tools/call response's first content block. */
 function textOf(response: unknown): string {
   return (response as { result: { content: { text: string }[] } }).result.content[0].text;
@@ -704,11 +710,7 @@ Deno.test("serveHttp() keeps a 2025-era call going when its client drops the str
   const http = start();
   try {
     const headers = await open(http.url, { sampling: {} });
-    const response = await fetch(http.url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
-      body: JSON.stringify(callBody(1, "ask")),
-    });
+    const response = await postRaw(http.url, callBody(1, "ask"), headers);
     const call = identified(response.body!);
     deepStrictEqual((await withHangGuard(call.next(), "the priming event")).value, [
       "s1_0",
@@ -725,30 +727,18 @@ Deno.test("serveHttp() keeps a 2025-era call going when its client drops the str
     }, headers);
     strictEqual(answered.status, 202);
     // A GET with the last event it saw replays what followed: the call's result, which ends it.
-    const resumed = await get(http.url, {
-      ...headers,
-      accept: "text/event-stream",
-      "last-event-id": "s1_1",
-    });
+    const resumed = await resumeFrom(http.url, headers, "s1_1");
     strictEqual(resumed.status, 200);
     const replayed = await withHangGuard(collect(identified(resumed.body!)), "the replay");
     deepStrictEqual(replayed.map(([id]) => id), ["s1_2"]);
     match(textOf(replayed[0][1]), /^sampled: .*"text":"hi"/);
     // From the priming event on, everything again.
-    const again = await get(http.url, {
-      ...headers,
-      accept: "text/event-stream",
-      "last-event-id": "s1_0",
-    });
+    const again = await resumeFrom(http.url, headers, "s1_0");
     const all = await withHangGuard(collect(identified(again.body!)), "the whole replay");
     deepStrictEqual(all.map(([id]) => id), ["s1_1", "s1_2"]);
     // An id of no stream of this session is refused.
     for (const unknown of ["s9_0", "nonsense"]) {
-      const refused = await get(http.url, {
-        ...headers,
-        accept: "text/event-stream",
-        "last-event-id": unknown,
-      });
+      const refused = await resumeFrom(http.url, headers, unknown);
       strictEqual(refused.status, 400);
       match((await refused.json()).error.message, /^Bad Request: cannot resume: /);
     }
@@ -761,21 +751,13 @@ Deno.test("serveHttp() resumes a 2025-era call's stream while the call runs: rep
   const http = start();
   try {
     const headers = await open(http.url, { sampling: {} });
-    const response = await fetch(http.url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
-      body: JSON.stringify(callBody(1, "ask")),
-    });
+    const response = await postRaw(http.url, callBody(1, "ask"), headers);
     const call = identified(response.body!);
     await withHangGuard(call.next(), "the priming event");
     await withHangGuard(call.next(), "the sampling request");
     await call.return(undefined);
     // Resumed from the priming event while the tool still waits: the request again, live.
-    const resumed = await get(http.url, {
-      ...headers,
-      accept: "text/event-stream",
-      "last-event-id": "s1_0",
-    });
+    const resumed = await resumeFrom(http.url, headers, "s1_0");
     const events = identified(resumed.body!);
     const [id, asked] = (await withHangGuard(events.next(), "the replayed request")).value!;
     deepStrictEqual([id, (asked as { method: string }).method], ["s1_1", "sampling/createMessage"]);
@@ -828,22 +810,14 @@ Deno.test("serveHttp() closes a 2025-era call's stream when its tool asks (SEP-1
   const { http, closed, release } = pollingServer();
   try {
     const headers = await open(http.url, { sampling: {} });
-    const response = await fetch(http.url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
-      body: JSON.stringify(callBody(1, "polled")),
-    });
+    const response = await postRaw(http.url, callBody(1, "polled"), headers);
     strictEqual(response.headers.get("content-type"), "text/event-stream");
     // The priming event (an id and `retry`), then the server ends the stream: the call goes on.
     const sent = await withHangGuard(collect(identified(response.body!)), "the closed stream");
     deepStrictEqual(sent, [["s1_0", undefined]]);
     deepStrictEqual(closed, [true]);
     release();
-    const resumed = await get(http.url, {
-      ...headers,
-      accept: "text/event-stream",
-      "last-event-id": "s1_0",
-    });
+    const resumed = await resumeFrom(http.url, headers, "s1_0");
     strictEqual(resumed.status, 200);
     const replayed = await withHangGuard(collect(identified(resumed.body!)), "the answer");
     deepStrictEqual(replayed, [["s1_1", textResult(1, "answered after the stream closed")]]);
@@ -856,11 +830,7 @@ Deno.test("serveHttp() keeps a stream open when it cannot be resumed: ctx.closeS
   const { http, closed, release } = pollingServer();
   /** A POST's status and whole body (JSON, or an event stream that ends with the answer). */
   const send = async (body: unknown, headers: Record<string, string>) => {
-    const response = await fetch(http.url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
-      body: JSON.stringify(body),
-    });
+    const response = await postRaw(http.url, body, headers);
     return { status: response.status, text: await response.text() };
   };
   try {

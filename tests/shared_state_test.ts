@@ -280,6 +280,19 @@ async function post(url: string, method: string, params: Record<string, unknown>
   return await response.json();
 }
 
+/** Calls `slow_compute` (a task of a minute) on `url`; the id of the task it became. */
+async function startSlowTask(url: string, label: string): Promise<string> {
+  const created = await post(
+    url,
+    "tools/call",
+    { name: "slow_compute", arguments: { seconds: 60, label } },
+    "slow_compute",
+  );
+  const taskId = created.result?.taskId;
+  ok(typeof taskId === "string", JSON.stringify(created));
+  return taskId;
+}
+
 Deno.test("memory: a task of another instance is refused naming it, and that instance's stderr says once that tasks need --redis", async () => {
   const [a, b] = await Promise.all([
     spawnInstance(["--instance", "alpha"]),
@@ -287,14 +300,8 @@ Deno.test("memory: a task of another instance is refused naming it, and that ins
   ]);
   let stopped = false;
   try {
-    const created = await post(
-      a.url,
-      "tools/call",
-      { name: "slow_compute", arguments: { seconds: 60, label: "alone" } },
-      "slow_compute",
-    );
-    const taskId = created.result?.taskId;
-    ok(typeof taskId === "string" && taskId.startsWith("alpha."), JSON.stringify(created));
+    const taskId = await startSlowTask(a.url, "alone");
+    ok(taskId.startsWith("alpha."), taskId);
     strictEqual((await post(a.url, "tasks/get", { taskId }, taskId)).result?.status, "working");
     const expected = {
       code: -32602,
@@ -332,14 +339,7 @@ Deno.test({
     const env = { TOOLSHED_STATE_KEY: "a-test-secret-that-is-long-enough-0123456789" };
     const [a, b] = await Promise.all([spawnInstance(flags, env), spawnInstance(flags, env)]);
     try {
-      const created = await post(
-        a.url,
-        "tools/call",
-        { name: "slow_compute", arguments: { seconds: 60, label: "shared" } },
-        "slow_compute",
-      );
-      const taskId = created.result?.taskId;
-      ok(typeof taskId === "string", JSON.stringify(created));
+      const taskId = await startSlowTask(a.url, "shared");
       const read = await post(b.url, "tasks/get", { taskId }, taskId);
       deepStrictEqual([read.result?.taskId, read.result?.status], [taskId, "working"]);
       // A listen on A follows the task; the cancellation through B reaches it.
@@ -384,14 +384,7 @@ Deno.test({
     const flags = ["--redis", server.url, "--shutdown-grace", "200"];
     const [a, b] = await Promise.all([spawnInstance(flags), spawnInstance(flags)]);
     try {
-      const created = await post(
-        a.url,
-        "tools/call",
-        { name: "slow_compute", arguments: { seconds: 60, label: "stopped" } },
-        "slow_compute",
-      );
-      const taskId = created.result?.taskId;
-      ok(typeof taskId === "string", JSON.stringify(created));
+      const taskId = await startSlowTask(a.url, "stopped");
       await a.stop();
       // Within the lease (15 s): failed because A said so when it stopped, not by expiry.
       const read = await post(b.url, "tasks/get", { taskId }, taskId);
