@@ -795,10 +795,30 @@ function pollingServer() {
     "polled",
     "polled.ts",
   );
-  const http = serveForTest([polled]);
+  // Closes its stream, and once released closes the stream it is read on then (a
+  // resumption's), and once released again answers.
+  let resumedOnce = deferred();
+  const polledTwice = checkDefinition(
+    {
+      description: "closes its stream twice",
+      inputSchema: { type: "object" },
+      handler: async (_args: unknown, ctx: ToolContext) => {
+        closed.push(ctx.closeStream());
+        await release.promise;
+        await resumedOnce.promise;
+        closed.push(ctx.closeStream());
+        await release.promise;
+        return "answered after two closes";
+      },
+    },
+    "polled_twice",
+    "polled_twice.ts",
+  );
+  const http = serveForTest([polled, polledTwice]);
   return {
     http,
     closed,
+    resumed: () => resumedOnce.resolve(),
     release: () => {
       release.resolve();
       release = deferred();
@@ -821,6 +841,30 @@ Deno.test("serveHttp() closes a 2025-era call's stream when its tool asks (SEP-1
     strictEqual(resumed.status, 200);
     const replayed = await withHangGuard(collect(identified(resumed.body!)), "the answer");
     deepStrictEqual(replayed, [["s1_1", textResult(1, "answered after the stream closed")]]);
+  } finally {
+    await http.close();
+  }
+});
+
+Deno.test("serveHttp() closes whichever stream a call is read on: the POST's, then a resumption's", async () => {
+  const { http, closed, release, resumed } = pollingServer();
+  try {
+    const headers = await open(http.url, { sampling: {} });
+    const response = await postRaw(http.url, callBody(1, "polled_twice"), headers);
+    const first = await withHangGuard(collect(identified(response.body!)), "the POST's stream");
+    deepStrictEqual(first, [["s1_0", undefined]]);
+    // Resumed, then closed again by the tool: the GET's stream ends with nothing new.
+    const again = await resumeFrom(http.url, headers, "s1_0");
+    strictEqual(again.status, 200);
+    release();
+    resumed();
+    const second = await withHangGuard(collect(identified(again.body!)), "the resumed stream");
+    deepStrictEqual(second, []);
+    deepStrictEqual(closed, [true, true]);
+    release();
+    const last = await resumeFrom(http.url, headers, "s1_0");
+    const answer = await withHangGuard(collect(identified(last.body!)), "the answer");
+    deepStrictEqual(answer, [["s1_1", textResult(1, "answered after two closes")]]);
   } finally {
     await http.close();
   }

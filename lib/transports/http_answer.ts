@@ -219,9 +219,9 @@ function eventBody(
   end(message: JsonObject): void;
   close(): void;
   /**
-   * A resumable stream: ends the body as if its client had left, so that what follows is
-   * kept for a resumption (the client reconnects after the priming event's `retry`). Else
-   * nothing.
+   * A resumable stream: ends the body its client reads now (this one, or a resumption's) as
+   * if the client had left, so that what follows is kept for the next resumption (the client
+   * reconnects after the priming event's `retry`). Else nothing.
    */
   suspend(): void;
 } {
@@ -278,12 +278,7 @@ function eventBody(
       },
       end: (message) => stream.end(message),
       close: () => stream.close(),
-      suspend() {
-        if (!body.alive()) return;
-        stop();
-        stream.detach(sink);
-        body.close();
-      },
+      suspend: () => stream.release(),
     };
   }
   const event = (message: JsonObject) => encoder.encode(`data: ${serialize(message)}\n\n`);

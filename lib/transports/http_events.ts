@@ -34,6 +34,11 @@ export interface StreamLog {
   close(): void;
   /** `reader` went away (if it is still the one reading); what follows is kept for a resumption. */
   detach(reader: EventSink): void;
+  /**
+   * Closes the body of whoever reads the stream now (the POST's, or a resumption's): what
+   * follows is kept for the next resumption (SEP-1699 polling).
+   */
+  release(): void;
   readonly ended: boolean;
   /** A session's GET stream (as opposed to the stream of a POST). */
   readonly standalone: boolean;
@@ -192,6 +197,11 @@ export function createSessionEvents(
       },
       detach(reader) {
         if (sink === reader) sink = undefined;
+      },
+      release() {
+        const reader = sink;
+        sink = undefined;
+        reader?.close();
       },
       get ended() {
         return ended;
