@@ -296,6 +296,19 @@ async function runEra(era: Era, url: string, workDir: string, yaml: Yaml): Promi
 
   const results = await readResults(outputDir);
   const verdict = compare(scored, entries, results, relativeList);
+  // The scenarios it runs without scoring them, against a list of their own: a scenario
+  // that passes there (a feature built) must go on passing.
+  const unscoredFile = `${HERE}expected-failures/${era}.unscored.yml`;
+  const relativeUnscored = unscoredFile.slice(ROOT.length);
+  const unscored = [...results.keys()].filter((scenario) => !scored.includes(scenario)).sort();
+  const unscoredEntries = stringList(
+    yaml.parse(await Deno.readTextFile(unscoredFile)),
+    relativeUnscored,
+  );
+  verdict.problems.push(
+    ...compare(unscored, unscoredEntries, results, relativeUnscored).problems
+      .map((problem) => `not scored: ${problem}`),
+  );
   if (suite.signal !== null) {
     verdict.problems.push(`the suite did not finish within ${ERA_DEADLINE_MS / 60_000} minutes`);
   } else if (suite.code !== 0 && verdict.problems.length === 0) {
@@ -366,7 +379,8 @@ function compare(
     const scenario = colon === -1 ? entry : entry.slice(0, colon);
     if (!scored.includes(scenario)) {
       problems.push(
-        `${entry} is listed in ${listFile}, but "${scenario}" is not a scored scenario`,
+        `${entry} is listed in ${listFile}, but "${scenario}" is not among the scenarios it ` +
+          "is for (scored ones, or for the unscored list those the suite runs unscored)",
       );
     } else if (colon === -1) {
       wholeScenarios.add(scenario);
