@@ -108,10 +108,17 @@ export function createTasks(
     store.put({ record, owner, leaseUntil: now() + TASK_LEASE_MS });
 
   // While tasks run here, their leases are renewed (the timer never keeps the process up).
-  const renewal = setInterval(() => {
-    for (const task of running.values()) put(task.record).catch(() => {});
-  }, TASK_LEASE_MS / 3);
-  Deno.unrefTimer(renewal);
+  // Started with the first task, not before: Deno loads its timers on their first use (~13 ms
+  // at start-up), and most servers run no task.
+  let renewal: ReturnType<typeof setInterval> | undefined;
+  const renewLeases = () => {
+    if (renewal !== undefined) return;
+    const timer = setInterval(() => {
+      for (const task of running.values()) put(task.record).catch(() => {});
+    }, TASK_LEASE_MS / 3);
+    Deno.unrefTimer(timer);
+    renewal = timer;
+  };
 
   const listeners = new Set<(task: TaskRecord) => void>();
   let draining: Promise<void> | undefined;
@@ -243,6 +250,7 @@ export function createTasks(
       };
       const { taskId } = task.record;
       running.set(taskId, task);
+      renewLeases();
       await put(task.record);
       const created = task.record;
       return {

@@ -58,6 +58,25 @@ export function createStderrLog(
   let stalled = false;
   /** Forwarders waiting for room, woken when the queue empties or stderr stalls. */
   let waiters: (() => void)[] = [];
+  /** When the write under way began (performance.now()); undefined between writes. */
+  let writingSince: number | undefined;
+  /**
+   * The stall watchdog, armed only while forwarders wait: Deno loads its timers on their first
+   * use (~13 ms), which a timer per write made every server pay at start-up, for one line.
+   */
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+
+  /** Arms the watchdog for the write under way, if it is not armed. */
+  function watch(): void {
+    if (watchdog !== undefined || writingSince === undefined) return;
+    watchdog = setTimeout(() => {
+      watchdog = undefined;
+      if (writingSince === undefined) return;
+      if (performance.now() - writingSince < stallMs) return watch(); // a newer write
+      stalled = true;
+      wakeWaiters(); // they drop their text now rather than wait on a reader that is gone
+    }, Math.max(0, stallMs - (performance.now() - writingSince)));
+  }
 
   function wakeWaiters(): void {
     const woken = waiters;
@@ -87,14 +106,12 @@ export function createStderrLog(
   async function writeOut(chunk: Uint8Array): Promise<void> {
     let offset = 0;
     while (offset < chunk.length) {
-      const timer = setTimeout(() => {
-        stalled = true;
-        wakeWaiters(); // they drop their text now rather than wait on a reader that is gone
-      }, stallMs);
+      writingSince = performance.now();
+      if (waiters.length > 0) watch();
       try {
         offset += await sink.write(chunk.subarray(offset, offset + WRITE_BYTES));
       } finally {
-        clearTimeout(timer);
+        writingSince = undefined;
       }
       stalled = false;
     }
@@ -143,8 +160,9 @@ export function createStderrLog(
       droppedFrom.set(source, (droppedFrom.get(source) ?? 0) + lines);
       return undefined;
     }
-    return new Promise<void>((resolve) => waiters.push(resolve))
-      .then(() => forwardBytes(bytes, lines, source));
+    const waiting = new Promise<void>((resolve) => waiters.push(resolve));
+    watch();
+    return waiting.then(() => forwardBytes(bytes, lines, source));
   }
 
   return {
