@@ -797,7 +797,7 @@ function pollingServer() {
   );
   // Closes its stream, and once released closes the stream it is read on then (a
   // resumption's), and once released again answers.
-  let resumedOnce = deferred();
+  const resumedOnce = deferred();
   const polledTwice = checkDefinition(
     {
       description: "closes its stream twice",
@@ -1050,6 +1050,32 @@ Deno.test("interop: the 2025-11-25 SDK v1 client initializes, lists, calls and i
     deepStrictEqual(JSON.parse(text.text.slice("sampled: ".length)), sampled);
     await transport.terminateSession();
     strictEqual(transport.sessionId, undefined);
+  } finally {
+    await client.close();
+    await http.close();
+  }
+});
+
+Deno.test("interop: the SDK v1 client follows a stream toolshed closes mid-call (SEP-1699) and gets the answer", async () => {
+  const { http, closed, release } = pollingServer();
+  // A client that declares sampling: its calls' answers are event streams, so resumable.
+  const client = new Client({ name: "toolshed-polling-test", version: "1.0.0" }, {
+    capabilities: { sampling: {} },
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(http.url));
+  try {
+    await client.connect(transport);
+    const answer = client.callTool({ name: "polled", arguments: {} });
+    // The tool has closed its stream; it answers only now, while the client is away or back.
+    for (let i = 0; i < 500 && closed.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    deepStrictEqual(closed, [true]);
+    release();
+    const result = await withHangGuard(answer, "the answer after the reconnection") as {
+      content: unknown;
+    };
+    deepStrictEqual(result.content, [{ type: "text", text: "answered after the stream closed" }]);
   } finally {
     await client.close();
     await http.close();
