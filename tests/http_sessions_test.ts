@@ -50,11 +50,13 @@ interface Probe {
   readonly aborted: Promise<unknown>;
 }
 
+/** A tool named and described `name` that takes any object. */
+const define = (name: string, handler: (args: unknown, ctx: ToolContext) => unknown) =>
+  checkDefinition({ description: name, inputSchema: { type: "object" }, handler }, name, name);
+
 function tools(): { tools: Tool[]; probe: Probe } {
   const started = deferred();
   const aborted = deferred<unknown>();
-  const define = (name: string, handler: (args: unknown, ctx: ToolContext) => unknown) =>
-    checkDefinition({ description: name, inputSchema: { type: "object" }, handler }, name, name);
   return {
     tools: [
       define("echo", (args) => (args as { text: string }).text),
@@ -782,38 +784,22 @@ Deno.test("serveHttp() resumes a 2025-era call's stream while the call runs: rep
 function pollingServer() {
   const closed: boolean[] = [];
   let release = deferred();
-  const polled = checkDefinition(
-    {
-      description: "closes its stream, then answers when released",
-      inputSchema: { type: "object" },
-      handler: async (_args: unknown, ctx: ToolContext) => {
-        closed.push(ctx.closeStream());
-        await release.promise;
-        return "answered after the stream closed";
-      },
-    },
-    "polled",
-    "polled.ts",
-  );
+  const polled = define("polled", async (_args, ctx) => {
+    closed.push(ctx.closeStream());
+    await release.promise;
+    return "answered after the stream closed";
+  });
   // Closes its stream, and once released closes the stream it is read on then (a
   // resumption's), and once released again answers.
   const resumedOnce = deferred();
-  const polledTwice = checkDefinition(
-    {
-      description: "closes its stream twice",
-      inputSchema: { type: "object" },
-      handler: async (_args: unknown, ctx: ToolContext) => {
-        closed.push(ctx.closeStream());
-        await release.promise;
-        await resumedOnce.promise;
-        closed.push(ctx.closeStream());
-        await release.promise;
-        return "answered after two closes";
-      },
-    },
-    "polled_twice",
-    "polled_twice.ts",
-  );
+  const polledTwice = define("polled_twice", async (_args, ctx) => {
+    closed.push(ctx.closeStream());
+    await release.promise;
+    await resumedOnce.promise;
+    closed.push(ctx.closeStream());
+    await release.promise;
+    return "answered after two closes";
+  });
   const http = serveForTest([polled, polledTwice]);
   return {
     http,
