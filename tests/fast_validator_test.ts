@@ -347,9 +347,13 @@ Deno.test("compileVerdict() agrees with the vendored validator on unevaluated*, 
   }
 });
 
-Deno.test("compileSchema() gives the validator's own messages with unevaluated* and anchors", () => {
+/**
+ * For the first 200 cases, the message with the compiled verdict equals the validator's
+ * alone, for every value; returns how many values had a message.
+ */
+function assertSameMessages(cases: typeof CORPUS.cases): number {
   let messages = 0;
-  for (const { schema, values } of LATER.cases.slice(0, 200)) {
+  for (const { schema, values } of cases.slice(0, 200)) {
     const withVerdict = compileSchema(structuredClone(schema));
     const alone = compileSchema(structuredClone(schema), { fastPath: false });
     for (const value of values) {
@@ -358,20 +362,16 @@ Deno.test("compileSchema() gives the validator's own messages with unevaluated* 
       if (message !== undefined) messages++;
     }
   }
+  return messages;
+}
+
+Deno.test("compileSchema() gives the validator's own messages with unevaluated* and anchors", () => {
+  const messages = assertSameMessages(LATER.cases);
   assert.ok(messages > 2_000, `${messages} messages`);
 });
 
 Deno.test("compileSchema() gives the validator's own messages, byte for byte", () => {
-  let messages = 0;
-  for (const { schema, values } of CORPUS.cases.slice(0, 200)) {
-    const withVerdict = compileSchema(structuredClone(schema));
-    const alone = compileSchema(structuredClone(schema), { fastPath: false });
-    for (const value of values) {
-      const message = alone(value);
-      assert.equal(withVerdict(value), message, JSON.stringify({ schema, value }));
-      if (message !== undefined) messages++;
-    }
-  }
+  const messages = assertSameMessages(CORPUS.cases);
   assert.ok(messages > 2_000, `${messages} messages`);
 });
 

@@ -1352,7 +1352,7 @@ function buildAnnotator(
       onArray.push({
         reads: true,
         annotates: true,
-        compile: (_, output) => unevaluatedItemsStep(unevaluatedItems, context, below, output),
+        compile: (_, output) => unevaluatedStep(unevaluatedItems, context, below, output),
       });
     }
   }
@@ -1584,7 +1584,10 @@ function propertiesStep(s: Schema, context: Context, anchor: Anchor, output: boo
   };
 }
 
-/** `unevaluatedProperties`: every key the record has not seen; then it has seen them all. */
+/**
+ * `unevaluatedProperties` (on an object) and `unevaluatedItems` (on an array): every key or
+ * item the record has not seen; then it has seen them all.
+ */
 function unevaluatedStep(
   schema: unknown,
   context: Context,
@@ -1597,11 +1600,18 @@ function unevaluatedStep(
   return {
     refers: part.refers,
     uses: true,
-    run: (value: JsonObject, record: Rec, mark: number) => {
+    run: (value: JsonObject | unknown[], record: Rec, mark: number) => {
       if (part !== ACCEPT && !allSeen(record)) {
-        for (const key in value) {
-          if (seenKey(record, key, value)) continue;
-          if (!after(run, mark, check, value[key])) return false;
+        if (Array.isArray(value)) {
+          for (let i = 0; i < value.length; i++) {
+            if (seenIndex(record, i)) continue;
+            if (!after(run, mark, check, value[i])) return false;
+          }
+        } else {
+          for (const key in value) {
+            if (seenKey(record, key, value)) continue;
+            if (!after(run, mark, check, value[key])) return false;
+          }
         }
       }
       if (output) record.all = true;
@@ -1664,32 +1674,6 @@ function containsStep(s: Schema, context: Context, anchor: Anchor, output: boole
       }
       if (minContains === undefined ? contained === 0 : contained < minContains) return false;
       return !(maxContains !== undefined && contained > maxContains);
-    },
-  };
-}
-
-/** `unevaluatedItems`: every item the record has not seen; then it has seen them all. */
-function unevaluatedItemsStep(
-  schema: unknown,
-  context: Context,
-  anchor: Anchor,
-  output: boolean,
-): Step {
-  const run = context.run;
-  const part = compile(schema, context, anchor);
-  const check = part.check;
-  return {
-    refers: part.refers,
-    uses: true,
-    run: (value: unknown[], record: Rec, mark: number) => {
-      if (part !== ACCEPT && !allSeen(record)) {
-        for (let i = 0; i < value.length; i++) {
-          if (seenIndex(record, i)) continue;
-          if (!after(run, mark, check, value[i])) return false;
-        }
-      }
-      if (output) record.all = true;
-      return true;
     },
   };
 }
