@@ -10,6 +10,7 @@ import { internalError } from "../wire/errors.ts";
 import type { RpcError } from "../wire/types.ts";
 import type { Bus } from "./bus.ts";
 import { idOf, instanceOf } from "./instance.ts";
+import { firstTimeOf } from "../util/first_time.ts";
 import { isAnswerTo } from "./input_rounds.ts";
 import { isTerminal, type TaskRecord, type TaskStatus, type TaskStore } from "./task_store.ts";
 
@@ -102,7 +103,7 @@ export function createTasks(
   const owner = crypto.randomUUID();
   const running = new Map<string, Running>();
   /** Instances whose task ids reached this one (elsewhere()). */
-  const strays = new Set<string>();
+  const firstStray = firstTimeOf();
   const stamp = () => new Date(now()).toISOString();
   const put = (record: TaskRecord) =>
     store.put({ record, owner, leaseUntil: now() + TASK_LEASE_MS });
@@ -227,10 +228,7 @@ export function createTasks(
       if (!store.local || instance === undefined) return undefined;
       const named = instanceOf(taskId);
       if (named === undefined || named === instance) return undefined;
-      // A few instances at most are remembered: enough to say each mistake once.
-      const first = !strays.has(named) && strays.size < 16;
-      if (first) strays.add(named);
-      return { instance: named, first };
+      return { instance: named, first: firstStray(named) };
     },
     async create(runMs) {
       const createdAt = stamp();

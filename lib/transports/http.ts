@@ -30,6 +30,7 @@ import type { Core } from "../core/handle.ts";
 import type { Outbound } from "../core/outbound.ts";
 import { createSession, type Session } from "../core/session.ts";
 import { instanceOf, randomInstanceName } from "../core/instance.ts";
+import { firstTimeOf } from "../util/first_time.ts";
 import type { Registry } from "../primitives/registry.ts";
 import {
   type Admission,
@@ -170,13 +171,12 @@ export function serveHttp(options: HttpOptions): HttpServer {
   let listens = 0;
   const instance = options.instanceName ?? randomInstanceName();
   /** Instances whose sessions reached this one, said once each on stderr (a few at most). */
-  const strays = new Set<string>();
+  const firstStray = firstTimeOf();
   /** The 404 for an id no live session has, naming the instance that opened it, if another. */
   const missing = (sessionId: string) => {
     const openedBy = instanceOf(sessionId);
     if (openedBy === undefined || openedBy === instance) return sessionNotFound();
-    if (!strays.has(openedBy) && strays.size < 16) {
-      strays.add(openedBy);
+    if (firstStray(openedBy)) {
       diagnostics.error(
         `A request for a session of instance "${openedBy}" reached this instance ` +
           `("${instance}"): the load balancer must send a session's requests to the instance ` +
