@@ -3,8 +3,16 @@
 // Behind a load balancer such an id says which instance made it, so another instance can
 // say where it lives instead of only "unknown".
 
-/** `--instance NAME`: letters, digits, `-` and `_`, up to 63 (a Kubernetes pod name fits). */
-export const INSTANCE_NAME = /^[A-Za-z0-9_-]{1,63}$/;
+/** An instance's name: letters, digits, `-` and `_`, up to 63 (a Kubernetes pod name fits). */
+const NAME = "[A-Za-z0-9_-]{1,63}";
+
+/** `--instance NAME`. */
+export const INSTANCE_NAME = new RegExp(`^${NAME}$`);
+
+/** An id an instance made: its name, a dot, a UUID. */
+const INSTANCE_ID = new RegExp(
+  `^(${NAME})\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`,
+);
 
 /** A name when none is given: 8 random hex digits. */
 export function randomInstanceName(): string {
@@ -21,6 +29,5 @@ export function idOf(instance: string): string {
 
 /** The instance an id says made it, when it has that shape; undefined for any other id. */
 export function instanceOf(id: string): string | undefined {
-  return /^([A-Za-z0-9_-]{1,63})\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-    .exec(id)?.[1];
+  return INSTANCE_ID.exec(id)?.[1];
 }
