@@ -15,6 +15,10 @@ export const REQUEST_STATE_TTL_MS = 15 * 60 * 1000;
 export interface StateBinding {
   readonly method: string;
   readonly name: string;
+  /**
+   * As the client sent them, unchanged by the call: each round sends them again as they were
+   * (a tool's defaults are filled into a copy, tool_call.ts).
+   */
   readonly args: unknown;
 }
 

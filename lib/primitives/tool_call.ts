@@ -68,9 +68,7 @@ export function callTool(
 ): MaybePromise<CallToolResult> {
   let invalid: string | undefined;
   try {
-    for (const [key, value] of tool.argumentDefaults) {
-      if (!Object.hasOwn(args, key)) args[key] = structuredClone(value);
-    }
+    args = withDefaults(tool, args);
     invalid = tool.validateInput(args);
   } catch (error) {
     // e.g. a recursive schema meeting arguments nested deeper than the stack allows
@@ -110,6 +108,21 @@ export function callTool(
     (ready) => settle(tool, ready),
     (error) => failure(tool, options, error),
   ).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The arguments with the tool's top-level defaults filled in, in a copy when any is missing:
+ * the request's own `arguments` stay as the client sent them, since a 2026-07-28
+ * `requestState` is bound to them and the next round sends them again without the defaults.
+ */
+function withDefaults(tool: Tool, args: JsonObject): JsonObject {
+  let filled = args;
+  for (const [key, value] of tool.argumentDefaults) {
+    if (Object.hasOwn(args, key)) continue;
+    if (filled === args) filled = { ...args };
+    filled[key] = structuredClone(value);
+  }
+  return filled;
 }
 
 /** Turns a handler's value into the result on the wire, checked. Never throws. */
