@@ -15,6 +15,7 @@ type Message = Record<string, unknown> & {
 
 const PAIRS = new URL("./fixtures/pairs", import.meta.url).pathname;
 const MODERN = "2026-07-28";
+const LEGACY = "2025-11-25";
 const meta = (clientCapabilities: Record<string, unknown> = { elicitation: {} }) => ({
   "io.modelcontextprotocol/protocolVersion": MODERN,
   "io.modelcontextprotocol/clientCapabilities": clientCapabilities,
@@ -95,4 +96,48 @@ Deno.test("a tool whose argument has a default completes its input_required roun
   } finally {
     strictEqual((await server.stop()).code, 0);
   }
+});
+
+// ---------------------------------------------------------------------------------------
+// Paging × keys outside Latin-1
+
+/** Every page of resources/list, following nextCursor; the URIs in order. */
+async function allResourceUris(
+  ask: Ask,
+  params: Record<string, unknown> = {},
+): Promise<string[]> {
+  const uris: string[] = [];
+  let cursor: unknown = undefined;
+  for (let pages = 0; pages < 10; pages++) {
+    const answer = await ask(
+      "resources/list",
+      cursor === undefined ? params : { ...params, cursor },
+    );
+    deepStrictEqual(answer.error, undefined, JSON.stringify(answer));
+    const resources = answer.result!.resources as { uri: string }[];
+    uris.push(...resources.map((resource) => resource.uri));
+    cursor = answer.result!.nextCursor;
+    if (cursor === undefined) return uris;
+  }
+  throw new Error(`resources/list never ended: ${uris.join(", ")}`);
+}
+
+Deno.test("resources/list pages past a page that ends on memo://a/日記, in both eras", async () => {
+  const modern = await stdioClient(["--page-size", "1"]);
+  deepStrictEqual(await allResourceUris(modern.request, { _meta: meta({}) }), [
+    "memo://a/日記",
+    "memo://b/later",
+  ]);
+  await modern.end();
+
+  const legacy = await stdioClient(["--page-size", "1"]);
+  const initialized = await legacy.request("initialize", {
+    protocolVersion: LEGACY,
+    capabilities: {},
+    clientInfo: { name: "pairs", version: "1" },
+  });
+  strictEqual(initialized.result?.protocolVersion, LEGACY);
+  legacy.notify("notifications/initialized");
+  deepStrictEqual(await allResourceUris(legacy.request), ["memo://a/日記", "memo://b/later"]);
+  await legacy.end();
 });

@@ -55,3 +55,24 @@ Deno.test("page() sorts a catalog by key and renders each rendering once per cat
   page(catalog(["a"]), undefined, 10, render, "once");
   deepStrictEqual(renders, 4);
 });
+
+Deno.test("page() pages past keys outside Latin-1, each exactly once", () => {
+  const keys = ["memo://a/日記", "memo://b/😀", "memo://c/plain", "memo://d/é"];
+  const list = lister(keys, 1);
+  const seen: unknown[] = [];
+  let cursor: string | undefined = undefined;
+  do {
+    const result: { items: Record<string, unknown>[]; nextCursor?: string } = list(cursor);
+    seen.push(...names(result));
+    cursor = result.nextCursor;
+  } while (cursor !== undefined);
+  deepStrictEqual(seen, keys);
+});
+
+Deno.test("page() still reads the cursors issued before they were UTF-8 (btoa of the key)", () => {
+  const list = lister(["a", "b", "café", "d"], 5);
+  // What encodeCursor() wrote for ASCII and Latin-1 keys when it was btoa("after:" + key).
+  deepStrictEqual(encodeCursor("a"), btoa("after:a"));
+  deepStrictEqual(names(list(btoa("after:a"))), ["b", "café", "d"]);
+  deepStrictEqual(names(list(btoa("after:café"))), ["d"]);
+});

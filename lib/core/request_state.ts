@@ -146,19 +146,14 @@ function canonical(value: unknown): string {
 }
 
 function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 function fromBase64url(text: string | undefined): Uint8Array<ArrayBuffer> | undefined {
   if (text === undefined || !/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
   let bytes: Uint8Array<ArrayBuffer>;
   try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+    bytes = Uint8Array.fromBase64(text, { alphabet: "base64url" });
   } catch {
     return undefined;
   }

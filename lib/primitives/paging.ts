@@ -10,26 +10,44 @@ export interface Page {
 }
 
 const CURSOR_PREFIX = "after:";
+const utf8 = new TextEncoder();
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * A cursor names the last key of the previous page, so it stays meaningful after a reload
- * or a restart in which primitives were added or removed.
+ * or a restart in which primitives were added or removed: the key's UTF-8, in base64 (the
+ * standard alphabet, padded), so any key can end a page. For an ASCII key it is the cursor
+ * the earlier `btoa` wrote, character for character.
  */
 export function encodeCursor(lastKey: string): string {
-  return btoa(CURSOR_PREFIX + lastKey);
+  return utf8.encode(CURSOR_PREFIX + lastKey).toBase64();
 }
 
 function decodeCursor(cursor: unknown): string {
   let decoded: string | undefined;
   if (typeof cursor === "string") {
     try {
-      decoded = atob(cursor);
+      decoded = textOf(Uint8Array.fromBase64(cursor));
     } catch { /* reported below */ }
   }
   if (decoded === undefined || !decoded.startsWith(CURSOR_PREFIX)) {
     throw invalidParams("Invalid cursor");
   }
   return decoded.slice(CURSOR_PREFIX.length);
+}
+
+/**
+ * UTF-8, or else one character per byte: a cursor `btoa` wrote for a Latin-1 key (before
+ * cursors were UTF-8) is not UTF-8, and names its key that way.
+ */
+function textOf(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    let text = "";
+    for (const byte of bytes) text += String.fromCharCode(byte);
+    return text;
+  }
 }
 
 /** Renderings per catalog: a swapped-out snapshot's go with it. */
