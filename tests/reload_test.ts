@@ -3,7 +3,7 @@
 // The server runs in this process over stdio, on a scratch directory the test edits.
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { startInProcess } from "./_in_process.ts";
-import { withHangGuard } from "./_server_process.ts";
+import { spawnServer, withHangGuard } from "./_server_process.ts";
 import { withoutModuleVersions } from "../lib/discovery/import_module.ts";
 
 const TOOL = (text: string) =>
@@ -185,6 +185,87 @@ const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
 };
+
+Deno.test("--watch over a real process follows tools/ and resources/ removed and made again, twice, and tells the client each time", async () => {
+  const dir = await scratch();
+  const server = spawnServer(["--dir", dir, "--watch"]);
+  let id = 0;
+  const notices: string[] = [];
+  /** Sends `method` and reads on to its answer, noting the notices that come before it. */
+  const ask = async (method: string, params: object = {}) => {
+    const asked = ++id;
+    await server.send(JSON.stringify({ jsonrpc: "2.0", id: asked, method, params }));
+    for (;;) {
+      const line = await withHangGuard(server.nextLine(), `the answer to ${method}`);
+      ok(line !== null, `the server ended before answering ${method}`);
+      const message = JSON.parse(line);
+      if (message.id === asked) return message.result;
+      notices.push(message.method);
+    }
+  };
+  const names = async () =>
+    (await ask("tools/list")).tools.map((tool: { name: string }) => tool.name).sort();
+  const uris = async () =>
+    (await ask("resources/list")).resources.map((resource: { uri: string }) => resource.uri);
+  /** Asks until `read` answers `expected` (a bounded loop: only a guard against a hang). */
+  const until = async (read: () => Promise<string[]>, expected: string[]) => {
+    let seen = await read();
+    for (let i = 0; i < 400 && JSON.stringify(seen) !== JSON.stringify(expected); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      seen = await read();
+    }
+    deepStrictEqual(seen, expected);
+  };
+  try {
+    await server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    }));
+    ok((await withHangGuard(server.nextLine(), "the initialize answer"))?.includes('"result"'));
+    await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    await until(names, ["hello"]);
+
+    // Removed, seen gone, then made again with another tool.
+    await Deno.remove(`${dir}/tools`, { recursive: true });
+    await until(names, []);
+    await Deno.mkdir(`${dir}/tools`);
+    await Deno.writeTextFile(`${dir}/tools/again.ts`, TOOL("again"));
+    await until(names, ["again"]);
+    // The folder made again is watched: a file added later loads too.
+    await Deno.writeTextFile(`${dir}/tools/later.ts`, TOOL("later"));
+    await until(names, ["again", "later"]);
+
+    // A second time, removed and made again at once (within one debounce), with resources/ too.
+    await Deno.remove(`${dir}/tools`, { recursive: true });
+    await Deno.remove(`${dir}/resources`, { recursive: true });
+    await Deno.mkdir(`${dir}/tools`);
+    await Deno.mkdir(`${dir}/resources`);
+    await Deno.writeTextFile(`${dir}/tools/third.ts`, TOOL("third"));
+    await Deno.writeTextFile(`${dir}/resources/fresh.txt`, "fresh\n");
+    await until(names, ["third"]);
+    await until(uris, ["toolshed:///fresh.txt"]);
+    await Deno.writeTextFile(`${dir}/tools/fourth.ts`, TOOL("fourth"));
+    await Deno.writeTextFile(`${dir}/resources/more.txt`, "more\n");
+    await until(names, ["fourth", "third"]);
+    await until(uris, ["toolshed:///fresh.txt", "toolshed:///more.txt"]);
+    const called = await ask("tools/call", { name: "fourth" });
+    deepStrictEqual(called.content, [{ type: "text", text: "fourth" }]);
+    // Each change the client saw listed was announced to it (list_changed, as for any edit).
+    const told = notices.filter((method) => method === "notifications/tools/list_changed");
+    ok(told.length >= 5, `tools/list_changed came ${told.length} time(s): ${notices.join(", ")}`);
+    ok(notices.includes("notifications/resources/list_changed"), notices.join(", "));
+  } finally {
+    const { code, stderr } = await server.finish();
+    strictEqual(code, 0, stderr);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
 
 Deno.test("subscriptions/listen acknowledges the filter it honours, then carries its changes, tagged, until cancelled", async () => {
   const dir = await scratch();

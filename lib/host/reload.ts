@@ -5,6 +5,16 @@
 // fails keeps the snapshot being served and says on stderr exactly what is wrong: an edit
 // never stops the server. Files whose modification time did not change are not imported
 // again (discovery/import_module.ts).
+//
+// A folder removed and made again (a `git checkout`, `rm -rf tools && cp -r …`) is a new
+// directory that the first watch never sees: the kernel drops a watch with its directory,
+// and Deno keeps one watch per path for as long as any watcher of that path is open, so
+// watching the path again beside the dead watcher watches nothing. Each folder therefore
+// has a watcher of its own, and each folder's parent a non-recursive one that sees the
+// folder itself come and go; a change that names a folder (removed, made, renamed) closes
+// its watcher and, once Deno has let go of it, opens a new one before the reload, which
+// then reads whatever the new folder already holds. A folder absent at start is watched
+// when it appears.
 import { messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { contentsOf, type Registry } from "../primitives/registry.ts";
@@ -46,7 +56,66 @@ export interface Reloader {
   close(): void;
 }
 
-/** Watches the folders that exist and reloads into `registry` when anything in them changes. */
+/** An open Deno.watchFs whose events go to `onEvent` until it is closed. */
+interface Watch {
+  /** Closes the watcher; resolves once its events have ended and Deno has let go of it. */
+  close(): Promise<void>;
+}
+
+function watch(
+  path: string,
+  recursive: boolean,
+  onEvent: (event: Deno.FsEvent) => void,
+  onStop: (error: unknown) => void,
+): Watch {
+  const watcher = Deno.watchFs(path, { recursive });
+  let closing = false;
+  const ended = (async () => {
+    try {
+      for await (const event of watcher) onEvent(event);
+    } catch (error) {
+      if (!closing) onStop(error);
+    }
+  })();
+  return {
+    close() {
+      closing = true;
+      try {
+        watcher.close();
+      } catch { /* closed already (its folder went away) */ }
+      return ended;
+    },
+  };
+}
+
+/** A folder's absolute path, as Deno's events name it (no trailing "/", dot segments gone). */
+function absolutePath(location: string | URL): string {
+  const path = decodeURIComponent(folderOf(location).url.pathname).replace(/\/+$/, "");
+  return /^\/[A-Za-z]:/.test(path) ? path.slice(1) : path || "/";
+}
+
+/** The path an event names, written as absolutePath writes one. */
+function eventPath(path: string): string {
+  return path.replaceAll("\\", "/").replace(/(.)\/+$/, "$1");
+}
+
+function parentOf(path: string): string {
+  const cut = path.lastIndexOf("/");
+  return cut <= 0 ? "/" : path.slice(0, cut);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Watches the folders that exist, and their parents for folders that appear, go or are made
+ * again, and reloads into `registry` when anything in them changes.
+ */
 export function watchAndReload(options: {
   folders: ServerFolders;
   load: ServerLoadOptions;
@@ -56,18 +125,66 @@ export function watchAndReload(options: {
 }): Reloader {
   const { folders, registry, diagnostics } = options;
   const debounceMs = options.debounceMs ?? RELOAD_DEBOUNCE_MS;
-  const paths = Object.values(folders).flatMap((folder) => {
-    const path = folderOf(folder.location).shown;
+  /** Each folder: its path, its watcher while it has one, and whether an event named it. */
+  const watched = Object.values(folders).map((folder) => {
+    const path = absolutePath(folder.location);
+    let real = path;
     try {
-      return Deno.statSync(path).isDirectory ? [path] : [];
-    } catch {
-      return []; // an optional folder that is not there: nothing to watch
-    }
+      real = eventPath(Deno.realPathSync(path)); // where a platform's events name it resolved
+    } catch { /* not there yet */ }
+    return { path, real, watch: undefined as Watch | undefined, named: false };
   });
-  const watcher = paths.length > 0 ? Deno.watchFs(paths, { recursive: true }) : undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> = Promise.resolve();
   let closed = false;
+
+  const stopped = (error: unknown) =>
+    diagnostics.error(`Watching the server directory stopped: ${messageOf(error)}`);
+  /** Notes the folders an event names itself; true when there was any. */
+  const noteFolders = (event: Deno.FsEvent): boolean => {
+    let named = false;
+    for (const path of event.paths.map(eventPath)) {
+      for (const folder of watched) {
+        if (path === folder.path || path === folder.real) folder.named = named = true;
+      }
+    }
+    return named;
+  };
+  const onEvent = (event: Deno.FsEvent, fromParent: boolean) => {
+    if (closed || event.kind === "access" || event.kind === "other") return;
+    // A parent's watcher hears of its other entries too: only its folders' own events count.
+    if (!noteFolders(event) && fromParent) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => running = running.then(rewatchAndReload), debounceMs);
+  };
+  const open = (path: string, recursive: boolean, fromParent: boolean): Watch | undefined => {
+    try {
+      return watch(path, recursive, (event) => onEvent(event, fromParent), stopped);
+    } catch (error) {
+      // Gone between the look and the watch: its parent's watcher says when it is back.
+      if (!(error instanceof Deno.errors.NotFound)) stopped(error);
+      return undefined;
+    }
+  };
+  const parents = [...new Set(watched.map((folder) => parentOf(folder.path)))]
+    .filter(isDirectory)
+    .map((parent) => open(parent, false, true));
+  for (const folder of watched) {
+    if (isDirectory(folder.path)) folder.watch = open(folder.path, true, false);
+  }
+
+  /** A new watcher for each folder an event named or that appeared, then the reload. */
+  async function rewatchAndReload(): Promise<void> {
+    for (const folder of watched) {
+      if (closed) return;
+      const there = isDirectory(folder.path);
+      if (!folder.named && there === (folder.watch !== undefined)) continue;
+      folder.named = false;
+      await folder.watch?.close();
+      folder.watch = there && !closed ? open(folder.path, true, false) : undefined;
+    }
+    await reload();
+  }
 
   async function reload(): Promise<void> {
     try {
@@ -124,25 +241,12 @@ export function watchAndReload(options: {
     }
   }
 
-  (async () => {
-    if (watcher === undefined) return;
-    try {
-      for await (const event of watcher) {
-        if (event.kind === "access" || event.kind === "other") continue;
-        clearTimeout(timer);
-        timer = setTimeout(() => running = running.then(reload), debounceMs);
-      }
-    } catch (error) {
-      if (!closed) diagnostics.error(`Watching the server directory stopped: ${messageOf(error)}`);
-    }
-  })();
-
   return {
     settled: () => running,
     close() {
       closed = true;
       clearTimeout(timer);
-      watcher?.close();
+      for (const each of [...parents, ...watched.map((folder) => folder.watch)]) each?.close();
     },
   };
 }
