@@ -4,8 +4,12 @@
 // before `initialize` on one connection. Over stdio in this process (the real core), and
 // over a real `main.ts --http` process where HTTP is part of the pair.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
+import { checkDefinition } from "../lib/primitives/tools.ts";
 import { startInProcess } from "./_in_process.ts";
-import { spawnHttpServer } from "./_server_process.ts";
+import { serveForTest } from "./_http_server.ts";
+import { readLines, spawnHttpServer, withHangGuard } from "./_server_process.ts";
 
 type Message = Record<string, unknown> & {
   id?: unknown;
@@ -140,4 +144,86 @@ Deno.test("resources/list pages past a page that ends on memo://a/日記, in bot
   legacy.notify("notifications/initialized");
   deepStrictEqual(await allResourceUris(legacy.request), ["memo://a/日記", "memo://b/later"]);
   await legacy.end();
+});
+
+// ---------------------------------------------------------------------------------------
+// The session cap × sessions that are all busy (a 2025-era client keeps a GET stream open)
+
+const ACCEPT_BOTH = "application/json, text/event-stream";
+
+/** A raw 2025-era session: initialized, with its GET stream open and primed. */
+async function listeningSession(url: string) {
+  const initialized = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: ACCEPT_BOTH },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: LEGACY,
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      },
+    }),
+  });
+  strictEqual(initialized.status, 200);
+  await initialized.body?.cancel();
+  const headers = {
+    "mcp-session-id": initialized.headers.get("mcp-session-id")!,
+    "mcp-protocol-version": LEGACY,
+  };
+  const stream = await fetch(url, { headers: { ...headers, accept: "text/event-stream" } });
+  strictEqual(stream.status, 200);
+  const lines = readLines(stream.body!);
+  strictEqual((await withHangGuard(lines.next(), "the priming event")).value, "id: s1_0");
+  const ping = async () => {
+    const answer = await fetch(url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json", accept: ACCEPT_BOTH },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    await answer.body?.cancel();
+    return answer.status;
+  };
+  /** Resolves when the GET stream has ended (the server closed it). */
+  const ended = (async () => {
+    for await (const _ of lines) { /* priming and keep-alives */ }
+  })();
+  return { ping, ended };
+}
+
+Deno.test("serveHttp() past maxSessions with every older session listening serves the new client, evicting the least recently used", async () => {
+  const echo = checkDefinition(
+    {
+      description: "echo",
+      inputSchema: { type: "object" },
+      handler: (args: { text?: string }) => args.text,
+    },
+    "echo",
+    "echo",
+  );
+  const http = serveForTest([echo], { maxSessions: 2 });
+  const client = new Client({ name: "pairs", version: "1" });
+  try {
+    const oldest = await listeningSession(http.url);
+    const older = await listeningSession(http.url);
+    await withHangGuard(
+      client.connect(new StreamableHTTPClientTransport(new URL(http.url))),
+      "the SDK client's initialize",
+    );
+    const result = await withHangGuard(
+      client.callTool({ name: "echo", arguments: { text: "still here" } }),
+      "the new session's first call",
+    );
+    deepStrictEqual((result as { content: unknown }).content, [{
+      type: "text",
+      text: "still here",
+    }]);
+    await withHangGuard(oldest.ended, "the evicted session's GET stream ending");
+    deepStrictEqual([await oldest.ping(), await older.ping()], [404, 200]);
+  } finally {
+    await client.close();
+    await http.close();
+  }
 });

@@ -16,7 +16,8 @@ import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
 import type { HttpOptions } from "../lib/transports/http.ts";
 import { createEventBudget } from "../lib/transports/http_events.ts";
-import { createSessionTable } from "../lib/transports/http_sessions.ts";
+import { createSessionTable, type HttpSession } from "../lib/transports/http_sessions.ts";
+import type { EventStream } from "../lib/transports/http_answer.ts";
 import { contentsOf } from "../lib/primitives/registry.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { serveForTest, type TestHttpServer } from "./_http_server.ts";
@@ -458,6 +459,62 @@ Deno.test("createSessionTable() sweeps idle sessions in order of use, never one 
       light.id,
       2,
     ]);
+  } finally {
+    table.close("the test is over");
+  }
+});
+
+Deno.test("createSessionTable() past the cap with every older session busy evicts one of them, never the new session", () => {
+  const table = createSessionTable({
+    instance: "t",
+    ttlMs: 100_000,
+    maxSessions: 2,
+    maxBytes: 1000,
+    events: createEventBudget(),
+  });
+  const listening = (session: HttpSession) => {
+    session.standalone = { send() {}, close() {} } as unknown as EventStream;
+  };
+  const calling = (session: HttpSession) => {
+    const controller = new AbortController();
+    session.requests.set(controller.signal, { id: 1, controller, send: undefined });
+    return controller;
+  };
+  try {
+    // Both older sessions hold a GET stream (what an idle 2025-era client does): the least
+    // recently used of them goes, and the new one is served.
+    const first = table.open(createSession(), 10);
+    const second = table.open(createSession(), 10);
+    listening(first);
+    listening(second);
+    const third = table.open(createSession(), 10);
+    deepStrictEqual([table.get(first.id), table.get(second.id)?.id, table.get(third.id)?.id], [
+      undefined,
+      second.id,
+      third.id,
+    ]);
+    strictEqual(first.standalone, undefined, "the evicted session's stream is closed");
+    // A call in flight weighs more than a stream: the session with only a stream goes first,
+    // even when it was used more recently.
+    const inFlight = calling(second);
+    listening(third);
+    table.get(third.id);
+    const fourth = table.open(createSession(), 10);
+    deepStrictEqual([table.get(second.id)?.id, table.get(third.id), table.get(fourth.id)?.id], [
+      second.id,
+      undefined,
+      fourth.id,
+    ]);
+    strictEqual(inFlight.signal.aborted, false);
+    // With a call in flight in every older one, the least recently used is ended all the same.
+    const alsoInFlight = calling(fourth);
+    const fifth = table.open(createSession(), 10);
+    deepStrictEqual([table.get(second.id), table.get(fourth.id)?.id, table.get(fifth.id)?.id], [
+      undefined,
+      fourth.id,
+      fifth.id,
+    ]);
+    deepStrictEqual([inFlight.signal.aborted, alsoInFlight.signal.aborted], [true, false]);
   } finally {
     table.close("the test is over");
   }

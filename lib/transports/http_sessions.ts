@@ -7,7 +7,8 @@
 // the events its streams sent, for resumption (http_events.ts).
 // Sessions are bounded: one idle for the TTL
 // is forgotten, and past the cap (a count, and the bytes of the `initialize` bodies that
-// made them) the least recently used goes. One timer sweeps, only while sessions exist.
+// made them) the least recently used goes, idle ones first, never the one being opened. One
+// timer sweeps, only while sessions exist.
 import { idOf } from "../core/instance.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { EventStream } from "./http_answer.ts";
@@ -138,12 +139,25 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
   }
 
   /**
-   * The least recently used session with nothing in flight and no GET stream, else the
-   * least recently used.
+   * The session to end past a cap, in order of last use: the first idle one (nothing in flight,
+   * no GET stream), else the first with only a GET stream, else the first at all, and never
+   * `newest`, the one that is being opened. An open GET stream is what an idle 2025-era client
+   * keeps, so it cannot protect a session: with a cap full of listening clients, refusing the
+   * new `initialize` (503) would lock every new client out for as long as those stay
+   * connected, and evicting the new one answered `initialize` with a session already gone
+   * (its first request 404, its client looping). Its evicted client gets 404 and initializes
+   * again, as the spec has it; calls in flight are ended only when every session has one.
    */
-  function victim(): HttpSession {
-    for (const session of sessions.values()) if (!busy(session)) return session;
-    return sessions.values().next().value!;
+  function victim(newest: HttpSession): HttpSession | undefined {
+    let listening: HttpSession | undefined;
+    let calling: HttpSession | undefined;
+    for (const session of sessions.values()) {
+      if (session === newest) continue;
+      if (session.requests.size > 0) calling ??= session;
+      else if (session.standalone !== undefined) listening ??= session;
+      else return session;
+    }
+    return listening ?? calling;
   }
 
   function sweep(): void {
@@ -175,10 +189,10 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
       };
       sessions.set(session.id, session);
       bytes += size;
-      while (
-        sessions.size > 1 && (sessions.size > options.maxSessions || bytes > options.maxBytes)
-      ) {
-        remove(victim(), "the session was evicted: too many sessions");
+      while (sessions.size > options.maxSessions || bytes > options.maxBytes) {
+        const evicted = victim(session);
+        if (evicted === undefined) break; // the new session alone: it is kept
+        remove(evicted, "the session was evicted: too many sessions");
       }
       if (timer === undefined) {
         const every = setInterval(sweep, Math.min(options.ttlMs, SWEEP_EVERY_MS));
