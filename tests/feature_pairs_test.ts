@@ -227,3 +227,72 @@ Deno.test("serveHttp() past maxSessions with every older session listening serve
     await http.close();
   }
 });
+
+// ---------------------------------------------------------------------------------------
+// server/discover × initialize on one connection (a client that probes for 2026-07-28, then
+// speaks 2025)
+
+const INITIALIZE = {
+  protocolVersion: LEGACY,
+  capabilities: {},
+  clientInfo: { name: "pairs", version: "1" },
+};
+
+function assertDiscoveredThenInitialized(discovered: Message, initialized: Message): void {
+  deepStrictEqual(discovered.result?.supportedVersions, [MODERN], JSON.stringify(discovered));
+  strictEqual(initialized.result?.protocolVersion, LEGACY, JSON.stringify(initialized));
+}
+
+Deno.test("server/discover then initialize on one stdio connection: a 2025-era session follows", async () => {
+  const client = await stdioClient();
+  const discovered = await client.request("server/discover", { _meta: meta({}) });
+  const initialized = await client.request("initialize", INITIALIZE);
+  assertDiscoveredThenInitialized(discovered, initialized);
+  client.notify("notifications/initialized");
+  const listed = await client.request("tools/list", {});
+  deepStrictEqual((listed.result?.tools as { name: string }[]).map((tool) => tool.name), [
+    "greet_by_default",
+  ]);
+  // The session is 2025-era now: a 2026-07-28 call on it is refused, discover still answered.
+  const modern = await client.request("tools/list", { _meta: meta({}) });
+  strictEqual(modern.error?.code, -32022, JSON.stringify(modern));
+  const again = await client.request("server/discover", { _meta: meta({}) });
+  deepStrictEqual(again.result?.supportedVersions, [MODERN]);
+  await client.end();
+});
+
+Deno.test("server/discover then initialize over a main.ts --http process: the session serves its calls", async () => {
+  const server = await spawnHttpServer(["--dir", PAIRS]);
+  const post = async (body: unknown, headers: Record<string, string>) => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { response, message: (text === "" ? undefined : JSON.parse(text)) as Message };
+  };
+  try {
+    const discovered = await post(
+      { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta({}) } },
+      { "mcp-protocol-version": MODERN, "mcp-method": "server/discover" },
+    );
+    const initialized = await post(
+      { jsonrpc: "2.0", id: 2, method: "initialize", params: INITIALIZE },
+      {},
+    );
+    assertDiscoveredThenInitialized(discovered.message, initialized.message);
+    const session = initialized.response.headers.get("mcp-session-id");
+    ok(session, "initialize opens a session");
+    const headers = { "mcp-session-id": session, "mcp-protocol-version": LEGACY };
+    const notified = await post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers);
+    strictEqual(notified.response.status, 202);
+    const listed = await post({ jsonrpc: "2.0", id: 3, method: "tools/list" }, headers);
+    deepStrictEqual(
+      (listed.message.result?.tools as { name: string }[]).map((tool) => tool.name),
+      ["greet_by_default"],
+    );
+  } finally {
+    strictEqual((await server.stop()).code, 0);
+  }
+});
