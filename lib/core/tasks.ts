@@ -3,16 +3,29 @@
 // runs here: questions it asks make it `input_required` until `tasks/update` answers them,
 // its end makes it `completed` (a tool error too) or `failed`, and `tasks/cancel` makes it
 // `cancelled` at once and aborts the handler's signal. The store says what `tasks/get` shows.
-import { isObject, type JsonObject } from "../util/json.ts";
+//
+// A store that cannot be reached (adr/0022) fails a task call with -32603 saying so, and
+// takes nothing with it: a task whose creation could not be stored is no longer running here.
+// Finished tasks whose last write failed are written again once the store is back, with every
+// task still running here, so that they are visible again at once.
+import { isObject, type JsonObject, messageOf } from "../util/json.ts";
 import type { InputRequest } from "../primitives/input_required.ts";
 import type { ClientRequestMethod } from "../primitives/types.ts";
-import { internalError } from "../wire/errors.ts";
+import { internalError, ProtocolError } from "../wire/errors.ts";
 import type { RpcError } from "../wire/types.ts";
 import type { Bus } from "./bus.ts";
 import { idOf, instanceOf } from "./instance.ts";
 import { firstTimeOf } from "../util/first_time.ts";
 import { isAnswerTo } from "./input_rounds.ts";
-import { isTerminal, type TaskRecord, type TaskStatus, type TaskStore } from "./task_store.ts";
+import {
+  isTerminal,
+  jsonBytes,
+  keptRecord,
+  MAX_FINISHED_TASK_BYTES,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from "./task_store.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** How long a finished task stays readable beyond the longest its tool may run. */
@@ -40,8 +53,11 @@ export interface LiveTask {
 }
 
 export interface Tasks {
-  /** Whether another task may start here now. */
-  canStart(): boolean;
+  /**
+   * Why another task may not start here now (as many as may run are running, or the store
+   * cannot be reached), as a sentence; undefined when one may.
+   */
+  refusal(): string | undefined;
   /** A new task, stored (`working`) before this resolves. `runMs`: the most its tool runs. */
   create(runMs: number): Promise<LiveTask>;
   /** The task as `tasks/get` shows it; one whose instance stopped renewing it has `failed`. */
@@ -79,6 +95,19 @@ const DRAIN_POLL_MS = 25;
 
 /** How long an instance vouches for a task it runs; it renews a third of the way through. */
 export const TASK_LEASE_MS = 15_000;
+/**
+ * For this long after the store is back from an outage, a lease that ran out meanwhile is not
+ * taken for an instance that stopped: the instance running the task writes it again as soon as
+ * it reconnects too.
+ */
+export const RESTORE_GRACE_MS = 5_000;
+
+/** A fault of the store or the bus, as the call's answer: -32603 saying tasks are unavailable. */
+function unavailable(error: unknown): never {
+  if (error instanceof ProtocolError) throw error;
+  const { code, message } = internalError(`tasks are unavailable: ${messageOf(error)}`);
+  throw new ProtocolError(code, message);
+}
 
 interface Running {
   record: TaskRecord;
@@ -107,6 +136,38 @@ export function createTasks(
   const stamp = () => new Date(now()).toISOString();
   const put = (record: TaskRecord) =>
     store.put({ record, owner, leaseUntil: now() + TASK_LEASE_MS });
+  const maxFinishedBytes = store.maxFinishedBytes ?? MAX_FINISHED_TASK_BYTES;
+  /** A finished task larger than this is kept bounded (task_store.ts keptRecord()). */
+  const keepAtMost = Math.floor(maxFinishedBytes / 4);
+
+  /** Finished tasks whose last write failed, by id, oldest first: written once the store is back. */
+  const unsaved = new Map<string, { record: TaskRecord; bytes: number }>();
+  let unsavedBytes = 0;
+  const forgetUnsaved = (taskId: string) => {
+    unsavedBytes -= unsaved.get(taskId)?.bytes ?? 0;
+    unsaved.delete(taskId);
+  };
+  /** Keeps a finished task for later; the oldest go first past the finished tasks' budget. */
+  const keepUnsaved = (record: TaskRecord) => {
+    const bytes = jsonBytes(record);
+    forgetUnsaved(record.taskId);
+    unsaved.set(record.taskId, { record, bytes });
+    unsavedBytes += bytes;
+    for (const taskId of unsaved.keys()) {
+      if (unsavedBytes <= maxFinishedBytes || taskId === record.taskId) break;
+      forgetUnsaved(taskId);
+    }
+  };
+  /** When the store was last back from an outage (a lease that ran out meanwhile has grace). */
+  let restoredAt = -Infinity;
+  const stopRestoring = store.onRestored?.(async () => {
+    restoredAt = now();
+    const writes = [...running.values()].map((task) => put(task.record));
+    for (const [taskId, { record }] of unsaved) {
+      writes.push(put(record).then(() => forgetUnsaved(taskId)));
+    }
+    await Promise.allSettled(writes);
+  });
 
   // While tasks run here, their leases are renewed (the timer never keeps the process up).
   // Started with the first task, not before: Deno loads its timers on their first use (~13 ms
@@ -123,13 +184,21 @@ export function createTasks(
 
   const listeners = new Set<(task: TaskRecord) => void>();
   let draining: Promise<void> | undefined;
-  /** Tells every instance's listeners of a task's new state (each change, once). */
-  const announce = (record: TaskRecord) => {
-    bus.publish({ type: "tasks/changed", task: record as unknown as JsonObject }).catch(() => {});
+  /**
+   * Tells every instance's listeners of a task's new state (each change, once); resolves once
+   * it is sent. `whole`, when the store keeps `record` bounded: what the listeners of this
+   * instance are told instead (the others, through the bus, learn `record`).
+   */
+  const announce = (record: TaskRecord, whole: TaskRecord = record) => {
+    const task = record as unknown as JsonObject;
+    if (whole === record) return bus.publish({ type: "tasks/changed", task }).catch(() => {});
+    for (const listener of listeners) listener(whole);
+    return bus.publish({ type: "tasks/changed", task, except: owner }).catch(() => {});
   };
 
   const stopListening = bus.subscribe((message) => {
     if (message.type === "tasks/changed" && isObject(message.task)) {
+      if (message.except === owner) return; // told here already, whole
       for (const listener of listeners) listener(message.task as unknown as TaskRecord);
       return;
     }
@@ -162,11 +231,15 @@ export function createTasks(
       running.delete(task.record.taskId);
       task.waiting.clear();
     }
-    // The store and the bus report their own faults.
+    // The store and the bus report their own faults; a finished task that could not be
+    // written is written once the store is back.
+    const kept = keptRecord(task.record, keepAtMost);
     return Promise.all([
-      put(task.record).catch(() => {}),
-      bus.publish({ type: "tasks/changed", task: task.record as unknown as JsonObject })
-        .catch(() => {}),
+      put(kept).then(
+        () => forgetUnsaved(kept.taskId),
+        () => isTerminal(kept.status) && keepUnsaved(kept),
+      ),
+      announce(kept, task.record),
     ]);
   }
 
@@ -202,10 +275,13 @@ export function createTasks(
 
   /** The stored task; one whose owner stopped renewing it is failed, once and for all. */
   async function stored(taskId: string): Promise<TaskRecord | undefined> {
-    const found = await store.get(taskId);
+    const found = await store.get(taskId).catch(unavailable);
     if (found === undefined) return undefined;
     const { record } = found;
-    if (isTerminal(record.status) || found.leaseUntil >= now() || running.has(taskId)) {
+    if (
+      isTerminal(record.status) || found.leaseUntil >= now() || running.has(taskId) ||
+      now() - restoredAt < RESTORE_GRACE_MS
+    ) {
       return record;
     }
     const { inputRequests: _, ...base } = record;
@@ -217,13 +293,20 @@ export function createTasks(
       error: { ...error },
       lastUpdatedAt: stamp(),
     };
-    await store.put({ record: failed, owner: found.owner, leaseUntil: found.leaseUntil });
+    await store.put({ record: failed, owner: found.owner, leaseUntil: found.leaseUntil })
+      .catch(unavailable);
     announce(failed);
-    return (await store.get(taskId))?.record ?? failed;
+    return (await store.get(taskId).catch(unavailable))?.record ?? failed;
   }
 
   return {
-    canStart: () => running.size < MAX_RUNNING_TASKS,
+    refusal() {
+      if (running.size >= MAX_RUNNING_TASKS) {
+        return `${MAX_RUNNING_TASKS} tasks are running on this server already; try again later`;
+      }
+      const why = store.unavailable?.();
+      return why === undefined ? undefined : `tasks are unavailable: ${why}`;
+    },
     elsewhere(taskId) {
       if (!store.local || instance === undefined) return undefined;
       const named = instanceOf(taskId);
@@ -248,8 +331,13 @@ export function createTasks(
       };
       const { taskId } = task.record;
       running.set(taskId, task);
+      try {
+        await put(task.record);
+      } catch (error) {
+        running.delete(taskId); // not stored: nothing of it is left here
+        unavailable(error);
+      }
       renewLeases();
-      await put(task.record);
       const created = task.record;
       return {
         taskId,
@@ -290,7 +378,7 @@ export function createTasks(
       const record = await stored(taskId);
       if (record === undefined) return false;
       if (!isTerminal(record.status)) {
-        await bus.publish({ type: "tasks/update", taskId, responses });
+        await bus.publish({ type: "tasks/update", taskId, responses }).catch(unavailable);
       }
       return true;
     },
@@ -300,7 +388,7 @@ export function createTasks(
         cancelHere(task);
         return true;
       }
-      const found = await store.get(taskId);
+      const found = await store.get(taskId).catch(unavailable);
       if (found === undefined) return false;
       if (!isTerminal(found.record.status)) {
         // Cancelled at once for every reader; the instance running it stops its handler.
@@ -311,9 +399,9 @@ export function createTasks(
           statusMessage: "Cancelled by the client",
           lastUpdatedAt: stamp(),
         };
-        await store.put({ ...found, record });
+        await store.put({ ...found, record }).catch(unavailable);
         announce(record);
-        await bus.publish({ type: "tasks/cancel", taskId });
+        await bus.publish({ type: "tasks/cancel", taskId }).catch(unavailable);
       }
       return true;
     },
@@ -324,6 +412,7 @@ export function createTasks(
     close() {
       clearInterval(renewal);
       stopListening();
+      stopRestoring?.();
     },
     drain(ms) {
       // Once: a signal's shutdown and the end of input may both ask.
@@ -343,6 +432,7 @@ export function createTasks(
         }));
         clearInterval(renewal);
         stopListening();
+        stopRestoring?.();
       })();
       return draining;
     },

@@ -5,6 +5,10 @@
 // SEP-2663 asks). If it is still running after that turn, the task is stored and the call
 // answers with it; the handler runs on as the task, beyond the request, and what it asks from
 // then on makes the task `input_required` until `tasks/update` brings the answers.
+//
+// A call refused before its handler starts (as many tasks as may run are running, or the store
+// is unreachable: adr/0022) is -32603 at once; a task whose creation fails stops its handler and
+// answers the call with the store's error, holding nothing.
 import type { JsonObject } from "../util/json.ts";
 import { isThenable, type MaybePromise } from "../util/maybe.ts";
 import { internalError, ProtocolError } from "../wire/errors.ts";
@@ -13,7 +17,7 @@ import type { Tool } from "../primitives/tools.ts";
 import type { Channels } from "../primitives/types.ts";
 import { CLIENT_CAPABILITY, refusal } from "./input_rounds.ts";
 import type { MethodCall } from "./methods.ts";
-import { type LiveTask, MAX_RUNNING_TASKS, type Tasks } from "./tasks.ts";
+import type { LiveTask, Tasks } from "./tasks.ts";
 
 export function callAsTask(
   call: MethodCall,
@@ -22,10 +26,9 @@ export function callAsTask(
   args: JsonObject,
   answer: (result: CallToolResult) => JsonObject,
 ): MaybePromise<JsonObject> {
-  if (!tasks.canStart()) {
-    const { code, message } = internalError(
-      `${MAX_RUNNING_TASKS} tasks are running on this server already; try again later`,
-    );
+  const refused = tasks.refusal();
+  if (refused !== undefined) {
+    const { code, message } = internalError(refused);
     throw new ProtocolError(code, message);
   }
   const request = call.ctx.controller.signal;
@@ -80,22 +83,25 @@ export function callAsTask(
     let created: Promise<LiveTask> | undefined;
     // The tool's result, a tool error too, completes the task; a JSON-RPC error it throws
     // (McpError) fails it. Before there is a task, either is the call's answer.
-    (result as Promise<CallToolResult>).then(async (ready) => {
+    // A task that could not be created has nothing to complete (its call answered the error).
+    const ignore = () => {};
+    (result as Promise<CallToolResult>).then((ready) => {
       settled = true;
       if (created === undefined) {
         request.removeEventListener("abort", follow);
         return resolve(answer(ready));
       }
-      (await created).complete(answer(ready));
-    }, async (error) => {
+      created.then((live) => live.complete(answer(ready)), ignore);
+    }, (error) => {
       settled = true;
       if (created === undefined) {
         request.removeEventListener("abort", follow);
         return reject(error);
       }
-      (await created).fail(
-        error instanceof ProtocolError ? error.toRpcError() : internalError(String(error)),
-      );
+      const failure = error instanceof ProtocolError
+        ? error.toRpcError()
+        : internalError(String(error));
+      created.then((live) => live.fail(failure), ignore);
     });
     setTimeout(() => {
       // Finished in its first turn, or asking the client first: the request answers.

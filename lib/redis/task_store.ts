@@ -3,7 +3,20 @@
 // with the task's ttl. A script writes it unless the task stored there has finished, so a
 // cancellation made on one instance is never undone by a late write of the instance running
 // the task.
-import { expiryOf, type StoredTask, type TaskStore } from "../core/task_store.ts";
+//
+// Finished tasks are bounded in Redis as in memory (adr/0022), for the whole deployment: the
+// script keeps their ids in finishing order (`<prefix>:finished`, a sorted set), their sizes
+// (`<prefix>:finished-sizes`) and the total (`<prefix>:finished-bytes`), and deletes the
+// oldest finished while the total is over the budget or their count over MAX_STORED_TASKS.
+// A task that expired on its own leaves the index when it reaches its front.
+import {
+  expiryOf,
+  isTerminal,
+  MAX_FINISHED_TASK_BYTES,
+  MAX_STORED_TASKS,
+  type StoredTask,
+  type TaskStore,
+} from "../core/task_store.ts";
 import type { RedisLink } from "./connection.ts";
 
 const PUT_UNLESS_FINISHED = `
@@ -13,21 +26,62 @@ if current then
   if status == 'completed' or status == 'failed' or status == 'cancelled' then return 0 end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if ARGV[3] ~= '1' then return 1 end
+local id, prefix = ARGV[7], ARGV[8]
+redis.call('ZADD', KEYS[2], ARGV[4], id)
+redis.call('HSET', KEYS[3], id, #ARGV[1])
+local total = redis.call('INCRBY', KEYS[4], #ARGV[1])
+local function forget(old)
+  redis.call('ZREM', KEYS[2], old)
+  total = redis.call('DECRBY', KEYS[4], tonumber(redis.call('HGET', KEYS[3], old) or '0'))
+  redis.call('HDEL', KEYS[3], old)
+  redis.call('DEL', prefix .. old)
+end
+for _ = 1, 100 do
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  if oldest == nil or oldest == id then break end
+  if redis.call('EXISTS', prefix .. oldest) == 1 and total <= tonumber(ARGV[5])
+    and redis.call('ZCARD', KEYS[2]) <= tonumber(ARGV[6]) then break end
+  forget(oldest)
+end
 return 1`;
 
-export function createRedisTaskStore(link: RedisLink, now: () => number = Date.now): TaskStore {
-  const keyOf = (taskId: string) => `${link.prefix}:task:${taskId}`;
+export function createRedisTaskStore(
+  link: RedisLink,
+  now: () => number = Date.now,
+  maxFinishedBytes = MAX_FINISHED_TASK_BYTES,
+): TaskStore {
+  const prefix = `${link.prefix}:task:`;
+  const index = [
+    `${link.prefix}:finished`,
+    `${link.prefix}:finished-sizes`,
+    `${link.prefix}:finished-bytes`,
+  ];
   return {
-    async put(task) {
+    maxFinishedBytes,
+    async put(task: StoredTask) {
       const ttl = Math.max(1, expiryOf(task.record) - now());
-      await link.client.eval(PUT_UNLESS_FINISHED, {
-        keys: [keyOf(task.record.taskId)],
-        arguments: [JSON.stringify(task), String(ttl)],
-      });
+      await link.run((client) =>
+        client.eval(PUT_UNLESS_FINISHED, {
+          keys: [`${prefix}${task.record.taskId}`, ...index],
+          arguments: [
+            JSON.stringify(task),
+            String(ttl),
+            isTerminal(task.record.status) ? "1" : "0",
+            String(now()),
+            String(maxFinishedBytes),
+            String(MAX_STORED_TASKS),
+            task.record.taskId,
+            prefix,
+          ],
+        })
+      );
     },
     async get(taskId) {
-      const text = await link.client.get(keyOf(taskId));
+      const text = await link.run((client) => client.get(`${prefix}${taskId}`));
       return typeof text === "string" ? JSON.parse(text) as StoredTask : undefined;
     },
+    unavailable: () => link.health(),
+    onRestored: (listener) => link.onRestored(listener),
   };
 }
