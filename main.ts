@@ -127,7 +127,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
   }
   // Over HTTP, the name that begins the ids of sessions and tasks (instance.ts), chosen once.
   const instance = options.http ? options.instanceName ?? randomInstanceName() : undefined;
-  let shared: { tasks: Tasks; keyRing: KeyRing | undefined } | undefined;
+  let shared: Awaited<ReturnType<typeof sharedState>> | undefined;
   if (options.redis !== undefined) {
     try {
       shared = await sharedState(options.redis, options.stateSecret === undefined, instance);
@@ -179,6 +179,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       registry,
       exit,
       drainTasks,
+      shared?.health,
     );
   }
   announce(loaded, folders, "stdio");
@@ -227,7 +228,9 @@ async function sharedState(
   url: string,
   shareKeys: boolean,
   instance: string | undefined,
-): Promise<{ tasks: Tasks; keyRing: KeyRing | undefined }> {
+): Promise<
+  { tasks: Tasks; keyRing: KeyRing | undefined; health: () => string | undefined }
+> {
   const { connectRedis } = await import("./lib/redis/connection.ts");
   const { createRedisTaskStore } = await import("./lib/redis/task_store.ts");
   const { createRedisBus } = await import("./lib/redis/bus.ts");
@@ -237,6 +240,7 @@ async function sharedState(
   return {
     tasks: createTasks(createRedisTaskStore(link), bus, Date.now, instance),
     keyRing: shareKeys ? createRedisKeyRing(link) : undefined,
+    health: link.health,
   };
 }
 
@@ -248,6 +252,7 @@ async function serveOverHttp(
   registry: Registry,
   exit: (code: number) => never,
   drainTasks: () => Promise<void>,
+  degraded?: () => string | undefined,
 ): Promise<number> {
   let server: HttpServer;
   try {
@@ -263,6 +268,7 @@ async function serveOverHttp(
       maxConcurrency: options.maxConcurrency,
       shutdownGraceMs: options.shutdownGraceMs,
       diagnostics: stderrDiagnostics,
+      degraded,
     });
   } catch (error) {
     logError(`Cannot listen on "${address.hostname}" port ${address.port}: ${messageOf(error)}`);

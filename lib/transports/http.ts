@@ -114,6 +114,11 @@ export interface HttpOptions {
    * digits); behind a load balancer, a session id says which instance it lives on.
    */
   instanceName?: string;
+  /**
+   * What this instance cannot do now while staying ready (Redis unreachable: adr/0022), a
+   * sentence /readyz adds to its 200; undefined when nothing.
+   */
+  degraded?: () => string | undefined;
 }
 
 export interface HttpServer {
@@ -255,7 +260,9 @@ export function serveHttp(options: HttpOptions): HttpServer {
         return probe(
           request,
           draining ? 503 : 200,
-          `${draining ? "draining" : "ready"} (${load()})`,
+          `${draining ? "draining" : "ready"} (${load()})${
+            options.degraded?.() === undefined ? "" : `; ${options.degraded()}`
+          }`,
         );
       default:
         return new Response(`Not found: MCP is served on ${MCP_PATH}\n`, {
