@@ -1,7 +1,8 @@
 // toolshed config (lib/commands/config.ts): the configuration printed for each client and each
-// way of launching, merging into a client's file (every other key kept, a replacement said
-// first, a file that is not JSON left untouched), every refusal, and the printed command
-// started as a client starts it, with nothing but PATH in its environment.
+// way of launching, merging into a client's file (every other byte kept as written, comments
+// included, a replacement said first, symlinks followed, concurrent writers all landing, a file
+// that is not JSON left untouched), every refusal, and the printed command started as a client
+// starts it, with nothing but PATH in its environment.
 import assert from "node:assert/strict";
 import { command, configure } from "../lib/commands/config.ts";
 import { claudeDesktopFile } from "../lib/commands/client_formats.ts";
@@ -59,8 +60,8 @@ const NPX_CACHE_NOTE = /[/\\]_npx[/\\]/.test(Deno.execPath())
   ? `toolshed: This deno runs from npm's cache ("${Deno.execPath()}"), which npm may clean: ` +
     "--launch npx keeps working then\n"
   : "";
-const ADVICE = "toolshed writes plain JSON only, so fix it (comments and trailing commas are " +
-  "not JSON) or add the entry by hand";
+const INVALID = "it is not valid JSON, even with comments and trailing commas";
+const ADVICE = "fix it, or add the entry by hand";
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 Deno.test("config prints each client's entry for this deno and main.ts, with absolute paths", async () => {
@@ -430,24 +431,191 @@ Deno.test("config --write updates the file a symlink points to, keeping the syml
   });
 });
 
-Deno.test("config --write refuses a file that is not JSON, or not shaped as the client's, and leaves it untouched", async () => {
+Deno.test("config --write changes only its own entry: numbers JSON.parse would round, comments, trailing commas and other servers' duplicates stay byte for byte", async () => {
+  await withTempDir(async (root) => {
+    const self = sourceSelf(root);
+    const file = `${root}/.vscode/mcp.json`;
+    await Deno.mkdir(`${root}/.vscode`);
+    const kept = [
+      "{",
+      "  // Servers for this workspace",
+      '  "servers": {',
+      '    "big": { "command": "b", "port": 12345678901234567890, "scale": 1e400 },',
+      '    "twice": { "command": "first" },',
+      '    "twice": { "command": "second" }, // the last one counts',
+      "  },",
+      '  "inputs": [1.50, -0.0, 1E+2,],',
+      "}",
+      "",
+    ].join("\n");
+    await Deno.writeTextFile(file, kept);
+    const result = await runConfig(["vscode", "--write", "--dir", root], root, { self });
+    assert.equal(result.code, 0, result.err);
+    const args = ["run", "-A", `--lock=${root}/deno.lock`, self.main, "--dir", root];
+    const added = [
+      '    "toolshed": {',
+      '      "type": "stdio",',
+      `      "command": ${JSON.stringify(self.execPath)},`,
+      '      "args": [',
+      ...args.map((arg, i) => `        ${JSON.stringify(arg)}${i < args.length - 1 ? "," : ""}`),
+      "      ]",
+      "    }",
+    ];
+    const lines = kept.split("\n");
+    const expected = [...lines.slice(0, 6), ...added, ...lines.slice(6)].join("\n");
+    assert.equal(await Deno.readTextFile(file), expected);
+
+    // Replacing it changes its value's text alone (here in a file indented with tabs, CRLF).
+    const tabbed = expected.replaceAll("\n", "\r\n").replace(
+      /^( {2})+/gm,
+      (spaces) => "\t".repeat(spaces.length / 2),
+    );
+    await Deno.writeTextFile(file, tabbed);
+    const moved = await runConfig(["vscode", "--write", "--dir", `${root}/.vscode`], root, {
+      self,
+    });
+    assert.equal(moved.code, 0, moved.err);
+    assert.match(moved.out, /^Replaced the server "toolshed" in /);
+    const movedArgs = ["run", "-A", `--lock=${root}/.vscode/deno.lock`, self.main, "--dir"];
+    const before = tabbed.slice(0, tabbed.indexOf('"toolshed": ') + '"toolshed": '.length);
+    const after = tabbed.slice(tabbed.indexOf("\t\t}", before.length) + 3);
+    const value = JSON.stringify(
+      { type: "stdio", command: self.execPath, args: [...movedArgs, `${root}/.vscode`] },
+      null,
+      "\t",
+    ).replaceAll("\n", "\r\n\t\t");
+    assert.equal(await Deno.readTextFile(file), before + value + after);
+  });
+});
+
+Deno.test("config --write adds to a file written on one line on that line, and keeps a byte order mark", async () => {
+  await withTempDir(async (root) => {
+    const self = sourceSelf(root);
+    const file = `${root}/.cursor/mcp.json`;
+    await Deno.mkdir(`${root}/.cursor`);
+    const kept = '\uFEFF{"mcpServers":{"n":{"command":"x","args":[12345678901234567890]}}}';
+    await Deno.writeTextFile(file, kept);
+    const result = await runConfig(["cursor", "--write", "--dir", root], root, { self });
+    assert.equal(result.code, 0, result.err);
+    const entry = {
+      command: self.execPath,
+      args: ["run", "-A", `--lock=${root}/deno.lock`, self.main, "--dir", root],
+    };
+    assert.equal(
+      await Deno.readTextFile(file),
+      kept.replace("]}}}", `]}, "toolshed": ${JSON.stringify(entry)}}}`),
+    );
+  });
+});
+
+Deno.test("config --write follows a symlink whose target is not there yet, or is relative, and keeps the link", async () => {
+  await withTempDir(async (root) => {
+    const self = sourceSelf(root);
+    // A dotfiles link made before its target: the target (and its folder) are created.
+    await Deno.symlink(`${root}/dotfiles/claude/mcp.json`, `${root}/.mcp.json`);
+    const dangling = await runConfig(["claude-code", "--write", "--dir", root], root, { self });
+    assert.equal(dangling.code, 0, dangling.err);
+    assert.equal(
+      dangling.out.split("\n")[0],
+      `Created "${root}/dotfiles/claude/mcp.json" with the server "toolshed"`,
+    );
+    assert.ok((await Deno.lstat(`${root}/.mcp.json`)).isSymlink, "the link is still a link");
+    const written = await Deno.readTextFile(`${root}/dotfiles/claude/mcp.json`);
+    assert.equal(JSON.parse(written).mcpServers.toolshed.command, self.execPath);
+
+    // A relative link, through a second one.
+    await Deno.mkdir(`${root}/project`);
+    await Deno.symlink("../dotfiles/claude/mcp.json", `${root}/project/shared.json`);
+    await Deno.symlink("shared.json", `${root}/project/.mcp.json`);
+    const relative = await runConfig(
+      ["claude-code", "--write", "--dir", root, "--name", "second"],
+      `${root}/project`,
+      { self },
+    );
+    assert.equal(relative.code, 0, relative.err);
+    assert.equal(
+      relative.out.split("\n")[0],
+      `Added the server "second" in "${root}/dotfiles/claude/mcp.json"`,
+    );
+    for (const link of ["project/shared.json", "project/.mcp.json", ".mcp.json"]) {
+      assert.ok((await Deno.lstat(`${root}/${link}`)).isSymlink, link);
+    }
+    const servers = JSON.parse(await Deno.readTextFile(`${root}/dotfiles/claude/mcp.json`));
+    assert.deepEqual(Object.keys(servers.mcpServers), ["toolshed", "second"]);
+    assert.deepEqual(
+      [...Deno.readDirSync(`${root}/dotfiles/claude`)].map((entry) => entry.name),
+      ["mcp.json"],
+      "no lock or temporary file is left",
+    );
+  });
+});
+
+Deno.test("config --write from 8 real processes at once loses no one's server", async () => {
+  await withTempDir(async (root) => {
+    const file = `${root}/.mcp.json`;
+    await Deno.writeTextFile(
+      file,
+      '{\n  "mcpServers": {\n    "mine": { "command": "x" }\n  }\n}\n',
+    );
+    const names = Array.from({ length: 8 }, (_, i) => `server-${i}`);
+    const runs = names.map((name) =>
+      new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", MAIN, "config", "claude-code", "--write", "--name", name],
+        cwd: root,
+        stdout: "piped",
+        stderr: "piped",
+      }).output()
+    );
+    const outputs = await withHangGuard(Promise.all(runs), "8 config --write processes");
+    for (const [i, output] of outputs.entries()) {
+      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      assert.match(new TextDecoder().decode(output.stdout), new RegExp(`"${names[i]}"`));
+    }
+    const servers = JSON.parse(await Deno.readTextFile(file)).mcpServers;
+    assert.deepEqual(Object.keys(servers).sort(), ["mine", ...names].sort());
+    assert.deepEqual(servers.mine, { command: "x" });
+    assert.deepEqual(
+      [...Deno.readDirSync(root)].map((entry) => entry.name),
+      [".mcp.json"],
+      "no lock or temporary file is left",
+    );
+  });
+});
+
+Deno.test("config --write refuses a file that is not JSON (with comments), not shaped as the client's, or naming its server twice, and leaves it untouched", async () => {
   await withTempDir(async (root) => {
     const self = sourceSelf(root);
     const cases: [string, string, string][] = [
       [
-        "vscode",
-        '{\n  "servers": {},\n  // a comment\n}\n',
-        "it is not valid JSON (Expected double-quoted property name in JSON at position 21 " +
-        `(line 3 column 3)); ${ADVICE}`,
-      ],
-      [
         "cursor",
         '{"mcpServers": {"a": 1},',
-        "it is not valid JSON (Expected double-quoted property name in JSON at position 24 " +
-        `(line 1 column 25)); ${ADVICE}`,
+        `${INVALID} (PropertyNameExpected at line 1 column 25): ${ADVICE}`,
+      ],
+      [
+        "vscode",
+        '{\n  "servers": {}\n  "x": 1\n}\n',
+        `${INVALID} (CommaExpected at line 3 column 3): ${ADVICE}`,
+      ],
+      [
+        "vscode",
+        "// nothing but a comment\n",
+        `${INVALID} (ValueExpected at line 2 column 1): ${ADVICE}`,
       ],
       ["cursor", "[1, 2]", "it does not hold a JSON object"],
       ["vscode", '{"servers": []}', 'its "servers" is not an object of servers'],
+      [
+        "cursor",
+        '{"mcpServers": {"a": {}}, "mcpServers": {}}',
+        'it has "mcpServers" twice',
+      ],
+      // Clients that read with JSON.parse take the last; a reader that stops at the first
+      // takes that one: which to edit is a guess, so it is for the user to say.
+      [
+        "cursor",
+        '{"mcpServers": {"toolshed": {"command": "a"}, "b": {}, "toolshed": {"command": "c"}}}',
+        'its "mcpServers" has the server "toolshed" twice, and clients differ on which one ' +
+        "counts: remove all but one, then run this again",
+      ],
     ];
     for (const [client, text, problem] of cases) {
       const file = `${root}/config.json`;

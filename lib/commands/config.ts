@@ -31,7 +31,8 @@ const USAGE =
   `Usage: toolshed config CLIENT [--dir DIR] [--name NAME] [--launch HOW] [--write [--file PATH]]
 
 Prints the configuration that makes an MCP client start toolshed serving DIR, with absolute
-paths; with --write, merges it into the client's file instead, keeping everything else there.
+paths; with --write, merges it into the client's file instead, changing nothing else there
+(comments, other servers and their formatting stay as written).
 
 Clients, and the file --write updates by default:
   claude-desktop   claude_desktop_config.json in Claude's folder of your user
