@@ -608,13 +608,13 @@ Deno.test("config --write refuses a file that is not JSON (with comments), not s
         '{"mcpServers": {"a": {}}, "mcpServers": {}}',
         'it has "mcpServers" twice',
       ],
-      // Clients that read with JSON.parse take the last; a reader that stops at the first
-      // takes that one: which to edit is a guess, so it is for the user to say.
+      // Clients read the last; editing it would leave the first to mislead whoever reads the
+      // file, and editing the first would change nothing a client sees: the user says which.
       [
         "cursor",
         '{"mcpServers": {"toolshed": {"command": "a"}, "b": {}, "toolshed": {"command": "c"}}}',
-        'its "mcpServers" has the server "toolshed" twice, and clients differ on which one ' +
-        "counts: remove all but one, then run this again",
+        'its "mcpServers" has the server "toolshed" twice, and clients read only the last: ' +
+        "keep one, then run this again",
       ],
     ];
     for (const [client, text, problem] of cases) {

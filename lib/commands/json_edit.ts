@@ -57,8 +57,8 @@ export function setServer(
   if (named.length > 1) {
     return {
       kind: "refused",
-      problem: `its "${serversKey}" has the server "${name}" ${twice(named)}, and clients differ ` +
-        "on which one counts: remove all but one, then run this again",
+      problem: `its "${serversKey}" has the server "${name}" ${twice(named)}, and clients read ` +
+        "only the last: keep one, then run this again",
     };
   }
   const existing = named[0]?.children?.[1];
