@@ -267,6 +267,11 @@ async function serveOverHttp(
       maxMessageBytes: options.maxMessageBytes,
       maxConcurrency: options.maxConcurrency,
       shutdownGraceMs: options.shutdownGraceMs,
+      maxConnections: options.maxConnections,
+      idleTimeoutMs: options.idleTimeoutMs,
+      bodyTimeoutMs: options.bodyTimeoutMs,
+      maxBodyBytes: options.maxBodyBytes,
+      maxUnsentBytes: options.maxUnsentBytes,
       diagnostics: stderrDiagnostics,
       degraded,
     });

@@ -10,6 +10,7 @@ import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
 import type { HttpOptions } from "../lib/transports/http.ts";
 import { createAnswer, UNREAD_NOTIFICATIONS_BOUND_BYTES } from "../lib/transports/http_answer.ts";
+import { createUnsentLedger } from "../lib/transports/http_unsent.ts";
 import { acceptsEventStream, decodeHeaderValue } from "../lib/transports/http_headers.ts";
 import { hostNameOf } from "../lib/transports/http_guard.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
@@ -865,7 +866,7 @@ Deno.test("serveHttp() aborts the tool's signal when the client leaves before a 
 });
 
 Deno.test("createAnswer() drops notifications a client leaves unread past the bound, never the result", async () => {
-  const answer = createAnswer(true);
+  const answer = createAnswer(true, createUnsentLedger());
   const streamed = answer.stream(true, () => {});
   const padding = "x".repeat(1000);
   const sent = Math.ceil(UNREAD_NOTIFICATIONS_BOUND_BYTES / padding.length) * 2;

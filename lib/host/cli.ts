@@ -5,6 +5,8 @@ import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { ENV_NAME, MAX_OUTPUT_BYTES, MAX_PROGRAMS } from "../programs/executable.ts";
 import { BEARER_TOKEN } from "../transports/http_auth.ts";
+import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../transports/http_listener.ts";
+import { MAX_UNSENT_BYTES } from "../transports/http_unsent.ts";
 import {
   isLoopbackHost,
   type ListenAddress,
@@ -54,6 +56,16 @@ export interface Options {
   allowUnauthenticated?: boolean;
   /** With --http: one line per request on stderr (--log-requests). */
   logRequests?: boolean;
+  /** With --http: connections open at once (--max-connections; absent: the default). */
+  maxConnections?: number;
+  /** With --http: a connection with no request in progress this long closes (--idle-timeout). */
+  idleTimeoutMs?: number;
+  /** With --http: how long a request body may take to arrive (--body-timeout). */
+  bodyTimeoutMs?: number;
+  /** With --http: request bytes all requests together may hold (--max-body-bytes). */
+  maxBodyBytes?: number;
+  /** With --http: answer bytes waiting for clients, all together (--max-unsent-bytes). */
+  maxUnsentBytes?: number;
   /** With --http: the name session ids begin with (--instance); absent: random. */
   instanceName?: string;
   /** The secret that seals `requestState` ($TOOLSHED_STATE_KEY); absent: random per process. */
@@ -140,6 +152,20 @@ Options of serve:
                              ${TOKEN_ENV} is not set (behind an authenticating proxy)
   --log-requests             With --http: one line per request on stderr (method, path,
                              status, JSON-RPC method, duration)
+  --max-connections N        With --http: connections open at once; one more gets 503
+                             and is closed (default: ${MAX_CONNECTIONS}, at most half the
+                             open-file limit)
+  --idle-timeout MS          With --http: a connection with no request in progress (silent,
+                             or still sending its headers) closes after this long
+                             (default: ${IDLE_TIMEOUT_MS})
+  --body-timeout MS          With --http: a request body not arrived this long after its
+                             headers gets 408 (default: ${BODY_TIMEOUT_MS})
+  --max-body-bytes N         With --http: request bytes all requests together may hold,
+                             from their first byte to their answer; past it a request
+                             gets 503 (default: twice --max-message-bytes)
+  --max-unsent-bytes N       With --http: answer bytes waiting for clients that do not
+                             read, all together; past it the stalest answers are dropped
+                             and their connections closed (default: ${MAX_UNSENT_BYTES})
   --instance NAME            With --http: the name this instance's session ids begin
                              with, for routing sessions by prefix (default: random)
   --redis URL                Keep tasks in Redis (redis://HOST:PORT) and pass task
@@ -172,7 +198,21 @@ const NUMERIC_FLAGS = {
   "max-output-bytes": "maxOutputBytes",
   "max-programs": "maxPrograms",
   "max-resource-bytes": "maxResourceBytes",
+  "max-connections": "maxConnections",
+  "idle-timeout": "idleTimeoutMs",
+  "body-timeout": "bodyTimeoutMs",
+  "max-body-bytes": "maxBodyBytes",
+  "max-unsent-bytes": "maxUnsentBytes",
 } as const;
+
+/** The numeric flags that only --http reads. */
+const HTTP_NUMERIC_FLAGS = [
+  "max-connections",
+  "idle-timeout",
+  "body-timeout",
+  "max-body-bytes",
+  "max-unsent-bytes",
+] as const;
 
 /** The flags parseArgs knows, by their names without the dashes. */
 const FLAGS = {
@@ -188,6 +228,11 @@ const FLAGS = {
   "max-output-bytes": { type: "string" },
   "max-programs": { type: "string" },
   "max-resource-bytes": { type: "string" },
+  "max-connections": { type: "string" },
+  "idle-timeout": { type: "string" },
+  "body-timeout": { type: "string" },
+  "max-body-bytes": { type: "string" },
+  "max-unsent-bytes": { type: "string" },
   "pass-env": { type: "string", multiple: true },
   "allow-outside-symlinks": { type: "boolean" },
   watch: { type: "boolean" },
@@ -244,6 +289,18 @@ export function parseCommand(
       };
     }
     options[key] = value;
+  }
+  const httpOnly = HTTP_NUMERIC_FLAGS.find((flag) => values[flag] !== undefined);
+  if (httpOnly !== undefined && values.http === undefined) {
+    return { kind: "usage-error", message: `--${httpOnly} needs --http` };
+  }
+  if (options.maxBodyBytes !== undefined && options.maxBodyBytes < options.maxMessageBytes) {
+    return {
+      kind: "usage-error",
+      message: `Invalid value for --max-body-bytes: "${options.maxBodyBytes}" is less than ` +
+        `--max-message-bytes (${options.maxMessageBytes}), so the longest message could never ` +
+        "be read",
+    };
   }
   const passEnv = values["pass-env"] ?? [];
   const badName = passEnv.find((name) => !ENV_NAME.test(name));

@@ -49,7 +49,21 @@ import {
 } from "./http_answer.ts";
 import { createEventBudget } from "./http_events.ts";
 import { type BearerCheck, challengeOf, createBearerCheck } from "./http_auth.ts";
-import { readBody } from "./http_body.ts";
+import {
+  type Body,
+  type BodyBudget,
+  createBodyBudget,
+  readBody,
+  type Unread,
+} from "./http_body.ts";
+import {
+  BODY_TIMEOUT_MS,
+  type Connection,
+  connectionCap,
+  IDLE_TIMEOUT_MS,
+  listen as listenHttp,
+} from "./http_listener.ts";
+import { createUnsentLedger, MAX_UNSENT_BYTES } from "./http_unsent.ts";
 import {
   cannotResume,
   errorMessage,
@@ -119,6 +133,19 @@ export interface HttpOptions {
    * sentence /readyz adds to its 200; undefined when nothing.
    */
   degraded?: () => string | undefined;
+  /** Connections open at once (default 1,000, at most half the open-file limit). */
+  maxConnections?: number;
+  /** A connection with no request in progress this long is closed (default 30 s). */
+  idleTimeoutMs?: number;
+  /** A request body must arrive within this long of its headers (default 30 s). */
+  bodyTimeoutMs?: number;
+  /**
+   * Request bytes all requests together may hold, from their first byte to their answer
+   * (default: twice `maxMessageBytes`); past it a request gets 503.
+   */
+  maxBodyBytes?: number;
+  /** Answer bytes waiting for clients, all together, past which the stalest go (64 MiB). */
+  maxUnsentBytes?: number;
 }
 
 export interface HttpServer {
@@ -167,8 +194,6 @@ export function serveHttp(options: HttpOptions): HttpServer {
   let idleWaiters: (() => void)[] = [];
   let draining = false;
   let stopping: Promise<void> | undefined;
-  /** Aborted only when a graceful close overruns the grace period: closes every connection. */
-  const closer = new AbortController();
   /** Aborted when shutdown begins: long-lived requests close with their answer. */
   const closingAll = new AbortController();
   const maxListens = options.maxListens ?? MAX_LONG_LIVED;
@@ -209,16 +234,23 @@ export function serveHttp(options: HttpOptions): HttpServer {
     }
   });
 
-  const server = Deno.serve({
+  const bodies: BodyBudget = createBodyBudget(
+    options.maxBodyBytes ?? 2 * options.maxMessageBytes,
+  );
+  const unsent = createUnsentLedger(options.maxUnsentBytes ?? MAX_UNSENT_BYTES);
+  const server = listenHttp({
     hostname: options.hostname,
     port: options.port,
-    signal: closer.signal,
-    onListen() {}, // instead of Deno's own line: the host says where we listen
+    maxConnections: connectionCap(options.maxConnections),
+    idleTimeoutMs: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
+    diagnostics,
     onError(error) {
       diagnostics.error("An HTTP request failed", error);
       return jsonAnswer(errorMessage(undefined, internalError(messageOf(error))), 500);
     },
-  }, options.logRequests ? logged : unlogged);
+    handler: options.logRequests ? logged : route,
+  });
   const address = server.addr;
   const guard = createHostGuard([
     ...LOOPBACK_NAMES,
@@ -226,18 +258,15 @@ export function serveHttp(options: HttpOptions): HttpServer {
     ...options.allowedHosts.map((name) => hostNameOf(name) ?? name),
   ]);
 
-  function unlogged(request: Request): Response | Promise<Response> {
-    return route(request);
-  }
-
   /** `route`, then one line on the diagnostics once the answer is sent or abandoned. */
   async function logged(
     request: Request,
-    info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+    connection: Connection,
+    info: Deno.ServeHandlerInfo | undefined,
   ): Promise<Response> {
     const started = performance.now();
     const note: RequestNote = {};
-    const response = await route(request, note);
+    const response = await route(request, connection, info, note);
     const log = () => {
       const ms = (performance.now() - started).toFixed(1);
       diagnostics.error(
@@ -246,14 +275,28 @@ export function serveHttp(options: HttpOptions): HttpServer {
         } ${ms} ms`,
       );
     };
-    info.completed.then(log, log);
+    if (info) info.completed.then(log, log);
+    else log();
     return response;
   }
 
-  function route(request: Request, note?: RequestNote): Response | Promise<Response> {
-    switch (pathnameOf(request.url)) {
+  function route(
+    request: Request,
+    connection: Connection,
+    _info?: Deno.ServeHandlerInfo,
+    note?: RequestNote,
+  ): Response | Promise<Response> {
+    const path = pathnameOf(request.url);
+    switch (path) {
+      case undefined:
+        // Deno takes the URL from the Host header: one it cannot parse is the client's
+        // mistake, answered before the guard, and what it said is not echoed anywhere.
+        return new Response("Bad Request: the Host header is not a valid host\n", {
+          status: 400,
+          headers: TEXT,
+        });
       case MCP_PATH:
-        return endpoint(request, note);
+        return endpoint(request, connection, note);
       case "/healthz":
         return probe(request, 200, "ok");
       case "/readyz":
@@ -272,27 +315,36 @@ export function serveHttp(options: HttpOptions): HttpServer {
     }
   }
 
-  function endpoint(request: Request, note?: RequestNote): Response | Promise<Response> {
+  function endpoint(
+    request: Request,
+    connection: Connection,
+    note?: RequestNote,
+  ): Response | Promise<Response> {
     const forbidden = guard(request.headers);
     if (forbidden) return jsonAnswer(errorMessage(undefined, refused(forbidden)), 403);
-    if (checkBearer) return authenticated(checkBearer, request, note);
-    return methodAndType(request, note);
+    if (checkBearer) return authenticated(checkBearer, request, connection, note);
+    return methodAndType(request, connection, note);
   }
 
   /** The bearer token, right after the guard: 401 with a challenge when missing or wrong. */
   async function authenticated(
     check: BearerCheck,
     request: Request,
+    connection: Connection,
     note?: RequestNote,
   ): Promise<Response> {
     const outcome = await check(request.headers);
-    if (outcome === "ok") return methodAndType(request, note);
+    if (outcome === "ok") return methodAndType(request, connection, note);
     return jsonAnswer(errorMessage(undefined, unauthorized()), 401, {
       "www-authenticate": challengeOf(outcome),
     });
   }
 
-  function methodAndType(request: Request, note?: RequestNote): Response | Promise<Response> {
+  function methodAndType(
+    request: Request,
+    connection: Connection,
+    note?: RequestNote,
+  ): Response | Promise<Response> {
     if (request.method === "DELETE") return endSession(request.headers);
     if (request.method === "GET" && hasModernHeader(request.headers)) {
       return jsonAnswer(
@@ -326,13 +378,17 @@ export function serveHttp(options: HttpOptions): HttpServer {
         415,
       );
     }
-    return post(request, note);
+    return post(request, connection, note);
   }
 
-  async function post(request: Request, note?: RequestNote): Promise<Response> {
-    let body: Uint8Array | "too large";
+  async function post(
+    request: Request,
+    connection: Connection,
+    note?: RequestNote,
+  ): Promise<Response> {
+    let body: Body | Unread;
     try {
-      body = await readBody(request, options.maxMessageBytes);
+      body = await readBody(request, options.maxMessageBytes, bodies, connection.bodyDeadline);
     } catch (error) {
       return jsonAnswer(
         errorMessage(undefined, {
@@ -342,23 +398,67 @@ export function serveHttp(options: HttpOptions): HttpServer {
         400,
       );
     }
-    if (body === "too large") {
-      return jsonAnswer(errorMessage(undefined, oversizeLine(options.maxMessageBytes)), 413);
+    if (typeof body === "string") {
+      // The client may still be sending what was not read: the connection goes with it.
+      connection.closeWhenAnswered();
+      return unread(body);
     }
-    const admission = admit(body, request.headers, mirroredOf);
+    const { bytes, release } = body;
+    let admission: Admission;
+    try {
+      admission = admit(bytes, request.headers, mirroredOf);
+    } catch (error) {
+      release();
+      throw error;
+    }
     if (note) note.rpcMethod = methodOf(admission);
     switch (admission.kind) {
       case "refused":
+        release();
         return jsonAnswer(errorMessage(admission.id, admission.error), admission.status);
       case "accepted":
+        release();
         // The only core client notification, notifications/cancelled, is stdio's: over
         // HTTP a client cancels by closing the stream. Accepted and ignored, as unknown
         // ones are.
         return new Response(null, { status: 202 });
       case "dispatch":
-        return dispatch(admission.request, acceptsEventStream(request.headers.get("accept")));
+        return dispatch(
+          admission.request,
+          acceptsEventStream(request.headers.get("accept")),
+          release,
+        );
       case "legacy":
-        return legacy(admission.message, request.headers, body.length);
+        return legacy(admission.message, request.headers, bytes.length, release);
+    }
+  }
+
+  /** The answer to a body that was not read: 413, 503 or 408. */
+  function unread(why: Unread): Response {
+    switch (why) {
+      case "too large":
+        return jsonAnswer(errorMessage(undefined, oversizeLine(options.maxMessageBytes)), 413);
+      case "busy":
+        return jsonAnswer(
+          errorMessage(
+            undefined,
+            internalError(
+              `the server holds ${bodies.limit} bytes of requests already; retry shortly`,
+            ),
+          ),
+          503,
+          { "retry-after": "1" },
+        );
+      case "late":
+        return jsonAnswer(
+          errorMessage(undefined, {
+            code: ErrorCode.InvalidRequest,
+            message: `Request Timeout: the body did not arrive within ${
+              options.bodyTimeoutMs ?? BODY_TIMEOUT_MS
+            } ms`,
+          }),
+          408,
+        );
     }
   }
 
@@ -371,17 +471,42 @@ export function serveHttp(options: HttpOptions): HttpServer {
     message: RpcRequest | Notification | RpcResponse,
     headers: Headers,
     bytes: number,
+    release: () => void,
   ): Response | Promise<Response> {
-    const id = message.kind === "request" ? message.id : undefined;
-    // Sessions end when the drain begins: 503 says why, where 404 would ask for a new one.
+    if (message.kind === "request" && headers.get(SESSION_ID_HEADER) !== null) {
+      const session = sessionFor(message.id, headers);
+      if (session instanceof Response) {
+        release();
+        return session;
+      }
+      return dispatch(message, acceptsEventStream(headers.get("accept")), release, session);
+    }
+    release();
+    if (message.kind === "request") {
+      if (draining) return jsonAnswer(errorMessage(message.id, shuttingDown()), 503);
+      if (message.method === "initialize") return openSession(message, bytes);
+      return jsonAnswer(errorMessage(message.id, sessionRequired()), 400);
+    }
+    const session = sessionFor(undefined, headers);
+    if (session instanceof Response) return session;
+    if (message.kind === "response") {
+      // An answer to a request the session sent; one that nothing awaits is dropped.
+      session.outbound.settle(message);
+    } else if (message.method === "notifications/cancelled") {
+      cancel(session, message.params);
+    }
+    return new Response(null, { status: 202 });
+  }
+
+  /**
+   * The session a 2025-era message's `Mcp-Session-Id` names, or the answer saying why there
+   * is none to serve it: 503 while draining (404 would ask for a new session), 400 without
+   * an id or with another version than the session's, 404 for one unknown or ended.
+   */
+  function sessionFor(id: RequestId | undefined, headers: Headers): HttpSession | Response {
     if (draining) return jsonAnswer(errorMessage(id, shuttingDown()), 503);
     const sessionId = headers.get(SESSION_ID_HEADER);
-    if (sessionId === null) {
-      if (message.kind === "request" && message.method === "initialize") {
-        return openSession(message, bytes);
-      }
-      return jsonAnswer(errorMessage(id, sessionRequired()), 400);
-    }
+    if (sessionId === null) return jsonAnswer(errorMessage(id, sessionRequired()), 400);
     const session = sessions.get(sessionId);
     if (session === undefined) return jsonAnswer(errorMessage(id, missing(sessionId)), 404);
     const negotiated = negotiatedVersion(session.core);
@@ -389,17 +514,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     if (claimed !== null && negotiated !== undefined && claimed !== negotiated) {
       return jsonAnswer(errorMessage(id, sessionVersionMismatch(claimed, negotiated)), 400);
     }
-    switch (message.kind) {
-      case "response":
-        // An answer to a request the session sent; one that nothing awaits is dropped.
-        session.outbound.settle(message);
-        return new Response(null, { status: 202 });
-      case "notification":
-        if (message.method === "notifications/cancelled") cancel(session, message.params);
-        return new Response(null, { status: 202 });
-      case "request":
-        return dispatch(message, acceptsEventStream(headers.get("accept")), session);
-    }
+    return session;
   }
 
   /** Runs a claim-less `initialize` on a fresh core session; keeps the session if it pins. */
@@ -451,6 +566,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     }
     const stream = openEventStream(
       () => sessions.unlistened(session, stream),
+      unsent,
       keepAliveMs,
       { [SESSION_ID_HEADER]: session.id },
       (sink) => session.events.open(sink, primes(session.core), true),
@@ -475,6 +591,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       () => {
         if (standalone !== undefined) sessions.unlistened(session, standalone);
       },
+      unsent,
       keepAliveMs,
       { [SESSION_ID_HEADER]: session.id },
     );
@@ -507,16 +624,22 @@ export function serveHttp(options: HttpOptions): HttpServer {
     }
   }
 
+  /** Runs a request; `releaseBody` gives its body's bytes back once it is answered. */
   async function dispatch(
     request: RpcRequest,
     canStream: boolean,
+    releaseBody: () => void,
     session?: HttpSession,
   ): Promise<Response> {
-    if (draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
+    if (draining) {
+      releaseBody();
+      return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
+    }
     // A long-lived request (subscriptions/listen) holds no slot: it waits, it does not work.
     // It holds a connection, though, so there is a cap on how many stay open.
     const longLived = core.method(request.method)?.longLived === true;
     if (longLived && listens >= maxListens) {
+      releaseBody();
       const full = internalError(`the server already holds ${maxListens} listen streams open`);
       return jsonAnswer(errorMessage(request.id, full), 503);
     }
@@ -525,7 +648,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     // A session's event streams are resumable: their events are kept for Last-Event-ID.
     const openLog: OpenLog | undefined = session &&
       ((sink) => session.events.open(sink, primes(session.core)));
-    const answer = createAnswer(canStream, keepAliveMs, openLog);
+    const answer = createAnswer(canStream, unsent, keepAliveMs, openLog);
     // Whether the request may send notifications (or, in a session, requests) before its
     // answer: then a pending answer is an event stream, else JSON.
     const mayNotify = longLived || request.progressToken !== undefined ||
@@ -538,6 +661,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     });
     if (longLived) listens++;
     const done = () => {
+      releaseBody();
       if (longLived) listens--;
       settle(controller);
       if (session) sessions.finished(session, controller.signal);
@@ -661,7 +785,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       // that stopped reading must not hold the process open.
       if (await settlesWithin(server.shutdown(), options.shutdownGraceMs) === "timed out") {
         diagnostics.error("Answers still unread after the grace period; closing connections");
-        closer.abort();
+        server.close();
         await server.finished;
       }
     })();
@@ -681,13 +805,14 @@ const REMEMBERED_URLS = 64;
 const pathnames = new Map<string, string>();
 
 /**
- * The path of a request's URL, as `new URL(url).pathname` reads it (and throwing as it
- * does). Clients send the same few URLs on every request, so each one's path is kept, in a
+ * The path of a request's URL, as `new URL(url).pathname` reads it; undefined for a URL
+ * that does not parse (Deno builds it from the Host header). Clients send the same few URLs on every request, so each one's path is kept, in a
  * bounded map, rather than a URL object parsed and dropped per request (bench:http).
  */
-function pathnameOf(url: string): string {
+function pathnameOf(url: string): string | undefined {
   let pathname = pathnames.get(url);
   if (pathname === undefined) {
+    if (!URL.canParse(url)) return undefined;
     pathname = new URL(url).pathname;
     if (pathnames.size >= REMEMBERED_URLS) pathnames.clear();
     pathnames.set(url, pathname);

@@ -11,6 +11,7 @@
 import type { JsonObject } from "../util/json.ts";
 import { serialize } from "../wire/serialize.ts";
 import type { EventSink, StreamLog } from "./http_events.ts";
+import type { UnsentLedger } from "./http_unsent.ts";
 
 /** Opens a resumable stream over a sink (a 2025-era session's, http_events.ts). */
 export type OpenLog = (sink: EventSink) => StreamLog;
@@ -81,6 +82,7 @@ const encoder = new TextEncoder();
  */
 export function createAnswer(
   canStream: boolean,
+  unsent: UnsentLedger,
   keepAliveMs = KEEP_ALIVE_MS,
   openLog?: OpenLog,
 ): Answer {
@@ -97,19 +99,19 @@ export function createAnswer(
       else if (canStream) (early ??= []).push(message);
     },
     complete(response, status) {
-      if (early === undefined) return jsonAnswer(response, status);
-      const body = eventBody(() => {});
+      if (early === undefined) return countedJsonAnswer(response, status, unsent);
+      const body = eventBody(() => {}, unsent);
       for (const message of early) body.send(message);
       body.end(response);
       return body.response;
     },
     stream(mayNotify, onClosed) {
       if (!canStream || (early === undefined && !mayNotify)) {
-        const body = jsonBody(onClosed);
+        const body = jsonBody(onClosed, unsent);
         sink = () => {}; // a JSON answer has no place for a notification
         return body;
       }
-      const body = eventBody(onClosed, keepAliveMs, SSE_HEADERS, openLog);
+      const body = eventBody(onClosed, unsent, keepAliveMs, SSE_HEADERS, openLog);
       for (const message of early ?? []) body.send(message);
       sink = body.send;
       if (openLog !== undefined) {
@@ -132,7 +134,24 @@ export function createAnswer(
   };
 }
 
-/** A complete JSON answer. */
+/**
+ * A JSON answer longer than this goes as a body the unsent ledger counts; a shorter one as a
+ * plain string (faster), which at most --max-connections such answers can hold unread.
+ */
+export const COUNTED_ANSWER_CHARS = 16 * 1024;
+
+/** A complete JSON answer, counted by the ledger unless it is short. */
+function countedJsonAnswer(message: JsonObject, status: number, unsent: UnsentLedger): Response {
+  const text = serialize(message);
+  if (text.length <= COUNTED_ANSWER_CHARS) {
+    return new Response(text, { status, headers: JSON_HEADERS });
+  }
+  const body = bodyOf(JSON_HEADERS, () => {}, unsent, status);
+  body.end(encoder.encode(text));
+  return body.response;
+}
+
+/** A complete JSON answer (the transport's own: errors, refusals, `initialize`). */
 export function jsonAnswer(
   message: JsonObject,
   status: number,
@@ -157,43 +176,102 @@ interface Body {
   alive(): boolean;
 }
 
-/** A 200 whose body is written later; `onClosed` runs if the client leaves first. */
-function bodyOf(headers: Record<string, string>, onClosed: () => void): Body {
+/**
+ * A body written later; `onClosed` runs if the client leaves first, or if the ledger drops
+ * the body because its client stopped reading (then the connection closes). Chunks wait in
+ * a queue of its own and go to Deno one at a time, as the client takes them, so that the
+ * ledger counts exactly what waits: a chunk counts until Deno asks for the next one.
+ */
+function bodyOf(
+  headers: Record<string, string>,
+  onClosed: () => void,
+  unsent: UnsentLedger,
+  status = 200,
+): Body {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const queue: Uint8Array[] = [];
+  let queued = 0;
+  /** Bytes of the chunk Deno is writing now. */
+  let handed = 0;
+  /** Nothing more will be pushed: the stream closes once the queue is taken. */
+  let ending = false;
+  /** False once the body has ended or its client has left. */
   let open = true;
+  let wake: (() => void) | undefined;
+  const leave = () => {
+    queue.length = 0;
+    queued = 0;
+    account.close();
+    if (!open) return;
+    open = false;
+    onClosed();
+  };
+  const account = unsent.open(() => {
+    leave();
+    controller.error(new Error("the client did not read its answer"));
+  });
+  /** Gives Deno the next chunk; false when there is none yet. */
+  const deliver = (): boolean => {
+    account.taken(handed);
+    handed = 0;
+    const chunk = queue.shift();
+    if (chunk !== undefined) {
+      queued -= chunk.byteLength;
+      handed = chunk.byteLength;
+      controller.enqueue(chunk);
+      return true;
+    }
+    if (!ending) return false;
+    account.close();
+    controller.close();
+    return true;
+  };
   const stream = new ReadableStream<Uint8Array>({
     start(started) {
       controller = started;
     },
-    cancel() {
-      if (!open) return;
-      open = false;
-      onClosed();
+    pull() {
+      if (deliver()) return;
+      return new Promise<void>((resolve) => {
+        wake = () => {
+          wake = undefined;
+          deliver();
+          resolve();
+        };
+      });
     },
-  }, { highWaterMark: 0, size: (chunk) => chunk.byteLength });
+    cancel: leave,
+  }, { highWaterMark: 0 });
+  const append = (bytes: Uint8Array) => {
+    queue.push(bytes);
+    queued += bytes.byteLength;
+    account.add(bytes.byteLength);
+    wake?.();
+  };
   return {
-    response: new Response(stream, { status: 200, headers }),
+    response: new Response(stream, { status, headers }),
     push(bytes) {
-      if (open) controller.enqueue(bytes);
+      if (open) append(bytes);
     },
-    unread: () => -(controller.desiredSize ?? 0),
+    unread: () => queued + handed,
     end(bytes) {
       if (!open) return;
       open = false;
-      controller.enqueue(bytes);
-      controller.close();
+      ending = true;
+      append(bytes);
     },
     close() {
       if (!open) return;
       open = false;
-      controller.close();
+      ending = true;
+      wake?.();
     },
     alive: () => open,
   };
 }
 
-function jsonBody(onClosed: () => void): StreamedAnswer {
-  const body = bodyOf(JSON_HEADERS, onClosed);
+function jsonBody(onClosed: () => void, unsent: UnsentLedger): StreamedAnswer {
+  const body = bodyOf(JSON_HEADERS, onClosed, unsent);
   return {
     response: body.response,
     finish: (message) => body.end(encoder.encode(serialize(message))),
@@ -209,6 +287,7 @@ function jsonBody(onClosed: () => void): StreamedAnswer {
  */
 function eventBody(
   onClosed: () => void,
+  unsent: UnsentLedger,
   keepAliveMs?: number,
   headers: Record<string, string> = SSE_HEADERS,
   openLog?: OpenLog,
@@ -235,7 +314,7 @@ function eventBody(
     stop();
     log?.detach(sink);
     onClosed();
-  });
+  }, unsent);
   const push = (bytes: Uint8Array) => {
     lastSent = performance.now();
     body.push(bytes);
@@ -315,11 +394,12 @@ export interface EventStream {
 
 export function openEventStream(
   onClosed: () => void,
+  unsent: UnsentLedger,
   keepAliveMs = KEEP_ALIVE_MS,
   headers: Record<string, string> = {},
   openLog?: OpenLog,
 ): EventStream {
-  const body = eventBody(onClosed, keepAliveMs, { ...SSE_HEADERS, ...headers }, openLog);
+  const body = eventBody(onClosed, unsent, keepAliveMs, { ...SSE_HEADERS, ...headers }, openLog);
   return { response: body.response, send: body.send, close: body.close };
 }
 
@@ -332,6 +412,7 @@ export function openEventStream(
 export function resumeEventStream(
   resume: (sink: EventSink) => StreamLog | string,
   onClosed: (stream: StreamLog) => void,
+  unsent: UnsentLedger,
   keepAliveMs = KEEP_ALIVE_MS,
   headers: Record<string, string> = {},
 ): { response: Response; stream: StreamLog } | string {
@@ -339,6 +420,7 @@ export function resumeEventStream(
   try {
     const body = eventBody(
       () => onClosed(resumed!),
+      unsent,
       keepAliveMs,
       { ...SSE_HEADERS, ...headers },
       (sink) => {
