@@ -1,0 +1,412 @@
+// Hostile clients against a real `main.ts --http` process (adr/0021): bodies that lie about
+// their length, connections that never speak, a descriptor limit within reach, bodies sent
+// slowly, more request bytes than the budget, answers nobody reads, a Host Deno cannot parse.
+// Each test checks that the server stays up, answers a plain call afterwards, and (where memory
+// is the point) that its peak RSS (VmHWM) grew by less than a bound far below what the same
+// attack cost before. Nothing here measures time: waits are events or bounded polls.
+import { match, ok, strictEqual } from "node:assert/strict";
+import { readLines, withHangGuard } from "./_server_process.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const TOOLS = new URL("./fixtures/bounds/tools", import.meta.url).pathname;
+const MIB = 1024 * 1024;
+const encoder = new TextEncoder();
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+interface Bounded {
+  port: number;
+  url: string;
+  /** The server's peak resident memory so far, in bytes (VmHWM). */
+  peakRss(): number;
+  /** Whether the process is still running. */
+  alive(): boolean;
+  stderr(): string[];
+  stop(): Promise<{ code: number; stderr: string[] }>;
+}
+
+/** `main.ts --http 127.0.0.1:0 --tools <bounds fixtures> <args>`, under `ulimit -n` if given. */
+async function spawnBounded(args: string[], openFiles?: number): Promise<Bounded> {
+  const command = [Deno.execPath(), "run", "-A", MAIN, "--http", "127.0.0.1:0", "--tools", TOOLS];
+  const child = new Deno.Command("bash", {
+    args: [
+      "-c",
+      `${openFiles === undefined ? "" : `ulimit -n ${openFiles} && `}exec "$@"`,
+      "bash",
+      ...command,
+      ...args,
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let exited = false;
+  const status = child.status.then((outcome) => {
+    exited = true;
+    return outcome;
+  });
+  const lines = readLines(child.stderr);
+  const seen: string[] = [];
+  let url: string | undefined;
+  while (url === undefined) {
+    const next = await withHangGuard(lines.next(), "the listening line");
+    if (next.done) break;
+    seen.push(next.value);
+    url = next.value.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
+  }
+  if (url === undefined) throw new Error(`main.ts did not start:\n${seen.join("\n")}`);
+  const drained = (async () => {
+    for await (const line of lines) seen.push(line);
+  })();
+  return {
+    port: Number(new URL(url).port),
+    url,
+    peakRss() {
+      const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
+      return Number(status.match(/VmHWM:\s+(\d+) kB/)![1]) * 1024;
+    },
+    alive: () => !exited,
+    stderr: () => seen,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* exited already */ }
+      const { code } = await withHangGuard(status, "the server exiting");
+      await drained;
+      return { code, stderr: seen };
+    },
+  };
+}
+
+function callBody(id: number, name: string, args: Record<string, unknown>): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args, _meta: META },
+  });
+}
+
+function head(name: string, length: number, extra = ""): string {
+  return `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+    `accept: application/json\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\n` +
+    `mcp-name: ${name}\r\ncontent-length: ${length}\r\n${extra}\r\n`;
+}
+
+/** A plain echo call over fetch: the server still serves. */
+async function echoes(server: Bounded, text: string): Promise<void> {
+  const response = await withHangGuard(
+    fetch(server.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "echo",
+      },
+      body: callBody(1, "echo", { text }),
+    }),
+    "an echo call",
+  );
+  strictEqual(response.status, 200);
+  const answer = await response.json();
+  strictEqual(answer.result.content[0].text, text);
+}
+
+async function connect(port: number): Promise<Deno.Conn> {
+  return await Deno.connect({ hostname: "127.0.0.1", port });
+}
+
+/** What the server sent until it closed the connection (or `limit` bytes), as text. */
+async function readAll(conn: Deno.Conn, limit = 64 * 1024): Promise<string> {
+  const buffer = new Uint8Array(limit);
+  let length = 0;
+  try {
+    while (length < limit) {
+      const n = await conn.read(buffer.subarray(length));
+      if (n === null) break;
+      length += n;
+    }
+  } catch { /* reset: closed */ }
+  return new TextDecoder().decode(buffer.subarray(0, length));
+}
+
+interface Answer {
+  /** 0 when nothing came. */
+  status: number;
+  text: string;
+  /** The whole answer arrived (its length, or its last chunk); false: the connection ended first. */
+  whole: boolean;
+}
+
+/** One HTTP answer read off a connection: until it is whole, or the connection ends. */
+async function readAnswer(conn: Deno.Conn): Promise<Answer> {
+  const decoder = new TextDecoder();
+  const chunk = new Uint8Array(256 * 1024);
+  let text = "";
+  try {
+    while (true) {
+      const n = await conn.read(chunk);
+      if (n === null) break;
+      text += decoder.decode(chunk.subarray(0, n), { stream: true });
+      const end = text.indexOf("\r\n\r\n");
+      if (end === -1) continue;
+      const headText = text.slice(0, end).toLowerCase();
+      const body = text.slice(end + 4);
+      const declared = headText.match(/content-length: (\d+)/)?.[1];
+      if (declared !== undefined && body.length >= Number(declared)) break;
+      if (headText.includes("transfer-encoding: chunked") && body.endsWith("0\r\n\r\n")) break;
+    }
+  } catch { /* reset */ }
+  const end = text.indexOf("\r\n\r\n");
+  const headText = end === -1 ? "" : text.slice(0, end).toLowerCase();
+  const body = end === -1 ? "" : text.slice(end + 4);
+  const declared = headText.match(/content-length: (\d+)/)?.[1];
+  const whole = end !== -1 &&
+    (declared !== undefined ? body.length >= Number(declared) : body.endsWith("0\r\n\r\n"));
+  return { status: Number(text.slice(9, 12)) || 0, text, whole };
+}
+
+function closeAll(conns: Deno.Conn[]): void {
+  for (const conn of conns) {
+    try {
+      conn.close();
+    } catch { /* closed already */ }
+  }
+}
+
+/** Polls `check` (a few hundred times at most, 50 ms apart): for what the server does later. */
+async function eventually(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`Never happened: ${what}`);
+}
+
+Deno.test("main.ts --http allocates nothing from a declared length: 300 bodies announcing 4 MiB and sending a byte cost under 64 MB", async () => {
+  const server = await spawnBounded([]);
+  const conns: Deno.Conn[] = [];
+  try {
+    await echoes(server, "before");
+    const before = server.peakRss();
+    for (let i = 0; i < 300; i++) {
+      const conn = await connect(server.port);
+      await conn.write(encoder.encode(head("echo", 4 * MIB) + "{"));
+      conns.push(conn);
+    }
+    // Every connection has been read by the time a later request on a new one is answered
+    // (one thread, connections served in the order they came).
+    await echoes(server, "during");
+    const grown = server.peakRss() - before;
+    // Before adr/0021, 200 such connections took the server from 50 to 861 MB.
+    ok(grown < 64 * MIB, `peak RSS grew by ${(grown / MIB).toFixed(0)} MiB`);
+  } finally {
+    closeAll(conns);
+    await server.stop();
+  }
+});
+
+Deno.test("main.ts --http refuses connections past --max-connections with 503 and closes silent and half-sent ones after --idle-timeout", async () => {
+  const server = await spawnBounded(["--max-connections", "20", "--idle-timeout", "500"]);
+  const held: Deno.Conn[] = [];
+  const extra: Deno.Conn[] = [];
+  try {
+    for (let i = 0; i < 20; i++) {
+      const conn = await connect(server.port);
+      // Half of them send a request line and a header, never the end of the headers.
+      if (i % 2 === 1) {
+        await conn.write(encoder.encode("POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n"));
+      }
+      held.push(conn);
+    }
+    for (let i = 0; i < 3; i++) extra.push(await connect(server.port));
+    for (const conn of extra) {
+      const answer = await withHangGuard(readAll(conn), "a refused connection's answer");
+      match(answer, /^HTTP\/1\.1 503 /);
+      match(answer, /retry-after: 1/i);
+    }
+    // The idle deadline closes every held connection: each read ends.
+    const ends = await withHangGuard(Promise.all(held.map((conn) => readAll(conn))), "idle closes");
+    strictEqual(ends.filter((text) => text === "").length, 20, ends.join("|"));
+    await echoes(server, "after");
+    ok(server.stderr().some((line) => line.includes("Refused a connection")), "said so");
+  } finally {
+    closeAll([...held, ...extra]);
+    const { code } = await server.stop();
+    strictEqual(code, 0);
+  }
+});
+
+Deno.test("main.ts --http outlives its open-file limit: with ulimit -n 128, 400 connections do not end it", async () => {
+  const server = await spawnBounded(["--idle-timeout", "60000"], 128);
+  const conns: Deno.Conn[] = [];
+  try {
+    for (let i = 0; i < 400; i++) conns.push(await connect(server.port));
+    // Past half the limit (64), connections are refused and closed at once.
+    const refused = await withHangGuard(readAll(conns[399]), "the last connection's answer");
+    match(refused, /^HTTP\/1\.1 503 /);
+    ok(server.alive(), "the server is still running");
+    closeAll(conns);
+    conns.length = 0;
+    await eventually(() => server.alive(), "alive");
+    await echoes(server, "after");
+  } finally {
+    closeAll(conns);
+    const { code } = await server.stop();
+    strictEqual(code, 0);
+  }
+});
+
+Deno.test("main.ts --http answers 408 to a body that does not arrive within --body-timeout, and goes on", async () => {
+  const server = await spawnBounded(["--body-timeout", "300"]);
+  const conns: Deno.Conn[] = [];
+  try {
+    for (const declared of [100, 2 * MIB]) {
+      const conn = await connect(server.port);
+      conns.push(conn);
+      await conn.write(encoder.encode(head("echo", declared) + '{"jsonrpc":'));
+      const answer = await withHangGuard(readAnswer(conn), "the 408");
+      strictEqual(answer.status, 408);
+      match(answer.text, /did not arrive within 300 ms/);
+      // And the connection closes, the rest of that body unread.
+      strictEqual(await withHangGuard(readAll(conn), "the close"), "");
+    }
+    await echoes(server, "after");
+  } finally {
+    closeAll(conns);
+    await server.stop();
+  }
+});
+
+Deno.test("main.ts --http refuses request bytes past --max-body-bytes with 503 and serves the bodies it holds", async () => {
+  const server = await spawnBounded([
+    "--max-message-bytes",
+    String(MIB),
+    "--max-body-bytes",
+    String(2 * MIB),
+  ]);
+  const conns: Deno.Conn[] = [];
+  try {
+    const bodies = [0, 1, 2].map((id) => {
+      const text = "y".repeat(MIB - 300);
+      const body = callBody(id, "echo", { text });
+      return { id, body, text };
+    });
+    // Each sends its headers and all of its body but its last 100 bytes: 3 × ~1 MiB held.
+    for (const { body } of bodies) {
+      const conn = await connect(server.port);
+      conns.push(conn);
+      const bytes = encoder.encode(body);
+      await conn.write(encoder.encode(head("echo", bytes.length)));
+      await conn.write(bytes.subarray(0, bytes.length - 100));
+    }
+    // Then each sends the rest: at most two fit in 2 MiB; the third was refused on its way.
+    const answers = await withHangGuard(
+      Promise.all(conns.map(async (conn, i) => {
+        const bytes = encoder.encode(bodies[i].body);
+        try {
+          await conn.write(bytes.subarray(bytes.length - 100));
+        } catch { /* refused and closed already */ }
+        return await readAnswer(conn);
+      })),
+      "the answers",
+    );
+    const statuses = answers.map((answer) => answer.status);
+    ok(statuses.includes(503), statuses.join());
+    ok(statuses.filter((status) => status === 200).length >= 1, statuses.join());
+    const busy = answers.find((answer) => answer.status === 503)!;
+    match(busy.text, /retry-after: 1/i);
+    match(busy.text, /holds 2097152 bytes of requests already/);
+    for (const [i, answer] of answers.entries()) {
+      // Chunked, the text may be cut by chunk lines: every "y" of it came back.
+      const ys = answer.text.split("y").length - 1;
+      if (answer.status === 200) ok(answer.whole && ys >= bodies[i].text.length, `answer ${i}`);
+    }
+    await echoes(server, "after");
+  } finally {
+    closeAll(conns);
+    await server.stop();
+  }
+});
+
+const STALLED_READER = new URL("./fixtures/bounds/stalled_reader.py", import.meta.url).pathname;
+
+/**
+ * Sends each request on a connection of its own from a client whose receive buffer is 4 KiB
+ * (so the kernel takes little of an answer), and holds them unread until `release` is called.
+ */
+async function askAndNeverRead(
+  port: number,
+  requests: string[],
+): Promise<{ release(): Promise<void> }> {
+  const folder = await Deno.makeTempDir();
+  const files = await Promise.all(requests.map(async (request, i) => {
+    const file = `${folder}/${i}.http`;
+    await Deno.writeTextFile(file, request);
+    return file;
+  }));
+  const child = new Deno.Command("python3", {
+    args: [STALLED_READER, String(port), ...files],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const lines = readLines(child.stdout);
+  strictEqual((await withHangGuard(lines.next(), "the stalled reader")).value, "sent");
+  return {
+    async release() {
+      await child.stdin.close();
+      await child.status;
+      await Deno.remove(folder, { recursive: true });
+    },
+  };
+}
+
+const UNSENT_BOUND = Number(Deno.env.get("TOOLSHED_TEST_UNSENT") ?? 16 * MIB);
+
+Deno.test("main.ts --http drops answers nobody reads past --max-unsent-bytes: 16 unread 16 MiB answers cost under 120 MB", async () => {
+  const server = await spawnBounded(["--max-unsent-bytes", String(UNSENT_BOUND)]);
+  try {
+    await echoes(server, "before");
+    const before = server.peakRss();
+    const requests = Array.from({ length: 16 }, (_, i) => {
+      const body = callBody(i, "big", { length: 16 * MIB });
+      return head("big", encoder.encode(body).length) + body;
+    });
+    const stalled = await askAndNeverRead(server.port, requests);
+    try {
+      // The answers are made one after the other, in the order their requests came; an
+      // echo sent after them is answered after them.
+      await echoes(server, "after");
+      const grown = server.peakRss() - before;
+      // Unbounded, each connection held the ~12 MiB of its answer the kernel did not take.
+      ok(grown < 120 * MIB, `peak RSS grew by ${(grown / MIB).toFixed(0)} MiB`);
+    } finally {
+      await stalled.release();
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("main.ts --http answers a Host header it cannot parse with 400 and writes nothing it said", async () => {
+  const server = await spawnBounded(["--log-requests"]);
+  try {
+    const conn = await connect(server.port);
+    await conn.write(
+      encoder.encode("GET /mcp HTTP/1.1\r\nhost: marker-x7q:99999\r\nconnection: close\r\n\r\n"),
+    );
+    const answer = await withHangGuard(readAll(conn), "the 400");
+    conn.close();
+    match(answer, /^HTTP\/1\.1 400 /);
+    match(answer, /the Host header is not a valid host/);
+    await echoes(server, "after");
+    const { stderr } = await server.stop();
+    ok(!stderr.some((line) => line.includes("marker-x7q")), stderr.join("\n"));
+  } finally {
+    if (server.alive()) await server.stop();
+  }
+});
