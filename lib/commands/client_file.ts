@@ -111,8 +111,7 @@ async function withLock<T>(file: string, body: () => Promise<T>): Promise<T> {
     }
   }
   throw new Error(
-    `another writer held "${lockPath}" for ${LOCK_WAIT_MS / 1000} seconds (remove it if no ` +
-      "toolshed config is running)",
+    `another toolshed config has held the lock "${lockPath}" for ${LOCK_WAIT_MS / 1000} seconds`,
   );
 }
 
