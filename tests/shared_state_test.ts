@@ -1,8 +1,9 @@
 // What several instances share (adr/0016): tasks (lib/core/tasks.ts over a store and a bus)
 // on three instances in this process, first sharing the in-memory store and bus (what one
 // process does), then a real redis-server (lib/redis/: what instances behind a load balancer
-// do); the requestState key ring in Redis; and main.ts processes sharing both. The Redis half needs `redis-server` on PATH (.ci/run installs it); without it the half
-// is ignored with a message, except under CI, where its absence fails.
+// do); the requestState key ring in Redis; and main.ts processes sharing both. The Redis half
+// needs `redis-server` on PATH (.ci/run installs it; tests/_redis.ts). Its faults are in
+// tests/redis_faults_test.ts.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { createTasks, type Tasks } from "../lib/core/tasks.ts";
 import { createMemoryTaskStore, type TaskStore } from "../lib/core/task_store.ts";
@@ -14,6 +15,7 @@ import { createRedisKeyRing, KEY_ROTATION_MS } from "../lib/redis/key_ring.ts";
 import { openState, SEALED_ELSEWHERE, sealState } from "../lib/core/request_state.ts";
 import { recorder } from "./_diagnostics.ts";
 import { events, spawnHttpServer, withHangGuard } from "./_server_process.ts";
+import { RUN_REDIS, startRedis } from "./_redis.ts";
 
 interface Shared {
   store: TaskStore;
@@ -148,58 +150,6 @@ for (
 ) Deno.test(check);
 
 // ---------------------------------------------------------------- Redis
-
-async function hasRedisServer(): Promise<boolean> {
-  try {
-    const { success } = await new Deno.Command("redis-server", {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success;
-  } catch {
-    return false;
-  }
-}
-
-const REDIS_AVAILABLE = await hasRedisServer();
-if (!REDIS_AVAILABLE && Deno.env.get("CI") === undefined) {
-  Deno.stderr.writeSync(new TextEncoder().encode(
-    "tests/shared_state_test.ts: redis-server is not installed, so the Redis checks are " +
-      "ignored (apt-get install redis-server runs them)" + "\n",
-  ));
-}
-
-/** A redis-server on a free loopback port, for this file's tests. */
-async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close();
-  const child = new Deno.Command("redis-server", {
-    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-      break;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  return {
-    url,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
-}
-
-/** Runs the Redis checks: where redis-server is installed, and always under CI. */
-const RUN_REDIS = REDIS_AVAILABLE || Deno.env.get("CI") !== undefined;
 
 for (
   const check of sharingChecks("redis", async () => {
