@@ -11,12 +11,17 @@ import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { CreateMessageRequestSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import { createOutbound } from "../lib/core/outbound.ts";
-import { createSession } from "../lib/core/session.ts";
+import { createSession, MAX_KEPT_CAPABILITIES_BYTES, type Session } from "../lib/core/session.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
 import type { HttpOptions } from "../lib/transports/http.ts";
 import { createEventBudget } from "../lib/transports/http_events.ts";
-import { createSessionTable, type HttpSession } from "../lib/transports/http_sessions.ts";
+import {
+  createSessionTable,
+  type HttpSession,
+  MAX_SESSION_BYTES,
+  SESSION_BYTES,
+} from "../lib/transports/http_sessions.ts";
 import type { EventStream } from "../lib/transports/http_answer.ts";
 import { contentsOf } from "../lib/primitives/registry.ts";
 import type { JsonObject } from "../lib/util/json.ts";
@@ -420,23 +425,67 @@ Deno.test("serveHttp() forgets a session idle for the TTL, on a clock the test d
   }
 });
 
+Deno.test("serveHttp() keeps what a 2025-era session counts of its client's capabilities: a small object whole, the top of a huge one", async () => {
+  const http = serveForTest(
+    [define("capabilities", (_args, ctx) => JSON.stringify(ctx.clientCapabilities))],
+    { maxMessageBytes: 4 * 1024 * 1024 },
+  );
+  try {
+    const declared = async (capabilities: JsonObject) => {
+      const headers = await open(http.url, capabilities);
+      const answer = await post(http.url, callBody(1, "capabilities"), headers);
+      const text = (answer.json as { result: { content: { text: string }[] } }).result.content[0]
+        .text;
+      return JSON.parse(text) as JsonObject;
+    };
+    const small = {
+      sampling: { tools: {} },
+      elicitation: { form: { applyDefaults: true }, url: {} },
+      roots: { listChanged: true },
+      extensions: { "io.modelcontextprotocol/tasks": {} },
+    };
+    deepStrictEqual(await declared(small), small);
+    // ~1 MiB of JSON that would hold ~28 MiB parsed: what is near the top is kept.
+    const huge = await declared({
+      ...small,
+      experimental: { padding: Array.from({ length: 350_000 }, () => ({})) },
+    });
+    deepStrictEqual(Object.keys(huge), [...Object.keys(small), "experimental"]);
+    deepStrictEqual(huge.extensions, small.extensions);
+    const kept = JSON.stringify(huge).length;
+    ok(kept < MAX_KEPT_CAPABILITIES_BYTES, `${kept} characters of capabilities kept`);
+  } finally {
+    await http.close();
+  }
+});
+
+/** A 2025-era core session whose `initialize` left it holding `keptBytes`. */
+function keeping(keptBytes: number): Session {
+  const session = createSession();
+  session.pin = {
+    era: "legacy",
+    client: { protocolVersion: LEGACY, clientCapabilities: {}, clientInfo: undefined, keptBytes },
+  };
+  return session;
+}
+
 Deno.test("createSessionTable() sweeps idle sessions in order of use, never one with a request in flight", () => {
   let clock = 0;
   const table = createSessionTable({
     instance: "t",
     ttlMs: 100,
     maxSessions: 10,
-    maxBytes: 1000,
+    maxBytes: 10 * SESSION_BYTES + 1000,
     events: createEventBudget(),
     now: () => clock,
   });
   try {
-    const idle = table.open(createSession(), 10);
-    const busy = table.open(createSession(), 10);
+    const idle = table.open(createSession());
+    const busy = table.open(createSession());
     const controller = new AbortController();
     busy.requests.set(controller.signal, { id: 1, controller, send: undefined });
     clock = 50;
-    const recent = table.open(createSession(), 10);
+    const recent = table.open(createSession());
     clock = 120;
     table.sweep();
     deepStrictEqual([table.get(idle.id), table.get(busy.id)?.id, table.size], [
@@ -450,10 +499,10 @@ Deno.test("createSessionTable() sweeps idle sessions in order of use, never one 
     table.sweep();
     strictEqual(table.size, 0);
     strictEqual(table.get(recent.id), undefined);
-    // Past the byte cap, the least recently used goes, as past the count.
-    const heavy = table.open(createSession(), 600);
-    const light = table.open(createSession(), 300);
-    table.open(createSession(), 300);
+    // Past the byte cap (what sessions keep), the least recently used goes, as past the count.
+    const heavy = table.open(keeping(10 * SESSION_BYTES - 1_000));
+    const light = table.open(keeping(300));
+    table.open(keeping(300));
     deepStrictEqual([table.get(heavy.id), table.get(light.id)?.id, table.size], [
       undefined,
       light.id,
@@ -469,7 +518,7 @@ Deno.test("createSessionTable() past the cap with every older session busy evict
     instance: "t",
     ttlMs: 100_000,
     maxSessions: 2,
-    maxBytes: 1000,
+    maxBytes: MAX_SESSION_BYTES,
     events: createEventBudget(),
   });
   const listening = (session: HttpSession) => {
@@ -483,11 +532,11 @@ Deno.test("createSessionTable() past the cap with every older session busy evict
   try {
     // Both older sessions hold a GET stream (what an idle 2025-era client does): the least
     // recently used of them goes, and the new one is served.
-    const first = table.open(createSession(), 10);
-    const second = table.open(createSession(), 10);
+    const first = table.open(createSession());
+    const second = table.open(createSession());
     listening(first);
     listening(second);
-    const third = table.open(createSession(), 10);
+    const third = table.open(createSession());
     deepStrictEqual([table.get(first.id), table.get(second.id)?.id, table.get(third.id)?.id], [
       undefined,
       second.id,
@@ -499,7 +548,7 @@ Deno.test("createSessionTable() past the cap with every older session busy evict
     const inFlight = calling(second);
     listening(third);
     table.get(third.id);
-    const fourth = table.open(createSession(), 10);
+    const fourth = table.open(createSession());
     deepStrictEqual([table.get(second.id)?.id, table.get(third.id), table.get(fourth.id)?.id], [
       second.id,
       undefined,
@@ -508,7 +557,7 @@ Deno.test("createSessionTable() past the cap with every older session busy evict
     strictEqual(inFlight.signal.aborted, false);
     // With a call in flight in every older one, the least recently used is ended all the same.
     const alsoInFlight = calling(fourth);
-    const fifth = table.open(createSession(), 10);
+    const fifth = table.open(createSession());
     deepStrictEqual([table.get(second.id), table.get(fourth.id)?.id, table.get(fifth.id)?.id], [
       undefined,
       fourth.id,

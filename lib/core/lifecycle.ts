@@ -6,6 +6,7 @@ import { ErrorCode, invalidParams, ProtocolError, unsupportedVersion } from "../
 import { SERVER_INFO } from "../wire/protocol.ts";
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from "../wire/versions.ts";
 import type { MethodCall } from "./methods.ts";
+import { keptCopy, MAX_KEPT_CAPABILITIES_BYTES, MAX_KEPT_CLIENT_INFO_BYTES } from "./session.ts";
 
 /** `initialize`: negotiates a legacy version and pins the session to it. */
 export function initialize({ request, ctx, capabilities }: MethodCall): JsonObject {
@@ -32,16 +33,21 @@ export function initialize({ request, ctx, capabilities }: MethodCall): JsonObje
       `Invalid request: the connection is already initialized for "${session.pin.client.protocolVersion}"`,
     );
   }
-  const clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
+  const clientInfo = isObject(params.clientInfo)
+    ? keptCopy(params.clientInfo, MAX_KEPT_CLIENT_INFO_BYTES)
+    : undefined;
+  const kept = keptCopy(clientCapabilities, MAX_KEPT_CAPABILITIES_BYTES);
   // Echo a supported legacy version, else offer the newest legacy one; never 2026-07-28.
   const version = LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSIONS[0];
-  // Every call of the session shares these: frozen, so no tool can change another's view.
+  // Every call of the session shares these: frozen copies, so no tool can change another's
+  // view, bounded, so that a session holds what its table counts (session.ts).
   session.pin = {
     era: "legacy",
     client: {
       protocolVersion: version,
-      clientCapabilities: deepFreeze(clientCapabilities),
-      clientInfo: deepFreeze(clientInfo),
+      clientCapabilities: kept.copy,
+      clientInfo: clientInfo?.copy,
+      keptBytes: kept.bytes + (clientInfo?.bytes ?? 0),
     },
   };
   return { protocolVersion: version, capabilities, serverInfo: SERVER_INFO };
@@ -55,13 +61,4 @@ export function ping(): JsonObject {
 /** `server/discover` (2026-07-28): what the server speaks and offers; answered in any state. */
 export function discover({ capabilities }: MethodCall): JsonObject {
   return { supportedVersions: MODERN_VERSIONS, capabilities };
-}
-
-/** Freezes a parsed JSON value and everything in it; returns it. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
-  }
-  return value;
 }

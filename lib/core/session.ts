@@ -1,6 +1,6 @@
-// State that outlives one request: one per stdio connection (and, later, per 2025-era HTTP
-// session). A stateless request (a 2026-07-28 HTTP POST) has none.
-import type { JsonObject } from "../util/json.ts";
+// State that outlives one request: one per stdio connection and per 2025-era HTTP session.
+// A stateless request (a 2026-07-28 HTTP POST) has none.
+import { isObject, type JsonObject } from "../util/json.ts";
 import { LEGACY_VERSIONS } from "../wire/versions.ts";
 
 /** What a legacy session learnt from `initialize`; shared by its calls, so frozen. */
@@ -9,6 +9,8 @@ export interface LegacyClient {
   readonly protocolVersion: string;
   readonly clientCapabilities: Readonly<JsonObject>;
   readonly clientInfo: JsonObject | undefined;
+  /** About how many bytes of memory the two above hold (what a session table counts). */
+  readonly keptBytes: number;
 }
 
 /**
@@ -34,4 +36,62 @@ export const UNINITIALIZED: LegacyClient = Object.freeze({
   protocolVersion: LEGACY_VERSIONS[0],
   clientCapabilities: Object.freeze({}),
   clientInfo: undefined,
+  keptBytes: 0,
 });
+
+/**
+ * What a session keeps of a client's capabilities, and of its `clientInfo`, at most (in
+ * bytes of memory, as keptCopy() reckons them). Real clients declare a few hundred bytes; a
+ * parsed object can hold ~28 times its JSON (an array of `{}` costs 3 characters and ~80
+ * bytes each), so a session keeping all of a 4 MiB `initialize` held 100 MiB.
+ */
+export const MAX_KEPT_CAPABILITIES_BYTES = 16 * 1024;
+export const MAX_KEPT_CLIENT_INFO_BYTES = 4 * 1024;
+
+/** What V8 spends, about, on an object or array, a property, an element, a string, a number. */
+const CONTAINER_BYTES = 56;
+const PROPERTY_BYTES = 32;
+const ELEMENT_BYTES = 8;
+const STRING_BYTES = 16;
+const NUMBER_BYTES = 16;
+
+/**
+ * A frozen copy of `value` that holds at most `budget` bytes (as reckoned here): breadth
+ * first, so that the facts near the top (which capabilities are declared, `extensions` and
+ * their names, the `elicitation` modes) are kept, and what is deepest is what is left out once
+ * the budget is spent. Within it, the copy is the value, item for item.
+ */
+export function keptCopy(value: JsonObject, budget: number): { copy: JsonObject; bytes: number } {
+  const copy: JsonObject = {};
+  let bytes = CONTAINER_BYTES;
+  const queue: [JsonObject | unknown[], JsonObject | unknown[]][] = [[value, copy]];
+  copying: for (let i = 0; i < queue.length; i++) {
+    const [from, to] = queue[i];
+    const array = Array.isArray(from);
+    const keys = array ? undefined : Object.keys(from);
+    const length = keys === undefined ? (from as unknown[]).length : keys.length;
+    for (let index = 0; index < length; index++) {
+      const key = keys === undefined ? index : keys[index];
+      const item = (from as Record<string | number, unknown>)[key];
+      const slot = array ? ELEMENT_BYTES : PROPERTY_BYTES + STRING_BYTES + String(key).length;
+      const cost = slot + costOf(item);
+      if (bytes + cost > budget) break copying;
+      bytes += cost;
+      let kept = item;
+      if (Array.isArray(item)) kept = [];
+      else if (isObject(item)) kept = {};
+      if (kept !== item) queue.push([item as JsonObject | unknown[], kept as JsonObject]);
+      (to as Record<string | number, unknown>)[key] = kept;
+    }
+  }
+  for (const [, to] of queue) Object.freeze(to);
+  return { copy, bytes };
+}
+
+/** A value's own cost, without what it contains. */
+function costOf(value: unknown): number {
+  if (typeof value === "string") return STRING_BYTES + value.length * 2;
+  if (typeof value === "number") return NUMBER_BYTES;
+  if (typeof value === "object" && value !== null) return CONTAINER_BYTES;
+  return 0;
+}

@@ -22,8 +22,17 @@ export const SESSION_ID_HEADER = "Mcp-Session-Id";
 /** Defaults: a session idle for half an hour is forgotten; at most 10,000 live at once. */
 export const SESSION_TTL_MS = 30 * 60 * 1000;
 export const MAX_SESSIONS = 10_000;
-/** The `initialize` bodies of live sessions (what they hold) may add up to this many bytes. */
+/**
+ * What live sessions hold may add up to this many bytes: each counts SESSION_BYTES and what its
+ * `initialize` left it (`keptBytes`, at most ~20 KiB: lib/core/session.ts), whatever the size of
+ * the body, which --max-message-bytes bounds and nothing keeps.
+ */
 export const MAX_SESSION_BYTES = 64 * 1024 * 1024;
+/**
+ * What a session costs before its client's capabilities: its entry, its Outbound, its event
+ * log, its core Session (~3.8 KB each measured with 10,000 sessions: bench/session_memory.ts).
+ */
+export const SESSION_BYTES = 4 * 1024;
 /** The sweep runs this often at most (more often only for a shorter TTL). */
 const SWEEP_EVERY_MS = 60 * 1000;
 
@@ -46,7 +55,7 @@ export interface HttpSession {
   readonly outbound: Outbound;
   /** The session's requests in flight, by their signals (the key `Outbound` sends with). */
   readonly requests: Map<AbortSignal, SessionRequest>;
-  /** Bytes of the `initialize` body that opened it: its weight against the byte cap. */
+  /** What it holds, about (SESSION_BYTES and what its `initialize` kept): its weight. */
   readonly bytes: number;
   /** What its event streams sent, kept for a GET with `Last-Event-ID`. */
   readonly events: SessionEvents;
@@ -71,8 +80,11 @@ export interface SessionTableOptions {
 }
 
 export interface SessionTable {
-  /** Adds a session whose `initialize` succeeded; evicts the least recently used past a cap. */
-  open(core: Session, bytes: number): HttpSession;
+  /**
+   * Adds a session whose `initialize` succeeded; evicts the least recently used past a cap.
+   * (`_initializeBytes`, the size of its body, is no longer counted: what it kept is.)
+   */
+  open(core: Session, _initializeBytes?: number): HttpSession;
   /** The live session with this id, marked used; undefined if unknown, ended or expired. */
   get(id: string): HttpSession | undefined;
   /** A request of the session has finished: it counts as use. */
@@ -171,7 +183,8 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
   }
 
   return {
-    open(core, size) {
+    open(core) {
+      const size = SESSION_BYTES + (core.pin.era === "legacy" ? core.pin.client.keptBytes : 0);
       const requests = new Map<AbortSignal, SessionRequest>();
       const session: HttpSession = {
         id: idOf(options.instance),
