@@ -5,6 +5,7 @@ import {
   createEventBudget,
   createSessionEvents,
   type EventSink,
+  STREAM_BYTES,
 } from "../lib/transports/http_events.ts";
 
 /** A sink that records what it is given, as text. */
@@ -47,12 +48,13 @@ Deno.test("createSessionEvents() numbers a stream's events after its priming eve
 });
 
 Deno.test("createSessionEvents() refuses ids of no stream, and events it no longer keeps", () => {
-  const events = createSessionEvents(createEventBudget(), 400);
+  const events = createSessionEvents(createEventBudget(), 400 + STREAM_BYTES);
   const stream = events.open(recorder(), false);
   for (let n = 0; n < 20; n++) stream.send(note(n));
   match(String(events.resume("s7_1", recorder())), /names no stream/);
   match(String(events.resume("garbage", recorder())), /names no stream/);
-  // 20 events of ~90 bytes against 400: the first ones are gone, the last ones are kept.
+  // 20 events of ~90 bytes against 400 (and the stream's own cost): the first ones are gone,
+  // the last ones are kept.
   match(String(events.resume("s1_1", recorder())), /no longer kept/);
   const tail = recorder();
   ok(typeof events.resume("s1_18", tail) !== "string");
@@ -60,18 +62,46 @@ Deno.test("createSessionEvents() refuses ids of no stream, and events it no long
 });
 
 Deno.test("createEventBudget() evicts from the session written to least recently, and frees an ended session's bytes", () => {
-  const budget = createEventBudget(1_000);
+  const budget = createEventBudget(1_000 + 2 * STREAM_BYTES);
   const quiet = createSessionEvents(budget);
   const busy = createSessionEvents(budget);
   const old = quiet.open(recorder(), false);
   for (let n = 0; n < 5; n++) old.send(note(n));
   const fresh = busy.open(recorder(), false);
   for (let n = 0; n < 10; n++) fresh.send(note(n));
-  ok(budget.bytes <= 1_000, `${budget.bytes} bytes kept`);
+  ok(budget.bytes <= 1_000 + 2 * STREAM_BYTES, `${budget.bytes} bytes kept`);
   // The quiet session paid first: its oldest events are gone, the busy one's last are kept.
   match(String(quiet.resume("s1_1", recorder())), /no longer kept/);
   ok(typeof busy.resume("s1_9", recorder()) !== "string");
   busy.close();
   quiet.close();
+  strictEqual(budget.bytes, 0);
+});
+
+Deno.test("createSessionEvents() forgets a GET stream a newer one replaced, once it keeps nothing", () => {
+  const budget = createEventBudget();
+  const events = createSessionEvents(budget);
+  // A client opening and closing its GET stream again and again leaves one stream behind:
+  // the last, which it may still resume.
+  for (let n = 1; n <= 100; n++) {
+    const reader = recorder();
+    const stream = events.open(reader, true, true);
+    stream.detach(reader);
+  }
+  match(String(events.resume("s99_0", recorder())), /names no stream/);
+  ok(typeof events.resume("s100_0", recorder()) !== "string", "the last one is resumable");
+  // One a newer one replaced keeps its events, counted, until they are evicted; it is over.
+  const kept = recorder();
+  const older = events.open(kept, true, true);
+  older.send(note(1));
+  older.detach(kept);
+  const counted = budget.bytes;
+  ok(counted > STREAM_BYTES, `${counted} bytes counted for one event and its stream`);
+  events.open(recorder(), true, true);
+  const replay = recorder();
+  strictEqual(events.resume(`${older.id}_0`, replay), older);
+  deepStrictEqual([replay.text.length, replay.closed, older.ended], [1, true, true]);
+  strictEqual(budget.bytes, counted);
+  events.close();
   strictEqual(budget.bytes, 0);
 });
