@@ -21,7 +21,13 @@
 //    instance is started again on its port;
 // f. a rolling restart (SIGTERM, exit, start again, /readyz 200, one instance at a time) while
 //    calls go on at concurrency 4: not one call fails;
-// g. checks a and d again through nginx (deploy/nginx.conf).
+// g. checks a and d again through nginx (deploy/nginx.conf);
+// h. Redis restarted empty (SIGTERM, then a new redis-server on its port) while plain calls go
+//    on through HAProxy at concurrency 4: not one plain call fails, every /readyz stays 200
+//    (saying Redis is unreachable, then not), and once all say Redis is back, a task created
+//    before the restart is read and cancelled on other instances, the round 2 of a call begun
+//    before it continues on another instance, and new tasks and multi-round calls work across
+//    the instances.
 
 import {
   Child,
@@ -263,6 +269,29 @@ async function session(front: string): Promise<string> {
   return `session ${id.split(".")[0]}.…, initialize and 10 calls on ${opened.servedBy}`;
 }
 
+/** GET /readyz of `instance`: the status and the text. */
+async function readiness(instance: Instance): Promise<[number, string]> {
+  const response = await fetch(`http://127.0.0.1:${instance.port}/readyz`, {
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  return [response.status, (await response.text()).trim()];
+}
+
+/** Until `done` holds of every instance's /readyz (bounded); throws naming the last seen. */
+async function everyReadiness(
+  instances: Instance[],
+  done: (status: number, text: string) => boolean,
+  what: string,
+): Promise<void> {
+  let seen: [number, string][] = [];
+  for (let i = 0; i < 200; i++) {
+    seen = await Promise.all(instances.map(readiness));
+    if (seen.every(([status, text]) => done(status, text))) return;
+    await sleep(50);
+  }
+  throw new Error(`${what}: ${seen.map(([status, text]) => `${status} ${text}`).join(" | ")}`);
+}
+
 // ------------------------------------------------------------------ set-up
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -281,7 +310,7 @@ async function main(): Promise<void> {
   const temp = await Deno.makeTempDir({ prefix: "toolshed-scale-" });
   cleanups.push(() => Deno.remove(temp, { recursive: true }));
 
-  const redis = await startRedis();
+  let redis = await startRedis();
   cleanups.push(() => redis.child.stop());
   const redisUrl = redis.url;
 
@@ -549,6 +578,85 @@ async function main(): Promise<void> {
       () => session(through),
     );
   }
+
+  await check(
+    "h. Redis restarted empty during plain calls: none fails, then tasks and multi-round calls across instances work again",
+    async () => {
+      const ask = { name: "ask_name", arguments: {} };
+      const answerName = { name: { action: "accept", content: { name: "Ada" } } };
+      const created = await post(s1.url, "tools/call", {
+        name: "wait_for_cancel",
+        arguments: {},
+      }, "wait_for_cancel");
+      const taskId = result(created).taskId;
+      assert(typeof taskId === "string", `no task: ${show(created)}`);
+      const begun = await post(s1.url, "tools/call", ask, ask.name);
+      assert(result(begun).requestState, `round 1 before the restart: ${show(begun)}`);
+
+      let stop = false;
+      let answered = 0;
+      const failures: string[] = [];
+      const loop = callLoop(4, Infinity, async () => {
+        try {
+          await whoami(front);
+          answered++;
+        } catch (error) {
+          failures.push(message(error).slice(0, 160));
+        }
+      }, () => stop);
+      try {
+        await redis.child.stop();
+        await everyReadiness(
+          instances,
+          (status, text) => status === 200 && text.includes("Redis is unreachable"),
+          "/readyz did not say Redis is unreachable",
+        );
+        redis = await startRedis(redis.port); // empty
+        await everyReadiness(
+          instances,
+          (status, text) => status === 200 && !text.includes("Redis"),
+          "/readyz did not say Redis is back",
+        );
+      } finally {
+        stop = true;
+        await loop;
+      }
+      assert(failures.length === 0, `${failures.length} plain calls failed: ${failures[0]}`);
+
+      const read = await post(s2.url, "tasks/get", { taskId }, taskId);
+      assert(result(read).status === "working", `the task on s2 after: ${show(read)}`);
+      const cancelled = await post(s3.url, "tasks/cancel", { taskId }, taskId);
+      assert(cancelled.status === 200 && !cancelled.body?.error, show(cancelled));
+      const after = await post(s1.url, "tasks/get", { taskId }, taskId);
+      assert(result(after).status === "cancelled", `the task on s1 after: ${show(after)}`);
+
+      const continued = await post(s2.url, "tools/call", {
+        ...ask,
+        inputResponses: answerName,
+        requestState: result(begun).requestState,
+      }, ask.name);
+      assert(text(continued) === "Hello, Ada!", `round 2 of before, on s2: ${show(continued)}`);
+      for (const [first, second] of [[s2, s3], [s3, s1]]) {
+        const asked = await post(first.url, "tools/call", ask, ask.name);
+        const again = await post(second.url, "tools/call", {
+          ...ask,
+          inputResponses: answerName,
+          requestState: result(asked).requestState,
+        }, ask.name);
+        assert(text(again) === "Hello, Ada!", `${first.name} then ${second.name}: ${show(again)}`);
+      }
+      const fresh = await post(s3.url, "tools/call", {
+        name: "wait_for_cancel",
+        arguments: {},
+      }, "wait_for_cancel");
+      const freshId = result(fresh).taskId;
+      assert(typeof freshId === "string", `no new task: ${show(fresh)}`);
+      const freshRead = await post(s1.url, "tasks/get", { taskId: freshId }, freshId);
+      assert(result(freshRead).status === "working", `the new task on s1: ${show(freshRead)}`);
+      await post(s2.url, "tasks/cancel", { taskId: freshId }, freshId);
+      return `${answered} plain calls during the restart, 0 failed; tasks and rounds across s1-s3`;
+    },
+  );
 }
 
 const started = performance.now();

@@ -228,9 +228,10 @@ export class Instance {
   }
 }
 
-/** A redis-server on a free loopback port, without persistence. */
-export async function startRedis(): Promise<{ child: Child; port: number; url: string }> {
-  const port = freePort();
+/** A redis-server on `port` (default: a free loopback port), without persistence. */
+export async function startRedis(
+  port = freePort(),
+): Promise<{ child: Child; port: number; url: string }> {
   const child = new Child("redis-server", "redis-server", [
     "--port",
     String(port),
