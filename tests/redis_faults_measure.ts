@@ -1,0 +1,84 @@
+// How long Redis faults cost a task call (adr/0022), outside the test suite: one main.ts
+// --http --redis process (--max-concurrency 4) on a real redis-server, which is stalled
+// (SIGSTOP), resumed, stopped for 4 s and started again empty. Prints what each task call
+// answered and how long it took; figures from one run on a noisy machine, not assertions.
+//
+//   deno run -A tests/redis_faults_measure.ts
+import { startRedis } from "./_redis.ts";
+import { spawnHttpServer } from "./_server_process.ts";
+
+const redis = await startRedis();
+const fixture = new URL("./conformance/fixture", import.meta.url).pathname;
+const instance = await spawnHttpServer([
+  "--redis",
+  redis.url,
+  "--max-concurrency",
+  "4",
+  "--dir",
+  fixture,
+]);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const say = (line: string) => Deno.stdout.writeSync(new TextEncoder().encode(line + "\n"));
+
+let id = 1;
+/** A task call: how long it took and what it answered ("task" or the error's message). */
+async function taskCall(): Promise<{ ms: number; answer: string }> {
+  const started = performance.now();
+  const response = await fetch(instance.url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "slow_compute",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: id++,
+      method: "tools/call",
+      params: {
+        name: "slow_compute",
+        arguments: { seconds: 0.01 },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {
+            extensions: { "io.modelcontextprotocol/tasks": {} },
+          },
+        },
+      },
+    }),
+  });
+  const message = await response.json();
+  return {
+    ms: Math.round(performance.now() - started),
+    answer: message.result?.resultType ?? message.error?.message,
+  };
+}
+
+/** Calls until `done` holds of the answer (at most 500 tries); the time it took. */
+async function untilAnswer(done: (answer: string) => boolean): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < 500 && !done((await taskCall()).answer); i++) await sleep(20);
+  return Math.round(performance.now() - started);
+}
+
+try {
+  const healthy = await taskCall();
+  say(`healthy: ${healthy.answer} in ${healthy.ms} ms`);
+  redis.pause();
+  const stalled = await Promise.all(Array.from({ length: 8 }, taskCall));
+  say(`stalled, 8 at once: ${stalled.map((call) => call.ms).join(", ")} ms: ${stalled[0].answer}`);
+  const after = await taskCall();
+  say(`stalled, the next: ${after.ms} ms: ${after.answer}`);
+  redis.resume();
+  say(`after SIGCONT, tasks again within ${await untilAnswer((a) => a === "task")} ms`);
+  await redis.stop();
+  say(`after SIGTERM, refused within ${await untilAnswer((a) => a !== "task")} ms`);
+  await sleep(4_000);
+  await redis.start();
+  say(`after an empty restart, tasks again within ${await untilAnswer((a) => a === "task")} ms`);
+} finally {
+  await instance.stop();
+  await redis.stop();
+}
