@@ -350,3 +350,38 @@ Deno.test("withoutModuleVersions() takes the loader's ?mtime= out of the file UR
   );
   strictEqual(withoutModuleVersions("no stack"), "no stack");
 });
+
+Deno.test("--watch over a real process serves a folder that was not there at start", async () => {
+  const dir = await scratch();
+  const server = spawnServer(["--dir", dir, "--watch"]);
+  try {
+    // Loaded and serving (its start-up done) before the folder is made.
+    await server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "tools/list",
+      params: { _meta: META },
+    }));
+    ok((await withHangGuard(server.nextLine(), "tools/list"))?.includes('"hello"'));
+    await Deno.mkdir(`${dir}/prompts`);
+    await Deno.writeTextFile(`${dir}/prompts/late.md`, "---\ndescription: Late\n---\nHi\n");
+    let names: string[] = [];
+    for (let id = 1; id < 400 && names.length === 0; id++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      await server.send(JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "prompts/list",
+        params: { _meta: META },
+      }));
+      const answer = JSON.parse((await withHangGuard(server.nextLine(), "prompts/list"))!);
+      // Until the folder loads there are no prompts to list (an error answers, not a list).
+      names = (answer.result?.prompts ?? []).map((prompt: { name: string }) => prompt.name);
+    }
+    deepStrictEqual(names, ["late"]);
+  } finally {
+    const { code, stderr } = await server.finish();
+    strictEqual(code, 0, stderr);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
