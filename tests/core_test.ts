@@ -165,16 +165,16 @@ Deno.test("core: log messages go out at or above the level asked for, and only w
   });
   plain.send(call(1, "chatty", withLevel));
   deepStrictEqual((await plain.end()).map((line) => line.id), [1]);
-  // A legacy session gets messages once it has set a level.
+  // A legacy session gets info and above until it sets a level (adr/0024), then what it set.
   const legacy = connect(tools, { methods: WITH_LOGGING });
   legacy.send(initialize());
   legacy.send(call(1, "chatty", {}));
-  legacy.send({ id: 2, method: "logging/setLevel", params: { level: "debug" } });
+  legacy.send({ id: 2, method: "logging/setLevel", params: { level: "error" } });
   legacy.send(call(3, "chatty", {}));
   const levels = (await legacy.end()).filter((line) => line.method).map((line) =>
     line.params.level
   );
-  deepStrictEqual(levels, ["info", "error"]);
+  deepStrictEqual(levels, ["info", "error", "error"]);
   deepStrictEqual(legacy.all()[0].result.capabilities, { tools: {}, logging: {} });
 });
 

@@ -5,7 +5,9 @@
 // over a real `main.ts --http` process where HTTP is part of the pair.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+import { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
+import { LoggingMessageNotificationSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import { startInProcess } from "./_in_process.ts";
 import { serveForTest } from "./_http_server.ts";
@@ -292,6 +294,53 @@ Deno.test("server/discover then initialize over a main.ts --http process: the se
       (listed.message.result?.tools as { name: string }[]).map((tool) => tool.name),
       ["greet_by_default"],
     );
+  } finally {
+    strictEqual((await server.stop()).code, 0);
+  }
+});
+
+// ---------------------------------------------------------------------------------------
+// A 2025-era session × a client that never sets a log level (adr/0024)
+
+const SERVER_DIR = new URL("./fixtures/server", import.meta.url).pathname;
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** Calls `report` with the official SDK v1 client, which never sends logging/setLevel. */
+async function levelsLoggedTo(transport: StdioClientTransport | StreamableHTTPClientTransport) {
+  const client = new Client({ name: "pairs", version: "1" });
+  const levels: string[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification: unknown) => {
+    levels.push((notification as { params: { level: string } }).params.level);
+  });
+  try {
+    await withHangGuard(client.connect(transport), "the SDK client's initialize");
+    const result = await withHangGuard(
+      client.callTool({ name: "report", arguments: { steps: 0 } }),
+      "the report call",
+    );
+    deepStrictEqual((result as { content: unknown }).content, [
+      { type: "text", text: "Reported 0 step(s)" },
+    ]);
+  } finally {
+    await client.close();
+  }
+  return levels;
+}
+
+Deno.test("a 2025-era client that never sets a level is sent info and above, over a stdio process", async () => {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", "-A", MAIN, "--dir", SERVER_DIR],
+    stderr: "ignore",
+  });
+  deepStrictEqual(await levelsLoggedTo(transport), ["info", "notice", "warning", "error"]);
+});
+
+Deno.test("a 2025-era client that never sets a level is sent info and above, over a main.ts --http process", async () => {
+  const server = await spawnHttpServer(["--dir", SERVER_DIR]);
+  try {
+    const transport = new StreamableHTTPClientTransport(new URL(server.url));
+    deepStrictEqual(await levelsLoggedTo(transport), ["info", "notice", "warning", "error"]);
   } finally {
     strictEqual((await server.stop()).code, 0);
   }

@@ -8,6 +8,14 @@ import { LEGACY_VERSIONS, MODERN_VERSIONS } from "../wire/versions.ts";
 import type { MethodCall } from "./methods.ts";
 import { keptCopy, MAX_KEPT_CAPABILITIES_BYTES, MAX_KEPT_CLIENT_INFO_BYTES } from "./session.ts";
 
+/**
+ * The least severe log level a 2025-era session is sent until its client sets one with
+ * `logging/setLevel` (the spec lets the server choose; adr/0024): clients that never set a
+ * level (Mastra's, for one) show a tool's messages, as with the official SDK's servers, but
+ * not its debug chatter. 2026-07-28 asks per request, and sends none when it does not.
+ */
+export const DEFAULT_LOG_LEVEL = "info";
+
 /** `initialize`: negotiates a legacy version and pins the session to it. */
 export function initialize({ request, ctx, capabilities }: MethodCall): JsonObject {
   const { params } = request;
@@ -50,6 +58,7 @@ export function initialize({ request, ctx, capabilities }: MethodCall): JsonObje
       keptBytes: kept.bytes + (clientInfo?.bytes ?? 0),
     },
   };
+  session.logLevel ??= DEFAULT_LOG_LEVEL;
   return { protocolVersion: version, capabilities, serverInfo: SERVER_INFO };
 }
 
