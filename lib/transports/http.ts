@@ -429,7 +429,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
           release,
         );
       case "legacy":
-        return legacy(admission.message, request.headers, bytes.length, release);
+        return legacy(admission.message, request.headers, release);
     }
   }
 
@@ -470,7 +470,6 @@ export function serveHttp(options: HttpOptions): HttpServer {
   function legacy(
     message: RpcRequest | Notification | RpcResponse,
     headers: Headers,
-    bytes: number,
     release: () => void,
   ): Response | Promise<Response> {
     if (message.kind === "request" && headers.get(SESSION_ID_HEADER) !== null) {
@@ -484,7 +483,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     release();
     if (message.kind === "request") {
       if (draining) return jsonAnswer(errorMessage(message.id, shuttingDown()), 503);
-      if (message.method === "initialize") return openSession(message, bytes);
+      if (message.method === "initialize") return openSession(message);
       return jsonAnswer(errorMessage(message.id, sessionRequired()), 400);
     }
     const session = sessionFor(undefined, headers);
@@ -518,7 +517,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
   }
 
   /** Runs a claim-less `initialize` on a fresh core session; keeps the session if it pins. */
-  async function openSession(request: RpcRequest, bytes: number): Promise<Response> {
+  async function openSession(request: RpcRequest): Promise<Response> {
     if (draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
     const session = createSession();
     const response = await core.handle({
@@ -529,7 +528,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       outlet: { notify() {}, outbound: undefined },
     });
     if (session.pin.era !== "legacy") return jsonAnswer(response, 400);
-    const opened = sessions.open(session, bytes);
+    const opened = sessions.open(session);
     return jsonAnswer(response, 200, { [SESSION_ID_HEADER]: opened.id });
   }
 

@@ -44,7 +44,7 @@ export function decodeHeaderValue(value: string): string | undefined {
   const payload = value.slice(BASE64_PREFIX.length, value.length - BASE64_SUFFIX.length);
   if (!CANONICAL_BASE64.test(payload)) return undefined;
   try {
-    return strictUtf8.decode(Uint8Array.from(atob(payload), (char) => char.charCodeAt(0)));
+    return strictUtf8.decode(Uint8Array.fromBase64(payload));
   } catch {
     return undefined;
   }

@@ -81,10 +81,10 @@ export interface SessionTableOptions {
 
 export interface SessionTable {
   /**
-   * Adds a session whose `initialize` succeeded; evicts the least recently used past a cap.
-   * (`_initializeBytes`, the size of its body, is no longer counted: what it kept is.)
+   * Adds a session whose `initialize` succeeded, counting what it keeps (not the size of its
+   * `initialize` body); evicts the least recently used past a cap.
    */
-  open(core: Session, _initializeBytes?: number): HttpSession;
+  open(core: Session): HttpSession;
   /** The live session with this id, marked used; undefined if unknown, ended or expired. */
   get(id: string): HttpSession | undefined;
   /** A request of the session has finished: it counts as use. */
