@@ -162,6 +162,8 @@ export interface HttpServer {
 }
 
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
+/** Dropped answers are reported at most this often. */
+const DROP_REPORT_EVERY_MS = 60_000;
 const SHUTTING_DOWN = "the server is shutting down";
 /**
  * The methods /mcp takes: POST for messages; GET for a 2025-era session's stream, DELETE to
@@ -237,7 +239,18 @@ export function serveHttp(options: HttpOptions): HttpServer {
   const bodies: BodyBudget = createBodyBudget(
     options.maxBodyBytes ?? 2 * options.maxMessageBytes,
   );
-  const unsent = createUnsentLedger(options.maxUnsentBytes ?? MAX_UNSENT_BYTES);
+  const maxUnsent = options.maxUnsentBytes ?? MAX_UNSENT_BYTES;
+  let lastDropReport = -Infinity;
+  const unsent = createUnsentLedger(maxUnsent, (bytes) => {
+    const now = performance.now();
+    if (now - lastDropReport < DROP_REPORT_EVERY_MS) return;
+    lastDropReport = now;
+    diagnostics.error(
+      `Dropped an answer of ${bytes} bytes its client did not read, and closed its ` +
+        `connection: answers waiting for clients passed --max-unsent-bytes (${maxUnsent}); ` +
+        "said at most once a minute",
+    );
+  });
   const server = listenHttp({
     hostname: options.hostname,
     port: options.port,

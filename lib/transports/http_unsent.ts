@@ -32,7 +32,14 @@ interface Entry {
   evict(): void;
 }
 
-export function createUnsentLedger(maxBytes = MAX_UNSENT_BYTES): UnsentLedger {
+/**
+ * `dropped(bytes)` hears of each answer dropped, with the bytes it held (for the operator's
+ * log).
+ */
+export function createUnsentLedger(
+  maxBytes = MAX_UNSENT_BYTES,
+  dropped: (bytes: number) => void = () => {},
+): UnsentLedger {
   const holding = new Set<Entry>();
   let total = 0;
   let evicted = 0;
@@ -47,6 +54,7 @@ export function createUnsentLedger(maxBytes = MAX_UNSENT_BYTES): UnsentLedger {
         }
       }
       if (stalest === undefined) return;
+      dropped(stalest.bytes);
       total -= stalest.bytes;
       stalest.bytes = 0;
       holding.delete(stalest);
