@@ -1,6 +1,6 @@
 // Hostile clients against a real `main.ts --http` process (adr/0021): bodies that lie about
 // their length, connections that never speak, a descriptor limit within reach, bodies sent
-// slowly, more request bytes than the budget, a Host Deno cannot parse.
+// slowly, more request bytes than the budget, answers nobody reads, a Host Deno cannot parse.
 // Each test checks that the server stays up, answers a plain call afterwards, and (where memory
 // is the point) that its peak RSS (VmHWM) grew by less than a bound far below what the same
 // attack cost before. Nothing here measures time: waits are events or bounded polls.
@@ -29,7 +29,18 @@ interface Bounded {
 
 /** `main.ts --http 127.0.0.1:0 --tools <bounds fixtures> <args>`, under `ulimit -n` if given. */
 async function spawnBounded(args: string[], openFiles?: number): Promise<Bounded> {
-  const command = [Deno.execPath(), "run", "-A", MAIN, "--http", "127.0.0.1:0", "--tools", TOOLS];
+  // --expose-gc for the memory tool (tests/fixtures/bounds/tools/memory.ts).
+  const command = [
+    Deno.execPath(),
+    "run",
+    "-A",
+    "--v8-flags=--expose-gc",
+    MAIN,
+    "--http",
+    "127.0.0.1:0",
+    "--tools",
+    TOOLS,
+  ];
   const child = new Deno.Command("bash", {
     args: [
       "-c",
@@ -114,6 +125,26 @@ async function echoes(server: Bounded, text: string): Promise<void> {
   strictEqual(response.status, 200);
   const answer = await response.json();
   strictEqual(answer.result.content[0].text, text);
+}
+
+/** What the server's JavaScript holds after a full collection (heap in use and buffers). */
+async function heldBytes(server: Bounded): Promise<number> {
+  const response = await withHangGuard(
+    fetch(server.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "memory",
+      },
+      body: callBody(1, "memory", {}),
+    }),
+    "the memory tool",
+  );
+  const answer = await response.json();
+  return Number(answer.result.content[0].text);
 }
 
 async function connect(port: number): Promise<Deno.Conn> {
@@ -329,6 +360,72 @@ Deno.test("main.ts --http refuses request bytes past --max-body-bytes with 503 a
     await echoes(server, "after");
   } finally {
     closeAll(conns);
+    await server.stop();
+  }
+});
+
+const STALLED_READER = new URL("./fixtures/bounds/stalled_reader.py", import.meta.url).pathname;
+
+/**
+ * Sends each request on a connection of its own from a client whose receive buffer is 4 KiB
+ * (so the kernel takes little of an answer; Deno's sockets cannot set SO_RCVBUF), and holds
+ * them unread until `release` is called.
+ */
+async function askAndNeverRead(
+  port: number,
+  requests: string[],
+): Promise<{ release(): Promise<void> }> {
+  const folder = await Deno.makeTempDir();
+  const files = await Promise.all(requests.map(async (request, i) => {
+    const file = `${folder}/${i}.http`;
+    await Deno.writeTextFile(file, request);
+    return file;
+  }));
+  const child = new Deno.Command("python3", {
+    args: [STALLED_READER, String(port), ...files],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const lines = readLines(child.stdout);
+  strictEqual((await withHangGuard(lines.next(), "the stalled reader")).value, "sent");
+  return {
+    async release() {
+      await child.stdin.close();
+      await child.status;
+      await Deno.remove(folder, { recursive: true });
+    },
+  };
+}
+
+/** The bound the next test runs with; a huge one shows the test fails unbounded. */
+const UNSENT_DEFAULT_TEST = 16 * MIB;
+const UNSENT_BOUND = Number(Deno.env.get("TOOLSHED_TEST_UNSENT") ?? UNSENT_DEFAULT_TEST);
+
+Deno.test("main.ts --http drops the answers of readers that stall past --max-unsent-bytes, and says so", async () => {
+  const server = await spawnBounded(["--max-unsent-bytes", String(UNSENT_BOUND)]);
+  try {
+    const before = await heldBytes(server);
+    const requests = Array.from({ length: 16 }, (_, i) => {
+      const body = callBody(i, "big", { length: 16 * MIB });
+      return head("big", encoder.encode(body).length) + body;
+    });
+    const stalled = await askAndNeverRead(server.port, requests);
+    try {
+      // The answers are made one after the other, in the order their requests came; an echo
+      // sent after them is answered after them.
+      await echoes(server, "after");
+      // What stays once garbage is collected: the bound, not the answers (16 × 16 MiB
+      // unbounded). RSS cannot show it: the allocator keeps the pages it freed.
+      const held = await heldBytes(server) - before;
+      ok(held < 3 * UNSENT_DEFAULT_TEST, `${(held / MIB).toFixed(0)} MiB held`);
+      await eventually(
+        () => server.stderr().some((line) => line.includes("Dropped an answer of ")),
+        "a dropped answer reported on stderr",
+      );
+    } finally {
+      await stalled.release();
+    }
+  } finally {
     await server.stop();
   }
 });

@@ -63,7 +63,7 @@ import {
   IDLE_TIMEOUT_MS,
   listen as listenHttp,
 } from "./http_listener.ts";
-import { createUnsentLedger, MAX_UNSENT_BYTES } from "./http_unsent.ts";
+import { closingWith, createUnsentLedger, MAX_UNSENT_BYTES } from "./http_unsent.ts";
 import {
   cannotResume,
   errorMessage,
@@ -369,7 +369,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
         { allow: ALLOW_MODERN },
       );
     }
-    if (request.method === "GET") return listen(request.headers);
+    if (request.method === "GET") return listen(request.headers, connection);
     if (request.method !== "POST") {
       return jsonAnswer(
         errorMessage(
@@ -440,9 +440,10 @@ export function serveHttp(options: HttpOptions): HttpServer {
           admission.request,
           acceptsEventStream(request.headers.get("accept")),
           release,
+          connection,
         );
       case "legacy":
-        return legacy(admission.message, request.headers, release);
+        return legacy(admission.message, request.headers, release, connection);
     }
   }
 
@@ -484,6 +485,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     message: RpcRequest | Notification | RpcResponse,
     headers: Headers,
     release: () => void,
+    connection: Connection,
   ): Response | Promise<Response> {
     if (message.kind === "request" && headers.get(SESSION_ID_HEADER) !== null) {
       const session = sessionFor(message.id, headers);
@@ -491,7 +493,8 @@ export function serveHttp(options: HttpOptions): HttpServer {
         release();
         return session;
       }
-      return dispatch(message, acceptsEventStream(headers.get("accept")), release, session);
+      const canStream = acceptsEventStream(headers.get("accept"));
+      return dispatch(message, canStream, release, connection, session);
     }
     release();
     if (message.kind === "request") {
@@ -551,7 +554,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
    * while it is open gets 409. It lasts until the client closes it or the session ends. With
    * `Last-Event-ID`, resumes the stream that event belongs to instead.
    */
-  function listen(headers: Headers): Response {
+  function listen(headers: Headers, connection: Connection): Response {
     const accept = headers.get("accept");
     if (accept === null || !acceptsEventStream(accept)) {
       return jsonAnswer(errorMessage(undefined, notAcceptable()), 406);
@@ -572,13 +575,13 @@ export function serveHttp(options: HttpOptions): HttpServer {
       );
     }
     const lastEventId = headers.get("last-event-id");
-    if (lastEventId !== null) return resume(session, lastEventId);
+    if (lastEventId !== null) return resume(session, lastEventId, connection);
     if (session.standalone !== undefined) {
       return jsonAnswer(errorMessage(undefined, streamConflict()), 409);
     }
     const stream = openEventStream(
       () => sessions.unlistened(session, stream),
-      unsent,
+      closingWith(unsent, connection.close),
       keepAliveMs,
       { [SESSION_ID_HEADER]: session.id },
       (sink) => session.events.open(sink, primes(session.core), true),
@@ -592,7 +595,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
    * carries the rest: a call's stream until its response, the GET stream as the session's
    * standalone stream again (409 while another is open). 400 when the events are not kept.
    */
-  function resume(session: HttpSession, lastEventId: string): Response {
+  function resume(session: HttpSession, lastEventId: string, connection: Connection): Response {
     const target = session.events.streamOf(lastEventId);
     if (target?.standalone && session.standalone !== undefined) {
       return jsonAnswer(errorMessage(undefined, streamConflict()), 409);
@@ -603,7 +606,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       () => {
         if (standalone !== undefined) sessions.unlistened(session, standalone);
       },
-      unsent,
+      closingWith(unsent, connection.close),
       keepAliveMs,
       { [SESSION_ID_HEADER]: session.id },
     );
@@ -641,6 +644,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     request: RpcRequest,
     canStream: boolean,
     releaseBody: () => void,
+    connection: Connection,
     session?: HttpSession,
   ): Promise<Response> {
     if (draining) {
@@ -660,7 +664,12 @@ export function serveHttp(options: HttpOptions): HttpServer {
     // A session's event streams are resumable: their events are kept for Last-Event-ID.
     const openLog: OpenLog | undefined = session &&
       ((sink) => session.events.open(sink, primes(session.core)));
-    const answer = createAnswer(canStream, unsent, keepAliveMs, openLog);
+    const answer = createAnswer(
+      canStream,
+      closingWith(unsent, connection.close),
+      keepAliveMs,
+      openLog,
+    );
     // Whether the request may send notifications (or, in a session, requests) before its
     // answer: then a pending answer is an event stream, else JSON.
     const mayNotify = longLived || request.progressToken !== undefined ||

@@ -74,6 +74,8 @@ export const KEEP_ALIVE_MS = 15_000;
 const KEEP_ALIVE = new TextEncoder().encode(": keep-alive\n\n");
 
 const encoder = new TextEncoder();
+/** The most of an answer Deno is offered at once (see bodyOf). */
+const SLICE_BYTES = 64 * 1024;
 
 /**
  * An answer that may become an event stream only if the client accepts one; a stream that
@@ -243,7 +245,12 @@ function bodyOf(
     cancel: leave,
   }, { highWaterMark: 0 });
   const append = (bytes: Uint8Array) => {
-    queue.push(bytes);
+    // In slices (views, not copies): Deno takes whatever chunk it is offered into a buffer
+    // before the socket takes it, and stops asking only past 64 KiB, so a whole answer
+    // offered at once would leave this queue, and the ledger, at once.
+    for (let at = 0; at < bytes.byteLength; at += SLICE_BYTES) {
+      queue.push(bytes.subarray(at, at + SLICE_BYTES));
+    }
     queued += bytes.byteLength;
     account.add(bytes.byteLength);
     wake?.();

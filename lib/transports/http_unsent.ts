@@ -95,3 +95,19 @@ export function createUnsentLedger(
     counts: () => ({ bytes: total, evicted }),
   };
 }
+
+/**
+ * The ledger as one connection's answers see it: dropping one of them also closes the
+ * connection, since Deno keeps what it was given of the answer for as long as the connection
+ * lives (its slice holds the whole answer's buffer).
+ */
+export function closingWith(ledger: UnsentLedger, close: () => void): UnsentLedger {
+  return {
+    open: (evict) =>
+      ledger.open(() => {
+        evict();
+        close();
+      }),
+    counts: ledger.counts,
+  };
+}
