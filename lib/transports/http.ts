@@ -64,6 +64,7 @@ import {
   listen as listenHttp,
 } from "./http_listener.ts";
 import { closingWith, createUnsentLedger, MAX_UNSENT_BYTES } from "./http_unsent.ts";
+import { throttledReport } from "../util/throttled_report.ts";
 import {
   cannotResume,
   errorMessage,
@@ -240,17 +241,12 @@ export function serveHttp(options: HttpOptions): HttpServer {
     options.maxBodyBytes ?? 2 * options.maxMessageBytes,
   );
   const maxUnsent = options.maxUnsentBytes ?? MAX_UNSENT_BYTES;
-  let lastDropReport = -Infinity;
-  const unsent = createUnsentLedger(maxUnsent, (bytes) => {
-    const now = performance.now();
-    if (now - lastDropReport < DROP_REPORT_EVERY_MS) return;
-    lastDropReport = now;
-    diagnostics.error(
+  const reportDrop = throttledReport(diagnostics, DROP_REPORT_EVERY_MS);
+  const unsent = createUnsentLedger(maxUnsent, (bytes) =>
+    reportDrop(
       `Dropped an answer of ${bytes} bytes its client did not read, and closed its ` +
-        `connection: answers waiting for clients passed --max-unsent-bytes (${maxUnsent}); ` +
-        "said at most once a minute",
-    );
-  });
+        `connection: answers waiting for clients passed --max-unsent-bytes (${maxUnsent})`,
+    ));
   const server = listenHttp({
     hostname: options.hostname,
     port: options.port,
@@ -262,7 +258,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       diagnostics.error("An HTTP request failed", error);
       return jsonAnswer(errorMessage(undefined, internalError(messageOf(error))), 500);
     },
-    handler: options.logRequests ? logged : route,
+    handler: options.logRequests ? logged : unlogged,
   });
   const address = server.addr;
   const guard = createHostGuard([
@@ -270,6 +266,10 @@ export function serveHttp(options: HttpOptions): HttpServer {
     ...boundNames(address.hostname),
     ...options.allowedHosts.map((name) => hostNameOf(name) ?? name),
   ]);
+
+  function unlogged(request: Request, connection: Connection): Response | Promise<Response> {
+    return route(request, connection);
+  }
 
   /** `route`, then one line on the diagnostics once the answer is sent or abandoned. */
   async function logged(
@@ -279,7 +279,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
   ): Promise<Response> {
     const started = performance.now();
     const note: RequestNote = {};
-    const response = await route(request, connection, info, note);
+    const response = await route(request, connection, note);
     const log = () => {
       const ms = (performance.now() - started).toFixed(1);
       diagnostics.error(
@@ -296,11 +296,9 @@ export function serveHttp(options: HttpOptions): HttpServer {
   function route(
     request: Request,
     connection: Connection,
-    _info?: Deno.ServeHandlerInfo,
     note?: RequestNote,
   ): Response | Promise<Response> {
-    const path = pathnameOf(request.url);
-    switch (path) {
+    switch (pathnameOf(request.url)) {
       case undefined:
         // Deno takes the URL from the Host header: one it cannot parse is the client's
         // mistake, answered before the guard, and what it said is not echoed anywhere.
@@ -316,9 +314,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
         return probe(
           request,
           draining ? 503 : 200,
-          `${draining ? "draining" : "ready"} (${load()})${
-            options.degraded?.() === undefined ? "" : `; ${options.degraded()}`
-          }`,
+          readiness(),
         );
       default:
         return new Response(`Not found: MCP is served on ${MCP_PATH}\n`, {
@@ -759,6 +755,13 @@ export function serveHttp(options: HttpOptions): HttpServer {
   function idle(): Promise<void> {
     if (live.size === 0) return Promise.resolve();
     return new Promise((resolve) => idleWaiters.push(resolve));
+  }
+
+  /** The readiness probe's text: `ready (2 running, 1 waiting)`, and what is degraded. */
+  function readiness(): string {
+    const degraded = options.degraded?.();
+    const state = `${draining ? "draining" : "ready"} (${load()})`;
+    return degraded === undefined ? state : `${state}; ${degraded}`;
   }
 
   /** Requests past validation, for the readiness probe: `2 running, 1 waiting`. */

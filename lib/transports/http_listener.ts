@@ -10,6 +10,7 @@
 // says so once; tests/http_listener_test.ts fails if the pinned Deno loses it.
 import { messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
+import { throttledReport } from "../util/throttled_report.ts";
 
 /** Connections held open at once unless the open-file limit calls for fewer. */
 export const MAX_CONNECTIONS = 1_000;
@@ -155,21 +156,8 @@ export function listen(options: ListenerOptions): Listener {
   let refused = 0;
   let stopped = false;
   let sweeper: ReturnType<typeof setInterval> | undefined;
-  let lastReport = -Infinity;
-  let unreported = 0;
   let allClosed: (() => void) | undefined;
-
-  const report = (message: string) => {
-    const now = performance.now();
-    if (now - lastReport < REPORT_EVERY_MS) {
-      unreported++;
-      return;
-    }
-    const more = unreported > 0 ? ` (and ${unreported} more since the last report)` : "";
-    unreported = 0;
-    lastReport = now;
-    diagnostics.error(`${message}${more}`);
-  };
+  const report = throttledReport(diagnostics, REPORT_EVERY_MS);
 
   const sweep = () => {
     const now = performance.now();
