@@ -120,22 +120,54 @@ export async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<
 /** main.ts serving HTTP on a free loopback port, its URL read from the line it prints. */
 export interface HttpServerProcess {
   readonly url: string;
+  readonly pid: number;
+  /** What it wrote on stderr so far, a line each. */
+  stderr(): string[];
+  /** Whether the process is still running. */
+  alive(): boolean;
   /** SIGTERM, then waits for the exit; the exit code and everything it wrote on stderr. */
   stop(): Promise<{ code: number; stderr: string[] }>;
+}
+
+/** How the process is started besides its arguments. */
+export interface Launch {
+  /** `ulimit -n` for it (it then runs under bash, exec'ed). */
+  openFiles?: number;
+  /** Flags for `deno run` before main.ts (`--v8-flags=…`). */
+  denoFlags?: string[];
 }
 
 /** Starts `main.ts --http 127.0.0.1:0 <args>` and waits for its "listening on" line. */
 export async function spawnHttpServer(
   args: string[],
   env: Record<string, string> = {},
+  launch: Launch = {},
 ): Promise<HttpServerProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "--http", "127.0.0.1:0", ...args],
+  const command = [
+    Deno.execPath(),
+    "run",
+    "-A",
+    ...launch.denoFlags ?? [],
+    MAIN,
+    "--http",
+    "127.0.0.1:0",
+    ...args,
+  ];
+  const [program, ...programArgs] = launch.openFiles === undefined
+    ? command
+    : ["bash", "-c", `ulimit -n ${launch.openFiles} && exec "$@"`, "bash", ...command];
+  const child = new Deno.Command(program, {
+    args: programArgs,
     env,
     stdin: "null",
     stdout: "null",
     stderr: "piped",
   }).spawn();
+  let exited = false;
+  const status = child.status.then((outcome) => {
+    exited = true;
+    return outcome;
+  });
   const lines = readLines(child.stderr);
   const seen: string[] = [];
   let url: string | undefined;
@@ -146,7 +178,7 @@ export async function spawnHttpServer(
     url = next.value.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
   }
   if (url === undefined) {
-    await child.status;
+    await status;
     throw new Error(`main.ts did not say where it listens:\n${seen.join("\n")}`);
   }
   // Read on, so that the server never blocks on a full stderr pipe.
@@ -155,11 +187,14 @@ export async function spawnHttpServer(
   })();
   return {
     url,
+    pid: child.pid,
+    stderr: () => seen,
+    alive: () => !exited,
     async stop() {
       try {
         child.kill("SIGTERM");
       } catch { /* it has exited already */ }
-      const { code } = await withHangGuard(child.status, "the server exiting");
+      const { code } = await withHangGuard(status, "the server exiting");
       await drained;
       return { code, stderr: seen };
     },

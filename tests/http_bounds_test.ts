@@ -5,9 +5,13 @@
 // is the point) that its peak RSS (VmHWM) grew by less than a bound far below what the same
 // attack cost before. Nothing here measures time: waits are events or bounded polls.
 import { match, ok, strictEqual } from "node:assert/strict";
-import { readLines, withHangGuard } from "./_server_process.ts";
+import {
+  type HttpServerProcess,
+  readLines,
+  spawnHttpServer,
+  withHangGuard,
+} from "./_server_process.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TOOLS = new URL("./fixtures/bounds/tools", import.meta.url).pathname;
 const MIB = 1024 * 1024;
 const encoder = new TextEncoder();
@@ -16,77 +20,25 @@ const META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-interface Bounded {
+interface Bounded extends HttpServerProcess {
   port: number;
-  url: string;
   /** The server's peak resident memory so far, in bytes (VmHWM). */
   peakRss(): number;
-  /** Whether the process is still running. */
-  alive(): boolean;
-  stderr(): string[];
-  stop(): Promise<{ code: number; stderr: string[] }>;
 }
 
 /** `main.ts --http 127.0.0.1:0 --tools <bounds fixtures> <args>`, under `ulimit -n` if given. */
 async function spawnBounded(args: string[], openFiles?: number): Promise<Bounded> {
   // --expose-gc for the memory tool (tests/fixtures/bounds/tools/memory.ts).
-  const command = [
-    Deno.execPath(),
-    "run",
-    "-A",
-    "--v8-flags=--expose-gc",
-    MAIN,
-    "--http",
-    "127.0.0.1:0",
-    "--tools",
-    TOOLS,
-  ];
-  const child = new Deno.Command("bash", {
-    args: [
-      "-c",
-      `${openFiles === undefined ? "" : `ulimit -n ${openFiles} && `}exec "$@"`,
-      "bash",
-      ...command,
-      ...args,
-    ],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let exited = false;
-  const status = child.status.then((outcome) => {
-    exited = true;
-    return outcome;
+  const server = await spawnHttpServer(["--tools", TOOLS, ...args], {}, {
+    openFiles,
+    denoFlags: ["--v8-flags=--expose-gc"],
   });
-  const lines = readLines(child.stderr);
-  const seen: string[] = [];
-  let url: string | undefined;
-  while (url === undefined) {
-    const next = await withHangGuard(lines.next(), "the listening line");
-    if (next.done) break;
-    seen.push(next.value);
-    url = next.value.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
-  }
-  if (url === undefined) throw new Error(`main.ts did not start:\n${seen.join("\n")}`);
-  const drained = (async () => {
-    for await (const line of lines) seen.push(line);
-  })();
   return {
-    port: Number(new URL(url).port),
-    url,
+    ...server,
+    port: Number(new URL(server.url).port),
     peakRss() {
-      const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
+      const status = Deno.readTextFileSync(`/proc/${server.pid}/status`);
       return Number(status.match(/VmHWM:\s+(\d+) kB/)![1]) * 1024;
-    },
-    alive: () => !exited,
-    stderr: () => seen,
-    async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* exited already */ }
-      const { code } = await withHangGuard(status, "the server exiting");
-      await drained;
-      return { code, stderr: seen };
     },
   };
 }
