@@ -11,6 +11,7 @@ import {
   spawnHttpServer,
   withHangGuard,
 } from "./_server_process.ts";
+import { modernHeaders } from "./_http_server.ts";
 
 const TOOLS = new URL("./fixtures/bounds/tools", import.meta.url).pathname;
 const MIB = 1024 * 1024;
@@ -58,45 +59,29 @@ function head(name: string, length: number, extra = ""): string {
     `mcp-name: ${name}\r\ncontent-length: ${length}\r\n${extra}\r\n`;
 }
 
-/** A plain echo call over fetch: the server still serves. */
-async function echoes(server: Bounded, text: string): Promise<void> {
+/** A tools/call over fetch; the text of its result. */
+async function callOver(server: Bounded, name: string, args: Record<string, unknown>) {
   const response = await withHangGuard(
     fetch(server.url, {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "echo",
-      },
-      body: callBody(1, "echo", { text }),
+      headers: modernHeaders("tools/call", name),
+      body: callBody(1, name, args),
     }),
-    "an echo call",
+    `a call of ${name}`,
   );
   strictEqual(response.status, 200);
   const answer = await response.json();
-  strictEqual(answer.result.content[0].text, text);
+  return answer.result.content[0].text as string;
+}
+
+/** A plain echo call: the server still serves. */
+async function echoes(server: Bounded, text: string): Promise<void> {
+  strictEqual(await callOver(server, "echo", { text }), text);
 }
 
 /** What the server's JavaScript holds after a full collection (heap in use and buffers). */
 async function heldBytes(server: Bounded): Promise<number> {
-  const response = await withHangGuard(
-    fetch(server.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "memory",
-      },
-      body: callBody(1, "memory", {}),
-    }),
-    "the memory tool",
-  );
-  const answer = await response.json();
-  return Number(answer.result.content[0].text);
+  return Number(await callOver(server, "memory", {}));
 }
 
 async function connect(port: number): Promise<Deno.Conn> {
