@@ -348,3 +348,31 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "createTasks() over Redis: a task that finishes while Redis is down is announced once it is back",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const redis = await startRedis();
+    const link = await connectRedis(redis.url, recorder());
+    const tasks = await tasksOver(link);
+    const heard: string[] = [];
+    tasks.onChange((record) => heard.push(`${record.taskId} ${record.status}`));
+    try {
+      const live = await tasks.create(10_000);
+      await redis.stop();
+      ok(await unhealthy(link), "the link knows Redis is gone");
+      live.complete({ content: [{ type: "text", text: "done while down" }] });
+      await redis.start(); // empty, on the same port
+      strictEqual(await healthy(link), undefined);
+      const lines = await until(() => heard, (all) => all.includes(`${live.taskId} completed`));
+      ok(lines.includes(`${live.taskId} completed`), lines.join("; "));
+      strictEqual((await tasks.get(live.taskId))?.status, "completed");
+    } finally {
+      tasks.close();
+      await link.close();
+      await redis.stop();
+    }
+  },
+});

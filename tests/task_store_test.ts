@@ -141,3 +141,26 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "createRedisTaskStore() counts a finished task once when it is finished again after its key went",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const redis = await startRedis();
+    const link = await connectRedis(redis.url, recorder());
+    try {
+      const store = createRedisTaskStore(link, Date.now, 1_000_000);
+      await put(store, task("again", 3_000));
+      // Its key expires (or is evicted) while the index still names it; then it is put again.
+      await link.run((client) => client.del("toolshed:task:again"));
+      await put(store, task("again", 3_000));
+      const size = await link.run((client) => client.hGet("toolshed:finished-sizes", "again"));
+      const total = await link.run((client) => client.get("toolshed:finished-bytes"));
+      strictEqual(Number(total), Number(size), "counted once");
+    } finally {
+      await link.close();
+      await redis.stop();
+    }
+  },
+});

@@ -164,7 +164,13 @@ export function createTasks(
     restoredAt = now();
     const writes = [...running.values()].map((task) => put(task.record));
     for (const [taskId, { record }] of unsaved) {
-      writes.push(put(record).then(() => forgetUnsaved(taskId)));
+      // Its change was announced while the bus was down too: listeners hear of it now.
+      writes.push(
+        put(record).then(() => {
+          forgetUnsaved(taskId);
+          return announce(record);
+        }),
+      );
     }
     await Promise.allSettled(writes);
   });

@@ -74,7 +74,8 @@ export async function connectRedis(
   const restorers = new Set<() => unknown>();
   /** The connections in use; undefined while Redis is unreachable. */
   let current: Pair | undefined;
-  let restoring = false;
+  /** The pair whose tasks and keys are being written back; not healthy until it is done. */
+  let restoring: Pair | undefined;
   let closed = false;
   /** When the outage began (ms since the epoch). */
   let downSince = 0;
@@ -135,13 +136,13 @@ export async function connectRedis(
       }
       if (closed) return discard(pair);
       current = pair;
-      restoring = true;
+      restoring = pair;
       await Promise.allSettled(
         [...restorers].map((restore) =>
           within(Promise.resolve().then(restore), deadlineMs, "restoring took longer than")
         ),
       );
-      restoring = false;
+      if (restoring === pair) restoring = undefined;
       if (current === pair) {
         diagnostics.error(
           `Redis at ${shown} answers again, after ${
@@ -155,16 +156,14 @@ export async function connectRedis(
 
   function run<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {
     const pair = current;
-    if (pair === undefined || closed) return Promise.reject(unreachable());
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error(`Redis is unreachable (it did not answer within ${deadlineMs} ms)`));
-        lost(pair, `it did not answer within ${deadlineMs} ms`);
-      }, deadlineMs);
-      command(pair.client).then(resolve, (error) => {
-        // An error Redis answered is the command's; any other is the connection's.
-        reject(error instanceof ErrorReply ? error : unreachable());
-      }).finally(() => clearTimeout(timer));
+    if (closed) return Promise.reject(new Error("the Redis link is closed"));
+    if (pair === undefined) return Promise.reject(unreachable());
+    const answered = Promise.resolve().then(() => command(pair.client));
+    return within(answered, deadlineMs, "it did not answer within").catch((error) => {
+      // An error Redis answered is the command's; any other is the connection's.
+      if (error instanceof ErrorReply) throw error;
+      lost(pair, messageOf(error));
+      throw new Error(`Redis is unreachable (${messageOf(error)})`);
     });
   }
 
@@ -182,7 +181,9 @@ export async function connectRedis(
 
   // The probe: a stall with no command under way is noticed too (the timer keeps no process up).
   const probe = setInterval(() => {
-    if (current !== undefined && !restoring) run((client) => client.ping()).catch(() => {});
+    if (current !== undefined && restoring !== current) {
+      run((client) => client.ping()).catch(() => {});
+    }
   }, PROBE_MS);
   Deno.unrefTimer(probe);
 
@@ -195,7 +196,8 @@ export async function connectRedis(
       if (pair === undefined) return; // the next connection subscribes
       await within(pair.subscriber.subscribe(channel, listener), deadlineMs, "no answer within");
     },
-    health: () => current === undefined || restoring ? unreachable().message : undefined,
+    health: () =>
+      current === undefined || restoring === current ? unreachable().message : undefined,
     onRestored(listener) {
       restorers.add(listener);
       return () => restorers.delete(listener);

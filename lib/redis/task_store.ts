@@ -29,8 +29,9 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if ARGV[3] ~= '1' then return 1 end
 local id, prefix = ARGV[7], ARGV[8]
 redis.call('ZADD', KEYS[2], ARGV[4], id)
+local before = tonumber(redis.call('HGET', KEYS[3], id) or '0')
 redis.call('HSET', KEYS[3], id, #ARGV[1])
-local total = redis.call('INCRBY', KEYS[4], #ARGV[1])
+local total = redis.call('INCRBY', KEYS[4], #ARGV[1] - before)
 local function forget(old)
   redis.call('ZREM', KEYS[2], old)
   total = redis.call('DECRBY', KEYS[4], tonumber(redis.call('HGET', KEYS[3], old) or '0'))
