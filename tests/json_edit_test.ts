@@ -37,3 +37,14 @@ Deno.test("setServer() answers unchanged for the same entry, and replaces anothe
   assert.equal(replaced.text, '{"servers": {"t": {"command":"other"}}} // mine\n');
   assert.equal(JSON.stringify(replaced.previous), JSON.stringify(ENTRY));
 });
+
+Deno.test("setServer() writes an empty object, the usual new file, over lines", () => {
+  assert.deepEqual(setServer("{}\n", "servers", "t", { command: "run" }), {
+    kind: "added",
+    text: '{\n  "servers": {\n    "t": {\n      "command": "run"\n    }\n  }\n}\n',
+  });
+  assert.deepEqual(setServer('{"servers": {}}', "servers", "t", {}), {
+    kind: "added",
+    text: '{"servers": {\n  "t": {}\n}}',
+  });
+});

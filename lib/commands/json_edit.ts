@@ -131,12 +131,19 @@ function insertProperty(
 ): Edit[] {
   const children = object.children ?? [];
   const last = children.at(-1);
-  const multiLine = isMultiLine(text, object);
+  const inside = { offset: object.offset + 1, length: object.length - 2 };
+  // An empty object (`{}`, the usual new file) has no style to follow: it gets lines.
+  const empty = last === undefined &&
+    text.slice(inside.offset, inside.offset + inside.length).trim() === "";
+  const multiLine = empty || isMultiLine(text, object);
   const objectIndent = indentOf(text, object.offset);
   const indent = last === undefined ? objectIndent + style.unit : indentOf(text, last.offset);
   const property = `${JSON.stringify(key)}: ${
     render(value, multiLine ? indent : undefined, style)
   }`;
+  if (empty) {
+    return [{ ...inside, content: `${style.eol}${indent}${property}${style.eol}${objectIndent}` }];
+  }
   if (last === undefined) {
     const content = multiLine ? `${style.eol}${indent}${property}` : property;
     return [{ offset: object.offset + 1, length: 0, content }];
