@@ -16,10 +16,7 @@ const INSTANCE_ID = new RegExp(
 
 /** A name when none is given: 8 random hex digits. */
 export function randomInstanceName(): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(4)),
-    (byte) => byte.toString(16).padStart(2, "0"),
-  ).join("");
+  return crypto.getRandomValues(new Uint8Array(4)).toHex();
 }
 
 /** A new id of `instance`: its name, a dot, and a random UUID (122 random bits). */

@@ -48,9 +48,7 @@ export function createRedisKeyRing(link: RedisLink, now: () => number = Date.now
     });
   }
 
-  const randomSecret = () =>
-    Array.from(crypto.getRandomValues(new Uint8Array(32)))
-      .map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  const randomSecret = () => crypto.getRandomValues(new Uint8Array(32)).toHex();
 
   /** Reads the period's key again (writing back the one held), keeping the old on failure. */
   function recheck(period: number, entry: Held): Promise<void> {
