@@ -305,7 +305,8 @@ export function createCore(given: CoreOptions): Core {
     // Logs: a bucket of LOG_BURST messages that refills at LOG_BURST a second; what does not
     // fit is counted and told once, before the response.
     let tokens = LOG_BURST;
-    let filledAt = performance.now();
+    // Full until the first message (every 2025-era request has a level now: adr/0024).
+    let filledAt = -Infinity;
     let dropped = 0;
     const sendLog = (params: JsonObject) =>
       ctx.outlet.notify({ jsonrpc: "2.0", method: "notifications/message", params });
