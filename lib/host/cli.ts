@@ -159,7 +159,8 @@ Options of serve:
                              or still sending its headers) closes after this long
                              (default: ${IDLE_TIMEOUT_MS})
   --body-timeout MS          With --http: a request body not arrived this long after its
-                             headers gets 408 (default: ${BODY_TIMEOUT_MS})
+                             headers gets 408, or over 64 KiB, its connection closed
+                             (default: ${BODY_TIMEOUT_MS})
   --max-body-bytes N         With --http: request bytes all requests together may hold,
                              from their first byte to their answer; past it a request
                              gets 503 (default: twice --max-message-bytes)

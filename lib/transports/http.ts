@@ -397,7 +397,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
   ): Promise<Response> {
     let body: Body | Unread;
     try {
-      body = await readBody(request, options.maxMessageBytes, bodies, connection.bodyDeadline);
+      body = await readBody(request, options.maxMessageBytes, bodies, connection);
     } catch (error) {
       return jsonAnswer(
         errorMessage(undefined, {

@@ -50,15 +50,21 @@ export interface Body {
  */
 export type Unread = "too large" | "busy" | "late";
 
-/**
- * Reads `request`'s body. `deadline(expire)` arms the body deadline and returns its disarm;
- * `expire` then ends the read as "late".
- */
+/** The body deadline, as the connection keeps it (http_listener.ts). */
+export interface BodyClock {
+  /** Arms a deadline for a large body and returns its disarm; `expire` ends the read "late". */
+  bodyDeadline(expire: () => void): () => void;
+  /** A small body is being read; past the deadline the connection closes. */
+  readingStarted(): void;
+  readingEnded(): void;
+}
+
+/** Reads `request`'s body within the limit, the budget and the connection's body deadline. */
 export function readBody(
   request: Request,
   limitBytes: number,
   budget: BodyBudget,
-  deadline: (expire: () => void) => () => void,
+  clock: BodyClock,
 ): Promise<Body | Unread> | Body | Unread {
   const header = request.headers.get("content-length");
   const declared = header === null ? undefined : Number(header);
@@ -66,18 +72,22 @@ export function readBody(
   if (declared === 0) return { bytes: new Uint8Array(0), release() {} };
   if (declared !== undefined && declared <= SMALL_BODY_BYTES) {
     if (!budget.take(declared)) return "busy";
-    return readWhole(request, declared, budget, deadline);
+    return readWhole(request, declared, budget, clock);
   }
   if (request.body === null) return { bytes: new Uint8Array(0), release() {} };
-  return readChunks(request.body, limitBytes, budget, deadline);
+  return readChunks(request.body, limitBytes, budget, clock.bodyDeadline);
 }
 
-/** A small body, its declared bytes already counted, read in one piece. */
+/**
+ * A small body, its declared bytes already counted, read in one piece. One that does not
+ * arrive in time closes the connection (the read then fails): the client sent at most 64 KiB
+ * more slowly than any honest one, and racing each read for a 408 costs every request.
+ */
 async function readWhole(
   request: Request,
   declared: number,
   budget: BodyBudget,
-  deadline: (expire: () => void) => () => void,
+  clock: BodyClock,
 ): Promise<Body | Unread> {
   let released = false;
   const release = () => {
@@ -85,22 +95,15 @@ async function readWhole(
     released = true;
     budget.give(declared);
   };
-  let expire!: () => void;
-  const late = new Promise<"late">((resolve) => expire = () => resolve("late"));
-  const disarm = deadline(expire);
-  const read = request.bytes();
+  clock.readingStarted();
   try {
-    const outcome = await Promise.race([read, late]);
-    if (outcome !== "late") return { bytes: outcome, release };
-    read.catch(() => {}); // it ends with the connection
+    return { bytes: await request.bytes(), release };
   } catch (error) {
     release();
     throw error;
   } finally {
-    disarm();
+    clock.readingEnded();
   }
-  release();
-  return "late";
 }
 
 /** A large or chunked body, each chunk counted in the budget as it arrives. */
