@@ -272,6 +272,7 @@ async function serveOverHttp(
       bodyTimeoutMs: options.bodyTimeoutMs,
       maxBodyBytes: options.maxBodyBytes,
       maxUnsentBytes: options.maxUnsentBytes,
+      maxSessions: options.maxSessions,
       diagnostics: stderrDiagnostics,
       degraded,
     });

@@ -8,9 +8,7 @@ import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { LoggingMessageNotificationSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-import { checkDefinition } from "../lib/primitives/tools.ts";
 import { startInProcess } from "./_in_process.ts";
-import { serveForTest } from "./_http_server.ts";
 import { readLines, spawnHttpServer, withHangGuard } from "./_server_process.ts";
 
 type Message = Record<string, unknown> & {
@@ -81,22 +79,27 @@ Deno.test("a tool whose argument has a default completes its input_required roun
   await client.end();
 });
 
-Deno.test("a tool whose argument has a default completes its input_required rounds over a main.ts --http process", async () => {
-  const server = await spawnHttpServer(["--dir", PAIRS]);
-  const ask: Ask = async (method, params) => {
-    const response = await fetch(server.url, {
+/** 2026-07-28 requests over HTTP, one POST each, answered as JSON. */
+function httpAsk(url: string): Ask {
+  return async (method, params) => {
+    const response = await fetch(url, {
       method: "POST",
       headers: {
         "content-type": "application/json",
-        accept: "application/json, text/event-stream",
+        accept: "application/json",
         "mcp-protocol-version": MODERN,
         "mcp-method": method,
-        "mcp-name": String(params.name),
+        ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
       },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
     });
     return await response.json();
   };
+}
+
+Deno.test("a tool whose argument has a default completes its input_required rounds over a main.ts --http process", async () => {
+  const server = await spawnHttpServer(["--dir", PAIRS]);
+  const ask = httpAsk(server.url);
   try {
     assertGreeted(await greetInRounds(ask, {}), "Hello, Ada!");
   } finally {
@@ -148,6 +151,18 @@ Deno.test("resources/list pages past a page that ends on memo://a/日記, in bot
   await legacy.end();
 });
 
+Deno.test("resources/list pages past memo://a/日記 over a main.ts --http process", async () => {
+  const server = await spawnHttpServer(["--dir", PAIRS, "--page-size", "1"]);
+  try {
+    deepStrictEqual(await allResourceUris(httpAsk(server.url), { _meta: meta({}) }), [
+      "memo://a/日記",
+      "memo://b/later",
+    ]);
+  } finally {
+    strictEqual((await server.stop()).code, 0);
+  }
+});
+
 // ---------------------------------------------------------------------------------------
 // The session cap × sessions that are all busy (a 2025-era client keeps a GET stream open)
 
@@ -195,38 +210,24 @@ async function listeningSession(url: string) {
   return { ping, ended };
 }
 
-Deno.test("serveHttp() past maxSessions with every older session listening serves the new client, evicting the least recently used", async () => {
-  const echo = checkDefinition(
-    {
-      description: "echo",
-      inputSchema: { type: "object" },
-      handler: (args: { text?: string }) => args.text,
-    },
-    "echo",
-    "echo",
-  );
-  const http = serveForTest([echo], { maxSessions: 2 });
+Deno.test("main.ts --http past --max-sessions with every older session listening serves the new client, evicting the least recently used", async () => {
+  const server = await spawnHttpServer(["--dir", PAIRS, "--max-sessions", "2"]);
   const client = new Client({ name: "pairs", version: "1" });
   try {
-    const oldest = await listeningSession(http.url);
-    const older = await listeningSession(http.url);
+    const oldest = await listeningSession(server.url);
+    const older = await listeningSession(server.url);
     await withHangGuard(
-      client.connect(new StreamableHTTPClientTransport(new URL(http.url))),
+      client.connect(new StreamableHTTPClientTransport(new URL(server.url))),
       "the SDK client's initialize",
     );
-    const result = await withHangGuard(
-      client.callTool({ name: "echo", arguments: { text: "still here" } }),
-      "the new session's first call",
-    );
-    deepStrictEqual((result as { content: unknown }).content, [{
-      type: "text",
-      text: "still here",
-    }]);
+    const listed = await withHangGuard(client.listTools(), "the new session's first request");
+    const { tools } = listed as { tools: { name: string }[] };
+    deepStrictEqual(tools.map((tool) => tool.name), ["greet_by_default"]);
     await withHangGuard(oldest.ended, "the evicted session's GET stream ending");
     deepStrictEqual([await oldest.ping(), await older.ping()], [404, 200]);
   } finally {
     await client.close();
-    await http.close();
+    strictEqual((await server.stop()).code, 0);
   }
 });
 

@@ -7,6 +7,7 @@ import { ENV_NAME, MAX_OUTPUT_BYTES, MAX_PROGRAMS } from "../programs/executable
 import { BEARER_TOKEN } from "../transports/http_auth.ts";
 import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../transports/http_listener.ts";
 import { MAX_UNSENT_BYTES } from "../transports/http_unsent.ts";
+import { MAX_SESSIONS } from "../transports/http_sessions.ts";
 import {
   isLoopbackHost,
   type ListenAddress,
@@ -66,6 +67,8 @@ export interface Options {
   maxBodyBytes?: number;
   /** With --http: answer bytes waiting for clients, all together (--max-unsent-bytes). */
   maxUnsentBytes?: number;
+  /** With --http: live 2025-era sessions past which one is ended (--max-sessions). */
+  maxSessions?: number;
   /** With --http: the name session ids begin with (--instance); absent: random. */
   instanceName?: string;
   /** The secret that seals `requestState` ($TOOLSHED_STATE_KEY); absent: random per process. */
@@ -167,6 +170,8 @@ Options of serve:
   --max-unsent-bytes N       With --http: answer bytes waiting for clients that do not
                              read, all together; past it the stalest answers are dropped
                              and their connections closed (default: ${MAX_UNSENT_BYTES})
+  --max-sessions N           With --http: live 2025-era sessions; past it the least
+                             recently used idle one is ended (default: ${MAX_SESSIONS})
   --instance NAME            With --http: the name this instance's session ids begin
                              with, for routing sessions by prefix (default: random)
   --redis URL                Keep tasks in Redis (redis://HOST:PORT) and pass task
@@ -204,6 +209,7 @@ const NUMERIC_FLAGS = {
   "body-timeout": "bodyTimeoutMs",
   "max-body-bytes": "maxBodyBytes",
   "max-unsent-bytes": "maxUnsentBytes",
+  "max-sessions": "maxSessions",
 } as const;
 
 /** The numeric flags that only --http reads. */
@@ -213,6 +219,7 @@ const HTTP_NUMERIC_FLAGS = [
   "body-timeout",
   "max-body-bytes",
   "max-unsent-bytes",
+  "max-sessions",
 ] as const;
 
 /** The flags parseArgs knows, by their names without the dashes. */
@@ -234,6 +241,7 @@ const FLAGS = {
   "body-timeout": { type: "string" },
   "max-body-bytes": { type: "string" },
   "max-unsent-bytes": { type: "string" },
+  "max-sessions": { type: "string" },
   "pass-env": { type: "string", multiple: true },
   "allow-outside-symlinks": { type: "boolean" },
   watch: { type: "boolean" },
