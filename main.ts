@@ -9,16 +9,16 @@
 import { type Options, parseCommand, STATE_KEY_ENV, usage } from "./lib/host/cli.ts";
 import type { ListenAddress } from "./lib/host/listen_address.ts";
 import { type Core, createCore } from "./lib/core/handle.ts";
-import { createTasks, type Tasks } from "./lib/core/tasks.ts";
-import { randomInstanceName } from "./lib/core/instance.ts";
-import { createMemoryTaskStore } from "./lib/core/task_store.ts";
-import { createMemoryBus } from "./lib/core/bus.ts";
-import { createKeyRing, type KeyRing } from "./lib/core/key_ring.ts";
+import { createTasks, type Tasks } from "./lib/tasks/tasks.ts";
+import { randomInstanceName } from "./lib/util/instance.ts";
+import { createMemoryTaskStore } from "./lib/tasks/task_store.ts";
+import { createMemoryBus } from "./lib/tasks/bus.ts";
+import { createKeyRing, type KeyRing } from "./lib/rounds/key_ring.ts";
 import { contentsOf, createRegistry, type Registry } from "./lib/primitives/registry.ts";
 import { logError, showStacks, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
 import { SERVER_INFO } from "./lib/wire/protocol.ts";
-import { serve } from "./lib/transports/stdio.ts";
-import { type HttpServer, serveHttp } from "./lib/transports/http.ts";
+import { serve } from "./lib/transports/stdio/stdio.ts";
+import { type HttpServer, serveHttp } from "./lib/transports/http/server.ts";
 import { messageOf } from "./lib/util/json.ts";
 import { guardProcess } from "./lib/host/process_guard.ts";
 import { guardStdout } from "./lib/host/stdout_guard.ts";
@@ -30,10 +30,10 @@ import {
   serverFolders,
   type ServerLoadOptions,
 } from "./lib/discovery/server_dir.ts";
-import { watchAndReload } from "./lib/host/reload.ts";
+import { watchAndReload } from "./lib/discovery/reload.ts";
 import { surveyServer } from "./lib/discovery/survey.ts";
 import { chooseCommand, commandsHelp, type Entry } from "./lib/commands/table.ts";
-import type { ByteSink } from "./lib/transports/writer.ts";
+import type { ByteSink } from "./lib/transports/stdio/writer.ts";
 
 /** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
 const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;

@@ -1,8 +1,8 @@
 // The request core alone: routing one parsed request to its handler and shaping the result,
 // against calling the tool's handler directly and building the same result by hand.
-import type { RequestContext } from "../lib/core/context.ts";
+import type { RequestContext } from "../lib/methods/context.ts";
 import { createCore } from "../lib/core/handle.ts";
-import { createSession } from "../lib/core/session.ts";
+import { createSession } from "../lib/methods/session.ts";
 import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { extract, type Request } from "../lib/wire/extract.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";

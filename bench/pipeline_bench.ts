@@ -3,7 +3,7 @@
 // Each iteration pushes 1,000 pipelined echo calls through and waits for every answer.
 import { createCore } from "../lib/core/handle.ts";
 import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
-import { serve } from "../lib/transports/stdio.ts";
+import { serve } from "../lib/transports/stdio/stdio.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
 

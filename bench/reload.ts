@@ -13,7 +13,7 @@ import { parseArgs } from "../lib/host/args.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { createCore } from "../lib/core/handle.ts";
-import { createSession } from "../lib/core/session.ts";
+import { createSession } from "../lib/methods/session.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const { values } = parseArgs({ args: Deno.args, options: { rounds: { type: "string" } } });
@@ -112,7 +112,12 @@ function swapCost(count: number): number[] {
   const session = createSession();
   session.pin = {
     era: "legacy",
-    client: { protocolVersion: "2025-11-25", clientCapabilities: {}, clientInfo: undefined },
+    client: {
+      protocolVersion: "2025-11-25",
+      clientCapabilities: {},
+      clientInfo: undefined,
+      keptBytes: 0,
+    },
   };
   const times: number[] = [];
   for (let round = 0; round < 50; round++) {

@@ -5,7 +5,7 @@
 //   deno run -A --v8-flags=--expose-gc tests/_heap_probe.ts N...
 import { createCore } from "../lib/core/handle.ts";
 import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
-import { serve } from "../lib/transports/stdio.ts";
+import { serve } from "../lib/transports/stdio/stdio.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "./_diagnostics.ts";
 

@@ -8,7 +8,7 @@ import {
   type Registry,
 } from "../lib/primitives/registry.ts";
 import type { Tool } from "../lib/primitives/tools.ts";
-import { type HttpOptions, type HttpServer, serveHttp } from "../lib/transports/http.ts";
+import { type HttpOptions, type HttpServer, serveHttp } from "../lib/transports/http/server.ts";
 import { recorder } from "./_diagnostics.ts";
 import { withHangGuard } from "./_server_process.ts";
 

@@ -14,9 +14,9 @@ import {
   type OtherPrimitives,
   type Registry,
 } from "../lib/primitives/registry.ts";
-import { watchAndReload } from "../lib/host/reload.ts";
-import { type ByteSource, serve, type Server } from "../lib/transports/stdio.ts";
-import type { ByteSink } from "../lib/transports/writer.ts";
+import { watchAndReload } from "../lib/discovery/reload.ts";
+import { type ByteSource, serve, type Server } from "../lib/transports/stdio/stdio.ts";
+import type { ByteSink } from "../lib/transports/stdio/writer.ts";
 import { type LoadedTools, type LoadOptions, loadTools } from "../lib/discovery/tools_dir.ts";
 import {
   type LoadedServer,

@@ -3,12 +3,13 @@
 // methods added by one table entry, registry swaps and long-lived requests.
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { createCore } from "../lib/core/handle.ts";
-import { type MethodEntry, METHODS, type MethodTable } from "../lib/core/methods.ts";
+import type { MethodEntry, MethodTable } from "../lib/methods/call.ts";
+import { METHODS } from "../lib/methods/table.ts";
 import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
-import { serve } from "../lib/transports/stdio.ts";
+import { serve } from "../lib/transports/stdio/stdio.ts";
 import { recorder } from "./_diagnostics.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import { withHangGuard } from "./_server_process.ts";

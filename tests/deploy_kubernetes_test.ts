@@ -194,7 +194,7 @@ Deno.test("deploy/kubernetes.yaml: terminationGracePeriodSeconds outlasts the pr
   ok(Number.isInteger(sleepSeconds) && sleepSeconds > 0, `preStop sleeps ${sleepSeconds} s`);
   const graceMs = Number(valueOfOption(container.args, "--shutdown-grace"));
   ok(Number.isInteger(graceMs) && graceMs > 0, `--shutdown-grace ${graceMs}`);
-  // After SIGTERM, main.ts gives requests in flight the grace, then (lib/transports/http.ts)
+  // After SIGTERM, main.ts gives requests in flight the grace, then (lib/transports/http/server.ts)
   // gives answers still being written the grace again, then flushes stderr: a margin of 1 s
   // on top of that also covers preStop + --shutdown-grace + 1 s.
   const drainSeconds = (2 * graceMs) / 1000 + FLUSH_STDERR_SECONDS;

@@ -1,5 +1,5 @@
 import { deepStrictEqual } from "node:assert/strict";
-import { createLineFramer } from "../lib/transports/framing.ts";
+import { createLineFramer } from "../lib/transports/stdio/framing.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -3,7 +3,7 @@
 // constant-time comparison of digests. In process over loopback with real fetch.
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { checkDefinition } from "../lib/primitives/tools.ts";
-import { createBearerCheck, equalDigests } from "../lib/transports/http_auth.ts";
+import { createBearerCheck, equalDigests } from "../lib/transports/http/auth.ts";
 import { serveForTest } from "./_http_server.ts";
 import { FIXTURE_TOOLS, readLines, withHangGuard } from "./_server_process.ts";
 

@@ -1,4 +1,4 @@
-// The events 2025-era sessions keep for resumption (lib/transports/http_events.ts): ids,
+// The events 2025-era sessions keep for resumption (lib/transports/http/events.ts): ids,
 // replay, and the bounds per session and across sessions.
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import {
@@ -6,7 +6,7 @@ import {
   createSessionEvents,
   type EventSink,
   STREAM_BYTES,
-} from "../lib/transports/http_events.ts";
+} from "../lib/transports/http/events.ts";
 
 /** A sink that records what it is given, as text. */
 function recorder(): EventSink & { text: string[]; closed: boolean } {

@@ -8,9 +8,9 @@ import {
   listen,
   MAX_CONNECTIONS,
   openFileLimit,
-} from "../lib/transports/http_listener.ts";
-import { createUnsentLedger } from "../lib/transports/http_unsent.ts";
-import { createBodyBudget } from "../lib/transports/http_body.ts";
+} from "../lib/transports/http/listener.ts";
+import { createUnsentLedger } from "../lib/transports/http/unsent.ts";
+import { createBodyBudget } from "../lib/transports/http/body.ts";
 import { recorder } from "./_diagnostics.ts";
 
 Deno.test("denoServeConnection() finds Deno's per-connection server on the pinned Deno", () => {

@@ -10,19 +10,23 @@ import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { CreateMessageRequestSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-import { createOutbound } from "../lib/core/outbound.ts";
-import { createSession, MAX_KEPT_CAPABILITIES_BYTES, type Session } from "../lib/core/session.ts";
+import { createOutbound } from "../lib/connection/outbound.ts";
+import {
+  createSession,
+  MAX_KEPT_CAPABILITIES_BYTES,
+  type Session,
+} from "../lib/methods/session.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
-import type { HttpOptions } from "../lib/transports/http.ts";
-import { createEventBudget } from "../lib/transports/http_events.ts";
+import type { HttpOptions } from "../lib/transports/http/server.ts";
+import { createEventBudget } from "../lib/transports/http/events.ts";
 import {
   createSessionTable,
   type HttpSession,
   MAX_SESSION_BYTES,
   SESSION_BYTES,
-} from "../lib/transports/http_sessions.ts";
-import type { EventStream } from "../lib/transports/http_answer.ts";
+} from "../lib/transports/http/sessions.ts";
+import type { EventStream } from "../lib/transports/http/answer.ts";
 import { contentsOf } from "../lib/primitives/registry.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { serveForTest, type TestHttpServer } from "./_http_server.ts";

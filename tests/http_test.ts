@@ -8,11 +8,11 @@ import { Client, StreamableHTTPClientTransport } from "npm:@modelcontextprotocol
 import { loadQuietly } from "./_in_process.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
-import type { HttpOptions } from "../lib/transports/http.ts";
-import { createAnswer, UNREAD_NOTIFICATIONS_BOUND_BYTES } from "../lib/transports/http_answer.ts";
-import { createUnsentLedger } from "../lib/transports/http_unsent.ts";
-import { acceptsEventStream, decodeHeaderValue } from "../lib/transports/http_headers.ts";
-import { hostNameOf } from "../lib/transports/http_guard.ts";
+import type { HttpOptions } from "../lib/transports/http/server.ts";
+import { createAnswer, UNREAD_NOTIFICATIONS_BOUND_BYTES } from "../lib/transports/http/answer.ts";
+import { createUnsentLedger } from "../lib/transports/http/unsent.ts";
+import { acceptsEventStream, decodeHeaderValue } from "../lib/transports/http/headers.ts";
+import { hostNameOf } from "../lib/transports/http/guard.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { recorder } from "./_diagnostics.ts";
 import { modernHeaders, rawRequest, serveForTest, type TestHttpServer } from "./_http_server.ts";

@@ -1,8 +1,8 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import type { Core } from "../lib/core/handle.ts";
 import type { Request } from "../lib/wire/extract.ts";
-import { createInFlight, MAX_LONG_LIVED } from "../lib/core/in_flight.ts";
-import { createSession } from "../lib/core/session.ts";
+import { createInFlight, MAX_LONG_LIVED } from "../lib/connection/in_flight.ts";
+import { createSession } from "../lib/methods/session.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 
 /**

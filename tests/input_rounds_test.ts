@@ -1,4 +1,4 @@
-// Tools and prompts that ask the client (lib/core/input_rounds.ts, request_state.ts): in
+// Tools and prompts that ask the client (lib/rounds/input_rounds.ts, request_state.ts): in
 // 2026-07-28 as input_required rounds with a sealed requestState, in a 2025 session as real
 // requests, the same handler code. Through the real core over stdio, in this process, with
 // the conformance fixture's tools.
@@ -11,8 +11,8 @@ import {
   sealState,
   stateKey,
   TAMPERED,
-} from "../lib/core/request_state.ts";
-import { createKeyRing } from "../lib/core/key_ring.ts";
+} from "../lib/rounds/request_state.ts";
+import { createKeyRing } from "../lib/rounds/key_ring.ts";
 
 type Message = Record<string, unknown> & {
   id?: unknown;

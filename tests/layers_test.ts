@@ -8,9 +8,14 @@ const LAYERS = [
   "commands",
   "testing",
   "host",
+  "server",
   "redis",
   "transports",
+  "connection",
   "core",
+  "methods",
+  "tasks",
+  "rounds",
   "discovery",
   "programs",
   "primitives",
@@ -19,8 +24,15 @@ const LAYERS = [
   "util",
 ] as const;
 
-/** Stricter than the order alone: the core never learns where primitives come from. */
-const FORBIDDEN: Record<string, readonly string[]> = { core: ["discovery"] };
+/**
+ * Stricter than the order alone: below the composition root (server/), nothing learns where
+ * primitives come from.
+ */
+const FORBIDDEN: Record<string, readonly string[]> = Object.fromEntries(
+  ["redis", "transports", "connection", "core", "methods", "rounds", "tasks"].map((
+    layer,
+  ) => [layer, ["discovery"]]),
+);
 
 const PROCESS_APIS = [
   "Deno.stdin",
@@ -34,7 +46,7 @@ const LIB = new URL("../lib/", import.meta.url);
 const MANIFEST = new URL("../deno.json", import.meta.url);
 
 interface Source {
-  /** Path under lib/, e.g. `core/dispatch.ts`. */
+  /** Path under lib/, e.g. `core/handle.ts`. */
   path: string;
   /** The text without comments. */
   code: string;
@@ -124,23 +136,23 @@ Deno.test("only lib/host/ touches stdin, stdout, stderr, exit and signals", asyn
 Deno.test("the layer check catches what it is for", () => {
   // The checks above pass on a clean tree; these show they can fail.
   assert.equal(
-    violation("wire/extract.ts", "../core/dispatch.ts"),
+    violation("wire/extract.ts", "../core/handle.ts"),
     "wire/ imports core/, a layer above it",
   );
   assert.equal(
-    violation("core/dispatch.ts", "../discovery/tools_dir.ts"),
+    violation("core/handle.ts", "../discovery/tools_dir.ts"),
     "core/ must not import discovery/",
   );
   assert.equal(
-    violation("core/dispatch.ts", "../schema/vendor/x/index.ts"),
+    violation("core/handle.ts", "../schema/vendor/x/index.ts"),
     "enters schema/vendor/ from outside schema/",
   );
   assert.equal(violation("util/json.ts", "../../main.ts"), "leaves lib/");
   assert.equal(
     violation("stray.ts", "./util/json.ts"),
-    "stray.ts is in no layer (commands, testing, host, redis, transports, core, discovery, programs, primitives, schema, wire, util)",
+    "stray.ts is in no layer (commands, testing, host, server, redis, transports, connection, core, methods, tasks, rounds, discovery, programs, primitives, schema, wire, util)",
   );
-  assert.equal(violation("core/dispatch.ts", "../util/json.ts"), undefined);
+  assert.equal(violation("core/handle.ts", "../util/json.ts"), undefined);
   assert.equal(violation("host/cli.ts", "npm:x@1"), undefined);
   assert.deepEqual(
     specifiersOf(

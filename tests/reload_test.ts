@@ -1,4 +1,4 @@
-// Hot reload (--watch, lib/host/reload.ts): an edit to the server directory is served without
+// Hot reload (--watch, lib/discovery/reload.ts): an edit to the server directory is served without
 // a restart, and a connected 2025-era client is told; a broken edit keeps what was served.
 // The server runs in this process over stdio, on a scratch directory the test edits.
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";

@@ -1,5 +1,5 @@
 import { deepStrictEqual } from "node:assert/strict";
-import { legacyCallResult, legacyTool, modernResult, modernTool } from "../lib/core/results.ts";
+import { legacyCallResult, legacyTool, modernResult, modernTool } from "../lib/methods/results.ts";
 import { VERSIONS } from "../lib/wire/versions.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";

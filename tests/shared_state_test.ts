@@ -1,18 +1,18 @@
-// What several instances share (adr/0016): tasks (lib/core/tasks.ts over a store and a bus)
+// What several instances share (adr/0016): tasks (lib/tasks/tasks.ts over a store and a bus)
 // on three instances in this process, first sharing the in-memory store and bus (what one
 // process does), then a real redis-server (lib/redis/: what instances behind a load balancer
 // do); the requestState key ring in Redis; and main.ts processes sharing both. The Redis half
 // needs `redis-server` on PATH (.ci/run installs it; tests/_redis.ts). Its faults are in
 // tests/redis_faults_test.ts.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { createTasks, type Tasks } from "../lib/core/tasks.ts";
-import { createMemoryTaskStore, type TaskStore } from "../lib/core/task_store.ts";
-import { type Bus, createMemoryBus } from "../lib/core/bus.ts";
+import { createTasks, type Tasks } from "../lib/tasks/tasks.ts";
+import { createMemoryTaskStore, type TaskStore } from "../lib/tasks/task_store.ts";
+import { type Bus, createMemoryBus } from "../lib/tasks/bus.ts";
 import { connectRedis, type RedisLink } from "../lib/redis/connection.ts";
 import { createRedisTaskStore } from "../lib/redis/task_store.ts";
 import { createRedisBus } from "../lib/redis/bus.ts";
 import { createRedisKeyRing, KEY_ROTATION_MS } from "../lib/redis/key_ring.ts";
-import { openState, SEALED_ELSEWHERE, sealState } from "../lib/core/request_state.ts";
+import { openState, SEALED_ELSEWHERE, sealState } from "../lib/rounds/request_state.ts";
 import { recorder } from "./_diagnostics.ts";
 import { events, spawnHttpServer, withHangGuard } from "./_server_process.ts";
 import { RUN_REDIS, startRedis } from "./_redis.ts";

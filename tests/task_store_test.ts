@@ -1,7 +1,7 @@
-// Where tasks are kept (lib/core/task_store.ts; adr/0022): the memory store's bounds by count
+// Where tasks are kept (lib/tasks/task_store.ts; adr/0022): the memory store's bounds by count
 // and by bytes, the bounded record of a finished task too large to keep, and the same byte
 // budget in Redis (lib/redis/task_store.ts) against a real redis-server. The tasks on top
-// (lib/core/tasks.ts) tell a result too large to keep whole to this instance's listens.
+// (lib/tasks/tasks.ts) tell a result too large to keep whole to this instance's listens.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import {
   createMemoryTaskStore,
@@ -9,9 +9,9 @@ import {
   keptRecord,
   type TaskRecord,
   type TaskStore,
-} from "../lib/core/task_store.ts";
-import { createMemoryBus } from "../lib/core/bus.ts";
-import { createTasks } from "../lib/core/tasks.ts";
+} from "../lib/tasks/task_store.ts";
+import { createMemoryBus } from "../lib/tasks/bus.ts";
+import { createTasks } from "../lib/tasks/tasks.ts";
 import { connectRedis } from "../lib/redis/connection.ts";
 import { createRedisTaskStore } from "../lib/redis/task_store.ts";
 import { recorder } from "./_diagnostics.ts";

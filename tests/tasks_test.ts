@@ -1,5 +1,5 @@
-// Tasks (the io.modelcontextprotocol/tasks extension of 2026-07-28; lib/core/tasks.ts,
-// tool_tasks.ts, task_methods.ts): through the real core over stdio, in this process, with
+// Tasks (the io.modelcontextprotocol/tasks extension of 2026-07-28; lib/tasks/tasks.ts,
+// tool_tasks.ts, tasks.ts): through the real core over stdio, in this process, with
 // the conformance fixture's task tools (slow_compute, failing_job, protocol_error_job,
 // confirm_delete, multi_input, test_tool_with_task, greet).
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";

@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { createWriter } from "../lib/transports/writer.ts";
+import { createWriter } from "../lib/transports/stdio/writer.ts";
 
 const decoder = new TextDecoder();
 

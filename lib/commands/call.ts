@@ -17,7 +17,7 @@ import {
 import { declaredTypes, errorText, questionText, resolved, resultText, shown } from "./render.ts";
 import { DEFAULTS } from "../host/cli.ts";
 import { type Diagnostics, diagnosticText } from "../util/diagnostics.ts";
-import { TASKS_EXTENSION } from "../core/tasks.ts";
+import { TASKS_EXTENSION } from "../tasks/tasks.ts";
 
 const FLAGS = {
   ...DIR_FLAGS,

@@ -18,24 +18,18 @@ import { MODERN_VERSIONS, VERSIONS } from "../wire/versions.ts";
 import type { Era, VersionFeatures } from "../wire/versions.ts";
 import type { Registry, Snapshot } from "../primitives/registry.ts";
 import type { Channels, ClientRequestMethod, LogLevel } from "../primitives/types.ts";
-import type { RequestContext } from "./context.ts";
-import { answersOf, CLIENT_CAPABILITY, createRounds, refusal } from "./input_rounds.ts";
-import { createKeyRing, type KeyRing } from "./key_ring.ts";
-import { createTasks } from "./tasks.ts";
-import { createMemoryTaskStore } from "./task_store.ts";
-import { createMemoryBus } from "./bus.ts";
-import { changeNotices } from "./change_notices.ts";
-import type { Session } from "./session.ts";
-import {
-  capabilitiesOf,
-  type ClientView,
-  type MethodEntry,
-  type MethodOptions,
-  METHODS,
-  type MethodTable,
-} from "./methods.ts";
-import { modernResult } from "./results.ts";
-import { UNINITIALIZED } from "./session.ts";
+import type { RequestContext } from "../methods/context.ts";
+import { answersOf, CLIENT_CAPABILITY, createRounds, refusal } from "../rounds/input_rounds.ts";
+import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
+import { createTasks } from "../tasks/tasks.ts";
+import { createMemoryTaskStore } from "../tasks/task_store.ts";
+import { createMemoryBus } from "../tasks/bus.ts";
+import { changeNotices } from "../methods/change_notices.ts";
+import type { Session } from "../methods/session.ts";
+import type { ClientView, MethodEntry, MethodOptions, MethodTable } from "../methods/call.ts";
+import { capabilitiesOf, METHODS } from "../methods/table.ts";
+import { modernResult } from "../methods/results.ts";
+import { UNINITIALIZED } from "../methods/session.ts";
 
 export interface CoreOptions extends MethodOptions {
   readonly registry: Registry;
@@ -240,7 +234,13 @@ export function createCore(given: CoreOptions): Core {
       args: params.arguments,
     };
     const proceed = (answers: JsonObject): MaybePromise<JsonObject> => {
-      const rounds = createRounds(ctx, client.clientCapabilities, answers, ring, binding);
+      const rounds = createRounds(
+        ctx.controller,
+        client.clientCapabilities,
+        answers,
+        ring,
+        binding,
+      );
       const result = invoke({ ...channels, request: rounds.request });
       return isThenable(result)
         ? (result as Promise<JsonObject>).then(rounds.finish)

@@ -4,7 +4,7 @@
 /**
  * What a folder whose files failed only in part still holds: the primitives of its good
  * files, and the failed files as messages show them, so that a reload can keep serving the
- * last good version of each failed file (host/reload.ts).
+ * last good version of each failed file (discovery/reload.ts).
  */
 export interface PartialLoad<T> {
   readonly loaded: T;

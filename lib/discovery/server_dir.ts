@@ -91,7 +91,7 @@ export async function loadServerDir(
 
 /**
  * Loads every folder that is there, each on its own: a reload keeps serving what a folder
- * with problems held before (host/reload.ts). Throws only when there is nothing to serve.
+ * with problems held before (discovery/reload.ts). Throws only when there is nothing to serve.
  */
 export async function loadServerParts(
   folders: ServerFolders,

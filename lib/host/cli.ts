@@ -1,13 +1,13 @@
 // Command-line flags, parsed by lib/host/args.ts (node:util costs ~5 ms of start-up, adr/0008).
-import { INSTANCE_NAME } from "../core/instance.ts";
+import { INSTANCE_NAME } from "../util/instance.ts";
 import { parseArgs } from "./args.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { ENV_NAME, MAX_OUTPUT_BYTES, MAX_PROGRAMS } from "../programs/executable.ts";
-import { BEARER_TOKEN } from "../transports/http_auth.ts";
-import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../transports/http_listener.ts";
-import { MAX_UNSENT_BYTES } from "../transports/http_unsent.ts";
-import { MAX_SESSIONS } from "../transports/http_sessions.ts";
+import { BEARER_TOKEN } from "../transports/http/auth.ts";
+import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../transports/http/listener.ts";
+import { MAX_UNSENT_BYTES } from "../transports/http/unsent.ts";
+import { MAX_SESSIONS } from "../transports/http/sessions.ts";
 import {
   isLoopbackHost,
   type ListenAddress,

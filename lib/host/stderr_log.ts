@@ -9,7 +9,7 @@
 // forwarder waits (and stops reading the program's pipe), so nothing is lost while stderr
 // moves. Only once stderr has taken no write for a while (nobody reads it) are forwarded
 // lines dropped, counted and reported, so that the program is not stuck on its own writes.
-import type { ByteSink } from "../transports/writer.ts";
+import type { ByteSink } from "../transports/stdio/writer.ts";
 import { concatBytes } from "../util/bytes.ts";
 import { type Diagnostics, diagnosticText } from "../util/diagnostics.ts";
 import { withoutModuleVersions } from "../discovery/import_module.ts";

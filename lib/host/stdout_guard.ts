@@ -13,7 +13,7 @@
 //
 // No node: module is imported here on purpose: loading Deno's Node compatibility layer
 // costs ~10 ms of start-up (adr/0008).
-import type { ByteSink } from "../transports/writer.ts";
+import type { ByteSink } from "../transports/stdio/writer.ts";
 
 type Inspectable = Parameters<typeof Deno.inspect>[0];
 

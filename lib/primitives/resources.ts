@@ -1,7 +1,7 @@
 // Resources as the server serves them: a fixed URI or an RFC 6570 template, each with the
 // object `resources/list` (or `resources/templates/list`) sends and a reader. Files and
 // modules both become these (discovery/resources_dir.ts); the core reads them
-// (core/resource_methods.ts) without knowing which they were.
+// (methods/resources.ts) without knowing which they were.
 import type { JsonObject } from "../util/json.ts";
 import type { Completer, ResourceContext, UriParams } from "./types.ts";
 

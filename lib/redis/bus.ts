@@ -4,7 +4,7 @@
 // is unreachable fails at once, and nothing is queued for later.
 import type { JsonObject } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
-import type { Bus } from "../core/bus.ts";
+import type { Bus } from "../tasks/bus.ts";
 import type { RedisLink } from "./connection.ts";
 
 /** Subscribes to the channel; resolves once messages published from now on will arrive. */

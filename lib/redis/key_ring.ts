@@ -9,8 +9,8 @@
 // link reconnects and whenever what it read is older than RECHECK_MS. So a Redis restarted
 // empty is re-seeded with the key the instances already share (the first to write wins, and
 // every other reads that one), never raced by a new random key on each instance.
-import { REQUEST_STATE_TTL_MS, stateKey } from "../core/request_state.ts";
-import type { KeyRing } from "../core/key_ring.ts";
+import { REQUEST_STATE_TTL_MS, stateKey } from "../rounds/request_state.ts";
+import type { KeyRing } from "../rounds/key_ring.ts";
 import type { RedisLink } from "./connection.ts";
 
 /** A new key signs every this often. */

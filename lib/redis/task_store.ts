@@ -16,7 +16,7 @@ import {
   MAX_STORED_TASKS,
   type StoredTask,
   type TaskStore,
-} from "../core/task_store.ts";
+} from "../tasks/task_store.ts";
 import type { RedisLink } from "./connection.ts";
 
 const PUT_UNLESS_FINISHED = `

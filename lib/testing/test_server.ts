@@ -6,7 +6,7 @@
 // server itself: mod.ts imports this file only when a test calls `testServer`.
 import { DEFAULTS } from "../host/cli.ts";
 import { createCore } from "../core/handle.ts";
-import type { RequestContext } from "../core/context.ts";
+import type { RequestContext } from "../methods/context.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
 import { DEFAULT_LOAD_OPTIONS } from "../discovery/tools_dir.ts";
 import { loadServerDir, type ServerFolders, serverFolders } from "../discovery/server_dir.ts";

@@ -103,7 +103,7 @@ Deno.test("conformance fixture: json_schema_2020_12_tool's 2020-12 schema is app
     { phone: "555", address: { street: 7 } }, // $ref into $defs: a street is a string
     { phone: "555", nickname: "A" }, // additionalProperties: false
   ];
-  // What the core checks arguments with before a call (tool_methods.ts).
+  // What the core checks arguments with before a call (lib/methods/tools.ts).
   const validate = tools.byName.get("json_schema_2020_12_tool")!.validateInput;
   for (const args of refusals) ok(validate(args) !== undefined, JSON.stringify(args));
   strictEqual(validate({ email: "a@b.c", contactMethod: "email" }), undefined);

@@ -1,0 +1,98 @@
+// What a method handler receives, and what a method table entry says of its method: the
+// vocabulary every handler file imports (only table.ts imports the handlers themselves).
+import type { MaybePromise } from "../util/maybe.ts";
+import type { JsonObject } from "../util/json.ts";
+import type { Request } from "../wire/extract.ts";
+import type { Era, VersionFeatures } from "../wire/versions.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
+import type { Registry, Snapshot } from "../primitives/registry.ts";
+import type { Channels } from "../primitives/types.ts";
+import type { Tasks } from "../tasks/tasks.ts";
+import type { RequestContext } from "./context.ts";
+
+/** Server capabilities a method can need (the keys of `ServerCapabilities`). */
+export type Capability = "tools" | "resources" | "prompts" | "completions" | "logging";
+
+/** What the client is, as one request sees it (its envelope, or its legacy session). */
+export interface ClientView {
+  readonly protocolVersion: string;
+  readonly clientInfo: JsonObject | undefined;
+  readonly clientCapabilities: Readonly<JsonObject>;
+}
+
+/** Everything a handler gets for one request. */
+export interface MethodCall {
+  readonly request: Request;
+  /** The table entry being served. */
+  readonly entry: MethodEntry;
+  readonly ctx: RequestContext;
+  /** Read once when the request started: a reload meanwhile does not change it. */
+  readonly snapshot: Snapshot;
+  readonly version: string;
+  readonly features: VersionFeatures;
+  readonly client: ClientView;
+  /** What this server advertises to this request's era, for this snapshot. */
+  readonly capabilities: Readonly<JsonObject>;
+  /** progress/log/request for handlers that reach back to the client (see handle.ts). */
+  readonly channels: Channels;
+  /** Calls `listener` after each swap of the registry's snapshot; returns how to stop. */
+  readonly onChange: Registry["onChange"];
+  readonly options: MethodOptions;
+}
+
+/** The core's settings that handlers read. */
+export interface MethodOptions {
+  /** How many items one list page holds. */
+  readonly pageSize: number;
+  /** How long a tool call may run when the tool sets no `timeoutMs`. */
+  readonly toolTimeoutMs: number;
+  readonly diagnostics: Diagnostics;
+  /**
+   * The server directory is watched and reloaded (--watch): lists can change while a client
+   * is connected, and the server says so (`listChanged`).
+   */
+  readonly listChanged?: boolean;
+  /** Where tasks are kept and run (the tasks extension); the core makes an in-memory one. */
+  readonly tasks?: Tasks;
+}
+
+export interface MethodEntry {
+  readonly eras: readonly Era[];
+  /** The server capability it belongs to; advertised once some method needs it. */
+  readonly capability?: Capability;
+  /**
+   * Whether the snapshot has anything for the capability (no resources: no `resources`);
+   * absent: always. A method whose capability is not advertised is -32601.
+   */
+  readonly available?: (snapshot: Snapshot) => boolean;
+  /**
+   * The extension it belongs to: advertised as `capabilities.extensions[<name>]` to clients of
+   * its eras when available.
+   */
+  readonly extension?: string;
+  /** Members of the capability object it adds, in its own eras (`{ subscribe: true }`). */
+  readonly advertises?: Readonly<JsonObject>;
+  /** Modern results carry `ttlMs` and `cacheScope` (lists and discovery). */
+  readonly cacheable?: boolean;
+  /** The `resultType`s it may answer with besides "complete" (2026-07-28). */
+  readonly incomplete?: readonly string[];
+  /**
+   * Runs until the client cancels it or the server closes it (`ctx.closing`): it holds no
+   * concurrency slot and does not hold up shutdown.
+   */
+  readonly longLived?: boolean;
+  /**
+   * How it stands to the era pin of a session: "opens" pins it (`initialize`, served even
+   * before the checks of a claim-less request); "ignores" answers in any state without
+   * pinning (`server/discover`). By default a modern request pins an open session modern.
+   */
+  readonly session?: "opens" | "ignores";
+  /**
+   * The result object, era-shaped by the handler except for what the core stamps on every
+   * modern result (`resultType` when absent, cache hints, `_meta` server info). Throwing a
+   * ProtocolError answers with that error.
+   */
+  readonly handler: (call: MethodCall) => MaybePromise<JsonObject>;
+}
+
+export type MethodTable = ReadonlyMap<string, MethodEntry>;

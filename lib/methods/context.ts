@@ -1,0 +1,46 @@
+// What a transport hands the core with each request: how to stop it, where it belongs,
+// and where its notifications go. The in-flight entry of a request *is* its context, so
+// a request allocates no further object for it.
+import type { JsonObject } from "../util/json.ts";
+import type { Request, Response } from "../wire/extract.ts";
+import type { Session } from "./session.ts";
+
+export interface RequestContext {
+  readonly request: Request;
+  /** Aborted by a cancel, a timeout or shutdown: from then on nothing more is sent for it. */
+  readonly controller: AbortController;
+  /** Long-lived requests only: aborted to ask for the graceful answer that ends them. */
+  readonly closing: AbortSignal | undefined;
+  /** Undefined for a stateless request. */
+  readonly session: Session | undefined;
+  readonly outlet: Outlet;
+}
+
+/** The way back to the client besides the response. */
+export interface Outlet {
+  /** Writes a notification now. The core calls it only while the request is live. */
+  notify(message: JsonObject): void;
+  /** Requests to the client, answered by id; undefined where the transport has no way back. */
+  readonly outbound: Outbound | undefined;
+  /**
+   * Ends the stream the answer travels on while keeping what follows for the client to
+   * resume (a 2025-era session's event stream over HTTP); true if it did or will, once the
+   * stream opens. Absent where there is nothing to resume.
+   */
+  readonly closeStream?: () => boolean;
+}
+
+/** Requests the server sends the client (2025-era sampling, elicitation, roots), answered by id. */
+export interface Outbound {
+  /**
+   * Sends `method` with a fresh id and resolves with the client's result; rejects with its
+   * error, on abort (after telling the client with notifications/cancelled) or on close.
+   */
+  request(method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject>;
+  /** Hands a client's response to the request it answers; false for an id we did not send. */
+  settle(response: Response): boolean;
+  /** Rejects everything pending: the connection or session ended. */
+  close(reason: string): void;
+  /** Requests sent and not yet answered. */
+  pending(): number;
+}

@@ -1,0 +1,151 @@
+// The method table: every method the server answers, the eras it exists in, the capability
+// it needs and how its results may look. The advertised capabilities are derived from it,
+// so serving a new method is one entry here and its handler beside it.
+import type { JsonObject } from "../util/json.ts";
+import type { Era } from "../wire/versions.ts";
+import type { Snapshot } from "../primitives/registry.ts";
+import type { MethodEntry, MethodTable } from "./call.ts";
+import { discover, initialize, ping } from "./lifecycle.ts";
+import { callToolMethod, listToolsMethod } from "./tools.ts";
+import {
+  listResourcesMethod,
+  listResourceTemplatesMethod,
+  readResourceMethod,
+  subscribeMethod,
+  unsubscribeMethod,
+} from "./resources.ts";
+import { getPromptMethod, listPromptsMethod } from "./prompts.ts";
+import { completeMethod } from "./completion.ts";
+import { setLevelMethod } from "./logging.ts";
+import { listenMethod } from "./listen.ts";
+import { cancelTaskMethod, getTaskMethod, updateTaskMethod } from "./tasks.ts";
+import { TASKS_EXTENSION } from "../tasks/tasks.ts";
+
+const hasResources = (snapshot: Snapshot) =>
+  snapshot.resources.items.length > 0 || snapshot.templates.items.length > 0;
+const hasPrompts = (snapshot: Snapshot) => snapshot.prompts.items.length > 0;
+const hasTaskTools = (snapshot: Snapshot) =>
+  snapshot.tools.items.some((tool) => tool.task !== undefined);
+const taskMethod = (handler: MethodEntry["handler"]): MethodEntry => ({
+  eras: ["modern"],
+  extension: TASKS_EXTENSION,
+  available: hasTaskTools,
+  handler,
+});
+const canComplete = (snapshot: Snapshot) =>
+  snapshot.prompts.items.some((prompt) => prompt.completers.size > 0) ||
+  snapshot.templates.items.some((template) => template.completers.size > 0);
+
+/** The methods toolshed serves today. */
+export const METHODS: MethodTable = new Map<string, MethodEntry>([
+  ["initialize", { eras: ["legacy"], session: "opens", handler: initialize }],
+  ["ping", { eras: ["legacy"], handler: ping }],
+  ["server/discover", { eras: ["modern"], session: "ignores", cacheable: true, handler: discover }],
+  ["tools/list", {
+    eras: ["modern", "legacy"],
+    capability: "tools",
+    cacheable: true,
+    handler: listToolsMethod,
+  }],
+  ["tools/call", {
+    eras: ["modern", "legacy"],
+    capability: "tools",
+    incomplete: ["input_required", "task"],
+    handler: callToolMethod,
+  }],
+  ["resources/list", {
+    eras: ["modern", "legacy"],
+    capability: "resources",
+    available: hasResources,
+    cacheable: true,
+    handler: listResourcesMethod,
+  }],
+  ["resources/templates/list", {
+    eras: ["modern", "legacy"],
+    capability: "resources",
+    available: hasResources,
+    cacheable: true,
+    handler: listResourceTemplatesMethod,
+  }],
+  ["resources/read", {
+    eras: ["modern", "legacy"],
+    capability: "resources",
+    available: hasResources,
+    cacheable: true,
+    incomplete: ["input_required"],
+    handler: readResourceMethod,
+  }],
+  ["resources/subscribe", {
+    eras: ["legacy"],
+    capability: "resources",
+    available: hasResources,
+    advertises: Object.freeze({ subscribe: true }),
+    handler: subscribeMethod,
+  }],
+  ["resources/unsubscribe", {
+    eras: ["legacy"],
+    capability: "resources",
+    available: hasResources,
+    handler: unsubscribeMethod,
+  }],
+  ["prompts/list", {
+    eras: ["modern", "legacy"],
+    capability: "prompts",
+    available: hasPrompts,
+    cacheable: true,
+    handler: listPromptsMethod,
+  }],
+  ["prompts/get", {
+    eras: ["modern", "legacy"],
+    capability: "prompts",
+    available: hasPrompts,
+    incomplete: ["input_required"],
+    handler: getPromptMethod,
+  }],
+  ["completion/complete", {
+    eras: ["modern", "legacy"],
+    capability: "completions",
+    available: canComplete,
+    handler: completeMethod,
+  }],
+  ["logging/setLevel", { eras: ["legacy"], capability: "logging", handler: setLevelMethod }],
+  ["subscriptions/listen", {
+    eras: ["modern"],
+    longLived: true,
+    handler: listenMethod,
+  }],
+  ["tasks/get", taskMethod(getTaskMethod)],
+  ["tasks/update", taskMethod(updateTaskMethod)],
+  ["tasks/cancel", taskMethod(cancelTaskMethod)],
+]);
+
+/**
+ * The capabilities a table gives the server for one snapshot, as a client of `era` sees
+ * them: one key per capability some method needs and the snapshot has something for, in
+ * every era (a capability is the server's: `logging` rests on a 2025-era method, yet a
+ * 2026-07-28 client uses it through its per-request log level), with the members methods
+ * of that era add. Frozen: answers share it.
+ */
+export function capabilitiesOf(
+  table: MethodTable,
+  snapshot: Snapshot,
+  era: Era,
+): Readonly<JsonObject> {
+  const capabilities: Record<string, JsonObject> = {};
+  for (const entry of table.values()) {
+    const { capability, extension } = entry;
+    if (extension !== undefined) {
+      if (entry.eras.includes(era) && entry.available?.(snapshot) !== false) {
+        (capabilities.extensions ??= {})[extension] = {};
+      }
+      continue;
+    }
+    if (capability === undefined || entry.available?.(snapshot) === false) continue;
+    capabilities[capability] ??= {};
+    if (entry.advertises && entry.eras.includes(era)) {
+      Object.assign(capabilities[capability], entry.advertises);
+    }
+  }
+  for (const key in capabilities) Object.freeze(capabilities[key]);
+  return Object.freeze(capabilities);
+}

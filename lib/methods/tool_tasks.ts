@@ -1,0 +1,124 @@
+// A `tools/call` that may become a task (adr/0016): the handler starts as any call does,
+// inside its request. What it does in its first turn of the event loop belongs to the
+// request: an answer then is the call's plain answer, and questions asked then are
+// input_required rounds (so a task is created only once its questions are answered, as
+// SEP-2663 asks). If it is still running after that turn, the task is stored and the call
+// answers with it; the handler runs on as the task, beyond the request, and what it asks from
+// then on makes the task `input_required` until `tasks/update` brings the answers.
+//
+// A call refused before its handler starts (as many tasks as may run are running, or the store
+// is unreachable: adr/0022) is -32603 at once; a task whose creation fails stops its handler and
+// answers the call with the store's error, holding nothing.
+import type { JsonObject } from "../util/json.ts";
+import { isThenable, type MaybePromise } from "../util/maybe.ts";
+import { internalError, ProtocolError } from "../wire/errors.ts";
+import { callTool, type CallToolResult } from "../primitives/tool_call.ts";
+import type { Tool } from "../primitives/tools.ts";
+import type { Channels } from "../primitives/types.ts";
+import { CLIENT_CAPABILITY, refusal } from "../rounds/input_rounds.ts";
+import type { MethodCall } from "./call.ts";
+import type { LiveTask, Tasks } from "../tasks/tasks.ts";
+
+export function callAsTask(
+  call: MethodCall,
+  tasks: Tasks,
+  tool: Tool,
+  args: JsonObject,
+  answer: (result: CallToolResult) => JsonObject,
+): MaybePromise<JsonObject> {
+  const refused = tasks.refusal();
+  if (refused !== undefined) {
+    const { code, message } = internalError(refused);
+    throw new ProtocolError(code, message);
+  }
+  const request = call.ctx.controller.signal;
+  const controller = new AbortController();
+  /** Until the task exists, the request's end (a cancel, a question) ends the handler. */
+  const follow = () => controller.abort(request.reason);
+  request.addEventListener("abort", follow, { once: true });
+  let task: LiveTask | undefined;
+  /** Questions asked as rounds and not answered yet: the request is about to ask them. */
+  let open = 0;
+  const declared = call.client.clientCapabilities;
+  const channels: Channels = {
+    progress: (progress, total, message) => {
+      if (task === undefined) return call.channels.progress(progress, total, message);
+      task.progress(message ?? (total === undefined ? `${progress}` : `${progress} of ${total}`));
+    },
+    log: (level, data, logger) => {
+      if (task === undefined) call.channels.log(level, data, logger);
+    },
+    request: (method, params, options) => {
+      if (task === undefined) {
+        open++;
+        return call.channels.request(method, params, options).finally(() => open--);
+      }
+      if (!(CLIENT_CAPABILITY[method] in declared)) {
+        return Promise.reject(new Error(refusal(method)));
+      }
+      return task.ask(method, params, options?.key);
+    },
+    // A task's request has answered already: no stream of its own is left to close.
+    closeStream: () => task === undefined && call.channels.closeStream(),
+  };
+  const runMs = tool.timeoutMs ?? call.options.toolTimeoutMs;
+  const result = callTool(tool, args, {
+    controller,
+    defaultTimeoutMs: call.options.toolTimeoutMs,
+    diagnostics: call.options.diagnostics,
+    channels,
+    context: {
+      requestId: call.request.id,
+      protocolVersion: call.client.protocolVersion,
+      clientInfo: call.client.clientInfo,
+      clientCapabilities: declared,
+    },
+  });
+  if (!isThenable(result)) {
+    request.removeEventListener("abort", follow);
+    return answer(result);
+  }
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let created: Promise<LiveTask> | undefined;
+    // The tool's result, a tool error too, completes the task; a JSON-RPC error it throws
+    // (McpError) fails it. Before there is a task, either is the call's answer.
+    // A task that could not be created has nothing to complete (its call answered the error).
+    const ignore = () => {};
+    (result as Promise<CallToolResult>).then((ready) => {
+      settled = true;
+      if (created === undefined) {
+        request.removeEventListener("abort", follow);
+        return resolve(answer(ready));
+      }
+      created.then((live) => live.complete(answer(ready)), ignore);
+    }, (error) => {
+      settled = true;
+      if (created === undefined) {
+        request.removeEventListener("abort", follow);
+        return reject(error);
+      }
+      const failure = error instanceof ProtocolError
+        ? error.toRpcError()
+        : internalError(String(error));
+      created.then((live) => live.fail(failure), ignore);
+    });
+    setTimeout(() => {
+      // Finished in its first turn, or asking the client first: the request answers.
+      if (settled || open > 0 || request.aborted) return;
+      request.removeEventListener("abort", follow);
+      created = tasks.create(runMs);
+      created.then((live) => {
+        task = live;
+        // tasks/cancel aborts the task's controller; the handler's signal follows it.
+        const cancel = () => controller.abort(live.controller.signal.reason);
+        if (live.controller.signal.aborted) cancel();
+        else live.controller.signal.addEventListener("abort", cancel, { once: true });
+        resolve({ resultType: "task", ...live.created });
+      }, (error) => {
+        controller.abort("the task could not be stored");
+        reject(error);
+      });
+    }, 0);
+  });
+}

@@ -1,0 +1,138 @@
+// `tools/list` and `tools/call`, for both eras: the primitives layer lists and runs tools;
+// this shapes what it gives for the request's protocol version.
+import { isObject } from "../util/json.ts";
+import { didYouMean } from "../util/suggest.ts";
+import type { JsonObject } from "../util/json.ts";
+import { then } from "../util/maybe.ts";
+import type { MaybePromise } from "../util/maybe.ts";
+import { invalidParams, missingClientCapability } from "../wire/errors.ts";
+import { page } from "../primitives/paging.ts";
+import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts";
+import type { CallToolResult } from "../primitives/tool_call.ts";
+import type { MethodCall } from "./call.ts";
+import { legacyCallResult, legacyTool, modernTool } from "./results.ts";
+import { declaresTasks, missingTasksExtension } from "./tasks.ts";
+import { callAsTask } from "./tool_tasks.ts";
+
+export function listToolsMethod(call: MethodCall): JsonObject {
+  const { features, version } = call;
+  const { items, nextCursor } = features.era === "modern"
+    ? page(
+      call.snapshot.tools,
+      call.request.params.cursor,
+      call.options.pageSize,
+      modernTool,
+      "modern",
+    )
+    : page(
+      call.snapshot.tools,
+      call.request.params.cursor,
+      call.options.pageSize,
+      (tool) => legacyTool(tool, features),
+      version,
+    );
+  return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
+}
+
+/** Starts a `tools/call`, or throws the -32602 its params deserve. */
+export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
+  const { request, client, features } = call;
+  const { name, arguments: given } = request.params;
+  const args = given === undefined ? {} : given;
+  if (typeof name !== "string") throw invalidParams("Invalid params: name must be a string");
+  if (!isObject(args)) throw invalidParams("Invalid params: arguments must be an object");
+  const tool = call.snapshot.tools.byKey.get(name);
+  if (!tool) throw invalidParams(`Unknown tool: "${name}"${knownTools(call, name)}`);
+  const missing = missingCapabilities(tool.requiredClientCapabilities, client.clientCapabilities);
+  if (missing !== undefined) {
+    // Refused before the handler runs: 2026-07-28 has an error for it; 2025 a tool error.
+    if (features.era === "modern") throw missingClientCapability(missing, `tool "${name}"`);
+    return errorResult(
+      `Tool "${name}" needs the client capabilities ${Object.keys(missing).join(", ")}, ` +
+        `which this client did not declare`,
+    );
+  }
+  if (features.era === "modern" && tool.task !== undefined) {
+    const allowed = (call.entry.incomplete ?? []).filter((type) => type !== "task");
+    if (call.options.tasks && declaresTasks(client.clientCapabilities)) {
+      return callAsTask(
+        call,
+        call.options.tasks,
+        tool,
+        args,
+        (ready) => modernCallResult(ready, name, allowed),
+      );
+    }
+    if (tool.task === "required") throw missingTasksExtension(`tool "${name}"`);
+  }
+  const result = callTool(tool, args, {
+    controller: call.ctx.controller,
+    defaultTimeoutMs: call.options.toolTimeoutMs,
+    diagnostics: call.options.diagnostics,
+    channels: call.channels,
+    context: {
+      requestId: request.id,
+      protocolVersion: client.protocolVersion,
+      clientInfo: client.clientInfo,
+      clientCapabilities: client.clientCapabilities,
+    },
+  });
+  if (features.era === "modern") {
+    // A task is the core's to create (tool_tasks.ts), never a handler's to claim.
+    const allowed = (call.entry.incomplete ?? []).filter((type) => type !== "task");
+    return then(result, (ready) => modernCallResult(ready, name, allowed));
+  }
+  return then(result, (ready) =>
+    isIncomplete(ready)
+      ? errorResult(
+        `Tool "${name}" asks the client for input (resultType "${ready.resultType}"), ` +
+          `which needs a client of protocol version 2026-07-28`,
+      )
+      : legacyCallResult(ready, tool, features));
+}
+
+function modernCallResult(
+  result: CallToolResult,
+  name: string,
+  allowed: readonly string[],
+): CallToolResult {
+  if (!isIncomplete(result)) return result;
+  const type = result.resultType as string;
+  if (!allowed.includes(type)) {
+    return errorResult(
+      `Tool "${name}" returned resultType ${JSON.stringify(type)}, which tools/call cannot ` +
+        `answer with (${["complete", ...allowed].join(", ")})`,
+    );
+  }
+  if (
+    type === "input_required" && !isObject(result.inputRequests) &&
+    typeof result.requestState !== "string"
+  ) {
+    return errorResult(
+      `Tool "${name}" returned an input_required result with neither inputRequests nor requestState`,
+    );
+  }
+  return result;
+}
+
+/** The required capabilities the client did not declare, or undefined when it has them all. */
+function missingCapabilities(
+  required: Readonly<JsonObject> | undefined,
+  declared: Readonly<JsonObject>,
+): JsonObject | undefined {
+  if (required === undefined) return undefined;
+  let missing: JsonObject | undefined;
+  for (const key in required) {
+    if (!(key in declared)) (missing ??= {})[key] = required[key];
+  }
+  return missing;
+}
+
+/** What to say after an unknown tool's name: the one meant, or the names there are. */
+function knownTools(call: MethodCall, name: string): string {
+  const names = call.snapshot.tools.keys;
+  const meant = didYouMean(name, names);
+  if (meant !== "" || names.length === 0) return meant;
+  const shown = names.slice(0, 10).map((known) => `"${known}"`).join(", ");
+  return ` (this server has ${shown}${names.length > 10 ? `, and ${names.length - 10} more` : ""})`;
+}

@@ -1,0 +1,446 @@
+// Tasks on this instance (the io.modelcontextprotocol/tasks extension of 2026-07-28, SEP-2663;
+// adr/0016): a task is stored before its creation is answered, then changes as its handler
+// runs here: questions it asks make it `input_required` until `tasks/update` answers them,
+// its end makes it `completed` (a tool error too) or `failed`, and `tasks/cancel` makes it
+// `cancelled` at once and aborts the handler's signal. The store says what `tasks/get` shows.
+//
+// A store that cannot be reached (adr/0022) fails a task call with -32603 saying so, and
+// takes nothing with it: a task whose creation could not be stored is no longer running here.
+// Finished tasks whose last write failed are written again once the store is back, with every
+// task still running here, so that they are visible again at once.
+import { isObject, type JsonObject, messageOf } from "../util/json.ts";
+import type { InputRequest } from "../primitives/input_required.ts";
+import type { ClientRequestMethod } from "../primitives/types.ts";
+import { internalError, ProtocolError } from "../wire/errors.ts";
+import type { RpcError } from "../wire/types.ts";
+import type { Bus } from "./bus.ts";
+import { idOf, instanceOf } from "../util/instance.ts";
+import { firstTimeOf } from "../util/first_time.ts";
+import { isAnswerTo } from "../rounds/input_rounds.ts";
+import {
+  isTerminal,
+  jsonBytes,
+  keptRecord,
+  MAX_FINISHED_TASK_BYTES,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from "./task_store.ts";
+
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+/** How long a finished task stays readable beyond the longest its tool may run. */
+export const TASK_KEEP_MS = 60 * 60 * 1000;
+/** How often a client is told to poll `tasks/get`. */
+export const TASK_POLL_INTERVAL_MS = 500;
+/** Tasks one instance runs at once; a call beyond it is refused (-32603). */
+export const MAX_RUNNING_TASKS = 256;
+
+/** A task this instance runs: what its handler's context does with it. */
+export interface LiveTask {
+  readonly taskId: string;
+  /** Aborted by `tasks/cancel` (and by the tool's timeout, which the call sets). */
+  readonly controller: AbortController;
+  /** The task as created: what the `tools/call` answers with. */
+  readonly created: TaskRecord;
+  /** Asks the client through `tasks/get`: resolves with the answer `tasks/update` brings. */
+  ask(method: string, params: JsonObject, key: string | undefined): Promise<JsonObject>;
+  /** Progress, as the task's `statusMessage`. */
+  progress(message: string): void;
+  /** The handler's end: `completed` with the result. */
+  complete(result: JsonObject): void;
+  /** A fault that is not the tool's: `failed` with the JSON-RPC error. */
+  fail(error: RpcError): void;
+}
+
+export interface Tasks {
+  /**
+   * Why another task may not start here now (as many as may run are running, or the store
+   * cannot be reached), as a sentence; undefined when one may.
+   */
+  refusal(): string | undefined;
+  /** A new task, stored (`working`) before this resolves. `runMs`: the most its tool runs. */
+  create(runMs: number): Promise<LiveTask>;
+  /** The task as `tasks/get` shows it; one whose instance stopped renewing it has `failed`. */
+  get(taskId: string): Promise<TaskRecord | undefined>;
+  /**
+   * Gives a task the answers to questions it has outstanding (others are ignored), here or
+   * on the instance that runs it; false when there is no such task.
+   */
+  update(taskId: string, responses: JsonObject): Promise<boolean>;
+  /** Cancels a task (a finished one stays as it is); false when there is no such task. */
+  cancel(taskId: string): Promise<boolean>;
+  /**
+   * The instance a task id names when it is not this one and tasks live in this process's
+   * memory (only that instance knows the task), and whether this is the first time that
+   * instance's tasks reached this one. Undefined otherwise.
+   */
+  elsewhere(taskId: string): { instance: string; first: boolean } | undefined;
+  /**
+   * Calls `listener` with each task's new state, whichever instance changed it (through the
+   * bus); returns how to stop.
+   */
+  onChange(listener: (task: TaskRecord) => void): () => void;
+  /** Stops renewing leases and listening to the bus. */
+  close(): void;
+  /**
+   * At shutdown: waits up to `ms` for the tasks running here to end, then fails the rest
+   * ("the server instance running the task shut down", so that readers learn it at once
+   * rather than when the lease runs out), stops their handlers, stores that, and closes.
+   */
+  drain(ms: number): Promise<void>;
+}
+
+/** How often a draining instance looks whether its tasks have ended. */
+const DRAIN_POLL_MS = 25;
+
+/** How long an instance vouches for a task it runs; it renews a third of the way through. */
+export const TASK_LEASE_MS = 15_000;
+/**
+ * For this long after the store is back from an outage, a lease that ran out meanwhile is not
+ * taken for an instance that stopped: the instance running the task writes it again as soon as
+ * it reconnects too.
+ */
+export const RESTORE_GRACE_MS = 5_000;
+
+/** A fault of the store or the bus, as the call's answer: -32603 saying tasks are unavailable. */
+function unavailable(error: unknown): never {
+  if (error instanceof ProtocolError) throw error;
+  const { code, message } = internalError(`tasks are unavailable: ${messageOf(error)}`);
+  throw new ProtocolError(code, message);
+}
+
+interface Running {
+  record: TaskRecord;
+  controller: AbortController;
+  /** The handler's questions waiting for an answer, by key. */
+  waiting: Map<string, { request: InputRequest; resolve(answer: JsonObject): void }>;
+  /** Every key this task has used: keys are never reused over its lifetime. */
+  keys: Set<string>;
+}
+
+/**
+ * The tasks of this instance. With `instance`, task ids are `<instance>.<uuid>`, so that
+ * another instance can tell whose a task is (instance.ts).
+ */
+export function createTasks(
+  store: TaskStore,
+  bus: Bus,
+  now: () => number = Date.now,
+  instance?: string,
+): Tasks {
+  /** This instance, as the owner of the tasks it runs. */
+  const owner = crypto.randomUUID();
+  const running = new Map<string, Running>();
+  /** Instances whose task ids reached this one (elsewhere()). */
+  const firstStray = firstTimeOf();
+  const stamp = () => new Date(now()).toISOString();
+  const put = (record: TaskRecord) =>
+    store.put({ record, owner, leaseUntil: now() + TASK_LEASE_MS });
+  const maxFinishedBytes = store.maxFinishedBytes ?? MAX_FINISHED_TASK_BYTES;
+  /** A finished task larger than this is kept bounded (task_store.ts keptRecord()). */
+  const keepAtMost = Math.floor(maxFinishedBytes / 4);
+
+  /** Finished tasks whose last write failed, by id, oldest first: written once the store is back. */
+  const unsaved = new Map<string, { record: TaskRecord; bytes: number }>();
+  let unsavedBytes = 0;
+  const forgetUnsaved = (taskId: string) => {
+    unsavedBytes -= unsaved.get(taskId)?.bytes ?? 0;
+    unsaved.delete(taskId);
+  };
+  /** Keeps a finished task for later; the oldest go first past the finished tasks' budget. */
+  const keepUnsaved = (record: TaskRecord) => {
+    const bytes = jsonBytes(record);
+    forgetUnsaved(record.taskId);
+    unsaved.set(record.taskId, { record, bytes });
+    unsavedBytes += bytes;
+    for (const taskId of unsaved.keys()) {
+      if (unsavedBytes <= maxFinishedBytes || taskId === record.taskId) break;
+      forgetUnsaved(taskId);
+    }
+  };
+  /** When the store was last back from an outage (a lease that ran out meanwhile has grace). */
+  let restoredAt = -Infinity;
+  const stopRestoring = store.onRestored?.(async () => {
+    restoredAt = now();
+    const writes = [...running.values()].map((task) => put(task.record));
+    for (const [taskId, { record }] of unsaved) {
+      // Its change was announced while the bus was down too: listeners hear of it now.
+      writes.push(
+        put(record).then(() => {
+          forgetUnsaved(taskId);
+          return announce(record);
+        }),
+      );
+    }
+    await Promise.allSettled(writes);
+  });
+
+  // While tasks run here, their leases are renewed (the timer never keeps the process up).
+  // Started with the first task, not before: Deno loads its timers on their first use (~13 ms
+  // at start-up), and most servers run no task.
+  let renewal: ReturnType<typeof setInterval> | undefined;
+  const renewLeases = () => {
+    if (renewal !== undefined) return;
+    const timer = setInterval(() => {
+      for (const task of running.values()) put(task.record).catch(() => {});
+    }, TASK_LEASE_MS / 3);
+    Deno.unrefTimer(timer);
+    renewal = timer;
+  };
+
+  const listeners = new Set<(task: TaskRecord) => void>();
+  let draining: Promise<void> | undefined;
+  /**
+   * Tells every instance's listeners of a task's new state (each change, once); resolves once
+   * it is sent. `whole`, when the store keeps `record` bounded: what the listeners of this
+   * instance are told instead (the others, through the bus, learn `record`).
+   */
+  const announce = (record: TaskRecord, whole: TaskRecord = record) => {
+    const task = record as unknown as JsonObject;
+    if (whole === record) return bus.publish({ type: "tasks/changed", task }).catch(() => {});
+    for (const listener of listeners) listener(whole);
+    return bus.publish({ type: "tasks/changed", task, except: owner }).catch(() => {});
+  };
+
+  const stopListening = bus.subscribe((message) => {
+    if (message.type === "tasks/changed" && isObject(message.task)) {
+      if (message.except === owner) return; // told here already, whole
+      for (const listener of listeners) listener(message.task as unknown as TaskRecord);
+      return;
+    }
+    const task = running.get(message.taskId as string);
+    if (task === undefined) return; // another instance's, or finished
+    if (message.type === "tasks/update" && isObject(message.responses)) {
+      answer(task, message.responses);
+    } else if (message.type === "tasks/cancel") cancelHere(task);
+  });
+
+  /**
+   * Stores the task's next state (nothing changes a task once it has finished); the promise
+   * settles once it is stored and announced, for a shutdown to wait on (others need not).
+   */
+  function change(
+    task: Running,
+    status: TaskStatus,
+    fields: Partial<TaskRecord> = {},
+  ): Promise<unknown> {
+    if (isTerminal(task.record.status)) return Promise.resolve();
+    const { inputRequests: _, statusMessage, ...base } = task.record;
+    task.record = {
+      ...base,
+      ...(statusMessage === undefined || isTerminal(status) ? {} : { statusMessage }),
+      ...fields,
+      status,
+      lastUpdatedAt: stamp(),
+    };
+    if (isTerminal(status)) {
+      running.delete(task.record.taskId);
+      task.waiting.clear();
+    }
+    // The store and the bus report their own faults; a finished task that could not be
+    // written is written once the store is back.
+    const kept = keptRecord(task.record, keepAtMost);
+    return Promise.all([
+      put(kept).then(
+        () => forgetUnsaved(kept.taskId),
+        () => isTerminal(kept.status) && keepUnsaved(kept),
+      ),
+      announce(kept, task.record),
+    ]);
+  }
+
+  /** `input_required` with the questions still waiting, or `working` once none is. */
+  function asking(task: Running): void {
+    if (task.waiting.size === 0) {
+      change(task, "working");
+      return;
+    }
+    const inputRequests: Record<string, InputRequest> = {};
+    for (const [key, { request }] of task.waiting) inputRequests[key] = request;
+    change(task, "input_required", { inputRequests });
+  }
+
+  function answer(task: Running, responses: JsonObject): void {
+    let answered = false;
+    for (const [key, given] of Object.entries(responses)) {
+      const question = task.waiting.get(key);
+      const method = question?.request.method as ClientRequestMethod | undefined;
+      if (question === undefined || !isAnswerTo(method!, given)) continue;
+      task.waiting.delete(key);
+      question.resolve(given as JsonObject);
+      answered = true;
+    }
+    // Before the acknowledgement: a tasks/get right after it sees the answers taken.
+    if (answered) asking(task);
+  }
+
+  function cancelHere(task: Running): void {
+    change(task, "cancelled", { statusMessage: "Cancelled by the client" });
+    task.controller.abort("the client cancelled the task");
+  }
+
+  /** The stored task; one whose owner stopped renewing it is failed, once and for all. */
+  async function stored(taskId: string): Promise<TaskRecord | undefined> {
+    const found = await store.get(taskId).catch(unavailable);
+    if (found === undefined) return undefined;
+    const { record } = found;
+    if (
+      isTerminal(record.status) || found.leaseUntil >= now() || running.has(taskId) ||
+      now() - restoredAt < RESTORE_GRACE_MS
+    ) {
+      return record;
+    }
+    const { inputRequests: _, ...base } = record;
+    const error = internalError("the server instance running the task stopped");
+    const failed: TaskRecord = {
+      ...base,
+      status: "failed",
+      statusMessage: error.message,
+      error: { ...error },
+      lastUpdatedAt: stamp(),
+    };
+    await store.put({ record: failed, owner: found.owner, leaseUntil: found.leaseUntil })
+      .catch(unavailable);
+    announce(failed);
+    return (await store.get(taskId).catch(unavailable))?.record ?? failed;
+  }
+
+  return {
+    refusal() {
+      if (running.size >= MAX_RUNNING_TASKS) {
+        return `${MAX_RUNNING_TASKS} tasks are running on this server already; try again later`;
+      }
+      const why = store.unavailable?.();
+      return why === undefined ? undefined : `tasks are unavailable: ${why}`;
+    },
+    elsewhere(taskId) {
+      if (!store.local || instance === undefined) return undefined;
+      const named = instanceOf(taskId);
+      if (named === undefined || named === instance) return undefined;
+      return { instance: named, first: firstStray(named) };
+    },
+    async create(runMs) {
+      const createdAt = stamp();
+      const task: Running = {
+        record: {
+          // Unguessable: 122 random bits.
+          taskId: instance === undefined ? crypto.randomUUID() : idOf(instance),
+          status: "working",
+          createdAt,
+          lastUpdatedAt: createdAt,
+          ttlMs: runMs + TASK_KEEP_MS,
+          pollIntervalMs: TASK_POLL_INTERVAL_MS,
+        },
+        controller: new AbortController(),
+        waiting: new Map(),
+        keys: new Set(),
+      };
+      const { taskId } = task.record;
+      running.set(taskId, task);
+      try {
+        await put(task.record);
+      } catch (error) {
+        running.delete(taskId); // not stored: nothing of it is left here
+        unavailable(error);
+      }
+      renewLeases();
+      const created = task.record;
+      return {
+        taskId,
+        controller: task.controller,
+        created,
+        ask(method, params, given) {
+          if (isTerminal(task.record.status)) {
+            return Promise.reject(new Error(`task ${taskId} has ended`));
+          }
+          let key = given ?? `input_${task.keys.size + 1}`;
+          for (let n = 2; task.keys.has(key); n++) key = `${given ?? "input"}_${n}`;
+          task.keys.add(key);
+          return new Promise((resolve) => {
+            task.waiting.set(key, { request: { method, params }, resolve });
+            asking(task);
+          });
+        },
+        progress(statusMessage) {
+          if (!isTerminal(task.record.status)) {
+            change(task, task.record.status, {
+              statusMessage,
+              ...(task.record.inputRequests ? { inputRequests: task.record.inputRequests } : {}),
+            });
+          }
+        },
+        complete: (result) => change(task, "completed", { result }),
+        fail: (error) =>
+          change(task, "failed", { error: { ...error }, statusMessage: error.message }),
+      };
+    },
+    get: stored,
+    async update(taskId, responses) {
+      const task = running.get(taskId);
+      if (task !== undefined) {
+        answer(task, responses);
+        return true;
+      }
+      const record = await stored(taskId);
+      if (record === undefined) return false;
+      if (!isTerminal(record.status)) {
+        await bus.publish({ type: "tasks/update", taskId, responses }).catch(unavailable);
+      }
+      return true;
+    },
+    async cancel(taskId) {
+      const task = running.get(taskId);
+      if (task !== undefined) {
+        cancelHere(task);
+        return true;
+      }
+      const found = await store.get(taskId).catch(unavailable);
+      if (found === undefined) return false;
+      if (!isTerminal(found.record.status)) {
+        // Cancelled at once for every reader; the instance running it stops its handler.
+        const { inputRequests: _, ...base } = found.record;
+        const record: TaskRecord = {
+          ...base,
+          status: "cancelled",
+          statusMessage: "Cancelled by the client",
+          lastUpdatedAt: stamp(),
+        };
+        await store.put({ ...found, record }).catch(unavailable);
+        announce(record);
+        await bus.publish({ type: "tasks/cancel", taskId }).catch(unavailable);
+      }
+      return true;
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      clearInterval(renewal);
+      stopListening();
+      stopRestoring?.();
+    },
+    drain(ms) {
+      // Once: a signal's shutdown and the end of input may both ask.
+      draining ??= (async () => {
+        const deadline = now() + ms;
+        while (running.size > 0 && now() < deadline) {
+          await new Promise((wake) => setTimeout(wake, Math.min(DRAIN_POLL_MS, deadline - now())));
+        }
+        const error = internalError("the server instance running the task shut down");
+        await Promise.all([...running.values()].map((task) => {
+          const stored = change(task, "failed", {
+            error: { ...error },
+            statusMessage: error.message,
+          });
+          task.controller.abort(error.message);
+          return stored;
+        }));
+        clearInterval(renewal);
+        stopListening();
+        stopRestoring?.();
+      })();
+      return draining;
+    },
+  };
+}

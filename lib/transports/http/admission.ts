@@ -1,0 +1,156 @@
+// What one POSTed body becomes, before the core sees it: a request to dispatch, an
+// accepted notification, or a refusal with its HTTP status. The steps run in the order
+// of the 2026-07-28 validation ladder, which decides the code a request gets when it has
+// several faults (SEP-2243, SEP-2575; the order the official conformance suite checks):
+// parse → shape → `_meta` → headers that disagree with the body → the version → headers
+// that are missing. Method lookup (404) and everything after it are the core's.
+//
+// A message without a claim and without a 2026-07-28 `MCP-Protocol-Version` is 2025-era
+// traffic (HTTP.md §3.6: body first, never the header alone): a request, a notification
+// sent with a session id, or a response. It is handed on as "legacy" for its session to
+// take (server.ts), and its `Mcp-Method` and `Mcp-Name` are never looked at.
+import { META_PROTOCOL_VERSION } from "../../wire/protocol.ts";
+import { ErrorCode, invalidParams, unsupportedVersion } from "../../wire/errors.ts";
+import {
+  extract,
+  type Notification,
+  type Request,
+  type Response as RpcResponse,
+} from "../../wire/extract.ts";
+import { MODERN_VERSIONS, VERSIONS } from "../../wire/versions.ts";
+import type { RequestId, RpcError } from "../../wire/types.ts";
+import { headerMismatch } from "./errors.ts";
+import { SESSION_ID_HEADER } from "./sessions.ts";
+import {
+  disagreeingHeader,
+  METHOD_HEADER,
+  type MirroredArgument,
+  missingOrWrongHeader,
+  paramHeaderProblem,
+  PROTOCOL_VERSION_HEADER,
+} from "./headers.ts";
+
+export type Admission =
+  | { kind: "dispatch"; request: Request }
+  /** A notification: 202, no body. */
+  | { kind: "accepted"; method: string }
+  /** 2025-era traffic, for the session its `Mcp-Session-Id` names (or a new one). */
+  | { kind: "legacy"; message: Request | Notification | RpcResponse }
+  /** `id` is undefined when the request's id is unknown (the answer then has none). */
+  | { kind: "refused"; status: number; id: RequestId | undefined; error: RpcError };
+
+/** The arguments a tool mirrors into `Mcp-Param-*` headers; undefined for an unknown tool. */
+export type MirroredArguments = (tool: string) => readonly MirroredArgument[] | undefined;
+
+const NONE_MIRRORED: MirroredArguments = () => undefined;
+
+export function admit(
+  body: Uint8Array,
+  headers: Headers,
+  mirroredOf: MirroredArguments = NONE_MIRRORED,
+): Admission {
+  if (isBlank(body)) {
+    return refuse(400, undefined, {
+      code: ErrorCode.ParseError,
+      message: "Parse error: the body is empty",
+    });
+  }
+  const message = extract(body);
+  switch (message.kind) {
+    case "rejected":
+      return refuse(400, message.id ?? undefined, message.error);
+    case "ignored": // with the blank body handled above: a notification whose params are wrong
+      return refuse(400, undefined, {
+        code: ErrorCode.InvalidParams,
+        message: "Invalid params: params must be an object",
+      });
+    case "response":
+      if (!hasModernHeader(headers)) return { kind: "legacy", message };
+      return refuse(400, undefined, {
+        code: ErrorCode.InvalidRequest,
+        message: "Invalid request: a 2026-07-28 server sends no requests, so it takes no responses",
+      });
+    case "notification": {
+      if (headers.has(SESSION_ID_HEADER) && !hasModernHeader(headers)) {
+        return { kind: "legacy", message };
+      }
+      // Header rules for notifications are not defined; only a present Mcp-Method that
+      // names another method is refused (as the TypeScript SDK does).
+      const named = headers.get(METHOD_HEADER);
+      return named !== null && named !== message.method
+        ? refuse(400, undefined, headerMismatch(METHOD_HEADER, named, message.method))
+        : { kind: "accepted", method: message.method };
+    }
+    case "request":
+      return admitRequest(message, headers, mirroredOf);
+  }
+}
+
+function admitRequest(
+  request: Request,
+  headers: Headers,
+  mirroredOf: MirroredArguments,
+): Admission {
+  const { id, envelope } = request;
+  if (envelope === undefined) {
+    if (!hasModernHeader(headers)) return { kind: "legacy", message: request };
+    return refuse(400, id, claimless(request, headers));
+  }
+  const claim = envelope.protocolVersion;
+  const mirroring = {
+    version: headers.get(PROTOCOL_VERSION_HEADER),
+    method: headers.get(METHOD_HEADER),
+  };
+  const disagreeing = disagreeingHeader(mirroring, request.method, claim);
+  if (disagreeing) return refuse(400, id, disagreeing);
+  if (VERSIONS.get(claim)?.era !== "modern") {
+    return refuse(400, id, unsupportedVersion(MODERN_VERSIONS, claim).toRpcError());
+  }
+  const missing = missingOrWrongHeader(headers, mirroring, request);
+  if (missing) return refuse(400, id, missing);
+  // Last (the ladder's step 9): the `Mcp-Param-*` headers of the tool's marked arguments.
+  // An unknown tool has none; the core answers for it.
+  if (request.method === "tools/call" && typeof request.params.name === "string") {
+    const mirrored = mirroredOf(request.params.name);
+    const problem = mirrored && mirrored.length > 0
+      ? paramHeaderProblem(headers, mirrored, request.params.arguments)
+      : undefined;
+    if (problem) return refuse(400, id, problem);
+  }
+  return { kind: "dispatch", request };
+}
+
+/** Whether `MCP-Protocol-Version` names a 2026-07-28 (stateless) version. */
+export function hasModernHeader(headers: Headers): boolean {
+  const header = headers.get(PROTOCOL_VERSION_HEADER);
+  return header !== null && VERSIONS.get(header)?.era === "modern";
+}
+
+/**
+ * A request without a version claim but with a 2026-07-28 `MCP-Protocol-Version`: the
+ * header contradicts an `initialize` (-32020), and any other request lacks its `_meta`.
+ */
+function claimless(request: Request, headers: Headers): RpcError {
+  if (request.method !== "initialize") {
+    return invalidParams(`Missing required _meta field: ${META_PROTOCOL_VERSION}`).toRpcError();
+  }
+  return headerMismatch(
+    PROTOCOL_VERSION_HEADER,
+    headers.get(PROTOCOL_VERSION_HEADER)!,
+    String(request.params.protocolVersion ?? "(none)"),
+  );
+}
+
+/** Nothing but JSON's whitespace, after an optional UTF-8 byte order mark. */
+function isBlank(body: Uint8Array): boolean {
+  const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  for (let i = start; i < body.length; i++) {
+    const byte = body[i];
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
+  }
+  return true;
+}
+
+function refuse(status: number, id: RequestId | undefined, error: RpcError): Admission {
+  return { kind: "refused", status, id, error };
+}
