@@ -5,44 +5,25 @@
 //   deno run -A main.ts list|call|check|new|config …                     (lib/commands/)
 //   deno run -A --lock=DIR/deno.lock main.ts --dir DIR   (a directory of one's own: its own lock)
 //
-// main.ts only wires the stages; each one lives in lib/ with one concern.
-import { type Options, parseCommand, STATE_KEY_ENV, usage } from "./lib/host/cli.ts";
+// main.ts is the process: flags, signals, stderr; lib/server/create_server.ts puts the
+// server together, as it does for tests, commands and benches.
+import { type Options, parseCommand, usage } from "./lib/host/cli.ts";
 import type { ListenAddress } from "./lib/host/listen_address.ts";
-import { type Core, createCore } from "./lib/core/handle.ts";
-import { createTasks, type Tasks } from "./lib/tasks/tasks.ts";
-import { randomInstanceName } from "./lib/util/instance.ts";
-import { createMemoryTaskStore } from "./lib/tasks/task_store.ts";
-import { createMemoryBus } from "./lib/tasks/bus.ts";
-import { createKeyRing, type KeyRing } from "./lib/rounds/key_ring.ts";
-import { contentsOf, createRegistry, type Registry } from "./lib/primitives/registry.ts";
 import { logError, showStacks, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
-import { SERVER_INFO } from "./lib/wire/protocol.ts";
-import { serve } from "./lib/transports/stdio/stdio.ts";
-import { type HttpServer, serveHttp } from "./lib/transports/http/server.ts";
-import { messageOf } from "./lib/util/json.ts";
 import { guardProcess } from "./lib/host/process_guard.ts";
 import { guardStdout } from "./lib/host/stdout_guard.ts";
+import { createServer, type Server } from "./lib/server/create_server.ts";
+import { SERVER_INFO } from "./lib/wire/protocol.ts";
+import type { HttpServer } from "./lib/transports/http/server.ts";
+import type { ByteSink } from "./lib/transports/stdio/writer.ts";
+import { messageOf } from "./lib/util/json.ts";
 import { DirectoryLoadError } from "./lib/discovery/load_error.ts";
-import {
-  type LoadedServer,
-  loadServerDir,
-  type ServerFolders,
-  serverFolders,
-  type ServerLoadOptions,
-} from "./lib/discovery/server_dir.ts";
-import { watchAndReload } from "./lib/discovery/reload.ts";
+import type { LoadedServer, ServerFolders } from "./lib/discovery/server_dir.ts";
 import { surveyServer } from "./lib/discovery/survey.ts";
 import { chooseCommand, commandsHelp, type Entry } from "./lib/commands/table.ts";
-import type { ByteSink } from "./lib/transports/stdio/writer.ts";
 
-/** Serialized responses waiting for a slow reader, past which toolshed stops reading. */
-const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
-/** With --watch, how long a 2026-07-28 client may cache a list: changes show within it. */
-const WATCHED_LIST_TTL_MS = 5_000;
 /** How long diagnostics may take to reach stderr before the process exits anyway. */
 const FLUSH_STDERR_MS = 1_000;
-/** Bytes of requests waiting for a free slot, past which toolshed stops reading. */
-const WAITING_BOUND_BYTES = 1024 * 1024;
 
 async function main(args: string[], exit: (code: number) => never): Promise<number> {
   const stdout = guardStdout();
@@ -77,35 +58,42 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
   showStacks(options.verbose === true);
 
   // A compiled binary serves the folders embedded beside main.ts unless told otherwise.
-  const base = Deno.build.standalone && options.dir === undefined
+  const embedded = Deno.build.standalone && options.dir === undefined
     ? new URL("./", import.meta.url)
     : undefined;
-  const folders = serverFolders(options, base);
-  // The files a compiled binary embeds are not on disk: no program among them can run.
-  const embedded = base !== undefined && options.tools === undefined;
-  const loadOptions: ServerLoadOptions = {
-    passEnv: options.passEnv,
-    maxOutputBytes: options.maxOutputBytes,
-    maxPrograms: options.maxPrograms,
-    maxResourceBytes: options.maxResourceBytes,
-    allowOutsideSymlinks: options.allowOutsideSymlinks,
-    skipExecutables: embedded,
-    diagnostics: stderrDiagnostics,
-  };
-  let loaded: LoadedServer;
-  try {
-    loaded = await loadServerDir(folders, loadOptions);
-  } catch (error) {
-    if (!(error instanceof DirectoryLoadError)) throw error;
+  if (options.watch && embedded !== undefined) {
     logError(
-      `Cannot start: ${error.problems.length} problem(s) in the server directory\n  ${
-        error.problems.join("\n  ")
-      }`,
+      "Cannot watch: this compiled binary serves the folders embedded in it, which never " +
+        "change; serve folders on disk with --dir DIR to watch them",
     );
+    return 2;
+  }
+  let server: Server;
+  try {
+    server = await createServer({
+      ...options,
+      embedded,
+      // The files a compiled binary embeds are not on disk: no program among them can run.
+      skipExecutables: embedded !== undefined && options.tools === undefined,
+      http: options.http !== undefined,
+      stateKeys: options.stateSecret === undefined
+        ? undefined
+        : [options.stateSecret, ...options.previousStateSecrets ?? []],
+      diagnostics: stderrDiagnostics,
+    });
+  } catch (error) {
+    if (error instanceof DirectoryLoadError) {
+      logError(
+        `Cannot start: ${error.problems.length} problem(s) in the server directory\n  ${
+          error.problems.join("\n  ")
+        }`,
+      );
+    } else logError(`Cannot start: ${messageOf(error)}`);
     return 1;
   }
+  const { loaded, folders } = server;
   // What loads but is probably a mistake (a tool in a subdirectory, a ".tsx" module …).
-  for (const warning of await surveyServer(folders, loaded)) logError(warning.message);
+  for (const warning of await surveyServer(folders!, loaded)) logError(warning.message);
   const { skipped } = loaded.tools;
   if (skipped.length > 0) {
     logError(
@@ -114,90 +102,17 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
         `serve them from a directory on disk with --tools DIR`,
     );
   }
-  const registry = createRegistry(contentsOf(loaded.tools.tools, loaded));
-  if (options.watch) {
-    if (base !== undefined) {
-      logError(
-        "Cannot watch: this compiled binary serves the folders embedded in it, which never " +
-          "change; serve folders on disk with --dir DIR to watch them",
-      );
-      return 2;
-    }
-    watchAndReload({ folders, load: loadOptions, registry, diagnostics: stderrDiagnostics });
-  }
-  // Over HTTP, the name that begins the ids of sessions and tasks (instance.ts), chosen once.
-  const instance = options.http ? options.instanceName ?? randomInstanceName() : undefined;
-  let shared: Awaited<ReturnType<typeof sharedState>> | undefined;
-  if (options.redis !== undefined) {
-    try {
-      shared = await sharedState(options.redis, options.stateSecret === undefined, instance);
-    } catch (error) {
-      logError(`Cannot start: ${messageOf(error)}`);
-      return 1;
-    }
-  } else if (options.http) {
-    if (options.stateSecret === undefined) {
-      logError(
-        `${STATE_KEY_ENV} is not set: the requestState of input_required answers is sealed ` +
-          "with a random key of this process, which no other instance can open (set it to the " +
-          "same secret on every instance behind a load balancer, or give them --redis)",
-      );
-    }
-    if (loaded.tools.tools.some((tool) => tool.task !== undefined)) {
-      logError(
-        "Tasks are kept in this process's memory: no other instance can answer for them " +
-          "(pass --redis URL to every instance behind a load balancer)",
-      );
-    }
-  }
-  const keyRing = shared?.keyRing ??
-    (options.stateSecret === undefined
-      ? undefined
-      : createKeyRing([options.stateSecret, ...options.previousStateSecrets ?? []]));
-  // The tasks that calls become (adr/0016): in Redis with --redis, else in this process.
-  const tasks = shared?.tasks ??
-    createTasks(createMemoryTaskStore(), createMemoryBus(), Date.now, instance);
-  // At shutdown, tasks running here get the grace to end; the rest are failed, not left to
-  // their lease.
-  const drainTasks = () => tasks.drain(options.shutdownGraceMs);
-  const core = createCore({
-    tasks,
-    keyRing,
-    registry,
-    pageSize: options.pageSize,
-    toolTimeoutMs: options.toolTimeoutMs,
-    diagnostics: stderrDiagnostics,
-    listChanged: options.watch === true,
-    listTtlMs: options.watch ? WATCHED_LIST_TTL_MS : undefined,
-  });
   if (options.http) {
-    announce(loaded, folders, "HTTP");
-    return await serveOverHttp(
-      { ...options, instanceName: instance },
-      options.http,
-      core,
-      registry,
-      exit,
-      drainTasks,
-      shared?.health,
-    );
+    announce(loaded, folders!, "HTTP");
+    return await serveOverHttp(server, options, options.http, exit);
   }
-  announce(loaded, folders, "stdio");
+  announce(loaded, folders!, "stdio");
   if (Deno.stdin.isTerminal()) greet(loaded);
-
-  const server = serve({
-    input: Deno.stdin,
-    output: stdout,
-    core,
-    maxMessageBytes: options.maxMessageBytes,
-    shutdownGraceMs: options.shutdownGraceMs,
-    outputBoundChars: OUTPUT_BOUND_CHARS,
-    maxConcurrency: options.maxConcurrency,
-    waitingBoundBytes: WAITING_BOUND_BYTES,
-    diagnostics: stderrDiagnostics,
-    registry: options.watch ? registry : undefined,
-  });
-  return await runUntilSignal(server, exit, drainTasks);
+  return await runUntilSignal(
+    server.serveStdio({ input: Deno.stdin, output: stdout }),
+    exit,
+    server,
+  );
 }
 
 /**
@@ -220,68 +135,33 @@ async function runCommand(entry: Entry, args: string[], stdout: ByteSink): Promi
   return code;
 }
 
-/**
- * Tasks kept in Redis at `url` and told between instances through it, and, when no
- * TOOLSHED_STATE_KEY is set, the requestState keys too (imported only here).
- */
-async function sharedState(
-  url: string,
-  shareKeys: boolean,
-  instance: string | undefined,
-): Promise<
-  { tasks: Tasks; keyRing: KeyRing | undefined; health: () => string | undefined }
-> {
-  const { connectRedis } = await import("./lib/redis/connection.ts");
-  const { createRedisTaskStore } = await import("./lib/redis/task_store.ts");
-  const { createRedisBus } = await import("./lib/redis/bus.ts");
-  const { createRedisKeyRing } = await import("./lib/redis/key_ring.ts");
-  const link = await connectRedis(url, stderrDiagnostics);
-  const bus = await createRedisBus(link, stderrDiagnostics);
-  return {
-    tasks: createTasks(createRedisTaskStore(link), bus, Date.now, instance),
-    keyRing: shareKeys ? createRedisKeyRing(link) : undefined,
-    health: link.health,
-  };
-}
-
-/** Serves the core on --http's address until a signal drains it; 1 if it cannot listen. */
+/** Serves on --http's address until a signal drains it; 1 if it cannot listen. */
 async function serveOverHttp(
+  server: Server,
   options: Options,
   address: ListenAddress,
-  core: Core,
-  registry: Registry,
   exit: (code: number) => never,
-  drainTasks: () => Promise<void>,
-  degraded?: () => string | undefined,
 ): Promise<number> {
-  let server: HttpServer;
+  let http: HttpServer;
   try {
-    server = serveHttp({
+    http = server.serveHttp({
       ...address,
-      core,
-      registry,
       bearerToken: options.bearerToken,
       logRequests: options.logRequests,
-      instanceName: options.instanceName,
       allowedHosts: options.allowHosts ?? [],
-      maxMessageBytes: options.maxMessageBytes,
-      maxConcurrency: options.maxConcurrency,
-      shutdownGraceMs: options.shutdownGraceMs,
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
       bodyTimeoutMs: options.bodyTimeoutMs,
       maxBodyBytes: options.maxBodyBytes,
       maxUnsentBytes: options.maxUnsentBytes,
       maxSessions: options.maxSessions,
-      diagnostics: stderrDiagnostics,
-      degraded,
     });
   } catch (error) {
     logError(`Cannot listen on "${address.hostname}" port ${address.port}: ${messageOf(error)}`);
     return 1;
   }
-  logError(`listening on ${server.url}`);
-  return await runUntilSignal(server, exit, drainTasks);
+  logError(`listening on ${http.url}`);
+  return await runUntilSignal(http, exit, server);
 }
 
 /**
@@ -290,17 +170,17 @@ async function serveOverHttp(
  * tasks running here drain meanwhile, within the same grace.
  */
 async function runUntilSignal(
-  server: { done: Promise<void>; shutdown(reason: string): Promise<void> },
+  served: { done: Promise<void>; shutdown(reason: string): Promise<void> },
   exit: (code: number) => never,
-  drainTasks: () => Promise<void>,
+  server: Server,
 ): Promise<number> {
   onTerminationSignal(exit, async (signal) => {
-    await Promise.all([server.shutdown(`received ${signal}`), drainTasks()]);
+    await Promise.all([served.shutdown(`received ${signal}`), server.drainTasks()]);
     await stderrLog.flush(FLUSH_STDERR_MS);
     exit(0);
   });
-  await server.done;
-  await drainTasks();
+  await served.done;
+  await server.drainTasks();
   return 0;
 }
 

@@ -1,9 +1,8 @@
 // The request core alone: routing one parsed request to its handler and shaping the result,
 // against calling the tool's handler directly and building the same result by hand.
 import type { RequestContext } from "../lib/methods/context.ts";
-import { createCore } from "../lib/core/handle.ts";
+import { serverOf } from "../lib/server/create_server.ts";
 import { createSession } from "../lib/methods/session.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
 import { extract, type Request } from "../lib/wire/extract.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
@@ -24,9 +23,8 @@ function request(method: string, params: Record<string, unknown>): Request {
   return message;
 }
 
-const core = createCore({
+const { core } = serverOf({ tools: registry.tools }, {
   diagnostics: recorder(),
-  registry: createRegistry(contentsOf(registry.tools)),
   pageSize: 100,
   toolTimeoutMs: 60_000,
 });

@@ -1,9 +1,7 @@
 // The in-process pipeline, bytes in to bytes out with no I/O: toolshed's serve() against
 // a bare loop doing the least any server must (frame, JSON.parse, JSON.stringify a reply).
 // Each iteration pushes 1,000 pipelined echo calls through and waits for every answer.
-import { createCore } from "../lib/core/handle.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
-import { serve } from "../lib/transports/stdio/stdio.ts";
+import { serverOf } from "../lib/server/create_server.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
 
@@ -51,22 +49,16 @@ function source(input: Uint8Array) {
 const sink = { write: (bytes: Uint8Array) => Promise.resolve(bytes.length) };
 
 async function throughToolshed(input: Uint8Array): Promise<void> {
-  const server = serve({
+  const server = serverOf({ tools: registry.tools }, {
     diagnostics: recorder(),
-    input: source(input),
-    output: sink,
-    core: createCore({
-      diagnostics: recorder(),
-      registry: createRegistry(contentsOf(registry.tools)),
-      pageSize: 100,
-      toolTimeoutMs: 60_000,
-    }),
+    pageSize: 100,
+    toolTimeoutMs: 60_000,
     maxMessageBytes: 32 * 1024 * 1024,
     shutdownGraceMs: 5_000,
     outputBoundChars: 16 * 1024 * 1024,
     maxConcurrency: 64,
     waitingBoundBytes: 16 * 1024 * 1024,
-  });
+  }).serveStdio({ input: source(input), output: sink });
   await server.done;
 }
 

@@ -11,8 +11,8 @@
 //   deno run -A bench/reload.ts [--rounds N]
 import { parseArgs } from "../lib/host/args.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
-import { createCore } from "../lib/core/handle.ts";
+import { contentsOf } from "../lib/primitives/registry.ts";
+import { serverOf } from "../lib/server/create_server.ts";
 import { createSession } from "../lib/methods/session.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -101,9 +101,7 @@ function swapCost(count: number): number[] {
         `tool_${i}.ts`,
       ));
   const loads = [load(), load()];
-  const registry = createRegistry(contentsOf(loads[0]));
-  const core = createCore({
-    registry,
+  const { core, registry } = serverOf({ tools: loads[0] }, {
     pageSize: 100,
     toolTimeoutMs: 1_000,
     listChanged: true,

@@ -3,9 +3,7 @@
 // the heap holds after them must not grow with the number of requests served; RSS, which
 // V8 and the allocator keep after a collection, is reported by load.ts separately.
 //   deno run -A --v8-flags=--expose-gc tests/_heap_probe.ts N...
-import { createCore } from "../lib/core/handle.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
-import { serve } from "../lib/transports/stdio/stdio.ts";
+import { serverOf } from "../lib/server/create_server.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "./_diagnostics.ts";
 
@@ -22,10 +20,14 @@ const BATCH = 256;
 
 const diagnostics = recorder();
 const tools = await loadTools(TOOLS, { diagnostics });
-const core = createCore({
-  registry: createRegistry(contentsOf(tools.tools)),
+const composed = serverOf({ tools: tools.tools }, {
   pageSize: 100,
   toolTimeoutMs: 60_000,
+  maxMessageBytes: 1 << 22,
+  shutdownGraceMs: 5_000,
+  outputBoundChars: 1 << 24,
+  maxConcurrency: 64,
+  waitingBoundBytes: 1 << 20,
   diagnostics,
 });
 
@@ -53,17 +55,7 @@ async function serveCalls(count: number): Promise<void> {
       return Promise.resolve(bytes.length);
     },
   };
-  const server = serve({
-    input,
-    output,
-    core,
-    maxMessageBytes: 1 << 22,
-    shutdownGraceMs: 5_000,
-    outputBoundChars: 1 << 24,
-    maxConcurrency: 64,
-    waitingBoundBytes: 1 << 20,
-    diagnostics,
-  });
+  const server = composed.serveStdio({ input, output });
   await server.done;
   if (answered !== count) throw new Error(`${answered} of ${count} calls answered`);
 }

@@ -1,14 +1,9 @@
 // An HTTP server in this process for tests: 127.0.0.1, a free port, the given primitives, test-sized
 // limits and recorded diagnostics; `close()` shuts it down and waits until it has closed.
-import { createCore } from "../lib/core/handle.ts";
-import {
-  contentsOf,
-  createRegistry,
-  type OtherPrimitives,
-  type Registry,
-} from "../lib/primitives/registry.ts";
+import { serverOf } from "../lib/server/create_server.ts";
+import type { OtherPrimitives, Registry } from "../lib/primitives/registry.ts";
 import type { Tool } from "../lib/primitives/tools.ts";
-import { type HttpOptions, type HttpServer, serveHttp } from "../lib/transports/http/server.ts";
+import type { HttpOptions, HttpServer } from "../lib/transports/http/server.ts";
 import { recorder } from "./_diagnostics.ts";
 import { withHangGuard } from "./_server_process.ts";
 
@@ -22,6 +17,11 @@ export interface TestHttpServer {
   close(): Promise<void>;
 }
 
+/**
+ * The server of `tools` (and `others`) as createServer composes it, listening on a free port
+ * of 127.0.0.1 with test-sized limits; `core.listChanged` says lists may change (a test swaps
+ * the registry to reload).
+ */
 export function serveForTest(
   tools: readonly Tool[],
   options: Partial<HttpOptions> = {},
@@ -29,28 +29,19 @@ export function serveForTest(
   core: { listChanged?: boolean } = {},
 ): TestHttpServer {
   const diagnostics = recorder();
-  const registry = createRegistry(contentsOf(tools, others));
-  const server = serveHttp({
-    hostname: "127.0.0.1",
-    port: 0,
-    core: createCore({
-      registry,
-      pageSize: 100,
-      toolTimeoutMs: 10_000,
-      diagnostics,
-      listChanged: core.listChanged,
-    }),
-    registry,
-    allowedHosts: [],
+  const composed = serverOf({ ...others, tools }, {
+    pageSize: 100,
+    toolTimeoutMs: 10_000,
     maxMessageBytes: 1 << 20,
     maxConcurrency: 8,
     shutdownGraceMs: 10_000,
     diagnostics,
-    ...options,
+    listChanged: core.listChanged,
   });
+  const server = composed.serveHttp({ hostname: "127.0.0.1", port: 0, ...options });
   return {
     server,
-    registry,
+    registry: composed.registry,
     url: server.url,
     port: Number(new URL(server.url).port),
     diagnostics,

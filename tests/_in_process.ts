@@ -1,27 +1,18 @@
-// Test helper: the server in this process, wired exactly as main.ts wires it (the same
-// flags parser, tool loader, dispatcher and stdio transport), with input and output in
+// Test helper: the server in this process, built by createServer exactly as main.ts builds it
+// (the same flags parser, loader, composition and stdio transport), with input and output in
 // memory instead of stdin and stdout, and diagnostics recorded instead of printed. A
 // transcript runs here in milliseconds; what only a real process has (exit codes,
 // signals, the stdout and process guards of lib/host/) is left to tests/_server_process.ts.
-//
-// This is the one place that knows how the server is put together: when that changes in
-// main.ts, change it here too.
 import { DEFAULTS, parseCommand } from "../lib/host/cli.ts";
-import { createCore } from "../lib/core/handle.ts";
-import {
-  contentsOf,
-  createRegistry,
-  type OtherPrimitives,
-  type Registry,
-} from "../lib/primitives/registry.ts";
-import { watchAndReload } from "../lib/discovery/reload.ts";
-import { type ByteSource, serve, type Server } from "../lib/transports/stdio/stdio.ts";
+import { OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "../lib/server/defaults.ts";
+import { createServer, serverOf } from "../lib/server/create_server.ts";
+import type { OtherPrimitives, Registry } from "../lib/primitives/registry.ts";
+import type { ByteSource, Server } from "../lib/transports/stdio/stdio.ts";
 import type { ByteSink } from "../lib/transports/stdio/writer.ts";
 import { type LoadedTools, type LoadOptions, loadTools } from "../lib/discovery/tools_dir.ts";
 import {
   type LoadedServer,
   loadServerDir,
-  serverFolders,
   type ServerLoadOptions,
 } from "../lib/discovery/server_dir.ts";
 import type { ToolSet } from "../lib/primitives/tools.ts";
@@ -30,10 +21,7 @@ import { type Recorder, recorder } from "./_diagnostics.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";
 
-/** As main.ts sets it: serialized responses waiting for a slow reader, past which reading stops. */
-export const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
-/** As main.ts sets it: bytes of requests waiting for a free slot, past which reading stops. */
-export const WAITING_BOUND_BYTES = 1024 * 1024;
+export { OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES };
 
 /**
  * Fixture tools (tests/fixtures/tools/) that must not be called inside a test process:
@@ -68,8 +56,9 @@ export const DEFAULT_SETTINGS: Settings = {
 };
 
 /**
- * The server of `tools`, reading `io.input` and writing `io.output`, wired as main.ts wires
- * it: the stdio transport over the request core, both reporting to `diagnostics`.
+ * The server of `tools` (and `others`), reading `io.input` and writing `io.output`, as
+ * createServer composes it for main.ts, reporting to `diagnostics`; `listChanged` says lists
+ * may change (a test swaps the server's registry to reload).
  */
 export function serveTools(
   tools: ToolSet,
@@ -77,28 +66,15 @@ export function serveTools(
   settings: Partial<Settings> = {},
   diagnostics: Diagnostics = recorder(),
   others: OtherPrimitives = {},
-  watched?: Registry,
-): Server {
-  const given = { ...DEFAULT_SETTINGS, ...settings };
-  return serve({
-    input: io.input,
-    output: io.output,
-    core: createCore({
-      registry: watched ?? createRegistry(contentsOf(tools.tools, others)),
-      pageSize: given.pageSize,
-      toolTimeoutMs: given.toolTimeoutMs,
-      diagnostics,
-      listChanged: watched !== undefined,
-      listTtlMs: watched === undefined ? undefined : 5_000,
-    }),
-    registry: watched,
-    maxMessageBytes: given.maxMessageBytes,
-    shutdownGraceMs: given.shutdownGraceMs,
-    outputBoundChars: given.outputBoundChars,
-    maxConcurrency: given.maxConcurrency,
-    waitingBoundBytes: given.waitingBoundBytes,
+  listChanged = false,
+): Server & { registry: Registry } {
+  const server = serverOf({ ...others, tools: tools.tools }, {
+    ...DEFAULT_SETTINGS,
+    ...settings,
     diagnostics,
+    listChanged,
   });
+  return { ...server.serveStdio(io), registry: server.registry };
 }
 
 export interface InProcessServer {
@@ -130,41 +106,14 @@ export async function startInProcess(flags: readonly string[] = []): Promise<InP
   }
   const { options } = command;
   const diagnostics = recorder();
-  const folders = serverFolders(options);
-  const loadOptions = {
-    passEnv: options.passEnv,
-    maxOutputBytes: options.maxOutputBytes,
-    maxPrograms: options.maxPrograms,
-    maxResourceBytes: options.maxResourceBytes,
-    allowOutsideSymlinks: options.allowOutsideSymlinks,
-    skipExecutables: false,
+  const server = await quietly(
     diagnostics,
-  };
-  const loaded = await loadServerQuietly(folders, loadOptions);
-  // --watch, as main.ts wires it: a registry the reloader swaps, watched by the transport.
-  const watched = options.watch
-    ? createRegistry(contentsOf(loaded.tools.tools, loaded))
-    : undefined;
-  const reloader = watched &&
-    watchAndReload({ folders, load: loadOptions, registry: watched, diagnostics });
+    () => createServer({ ...options, http: false, diagnostics }),
+  );
   const input = feed();
   const output = collector();
-  const server = serveTools(
-    loaded.tools,
-    { input, output },
-    {
-      pageSize: options.pageSize,
-      toolTimeoutMs: options.toolTimeoutMs,
-      maxMessageBytes: options.maxMessageBytes,
-      shutdownGraceMs: options.shutdownGraceMs,
-      maxConcurrency: options.maxConcurrency,
-    },
-    diagnostics,
-    loaded,
-    watched,
-  );
-  const done = server.done.finally(() => {
-    reloader?.close();
+  const done = server.serveStdio({ input, output }).done.finally(() => {
+    server.close();
     output.close();
   });
   return {
@@ -177,7 +126,7 @@ export async function startInProcess(flags: readonly string[] = []): Promise<InP
       return { rest: output.drain(), diagnostics };
     },
     diagnostics,
-    reloaded: () => reloader?.settled() ?? Promise.resolve(),
+    reloaded: () => server.reloaded(),
   };
 }
 

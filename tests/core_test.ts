@@ -2,14 +2,13 @@
 // its answer (progress, log messages, requests to the client), results of any resultType,
 // methods added by one table entry, registry swaps and long-lived requests.
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
-import { createCore } from "../lib/core/handle.ts";
+import { serverOf } from "../lib/server/create_server.ts";
 import type { MethodEntry, MethodTable } from "../lib/methods/call.ts";
 import { METHODS } from "../lib/methods/table.ts";
-import { contentsOf, createRegistry } from "../lib/primitives/registry.ts";
+import { contentsOf } from "../lib/primitives/registry.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
-import { serve } from "../lib/transports/stdio/stdio.ts";
 import { recorder } from "./_diagnostics.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import { withHangGuard } from "./_server_process.ts";
@@ -31,24 +30,19 @@ function connect(tools: Tool[], options: { methods?: MethodTable; maxConcurrency
   const input = feed();
   const output = collector();
   const diagnostics = recorder();
-  const registry = createRegistry(contentsOf(tools));
-  const server = serve({
-    input,
-    output,
-    core: createCore({
-      registry,
-      pageSize: 100,
-      toolTimeoutMs: 10_000,
-      diagnostics,
-      methods: options.methods,
-    }),
+  const composed = serverOf({ tools }, {
+    pageSize: 100,
+    toolTimeoutMs: 10_000,
+    diagnostics,
+    methods: options.methods,
     maxMessageBytes: 1 << 20,
     shutdownGraceMs: 2_000,
     outputBoundChars: 1 << 20,
     maxConcurrency: options.maxConcurrency ?? 8,
     waitingBoundBytes: 1 << 20,
-    diagnostics,
   });
+  const { registry } = composed;
+  const server = composed.serveStdio({ input, output });
   return {
     registry,
     diagnostics,
@@ -351,12 +345,7 @@ Deno.test("core: a long-lived request holds no slot and is closed gracefully at 
 });
 
 Deno.test("core: routing errors are answered at once, before any handler runs", () => {
-  const core = createCore({
-    registry: createRegistry(contentsOf([])),
-    pageSize: 10,
-    toolTimeoutMs: 1_000,
-    diagnostics: recorder(),
-  });
+  const { core } = serverOf({}, { pageSize: 10, toolTimeoutMs: 1_000, diagnostics: recorder() });
   const answer = (method: string, meta?: Record<string, unknown>) =>
     core.handle({
       request: {

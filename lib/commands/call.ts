@@ -9,13 +9,12 @@ import {
   DIR_FLAGS,
   DIR_FLAGS_HELP,
   ioDiagnostics,
-  type LocalServer,
-  localServer,
   openServer,
   parseCommandArgs,
 } from "./open_server.ts";
 import { declaredTypes, errorText, questionText, resolved, resultText, shown } from "./render.ts";
-import { DEFAULTS } from "../host/cli.ts";
+import { DEFAULTS } from "../server/defaults.ts";
+import type { Server } from "../server/create_server.ts";
 import { type Diagnostics, diagnosticText } from "../util/diagnostics.ts";
 import { TASKS_EXTENSION } from "../tasks/tasks.ts";
 
@@ -115,12 +114,13 @@ Examples:
       return EXIT.usage;
     }
 
-    const opened = await openServer(values, io);
-    if (typeof opened === "number") return opened;
-    const { core, snapshot } = localServer(opened, io, {
+    const opened = await openServer(values, io, {
       toolTimeoutMs: timeoutMs,
       diagnostics: quieter(ioDiagnostics(io), name, values.verbose === true),
     });
+    if (typeof opened === "number") return opened;
+    const { server } = opened;
+    const snapshot = server.registry.current();
     let toolArgs: JsonObject;
     if ("json" in given) toolArgs = given.json;
     else {
@@ -148,7 +148,7 @@ Examples:
       return Object.keys(inputResponses).length === 0 ? undefined : inputResponses;
     };
     for (;;) {
-      const response = await ask(core, "tools/call", params, {
+      const response = await ask(server, "tools/call", params, {
         capabilities: CAPABILITIES,
         logLevel: "debug",
         progressToken: "call",
@@ -170,7 +170,7 @@ Examples:
         continue;
       }
       if (result.resultType === "task") {
-        const ended = await followTask(core, name, result, answersFor, io);
+        const ended = await followTask(server, name, result, answersFor, io);
         if (typeof ended === "number") return ended;
         result = ended;
       }
@@ -193,7 +193,7 @@ Examples:
  * cancelling it); its result, or the exit code when it did not complete.
  */
 async function followTask(
-  core: LocalServer["core"],
+  server: Server,
   name: string,
   created: JsonObject,
   answersFor: (questions: JsonObject) => JsonObject | undefined,
@@ -220,16 +220,16 @@ async function followTask(
       const inputResponses = answersFor(questions);
       if (inputResponses === undefined) {
         io.err(unansweredText(name, questions));
-        await ask(core, "tasks/cancel", { taskId }, options);
+        await ask(server, "tasks/cancel", { taskId }, options);
         return EXIT.failed;
       }
-      await ask(core, "tasks/update", { taskId, inputResponses }, options);
+      await ask(server, "tasks/update", { taskId, inputResponses }, options);
     }
     const interval = typeof record.pollIntervalMs === "number" ? record.pollIntervalMs : 0;
     await new Promise((wake) =>
       setTimeout(wake, Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, interval)))
     );
-    const response = await ask(core, "tasks/get", { taskId }, options);
+    const response = await ask(server, "tasks/get", { taskId }, options);
     if (isObject(response.error)) {
       io.err(`toolshed: Cannot follow task "${taskId}": ${response.error.message}\n`);
       return EXIT.failed;

@@ -77,8 +77,9 @@ export const command = {
     };
     // Load problems are reported with the rest, not written by openServer.
     const loadErrors: string[] = [];
-    const opened = await openServer(values, io, loadNotes, (problems) => {
-      loadErrors.push(...problems);
+    const opened = await openServer(values, io, {
+      diagnostics: loadNotes,
+      onProblems: (problems) => loadErrors.push(...problems),
     });
     if (opened === EXIT.usage) return EXIT.usage;
     let served: { tools: number; resources: number; prompts: number } | undefined;

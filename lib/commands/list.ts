@@ -3,16 +3,9 @@
 // prompts/list, every page), so nothing here can disagree with what a client sees.
 import { isObject, type JsonObject } from "../util/json.ts";
 import { EXIT, type Io } from "./command.ts";
-import {
-  ask,
-  DIR_FLAGS,
-  DIR_FLAGS_HELP,
-  localServer,
-  openServer,
-  parseCommandArgs,
-} from "./open_server.ts";
+import { ask, DIR_FLAGS, DIR_FLAGS_HELP, openServer, parseCommandArgs } from "./open_server.ts";
 import type { Folder } from "../discovery/server_dir.ts";
-import type { Core } from "../core/handle.ts";
+import type { Server } from "../server/create_server.ts";
 import { promptText, resourceText, toolText } from "./render.ts";
 
 const FLAGS = { ...DIR_FLAGS, json: { type: "boolean" } } as const;
@@ -59,10 +52,11 @@ Examples:
     }
     const opened = await openServer(values, io);
     if (typeof opened === "number") return opened;
-    const { core, snapshot } = localServer(opened, io);
+    const { server } = opened;
+    const snapshot = server.registry.current();
     const lists = {} as Record<Field, JsonObject[]>;
     for (const { method, field } of LISTS) {
-      const items = await listAll(core, method, field);
+      const items = await listAll(server, method, field);
       if (typeof items === "string") {
         io.err(`toolshed: Cannot list ${field}: ${items}\n`);
         return EXIT.failed;
@@ -105,13 +99,17 @@ Examples:
  * Every item of one list, page after page, or what went wrong. A kind the server has none
  * of is an empty list (the core answers -32601 for it, as it would a client).
  */
-async function listAll(core: Core, method: string, field: string): Promise<JsonObject[] | string> {
+async function listAll(
+  server: Server,
+  method: string,
+  field: string,
+): Promise<JsonObject[] | string> {
   const items: JsonObject[] = [];
   let cursor: string | undefined;
   // A cursor seen twice would loop forever; the core never gives one, but say so if it did.
   const seen = new Set<string>();
   do {
-    const response = await ask(core, method, cursor === undefined ? {} : { cursor });
+    const response = await ask(server, method, cursor === undefined ? {} : { cursor });
     if (isObject(response.error)) {
       if (response.error.code === METHOD_NOT_FOUND) return [];
       return String(response.error.message);

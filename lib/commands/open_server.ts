@@ -1,31 +1,16 @@
 // What `list`, `call` and `check` share: the flags that say where the server directory is,
 // and loading it exactly as `toolshed serve` does, with every problem reported the same way.
 import { parseArgs } from "../host/args.ts";
-import { DEFAULTS } from "../host/cli.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
-import {
-  type LoadedServer,
-  loadServerDir,
-  type ServerFolders,
-  serverFolders,
-  type ServerLoadOptions,
-} from "../discovery/server_dir.ts";
+import type { LoadedServer, ServerFolders } from "../discovery/server_dir.ts";
 import { ENV_NAME } from "../programs/executable.ts";
 import { messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { EXIT, type Io } from "./command.ts";
 import type { FlagSpec } from "../host/args.ts";
-import { type Core, createCore } from "../core/handle.ts";
-import { contentsOf, createRegistry, type Snapshot } from "../primitives/registry.ts";
-import { extract } from "../wire/extract.ts";
-import {
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_LOG_LEVEL,
-  META_PROTOCOL_VERSION,
-  SERVER_INFO,
-} from "../wire/protocol.ts";
+import { createServer, type Server } from "../server/create_server.ts";
+import { SERVER_INFO } from "../wire/protocol.ts";
 import type { JsonObject } from "../util/json.ts";
 
 /** The flags naming a server directory, as `toolshed serve` takes them. */
@@ -84,12 +69,23 @@ export function parseCommandArgs<Specs extends Record<string, FlagSpec>>(
 export interface OpenedServer {
   readonly folders: ServerFolders;
   readonly loaded: LoadedServer;
-  readonly load: ServerLoadOptions;
+  /** The server createServer builds for `serve`, so that a command sees what a client sees. */
+  readonly server: Server;
+}
+
+/** How a command's server reports, and what else differs from serve's defaults. */
+export interface OpenOptions {
+  /** Where the server's troubles go (default: the command's stderr). */
+  readonly diagnostics?: Diagnostics;
+  /** Takes the directory's problems instead of their being written (`check` reports them). */
+  readonly onProblems?: (problems: readonly string[]) => void;
+  /** As `--tool-timeout`. */
+  readonly toolTimeoutMs?: number;
 }
 
 /**
- * Loads the server directory the flags name, as serve would; on problems writes them (all
- * of them, as start-up does) and gives EXIT.failed instead.
+ * Loads the server directory the flags name, as serve would, into the server serve would
+ * build; on problems writes them (all of them, as start-up does) and gives EXIT.failed instead.
  */
 export async function openServer(
   values: {
@@ -101,9 +97,7 @@ export async function openServer(
     "allow-outside-symlinks"?: boolean;
   },
   io: Io,
-  diagnostics: Diagnostics = ioDiagnostics(io),
-  /** Takes the directory's problems instead of their being written (`check` reports them). */
-  onProblems?: (problems: readonly string[]) => void,
+  options: OpenOptions = {},
 ): Promise<OpenedServer | number> {
   for (const flag of ["dir", "tools", "resources", "prompts"] as const) {
     if (values[flag] === "") {
@@ -119,21 +113,21 @@ export async function openServer(
     );
     return EXIT.usage;
   }
-  const folders = serverFolders(values);
-  const load: ServerLoadOptions = {
-    passEnv,
-    maxOutputBytes: DEFAULTS.maxOutputBytes,
-    maxPrograms: DEFAULTS.maxPrograms,
-    maxResourceBytes: DEFAULTS.maxResourceBytes,
-    allowOutsideSymlinks: values["allow-outside-symlinks"] === true,
-    skipExecutables: false,
-    diagnostics,
-  };
   try {
-    return { folders, loaded: await loadServerDir(folders, load), load };
+    const server = await createServer({
+      dir: values.dir,
+      tools: values.tools,
+      resources: values.resources,
+      prompts: values.prompts,
+      passEnv,
+      allowOutsideSymlinks: values["allow-outside-symlinks"] === true,
+      toolTimeoutMs: options.toolTimeoutMs,
+      diagnostics: options.diagnostics ?? ioDiagnostics(io),
+    });
+    return { folders: server.folders!, loaded: server.loaded, server };
   } catch (error) {
     if (!(error instanceof DirectoryLoadError)) throw error;
-    if (onProblems !== undefined) onProblems(error.problems);
+    if (options.onProblems !== undefined) options.onProblems(error.problems);
     else {
       io.err(
         `toolshed: ${error.problems.length} problem(s) in the server directory\n  ${
@@ -159,32 +153,6 @@ export function ioDiagnostics(io: Io): Diagnostics {
   };
 }
 
-/** The request core over an opened directory, and the snapshot it serves. */
-export interface LocalServer {
-  readonly core: Core;
-  readonly snapshot: Snapshot;
-}
-
-/**
- * The request core of the opened directory, built as main.ts builds it for `serve`, so that
- * a command sees exactly what a client sees. Its diagnostics (a tool's stack, a program's
- * stderr) go to the command's stderr.
- */
-export function localServer(
-  opened: OpenedServer,
-  io: Io,
-  options: { toolTimeoutMs?: number; diagnostics?: Diagnostics } = {},
-): LocalServer {
-  const registry = createRegistry(contentsOf(opened.loaded.tools.tools, opened.loaded));
-  const core = createCore({
-    registry,
-    pageSize: DEFAULTS.pageSize,
-    toolTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
-    diagnostics: options.diagnostics ?? ioDiagnostics(io),
-  });
-  return { core, snapshot: registry.current() };
-}
-
 /** The protocol version commands speak: stateless, every request self-contained. */
 export const COMMAND_PROTOCOL_VERSION = "2026-07-28";
 
@@ -200,41 +168,18 @@ export interface AskOptions {
   readonly notify?: (message: JsonObject) => void;
 }
 
+/** Who a command's requests say they come from. */
+const CLI_CLIENT = { name: `${SERVER_INFO.name}-cli`, version: SERVER_INFO.version };
+
 /**
- * Sends one 2026-07-28 request through the extractor and the core, as a line from a client
- * would go, and gives its JSON-RPC response (`result` or `error`), never throwing.
+ * Sends one 2026-07-28 request to the server, as a line from a client would go, and gives its
+ * JSON-RPC response (`result` or `error`), never throwing.
  */
-export async function ask(
-  core: Core,
+export function ask(
+  server: Server,
   method: string,
   params: JsonObject,
   options: AskOptions = {},
 ): Promise<JsonObject> {
-  const meta: JsonObject = {
-    [META_PROTOCOL_VERSION]: COMMAND_PROTOCOL_VERSION,
-    [META_CLIENT_CAPABILITIES]: options.capabilities ?? {},
-    [META_CLIENT_INFO]: { name: `${SERVER_INFO.name}-cli`, version: SERVER_INFO.version },
-  };
-  if (options.logLevel !== undefined) meta[META_LOG_LEVEL] = options.logLevel;
-  if (options.progressToken !== undefined) meta.progressToken = options.progressToken;
-  const line = JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method,
-    params: { ...params, _meta: meta },
-  });
-  const incoming = extract(new TextEncoder().encode(line));
-  if (incoming.kind === "rejected") {
-    return { jsonrpc: "2.0", id: incoming.id, error: incoming.error };
-  }
-  if (incoming.kind !== "request") {
-    throw new Error(`Cannot send ${method}: the extractor read it as a ${incoming.kind}`);
-  }
-  return await core.handle({
-    request: incoming,
-    controller: new AbortController(),
-    closing: undefined,
-    session: undefined,
-    outlet: { notify: options.notify ?? (() => {}), outbound: undefined },
-  });
+  return server.request(method, params, { ...options, clientInfo: CLI_CLIENT, id: 1 });
 }

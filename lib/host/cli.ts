@@ -3,7 +3,8 @@ import { INSTANCE_NAME } from "../util/instance.ts";
 import { parseArgs } from "./args.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
-import { ENV_NAME, MAX_OUTPUT_BYTES, MAX_PROGRAMS } from "../programs/executable.ts";
+import { ENV_NAME } from "../programs/executable.ts";
+import { DEFAULTS, STATE_KEY_ENV } from "../server/defaults.ts";
 import { BEARER_TOKEN } from "../transports/http/auth.ts";
 import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../transports/http/listener.ts";
 import { MAX_UNSENT_BYTES } from "../transports/http/unsent.ts";
@@ -17,8 +18,6 @@ import {
 
 /** The environment variable holding the bearer token HTTP requests must carry. */
 export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
-/** The environment variable holding the secret that seals `requestState` (all instances). */
-export const STATE_KEY_ENV = "TOOLSHED_STATE_KEY";
 /** Keys of a rotation that still open state they sealed, separated by commas. */
 export const PREVIOUS_STATE_KEYS_ENV = "TOOLSHED_STATE_KEY_PREVIOUS";
 /** Shortest secret accepted for it: 32 characters (256 bits of a random hex or base64 string). */
@@ -91,18 +90,7 @@ export type Command =
   /** Flags that parse but must not run together as given: one line, exit 2, no usage. */
   | { kind: "refused"; message: string };
 
-export const DEFAULTS = {
-  maxMessageBytes: 4 * 1024 * 1024,
-  pageSize: 100,
-  toolTimeoutMs: 60_000,
-  shutdownGraceMs: 5_000,
-  maxConcurrency: 64,
-  maxOutputBytes: MAX_OUTPUT_BYTES,
-  maxPrograms: MAX_PROGRAMS,
-  maxResourceBytes: 8 * 1024 * 1024,
-  passEnv: [],
-  allowOutsideSymlinks: false,
-} as const;
+export { DEFAULTS, STATE_KEY_ENV };
 
 /** The help of toolshed and of serve; `commands` lists the subcommands (lib/commands/). */
 export function usage(commands: string): string {

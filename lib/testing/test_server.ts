@@ -2,27 +2,15 @@
 // Deno.test: loaded by the loader `toolshed serve` uses, and asked through the request core
 // every transport uses, so a call is validated, timed out and checked as a client's call is.
 // Each request is a 2026-07-28 (stateless) request, encoded, extracted and serialized as on
-// the wire, so a result is exactly what a client would read. Nothing here is loaded by the
-// server itself: mod.ts imports this file only when a test calls `testServer`.
-import { DEFAULTS } from "../host/cli.ts";
-import { createCore } from "../core/handle.ts";
-import type { RequestContext } from "../methods/context.ts";
+// the wire, to the server createServer builds (as main.ts does), so a result is exactly what
+// a client would read. Nothing here is loaded by the server itself: mod.ts imports this file
+// only when a test calls `testServer`.
+import { createServer, type Server } from "../server/create_server.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
-import { DEFAULT_LOAD_OPTIONS } from "../discovery/tools_dir.ts";
-import { loadServerDir, type ServerFolders, serverFolders } from "../discovery/server_dir.ts";
-import { contentsOf, createRegistry } from "../primitives/registry.ts";
 import type { ClientRequestMethod, LogLevel } from "../primitives/types.ts";
 import { ProtocolError } from "../wire/errors.ts";
-import { extract } from "../wire/extract.ts";
-import {
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_LOG_LEVEL,
-  META_PROTOCOL_VERSION,
-  META_SERVER_INFO,
-} from "../wire/protocol.ts";
+import { META_SERVER_INFO } from "../wire/protocol.ts";
 import { serialize } from "../wire/serialize.ts";
-import { MODERN_VERSIONS } from "../wire/versions.ts";
 import { diagnosticText } from "../util/diagnostics.ts";
 import { isObject, type JsonObject } from "../util/json.ts";
 
@@ -116,13 +104,12 @@ export async function testServer(options: TestServerOptions = {}): Promise<TestS
       return undefined;
     },
   };
-  const folders = foldersOf(options);
-  let loaded;
+  let server: Server;
   try {
-    loaded = await loadServerDir(folders, {
-      ...DEFAULT_LOAD_OPTIONS,
-      passEnv: options.passEnv ?? [],
-      maxResourceBytes: DEFAULTS.maxResourceBytes,
+    server = await createServer({
+      ...foldersOf(options),
+      passEnv: options.passEnv,
+      toolTimeoutMs: options.toolTimeoutMs,
       diagnostics: sink,
     });
   } catch (error) {
@@ -133,58 +120,29 @@ export async function testServer(options: TestServerOptions = {}): Promise<TestS
       }`,
     );
   }
-  const core = createCore({
-    registry: createRegistry(contentsOf(loaded.tools.tools, loaded)),
-    pageSize: DEFAULTS.pageSize,
-    toolTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
-    diagnostics: sink,
-  });
+
   let lastId = 0;
 
   /** One request on the wire and back: encoded, extracted, handled, serialized, parsed. */
   async function send(method: string, params: JsonObject, given: RequestOptions) {
     const id = ++lastId;
-    const meta: JsonObject = {
-      [META_PROTOCOL_VERSION]: MODERN_VERSIONS[0],
-      [META_CLIENT_CAPABILITIES]: given.clientCapabilities ??
-        (given.answer === undefined ? {} : ASKING),
-      [META_CLIENT_INFO]: CLIENT_INFO,
-    };
-    if (given.logLevel !== undefined) meta[META_LOG_LEVEL] = given.logLevel;
-    if (given.onNotification !== undefined) meta.progressToken = `test-${id}`;
-    const line = new TextEncoder().encode(
-      serialize({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }),
-    );
-    const request = extract(line);
-    if (request.kind !== "request") {
-      throw new Error(`Cannot send "${method}": ${JSON.stringify(request)}`);
-    }
-    const controller = new AbortController();
-    const cancel = () => controller.abort(given.signal?.reason);
-    if (given.signal?.aborted) cancel();
-    given.signal?.addEventListener("abort", cancel, { once: true });
     const onNotification = given.onNotification;
-    const ctx: RequestContext = {
-      request,
-      controller,
-      closing: undefined,
-      session: undefined,
-      outlet: {
-        notify: (message) => onNotification?.(JSON.parse(serialize(message))),
-        outbound: undefined,
-      },
-    };
-    try {
-      const response: unknown = JSON.parse(serialize(await core.handle(ctx)));
-      if (!isObject(response)) throw new Error(`Unexpected response: ${String(response)}`);
-      if (isObject(response.error)) {
-        const { code, message, data } = response.error;
-        throw new ProtocolError(Number(code), String(message), data);
-      }
-      return response.result as JsonObject;
-    } finally {
-      given.signal?.removeEventListener("abort", cancel);
+    const sent = await server.request(method, params, {
+      id,
+      capabilities: given.clientCapabilities ?? (given.answer === undefined ? {} : ASKING),
+      clientInfo: CLIENT_INFO,
+      logLevel: given.logLevel,
+      progressToken: onNotification === undefined ? undefined : `test-${id}`,
+      notify: (message) => onNotification?.(JSON.parse(serialize(message))),
+      signal: given.signal,
+    });
+    const response: unknown = JSON.parse(serialize(sent));
+    if (!isObject(response)) throw new Error(`Unexpected response: ${String(response)}`);
+    if (isObject(response.error)) {
+      const { code, message, data } = response.error;
+      throw new ProtocolError(Number(code), String(message), data);
     }
+    return response.result as JsonObject;
   }
 
   /** Sends a request, answering input_required rounds with `answer` when there is one. */
@@ -232,8 +190,8 @@ export async function testServer(options: TestServerOptions = {}): Promise<TestS
   };
 }
 
-/** The folders to load, as serve's flags name them. */
-function foldersOf(options: TestServerOptions): ServerFolders {
+/** The folders to load, as serve's flags name them (paths: a `file:` URL is read as one). */
+function foldersOf(options: TestServerOptions) {
   const path = (location: string | URL | undefined) => {
     if (!(location instanceof URL)) return location;
     if (location.protocol !== "file:") {
@@ -241,12 +199,12 @@ function foldersOf(options: TestServerOptions): ServerFolders {
     }
     return decodeURIComponent(location.pathname);
   };
-  return serverFolders({
+  return {
     dir: path(options.dir),
     tools: path(options.tools),
     resources: path(options.resources),
     prompts: path(options.prompts),
-  });
+  };
 }
 
 /** The result less `resultType: "complete"` and the server's info in `_meta`. */

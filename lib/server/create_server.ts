@@ -1,0 +1,418 @@
+// The composition root (adr/0025): the one place a server is put together from its
+// configuration. main.ts, testServer, the commands, the test harnesses and the benches all
+// build their server here, so what a test or a command runs is what a client reaches. It
+// loads the server directory (or takes primitives already loaded), makes the registry, the
+// tasks (in memory, or in Redis), the key ring that seals requestState, watches the directory
+// when asked, and builds the one request core that every way of serving shares: stdio, HTTP,
+// web-standard fetch, and single requests in process.
+import type { JsonObject } from "../util/json.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
+import { randomInstanceName } from "../util/instance.ts";
+import { extract } from "../wire/extract.ts";
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  SERVER_INFO,
+} from "../wire/protocol.ts";
+import { serialize } from "../wire/serialize.ts";
+import { MODERN_VERSIONS } from "../wire/versions.ts";
+import {
+  contentsOf,
+  createRegistry,
+  type OtherPrimitives,
+  type Registry,
+} from "../primitives/registry.ts";
+import type { Tool } from "../primitives/tools.ts";
+import {
+  type LoadedServer,
+  loadServerDir,
+  type ServerFolders,
+  serverFolders,
+  type ServerLoadOptions,
+} from "../discovery/server_dir.ts";
+import { type Reloader, watchAndReload } from "../discovery/reload.ts";
+import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
+import { createTasks, type Tasks } from "../tasks/tasks.ts";
+import { createMemoryTaskStore } from "../tasks/task_store.ts";
+import { createMemoryBus } from "../tasks/bus.ts";
+import type { MethodTable } from "../methods/call.ts";
+import { type Core, createCore } from "../core/handle.ts";
+import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
+import type { ByteSink } from "../transports/stdio/writer.ts";
+import { type HttpOptions, type HttpServer, serveHttp } from "../transports/http/server.ts";
+import {
+  DEFAULTS,
+  OUTPUT_BOUND_CHARS,
+  STATE_KEY_ENV,
+  WAITING_BOUND_BYTES,
+  WATCHED_LIST_TTL_MS,
+} from "./defaults.ts";
+
+/** What to serve and how; every field is optional. */
+export interface ServerConfig {
+  /**
+   * The server directory holding `tools/`, `resources/` and `prompts/` (each optional), as
+   * `--dir` takes it: a path or a `file:` URL. Default: the working directory.
+   */
+  readonly dir?: string;
+  /** A folder served instead of DIR/tools (alone, without `dir`, it is all that is served). */
+  readonly tools?: string;
+  readonly resources?: string;
+  readonly prompts?: string;
+  /** Where a compiled binary embeds its folders: served when no `dir` is named. */
+  readonly embedded?: URL;
+  /** Primitives already loaded, served instead of a directory (tests and benches). */
+  readonly primitives?: OtherPrimitives & { readonly tools?: readonly Tool[] };
+
+  /** As `--pass-env`: environment variables executable tools receive. */
+  readonly passEnv?: readonly string[];
+  readonly maxOutputBytes?: number;
+  readonly maxPrograms?: number;
+  readonly maxResourceBytes?: number;
+  readonly allowOutsideSymlinks?: boolean;
+  /** Leaves executable tools out, as a compiled binary must (it cannot run programs it embeds). */
+  readonly skipExecutables?: boolean;
+
+  readonly pageSize?: number;
+  readonly toolTimeoutMs?: number;
+  readonly maxMessageBytes?: number;
+  readonly maxConcurrency?: number;
+  readonly shutdownGraceMs?: number;
+  /** Watch the server directory and reload what changes (`--watch`). */
+  readonly watch?: boolean;
+  /** Tell clients that lists may change (`listChanged`); default: when watching. */
+  readonly listChanged?: boolean;
+  /** How long a 2026-07-28 client may cache a list; default: 5 s when watching, else 5 min. */
+  readonly listTtlMs?: number;
+  /** Over stdio: serialized answers waiting for a slow reader, past which reading pauses. */
+  readonly outputBoundChars?: number;
+  /** Over stdio: bytes of requests waiting for a slot, past which reading pauses. */
+  readonly waitingBoundBytes?: number;
+
+  /**
+   * The server is reached over HTTP, where instances behind a load balancer share state: ids of
+   * sessions and tasks begin with this instance's name (`instanceName`, default random), and what
+   * instances cannot share without Redis or a shared state key is said on the diagnostics.
+   */
+  readonly http?: boolean;
+  readonly instanceName?: string;
+  /** Keep tasks, and the keys of requestState unless `stateKeys` are given, in Redis. */
+  readonly redis?: string;
+  /** Secrets that seal requestState, the current one first (TOOLSHED_STATE_KEY and previous). */
+  readonly stateKeys?: readonly string[];
+
+  /** Where the server's own troubles go (a tool's stack, a program's stderr). */
+  readonly diagnostics?: Diagnostics;
+  /** The methods served (tests that add one); default: every method toolshed serves. */
+  readonly methods?: MethodTable;
+}
+
+/** What one request sent in process (`request()`) declares, and where its notifications go. */
+export interface InProcessRequest {
+  readonly capabilities?: JsonObject;
+  readonly clientInfo?: JsonObject;
+  readonly logLevel?: string;
+  readonly progressToken?: string | number;
+  readonly notify?: (message: JsonObject) => void;
+  /** Aborting it cancels the request. */
+  readonly signal?: AbortSignal;
+  readonly id?: number | string;
+}
+
+/** Where a stdio connection reads and writes: stdin and stdout, or memory in tests. */
+export interface StdioIo {
+  readonly input: ByteSource;
+  readonly output: ByteSink;
+}
+
+/** How to listen for HTTP; what the server's configuration says is the default for the rest. */
+export type HttpListen =
+  & Omit<HttpOptions, "core" | "registry" | "diagnostics" | "allowedHosts" | SharedLimit>
+  & Partial<Pick<HttpOptions, "diagnostics" | "allowedHosts" | SharedLimit>>;
+type SharedLimit = "maxMessageBytes" | "maxConcurrency" | "shutdownGraceMs";
+
+export interface Server {
+  /** The request core every way of serving shares. */
+  readonly core: Core;
+  /** What is served now; a reload swaps its snapshot. */
+  readonly registry: Registry;
+  /** What the directory held at start (empty when `primitives` were given). */
+  readonly loaded: LoadedServer;
+  /** The folders served; undefined when `primitives` were given. */
+  readonly folders: ServerFolders | undefined;
+  /** This instance's name (with `http`), which begins the ids of its sessions and tasks. */
+  readonly instance: string | undefined;
+  readonly tasks: Tasks;
+  /** What the server cannot do now while staying ready (Redis unreachable), or undefined. */
+  degraded(): string | undefined;
+  /** Serves one stdio connection until its input ends or it is shut down. */
+  serveStdio(io: StdioIo): StdioServer;
+  /** Listens for Streamable HTTP until shut down. */
+  serveHttp(listen: HttpListen): HttpServer;
+  /**
+   * Sends one 2026-07-28 request through the extractor and the core, as a line from a client
+   * would go, and gives its JSON-RPC response (`result` or `error`); never rejects.
+   */
+  request(method: string, params?: JsonObject, options?: InProcessRequest): Promise<JsonObject>;
+  /** With `watch`: resolves once the reload a change started is over. */
+  reloaded(): Promise<void>;
+  /** Lets the tasks running here end within the shutdown grace; the rest are failed. */
+  drainTasks(): Promise<void>;
+  /** Stops watching and closes the link to Redis. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds a server from its configuration. A directory with problems rejects with a
+ * DirectoryLoadError listing every one; an unreachable Redis rejects saying so.
+ */
+export async function createServer(config: ServerConfig = {}): Promise<Server> {
+  const diagnostics = config.diagnostics ?? CONSOLE_DIAGNOSTICS;
+  const load = loadOptionsOf(config, diagnostics);
+  let folders: ServerFolders | undefined;
+  let loaded: LoadedServer;
+  if (config.primitives !== undefined) loaded = loadedOf(config.primitives);
+  else {
+    folders = serverFolders(config, config.dir === undefined ? config.embedded : undefined);
+    loaded = await loadServerDir(folders, load);
+  }
+  const instance = config.http ? config.instanceName ?? randomInstanceName() : undefined;
+  const shared = config.redis === undefined
+    ? undefined
+    : await sharedState(config.redis, config.stateKeys === undefined, instance, diagnostics);
+  return assemble(config, diagnostics, { loaded, folders, load, instance, shared });
+}
+
+/**
+ * The server of primitives already loaded, at once (tests and benches that build their own
+ * tools): what createServer builds from them, without Redis, which needs a connection first.
+ */
+export function serverOf(
+  primitives: NonNullable<ServerConfig["primitives"]>,
+  config: Omit<ServerConfig, "primitives" | "redis" | "watch"> = {},
+): Server {
+  const diagnostics = config.diagnostics ?? CONSOLE_DIAGNOSTICS;
+  return assemble(config, diagnostics, {
+    loaded: loadedOf(primitives),
+    folders: undefined,
+    load: loadOptionsOf(config, diagnostics),
+    instance: config.http ? config.instanceName ?? randomInstanceName() : undefined,
+    shared: undefined,
+  });
+}
+
+/** The server's parts, once what takes a wait (the directory, Redis) is there. */
+function assemble(
+  config: ServerConfig,
+  diagnostics: Diagnostics,
+  parts: {
+    loaded: LoadedServer;
+    folders: ServerFolders | undefined;
+    load: ServerLoadOptions;
+    instance: string | undefined;
+    shared: SharedState | undefined;
+  },
+): Server {
+  const { loaded, folders, load, instance, shared } = parts;
+  const registry = createRegistry(contentsOf(loaded.tools.tools, loaded));
+  if (shared === undefined && config.http) {
+    if (config.stateKeys === undefined) {
+      diagnostics.error(
+        `${STATE_KEY_ENV} is not set: the requestState of input_required answers is sealed ` +
+          "with a random key of this process, which no other instance can open (set it to the " +
+          "same secret on every instance behind a load balancer, or give them --redis)",
+      );
+    }
+    if (loaded.tools.tools.some((tool) => tool.task !== undefined)) {
+      diagnostics.error(
+        "Tasks are kept in this process's memory: no other instance can answer for them " +
+          "(pass --redis URL to every instance behind a load balancer)",
+      );
+    }
+  }
+  const keyRing: KeyRing | undefined = shared?.keyRing ??
+    (config.stateKeys === undefined ? undefined : createKeyRing([...config.stateKeys]));
+  // The tasks that calls become (adr/0016): in Redis with `redis`, else in this process.
+  const tasks = shared?.tasks ??
+    createTasks(createMemoryTaskStore(), createMemoryBus(), Date.now, instance);
+
+  let reloader: Reloader | undefined;
+  if (config.watch) {
+    if (folders === undefined) throw new Error("Cannot watch primitives that were not loaded");
+    reloader = watchAndReload({ folders, load, registry, diagnostics });
+  }
+  const listChanged = config.listChanged ?? config.watch === true;
+  const shutdownGraceMs = config.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs;
+  const maxMessageBytes = config.maxMessageBytes ?? DEFAULTS.maxMessageBytes;
+  const maxConcurrency = config.maxConcurrency ?? DEFAULTS.maxConcurrency;
+  const core = createCore({
+    registry,
+    tasks,
+    keyRing,
+    pageSize: config.pageSize ?? DEFAULTS.pageSize,
+    toolTimeoutMs: config.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+    diagnostics,
+    listChanged,
+    listTtlMs: config.listTtlMs ?? (config.watch ? WATCHED_LIST_TTL_MS : undefined),
+    methods: config.methods,
+  });
+  const degraded = () => shared?.health();
+  let lastId = 0;
+
+  return {
+    core,
+    registry,
+    loaded,
+    folders,
+    instance,
+    tasks,
+    degraded,
+    serveStdio: (io) =>
+      serve({
+        input: io.input,
+        output: io.output,
+        core,
+        registry,
+        maxMessageBytes,
+        shutdownGraceMs,
+        maxConcurrency,
+        outputBoundChars: config.outputBoundChars ?? OUTPUT_BOUND_CHARS,
+        waitingBoundBytes: config.waitingBoundBytes ?? WAITING_BOUND_BYTES,
+        diagnostics,
+      }),
+    serveHttp: (listen) =>
+      serveHttp({
+        instanceName: instance,
+        degraded,
+        allowedHosts: [],
+        maxMessageBytes,
+        maxConcurrency,
+        shutdownGraceMs,
+        diagnostics,
+        ...listen,
+        core,
+        registry,
+      }),
+    async request(method, params = {}, options = {}) {
+      const meta: JsonObject = {
+        [META_PROTOCOL_VERSION]: MODERN_VERSIONS[0],
+        [META_CLIENT_CAPABILITIES]: options.capabilities ?? {},
+        [META_CLIENT_INFO]: options.clientInfo ?? IN_PROCESS_CLIENT,
+      };
+      if (options.logLevel !== undefined) meta[META_LOG_LEVEL] = options.logLevel;
+      if (options.progressToken !== undefined) meta.progressToken = options.progressToken;
+      const id = options.id ?? ++lastId;
+      const line = serialize({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } });
+      const incoming = extract(new TextEncoder().encode(line));
+      if (incoming.kind === "rejected") {
+        return { jsonrpc: "2.0", id: incoming.id, error: incoming.error };
+      }
+      if (incoming.kind !== "request") {
+        throw new Error(`Cannot send ${method}: the extractor read it as a ${incoming.kind}`);
+      }
+      const controller = new AbortController();
+      const cancel = () => controller.abort(options.signal?.reason);
+      if (options.signal?.aborted) cancel();
+      options.signal?.addEventListener("abort", cancel, { once: true });
+      try {
+        return await core.handle({
+          request: incoming,
+          controller,
+          closing: undefined,
+          session: undefined,
+          outlet: { notify: options.notify ?? (() => {}), outbound: undefined },
+        });
+      } finally {
+        options.signal?.removeEventListener("abort", cancel);
+      }
+    },
+    reloaded: () => reloader?.settled() ?? Promise.resolve(),
+    drainTasks: () => tasks.drain(shutdownGraceMs),
+    async close() {
+      reloader?.close();
+      await shared?.close();
+    },
+  };
+}
+
+/** Who a request sent in process says it comes from. */
+const IN_PROCESS_CLIENT = Object.freeze({
+  name: `${SERVER_INFO.name}-in-process`,
+  version: SERVER_INFO.version,
+});
+
+/**
+ * Where an embedded server's troubles go when its configuration names no place: the
+ * console of the program it is embedded in (main.ts gives its own stderr log).
+ */
+const CONSOLE_DIAGNOSTICS: Diagnostics = {
+  error(message, error) {
+    // deno-lint-ignore no-console -- an embedded server reports on its host program's console
+    console.error(`toolshed: ${message}`, ...(error === undefined ? [] : [error]));
+  },
+  forward(text) {
+    // deno-lint-ignore no-console -- a program's stderr, forwarded as the host program's
+    console.error(text.replace(/\n$/, ""));
+    return undefined;
+  },
+};
+
+function loadOptionsOf(config: ServerConfig, diagnostics: Diagnostics): ServerLoadOptions {
+  return {
+    passEnv: config.passEnv ?? DEFAULTS.passEnv,
+    maxOutputBytes: config.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
+    maxPrograms: config.maxPrograms ?? DEFAULTS.maxPrograms,
+    maxResourceBytes: config.maxResourceBytes ?? DEFAULTS.maxResourceBytes,
+    allowOutsideSymlinks: config.allowOutsideSymlinks ?? DEFAULTS.allowOutsideSymlinks,
+    skipExecutables: config.skipExecutables ?? false,
+    diagnostics,
+  };
+}
+
+/** Primitives given in code, as a directory's load would have found them. */
+function loadedOf(primitives: NonNullable<ServerConfig["primitives"]>): LoadedServer {
+  const { tools = [], resources = [], templates = [], prompts = [] } = primitives;
+  return {
+    tools: {
+      tools: [...tools],
+      byName: new Map(tools.map((tool) => [tool.name, tool])),
+      skipped: [],
+    },
+    resources,
+    templates,
+    prompts,
+  };
+}
+
+interface SharedState {
+  readonly tasks: Tasks;
+  readonly keyRing: KeyRing | undefined;
+  health(): string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Tasks kept in Redis at `url` and told between instances through it, and, when no state
+ * key is given, the requestState keys too (the Redis modules are imported only here).
+ */
+async function sharedState(
+  url: string,
+  shareKeys: boolean,
+  instance: string | undefined,
+  diagnostics: Diagnostics,
+): Promise<SharedState> {
+  const { connectRedis } = await import("../redis/connection.ts");
+  const { createRedisTaskStore } = await import("../redis/task_store.ts");
+  const { createRedisBus } = await import("../redis/bus.ts");
+  const { createRedisKeyRing } = await import("../redis/key_ring.ts");
+  const link = await connectRedis(url, diagnostics);
+  const bus = await createRedisBus(link, diagnostics);
+  return {
+    tasks: createTasks(createRedisTaskStore(link), bus, Date.now, instance),
+    keyRing: shareKeys ? createRedisKeyRing(link) : undefined,
+    health: link.health,
+    close: () => link.close(),
+  };
+}
