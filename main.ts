@@ -214,6 +214,8 @@ function announce(loaded: LoadedServer, folders: ServerFolders, over: string): v
   if (loaded.prompts.length > 0) {
     part(folders.prompts?.location, count(loaded.prompts.length, "prompt"));
   }
+  const middleware = loaded.middleware.length;
+  if (middleware > 0) part(folders.middleware?.location, `${middleware} middleware`);
   stderrLog.write(
     `${SERVER_INFO.name} ${SERVER_INFO.version}: serving ${
       parts.length === 0 ? "nothing" : parts.join(", ")

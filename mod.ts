@@ -411,6 +411,50 @@ export type { Completer, CompletionContext } from "./lib/primitives/types.ts";
  */
 export type { HandlerContext } from "./lib/primitives/types.ts";
 
+/**
+ * Code around every request (adr/0025): given the rest of the chain, `next`, it returns the
+ * handler of a call. A server directory's `middleware/` folder holds one per file, as its
+ * default export, run in file-name order (the first outermost) and reloaded with `--watch`;
+ * `createServer({ middleware })` takes more, run outside those. A middleware sees the call
+ * the method's handler will (`method`, `params`, `id`, the client, `signal`, `transport`,
+ * `sessionId`) and its result before toolshed stamps the 2026-07-28 fields. It may pass `next`
+ * a copy with other `params`, answer without calling `next`, or throw an `McpError` to answer
+ * with that JSON-RPC error.
+ *
+ * @example An audit line per tool call (middleware/audit.ts)
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Call, Middleware } from "./mod.ts";
+ *
+ * const lines: string[] = [];
+ * const audit: Middleware = (next) => async (call) => {
+ *   if (call.method !== "tools/call") return next(call);
+ *   const started = performance.now();
+ *   let outcome = "error";
+ *   try {
+ *     const result = await next(call);
+ *     outcome = result.isError === true ? "tool error" : "ok";
+ *     return result;
+ *   } finally {
+ *     const ms = (performance.now() - started).toFixed(1);
+ *     lines.push(`${call.params.name} ${outcome} ${ms} ms (${call.transport})`);
+ *   }
+ * };
+ * // export default audit;
+ *
+ * // How the server runs it: the rest of the chain is `next`.
+ * const handler = audit(() => ({ content: [{ type: "text", text: "5" }] }));
+ * const call = {
+ *   method: "tools/call",
+ *   params: { name: "add", arguments: { a: 2, b: 3 } },
+ *   transport: "stdio",
+ * } as unknown as Call;
+ * assert.deepEqual(await handler(call), { content: [{ type: "text", text: "5" }] });
+ * assert.match(lines[0], /^add ok \d+\.\d ms \(stdio\)$/);
+ * ```
+ */
+export type { Call, CallHandler, Middleware } from "./lib/primitives/types.ts";
+
 import type { ToolDefinition } from "./lib/primitives/types.ts";
 
 /**

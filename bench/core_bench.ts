@@ -1,6 +1,6 @@
 // The request core alone: routing one parsed request to its handler and shaping the result,
 // against calling the tool's handler directly and building the same result by hand.
-import type { RequestContext } from "../lib/methods/context.ts";
+import { IN_PROCESS, type RequestContext } from "../lib/methods/context.ts";
 import { serverOf } from "../lib/server/create_server.ts";
 import { createSession } from "../lib/methods/session.ts";
 import { extract, type Request } from "../lib/wire/extract.ts";
@@ -36,6 +36,7 @@ const contextOf = (request: Request, session = createSession()): RequestContext 
   closing: undefined,
   session,
   outlet,
+  origin: IN_PROCESS,
 });
 const modernSession = createSession();
 const legacySession = createSession();

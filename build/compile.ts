@@ -32,10 +32,20 @@ export const COMPILE_FLAGS: readonly string[] = [
   "prompts/",
 ];
 
+/** Folders embedded when the repository has them (`deno compile` refuses a missing one). */
+export const OPTIONAL_FOLDERS: readonly string[] = ["middleware/"];
+
 /** The arguments after `deno` that compile main.ts into `output`. */
 export function compileArgs(output: string): string[] {
+  const optional = OPTIONAL_FOLDERS.filter((folder) => {
+    try {
+      return Deno.statSync(`${ROOT}${folder}`).isDirectory;
+    } catch {
+      return false;
+    }
+  }).flatMap((folder) => ["--include", folder]);
   // Flags go before the entry point: everything after it is passed to the program.
-  return ["compile", ...COMPILE_FLAGS, "--output", output, "main.ts"];
+  return ["compile", ...COMPILE_FLAGS, ...optional, "--output", output, "main.ts"];
 }
 
 /** What the command line asks for, or why it cannot be done. */

@@ -3,7 +3,7 @@
 // progress value always arrives before the response.
 import assert from "node:assert/strict";
 import { startInProcess } from "./_in_process.ts";
-import { LOG_BURST } from "../lib/core/handle.ts";
+import { LOG_BURST } from "../lib/core/channels.ts";
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",

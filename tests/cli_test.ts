@@ -238,6 +238,7 @@ Deno.test("serverFolders() serves DIR/<kind> for --dir DIR, each optional, a nam
       tools: { location: `${prefix}tools`, required: false },
       resources: { location: `${prefix}resources`, required: false },
       prompts: { location: `${prefix}prompts`, required: false },
+      middleware: { location: `${prefix}middleware`, required: false },
     });
   }
   assert.deepStrictEqual(serverFolders({ dir: "srv", prompts: "mine" }).prompts, {
@@ -248,8 +249,10 @@ Deno.test("serverFolders() serves DIR/<kind> for --dir DIR, each optional, a nam
     tools: { location: "tools", required: false },
     resources: { location: "resources", required: false },
     prompts: { location: "prompts", required: false },
+    middleware: { location: "middleware", required: false },
   });
-  // A folder named alone is all that is served: `--tools DIR` keeps its old meaning.
+  // A folder named alone is all that is served: `--tools DIR` keeps its old meaning, and
+  // runs no middleware.
   assert.deepStrictEqual(serverFolders({ tools: "t" }), {
     tools: { location: "t", required: true },
   });

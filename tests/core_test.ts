@@ -3,6 +3,7 @@
 // methods added by one table entry, registry swaps and long-lived requests.
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { serverOf } from "../lib/server/create_server.ts";
+import { IN_PROCESS } from "../lib/methods/context.ts";
 import type { MethodEntry, MethodTable } from "../lib/methods/call.ts";
 import { METHODS } from "../lib/methods/table.ts";
 import { contentsOf } from "../lib/primitives/registry.ts";
@@ -365,6 +366,7 @@ Deno.test("core: routing errors are answered at once, before any handler runs", 
       closing: undefined,
       session: undefined,
       outlet: { notify() {}, outbound: undefined },
+      origin: IN_PROCESS,
     });
   for (
     const [method, meta, code] of [

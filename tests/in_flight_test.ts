@@ -1,4 +1,5 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { IN_PROCESS } from "../lib/methods/context.ts";
 import type { Core } from "../lib/core/handle.ts";
 import type { Request } from "../lib/wire/extract.ts";
 import { createInFlight, MAX_LONG_LIVED } from "../lib/connection/in_flight.ts";
@@ -46,6 +47,7 @@ function setup(maxConcurrency: number, waitingBoundBytes = 1_000_000) {
     core: peer.core,
     session: createSession(),
     outlet: { notify: (message) => sent.push(message), outbound: undefined },
+    origin: IN_PROCESS,
     maxConcurrency,
     waitingBoundBytes,
     send: (response) => sent.push(response),

@@ -196,7 +196,7 @@ async function serveFixtureOverHttp() {
     skipExecutables: false,
     diagnostics,
   });
-  return serveForTest(loaded.tools.tools, {}, loaded);
+  return serveForTest(loaded.tools.tools, {}, { ...loaded, middleware: [] });
 }
 
 Deno.test("interop: the 2026-07-28 SDK client reads, gets, completes and receives logs and progress over HTTP", async () => {

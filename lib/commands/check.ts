@@ -217,7 +217,7 @@ async function typeScriptFiles(folders: ServerFolders): Promise<SourceFile[]> {
       }
     }
   };
-  for (const kind of ["tools", "resources", "prompts"] as const) {
+  for (const kind of ["tools", "resources", "prompts", "middleware"] as const) {
     const folder = folders[kind];
     if (folder === undefined) continue;
     const { url, shown } = folderOf(folder.location);

@@ -7,7 +7,7 @@ import type { Request } from "../wire/extract.ts";
 import { isThenable } from "../util/maybe.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { RequestId, RpcError } from "../wire/types.ts";
-import type { Outlet, RequestContext } from "../methods/context.ts";
+import type { Origin, Outlet, RequestContext } from "../methods/context.ts";
 import type { Core } from "../core/handle.ts";
 import type { Session } from "../methods/session.ts";
 
@@ -19,6 +19,8 @@ export interface InFlightOptions {
   /** The connection's session, shared by its requests; undefined for stateless ones. */
   session: Session | undefined;
   outlet: Outlet;
+  /** Where its requests come from (middleware sees it as `transport` and `sessionId`). */
+  origin: Origin;
   /** Requests that may run at once; more wait their turn. */
   maxConcurrency: number;
   /** Bytes of waiting requests past which `waitingBelowBound()` holds the reader back. */
@@ -98,6 +100,7 @@ export function createInFlight(options: InFlightOptions): InFlight {
       closing: closer?.signal,
       session: options.session,
       outlet: options.outlet,
+      origin: options.origin,
       bytes,
       started: false,
       cancelled: false,

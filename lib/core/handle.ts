@@ -1,7 +1,9 @@
 // The request core: one decoded request and its context in, its response out, whatever
-// the transport. It routes by era and method (the era pin of adr/0004 lives in the
-// session, when there is one), runs the handler on the registry snapshot of the moment,
-// and stamps what every 2026-07-28 result carries.
+// the transport. It routes by era and method (the era pin of adr/0004 lives in the session,
+// when there is one); routing errors are thrown before any handler or middleware runs, at
+// once, so that a transport can give them statuses of their own. Then it runs the chain of
+// the registry snapshot of the moment (adr/0025): the built-in middleware (stamp, channels,
+// rounds), the configuration's and the server directory's middleware, the method's handler.
 import { messageOf } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
 import { isThenable, type MaybePromise } from "../util/maybe.ts";
@@ -13,23 +15,31 @@ import {
   ProtocolError,
   unsupportedVersion,
 } from "../wire/errors.ts";
-import { LOG_LEVELS, META_PROTOCOL_VERSION } from "../wire/protocol.ts";
+import { META_PROTOCOL_VERSION } from "../wire/protocol.ts";
 import { MODERN_VERSIONS, VERSIONS } from "../wire/versions.ts";
 import type { Era, VersionFeatures } from "../wire/versions.ts";
 import type { Registry, Snapshot } from "../primitives/registry.ts";
-import type { Channels, ClientRequestMethod, LogLevel } from "../primitives/types.ts";
+import type { Middleware } from "../primitives/types.ts";
 import type { RequestContext } from "../methods/context.ts";
-import { answersOf, CLIENT_CAPABILITY, createRounds, refusal } from "../rounds/input_rounds.ts";
 import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
 import { createTasks } from "../tasks/tasks.ts";
 import { createMemoryTaskStore } from "../tasks/task_store.ts";
 import { createMemoryBus } from "../tasks/bus.ts";
 import { changeNotices } from "../methods/change_notices.ts";
 import type { Session } from "../methods/session.ts";
-import type { ClientView, MethodEntry, MethodOptions, MethodTable } from "../methods/call.ts";
+import type {
+  ClientView,
+  MethodCall,
+  MethodEntry,
+  MethodOptions,
+  MethodTable,
+} from "../methods/call.ts";
 import { capabilitiesOf, METHODS } from "../methods/table.ts";
-import { modernResult } from "../methods/results.ts";
 import { UNINITIALIZED } from "../methods/session.ts";
+import { type CallChain, chainOf, type CoreMiddleware } from "./chain.ts";
+import { channels, LEGACY_CHANNELS, MODERN_CHANNELS } from "./channels.ts";
+import { rounds } from "./rounds.ts";
+import { stamp } from "./stamp.ts";
 
 export interface CoreOptions extends MethodOptions {
   readonly registry: Registry;
@@ -42,6 +52,11 @@ export interface CoreOptions extends MethodOptions {
   readonly listTtlMs?: number;
   /** The methods served; METHODS unless a test or a feature extends it. */
   readonly methods?: MethodTable;
+  /**
+   * Middleware around every method's handler, the first outermost; a snapshot's own (the
+   * server directory's `middleware/`) run inside these.
+   */
+  readonly middleware?: readonly Middleware[];
 }
 
 export interface Core {
@@ -62,38 +77,12 @@ export interface Core {
 const MODERN_PIN = Object.freeze({ era: "modern" as const });
 const OPEN_PIN = Object.freeze({ era: "open" as const });
 
-/** Log levels by severity, least severe first. */
-const LEVEL_RANK = new Map([...LOG_LEVELS].map((level, rank) => [level, rank]));
-
-/**
- * A 2026-07-28 request has no way back but its result (a method that may answer
- * input_required gets a `request` of its own, input_rounds.ts). Shared: costs a call nothing.
- */
-const MODERN_CHANNELS: Channels = Object.freeze({
-  progress() {},
-  log() {},
-  closeStream: () => false,
-  request: (method: string) =>
-    Promise.reject(
-      new Error(
-        `Cannot send ${method}: only tools/call, prompts/get and resources/read may ask the ` +
-          `client, by answering input_required`,
-      ),
-    ),
-});
-
-/** A legacy request whose client declared nothing to ask and wants no progress or logs. */
-const LEGACY_CHANNELS: Channels = Object.freeze({
-  progress() {},
-  log() {},
-  closeStream: () => false,
-  request: (method: string) => Promise.reject(new Error(refusal(method as ClientRequestMethod))),
-});
-
-/** At most one progress notification per request this often; reports between are merged. */
-export const PROGRESS_INTERVAL_MS = 20;
-/** Log messages one request may send at once, and per second after that; the rest are counted. */
-export const LOG_BURST = 100;
+/** What a snapshot makes once: the capabilities each era is told, the chain of middleware. */
+interface Made {
+  readonly modern: Readonly<JsonObject>;
+  readonly legacy: Readonly<JsonObject>;
+  readonly chain: CallChain;
+}
 
 export function createCore(given: CoreOptions): Core {
   // Tasks are kept in this process unless the host shares a store (a few bytes until used).
@@ -113,18 +102,29 @@ export function createCore(given: CoreOptions): Core {
         "call fails whenever its next round lands on another instance",
     );
   };
-  /** By snapshot, then era: a snapshot's capabilities never change, so they are made once. */
-  const advertised = new WeakMap<Snapshot, Map<Era, Readonly<JsonObject>>>();
-  function capabilitiesFor(snapshot: Snapshot, era: Era): Readonly<JsonObject> {
-    let byEra = advertised.get(snapshot);
-    if (byEra === undefined) advertised.set(snapshot, byEra = new Map());
-    let capabilities = byEra.get(era);
-    if (capabilities === undefined) {
-      capabilities = capabilitiesOf(table, snapshot, era);
-      if (options.listChanged) capabilities = withListChanged(capabilities, era);
-      byEra.set(era, capabilities);
+  const builtins: readonly CoreMiddleware[] = [
+    stamp(options.listTtlMs),
+    channels(),
+    rounds(ring, sealedElsewhere),
+  ];
+  const outer = options.middleware ?? [];
+  /** By snapshot: a snapshot never changes, so what it makes is made once. */
+  const made = new WeakMap<Snapshot, Made>();
+  function madeFor(snapshot: Snapshot): Made {
+    let found = made.get(snapshot);
+    if (found === undefined) {
+      const advertised = (era: Era) => {
+        const capabilities = capabilitiesOf(table, snapshot, era);
+        return options.listChanged ? withListChanged(capabilities, era) : capabilities;
+      };
+      found = {
+        modern: advertised("modern"),
+        legacy: advertised("legacy"),
+        chain: chainOf(builtins, outer, snapshot.middleware),
+      };
+      made.set(snapshot, found);
     }
-    return capabilities;
+    return found;
   }
 
   /** Finds the entry and the version the request is served under, or throws its error. */
@@ -180,195 +180,34 @@ export function createCore(given: CoreOptions): Core {
     era: Era,
   ): MaybePromise<JsonObject> {
     const snapshot = options.registry.current();
-    const capabilities = capabilitiesFor(snapshot, era);
+    const { chain, [era]: capabilities } = madeFor(snapshot);
     if (entry.capability !== undefined && !(entry.capability in capabilities)) {
       // Served, but this server has nothing of the kind (no prompts: no `prompts/*`).
       throw methodNotFound(ctx.request.method);
     }
-    const live = channelsFor(ctx, era, client, capabilities);
-    const channels = live?.channels ?? (era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS);
-    const invoke = (channels: Channels) =>
-      entry.handler({
-        request: ctx.request,
-        entry,
-        ctx,
-        snapshot,
-        version: client.protocolVersion,
-        features,
-        client,
-        capabilities,
-        channels,
-        onChange: options.registry.onChange,
-        options,
-      });
-    if (era === "modern" && entry.incomplete?.includes("input_required")) {
-      const result = inRounds(ctx, client, channels, invoke);
-      if (isThenable(result)) {
-        return (result as Promise<JsonObject>).then((ready) => finished(ready, entry, era, live));
-      }
-      return finished(result, entry, era, live);
-    }
-    const result = invoke(channels);
-    if (isThenable(result)) {
-      return (result as Promise<JsonObject>).then((ready) => finished(ready, entry, era, live));
-    }
-    return finished(result, entry, era, live);
-  }
-
-  /**
-   * Runs a handler that may ask the client (2026-07-28): with the answers of earlier rounds
-   * (its sealed requestState, checked first) and this round's; an answer that stops it to
-   * ask is sealed with the answers so far. Synchronous when nothing in it waits (no state to
-   * check, a synchronous handler that asks nothing), as every other request is.
-   */
-  function inRounds(
-    ctx: RequestContext,
-    client: ClientView,
-    channels: Channels,
-    invoke: (channels: Channels) => MaybePromise<JsonObject>,
-  ): MaybePromise<JsonObject> {
-    const { params, method } = ctx.request;
-    const binding = {
-      method,
-      name: String(params.name ?? params.uri ?? ""),
-      args: params.arguments,
+    const { request, origin } = ctx;
+    const call: MethodCall = {
+      method: request.method,
+      params: request.params,
+      id: request.id,
+      protocolVersion: client.protocolVersion,
+      clientInfo: client.clientInfo,
+      clientCapabilities: client.clientCapabilities,
+      signal: ctx.controller.signal,
+      transport: origin.transport,
+      sessionId: origin.sessionId,
+      request,
+      entry,
+      ctx,
+      snapshot,
+      features,
+      client,
+      capabilities,
+      channels: era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS,
+      onChange: options.registry.onChange,
+      options,
     };
-    const proceed = (answers: JsonObject): MaybePromise<JsonObject> => {
-      const rounds = createRounds(
-        ctx.controller,
-        client.clientCapabilities,
-        answers,
-        ring,
-        binding,
-      );
-      const result = invoke({ ...channels, request: rounds.request });
-      return isThenable(result)
-        ? (result as Promise<JsonObject>).then(rounds.finish)
-        : rounds.finish(result);
-    };
-    const answers = answersOf(params, ring, binding, sealedElsewhere);
-    return isThenable(answers) ? (answers as Promise<JsonObject>).then(proceed) : proceed(answers);
-  }
-
-  /** Ends what a request may send besides its answer, and shapes the answer for the era. */
-  function finished(
-    result: JsonObject,
-    entry: MethodEntry,
-    era: Era,
-    live: { finish(): void } | undefined,
-  ): JsonObject {
-    live?.finish();
-    return era === "modern" ? stamped(result, entry) : result;
-  }
-
-  /**
-   * The channels of a request that has a use for them (a progress token, a log level, a
-   * client to ask), or undefined: most requests have none and allocate nothing.
-   */
-  function channelsFor(
-    ctx: RequestContext,
-    era: Era,
-    client: ClientView,
-    capabilities: Readonly<JsonObject>,
-  ): { channels: Channels; finish(): void } | undefined {
-    const token = ctx.request.progressToken;
-    const level = era === "modern" ? ctx.request.envelope?.logLevel : ctx.session?.logLevel;
-    const threshold = level !== undefined && "logging" in capabilities
-      ? LEVEL_RANK.get(level)
-      : undefined;
-    const declared = client.clientCapabilities;
-    const outbound = era === "legacy" &&
-        ("sampling" in declared || "elicitation" in declared || "roots" in declared)
-      ? ctx.outlet.outbound
-      : undefined;
-    if (token === undefined && threshold === undefined && outbound === undefined) return undefined;
-
-    let finished = false;
-    const sending = () => !finished && !ctx.controller.signal.aborted;
-    const fallback = era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS;
-
-    // Progress: growing values only, at most one notification per PROGRESS_INTERVAL_MS; a
-    // report in between waits (replacing any older waiting one) and goes out when the
-    // interval is over, or just before the response, so the last value always arrives.
-    let last = -Infinity;
-    let sentAt = -Infinity;
-    let waiting: JsonObject | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const sendProgress = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-      if (waiting === undefined || !sending()) return;
-      ctx.outlet.notify({ jsonrpc: "2.0", method: "notifications/progress", params: waiting });
-      waiting = undefined;
-      sentAt = performance.now();
-    };
-    // Logs: a bucket of LOG_BURST messages that refills at LOG_BURST a second; what does not
-    // fit is counted and told once, before the response.
-    let tokens = LOG_BURST;
-    // Full until the first message (every 2025-era request has a level now: adr/0024).
-    let filledAt = -Infinity;
-    let dropped = 0;
-    const sendLog = (params: JsonObject) =>
-      ctx.outlet.notify({ jsonrpc: "2.0", method: "notifications/message", params });
-
-    const channels: Channels = {
-      progress: token === undefined ? fallback.progress : (progress, total, message) => {
-        // Progress must grow; a report that does not, or is not a number, is dropped.
-        if (!sending() || !(Number.isFinite(progress) && progress > last)) return;
-        last = progress;
-        const params: JsonObject = { progressToken: token, progress };
-        if (typeof total === "number" && Number.isFinite(total)) params.total = total;
-        if (typeof message === "string") params.message = message;
-        waiting = params;
-        const wait = sentAt + PROGRESS_INTERVAL_MS - performance.now();
-        if (wait <= 0) sendProgress();
-        else timer ??= setTimeout(sendProgress, wait);
-      },
-      log: threshold === undefined ? fallback.log : (level: LogLevel, data, logger) => {
-        const rank = LEVEL_RANK.get(level);
-        if (!sending() || rank === undefined || rank < threshold) return;
-        const now = performance.now();
-        tokens = Math.min(LOG_BURST, tokens + (now - filledAt) * LOG_BURST / 1000);
-        filledAt = now;
-        if (tokens < 1) {
-          dropped++;
-          return;
-        }
-        tokens--;
-        const params: JsonObject = { level, data };
-        if (typeof logger === "string") params.logger = logger;
-        sendLog(params);
-      },
-      request: outbound === undefined ? fallback.request : (method, params, _options) => {
-        if (!(CLIENT_CAPABILITY[method] in declared)) {
-          return Promise.reject(new Error(refusal(method)));
-        }
-        return outbound.request(method, params, ctx.controller.signal);
-      },
-      closeStream: () => sending() && (ctx.outlet.closeStream?.() ?? false),
-    };
-    const finish = () => {
-      sendProgress();
-      if (dropped > 0 && sending() && LEVEL_RANK.get("warning")! >= threshold!) {
-        sendLog({
-          level: "warning",
-          logger: "toolshed",
-          data: `toolshed dropped ${dropped} log message(s) of this request: ` +
-            `more than ${LOG_BURST} a second`,
-        });
-      }
-      finished = true;
-    };
-    return { channels, finish };
-  }
-
-  /** What every 2026-07-28 result carries; a resultType the method cannot have is -32603. */
-  function stamped(result: JsonObject, entry: MethodEntry): JsonObject {
-    const type = result.resultType;
-    if (type !== undefined && type !== "complete" && !entry.incomplete?.includes(type as string)) {
-      throw new Error(`the handler answered with resultType ${JSON.stringify(type)}`);
-    }
-    return modernResult(result, entry.cacheable === true, options.listTtlMs);
+    return chain(call);
   }
 
   return {

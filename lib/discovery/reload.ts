@@ -224,7 +224,13 @@ export function watchAndReload(options: {
         const partial = partialOf<readonly Prompt[]>("prompts", parts.prompts.error);
         if (partial) prompts = lastGood(partial.loaded, partial.failed, prompts, (p) => p.name);
       }
-      registry.swap(contentsOf(tools, { resources, templates, prompts }));
+      // Middleware is kept whole while any of its files has a problem: a deny rule must not
+      // go because its file was saved half-written.
+      let middleware = before.middleware;
+      if ("loaded" in parts.middleware) {
+        middleware = parts.middleware.loaded.map((each) => each.middleware);
+      } else partialOf("middleware", parts.middleware.error);
+      registry.swap(contentsOf(tools, { resources, templates, prompts, middleware }));
       if (problems.length > 0) {
         diagnostics.error(
           `Reloaded, but ${[...kept].join("; ")}: ${problems.length} problem(s)\n  ` +

@@ -1,15 +1,17 @@
-// A server directory: up to three folders, tools/, resources/ and prompts/, each optional
-// under the directory and each replaceable by a folder of its own (--tools, --resources,
-// --prompts), which must then exist. Folders named on their own without --dir are all that
-// is served (so `--tools DIR` alone serves what it always did, whatever the working
-// directory holds). All three load at once and every problem is reported together.
+// A server directory: up to three folders of primitives, tools/, resources/ and prompts/, each
+// optional under the directory and each replaceable by a folder of its own (--tools,
+// --resources, --prompts), which must then exist; and middleware/, optional, around every
+// request (adr/0025). Folders named on their own without --dir are all that is served (so
+// `--tools DIR` alone serves what it always did, whatever the working directory holds). All
+// load at once and every problem is reported together.
 import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
 import type { Prompt } from "../primitives/prompts.ts";
 import { DirectoryLoadError } from "./load_error.ts";
 import { type LoadedTools, type LoadOptions, loadTools } from "./tools_dir.ts";
 import { folderOf } from "./folder.ts";
+import type { LoadedMiddleware } from "./middleware_dir.ts";
 
-export type FolderKind = "tools" | "resources" | "prompts";
+export type FolderKind = "tools" | "resources" | "prompts" | "middleware";
 
 /** Where one folder is, and whether it must exist (it was named on its own). */
 export interface Folder {
@@ -25,6 +27,8 @@ export interface LoadedServer {
   readonly resources: readonly Resource[];
   readonly templates: readonly ResourceTemplate[];
   readonly prompts: readonly Prompt[];
+  /** The directory's middleware, in file-name order (empty without a middleware/ folder). */
+  readonly middleware: readonly LoadedMiddleware[];
 }
 
 export interface ServerLoadOptions extends LoadOptions {
@@ -44,7 +48,7 @@ export function serverFolders(
   const alone = given.dir === undefined &&
     KINDS.some((kind) => given[kind] !== undefined);
   const folder = (kind: FolderKind): Folder | undefined => {
-    const named = given[kind];
+    const named = kind === "middleware" ? undefined : given[kind];
     if (named !== undefined) return { location: named, required: true };
     if (alone) return undefined;
     if (given.dir !== undefined) {
@@ -54,13 +58,14 @@ export function serverFolders(
     return { location: base ? new URL(`./${kind}/`, base) : kind, required: false };
   };
   const folders: Partial<Record<FolderKind, Folder>> = {};
-  for (const kind of KINDS) {
+  for (const kind of [...KINDS, "middleware"] as const) {
     const found = folder(kind);
     if (found !== undefined) folders[kind] = found;
   }
   return folders;
 }
 
+/** The kinds of folder that hold what is served (middleware/ serves nothing by itself). */
 const KINDS = ["tools", "resources", "prompts"] as const;
 
 /**
@@ -74,6 +79,7 @@ export interface LoadedParts {
   readonly tools: Part<LoadedTools>;
   readonly resources: Part<{ resources: Resource[]; templates: ResourceTemplate[] }>;
   readonly prompts: Part<Prompt[]>;
+  readonly middleware: Part<LoadedMiddleware[]>;
 }
 
 /** Loads every folder that is there; throws a DirectoryLoadError listing every problem. */
@@ -86,7 +92,13 @@ export async function loadServerDir(
   if (problems.length > 0) throw new DirectoryLoadError(problems);
   const loaded = <T>(part: Part<T>) => (part as { loaded: T }).loaded;
   const { resources, templates } = loaded(parts.resources);
-  return { tools: loaded(parts.tools), resources, templates, prompts: loaded(parts.prompts) };
+  return {
+    tools: loaded(parts.tools),
+    resources,
+    templates,
+    prompts: loaded(parts.prompts),
+    middleware: loaded(parts.middleware),
+  };
 }
 
 /**
@@ -122,7 +134,8 @@ export async function loadServerParts(
     loaded: { resources: [], templates: [] },
   };
   const noPrompts: Part<Prompt[]> = { loaded: [] };
-  const [tools, resources, prompts] = await Promise.all([
+  const middlewareFolder = folders.middleware;
+  const [tools, resources, prompts, middleware] = await Promise.all([
     kinds.has("tools") ? collect(() => loadTools(folders.tools!.location, options)) : noTools,
     kinds.has("resources")
       ? collect(
@@ -145,8 +158,15 @@ export async function loadServerParts(
           }),
       )
       : noPrompts,
+    middlewareFolder !== undefined && await exists(middlewareFolder.location)
+      ? collect(async () =>
+        (await import("./middleware_dir.ts")).loadMiddleware(middlewareFolder.location, {
+          allowOutsideSymlinks: options.allowOutsideSymlinks,
+        })
+      )
+      : { loaded: [] },
   ]);
-  return { tools, resources, prompts };
+  return { tools, resources, prompts, middleware };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Request } from "../wire/extract.ts";
 import type { Era, VersionFeatures } from "../wire/versions.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { Registry, Snapshot } from "../primitives/registry.ts";
-import type { Channels } from "../primitives/types.ts";
+import type { Call, Channels } from "../primitives/types.ts";
 import type { Tasks } from "../tasks/tasks.ts";
 import type { RequestContext } from "./context.ts";
 
@@ -20,21 +20,28 @@ export interface ClientView {
   readonly clientCapabilities: Readonly<JsonObject>;
 }
 
-/** Everything a handler gets for one request. */
-export interface MethodCall {
+/**
+ * Everything a handler gets for one request: the call middleware sees (`method`, `params`,
+ * `id`, the client, `signal`, …), and what the core knows of it besides. Handlers read the
+ * call's `params`, not the request's, so that a middleware may hand them others.
+ */
+export interface MethodCall extends Call {
+  /** The request as the extractor decoded it. */
   readonly request: Request;
   /** The table entry being served. */
   readonly entry: MethodEntry;
   readonly ctx: RequestContext;
   /** Read once when the request started: a reload meanwhile does not change it. */
   readonly snapshot: Snapshot;
-  readonly version: string;
   readonly features: VersionFeatures;
   readonly client: ClientView;
   /** What this server advertises to this request's era, for this snapshot. */
   readonly capabilities: Readonly<JsonObject>;
-  /** progress/log/request for handlers that reach back to the client (see handle.ts). */
-  readonly channels: Channels;
+  /**
+   * progress/log/request for handlers that reach back to the client: set by the built-in
+   * middleware of the chain (core/channels.ts, core/rounds.ts) before the handler runs.
+   */
+  channels: Channels;
   /** Calls `listener` after each swap of the registry's snapshot; returns how to stop. */
   readonly onChange: Registry["onChange"];
   readonly options: MethodOptions;

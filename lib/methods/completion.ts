@@ -14,7 +14,7 @@ import type { MethodCall } from "./call.ts";
  * without a completer gets no values.
  */
 export async function completeMethod(call: MethodCall): Promise<JsonObject> {
-  const { ref, argument, context } = call.request.params;
+  const { ref, argument, context } = call.params;
   if (!isObject(ref)) throw invalidParams("Invalid params: ref must be an object");
   if (!isObject(argument) || typeof argument.name !== "string") {
     throw invalidParams("Invalid params: argument must be an object with a string name");

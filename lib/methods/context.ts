@@ -3,6 +3,7 @@
 // a request allocates no further object for it.
 import type { JsonObject } from "../util/json.ts";
 import type { Request, Response } from "../wire/extract.ts";
+import type { Call } from "../primitives/types.ts";
 import type { Session } from "./session.ts";
 
 export interface RequestContext {
@@ -14,7 +15,19 @@ export interface RequestContext {
   /** Undefined for a stateless request. */
   readonly session: Session | undefined;
   readonly outlet: Outlet;
+  /** Where it came from; one object shared by every request of a connection. */
+  readonly origin: Origin;
 }
+
+/** How a request arrived, as middleware sees it (`Call.transport`, `Call.sessionId`). */
+export interface Origin {
+  readonly transport: Call["transport"];
+  /** The 2025-era HTTP session's id, when the request belongs to one. */
+  readonly sessionId: string | undefined;
+}
+
+/** The origin of requests sent in process (`testServer`, the commands, benches). */
+export const IN_PROCESS: Origin = Object.freeze({ transport: "in-process", sessionId: undefined });
 
 /** The way back to the client besides the response. */
 export interface Outlet {

@@ -7,7 +7,7 @@ export function handlerContextOf(call: MethodCall): HandlerContext {
   const { client, channels } = call;
   return {
     signal: call.ctx.controller.signal,
-    requestId: call.request.id,
+    requestId: call.id,
     protocolVersion: client.protocolVersion,
     clientInfo: client.clientInfo,
     clientCapabilities: client.clientCapabilities,

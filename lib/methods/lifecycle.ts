@@ -17,8 +17,7 @@ import { keptCopy, MAX_KEPT_CAPABILITIES_BYTES, MAX_KEPT_CLIENT_INFO_BYTES } fro
 export const DEFAULT_LOG_LEVEL = "info";
 
 /** `initialize`: negotiates a legacy version and pins the session to it. */
-export function initialize({ request, ctx, capabilities }: MethodCall): JsonObject {
-  const { params } = request;
+export function initialize({ params, ctx, capabilities }: MethodCall): JsonObject {
   const requested = params.protocolVersion;
   if (typeof requested !== "string") {
     throw invalidParams("Invalid params: protocolVersion must be a string");

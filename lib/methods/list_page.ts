@@ -14,10 +14,10 @@ export function listPage<P extends { readonly listing: Readonly<JsonObject> }>(
 ): JsonObject {
   const { items, nextCursor } = page(
     catalog,
-    call.request.params.cursor,
+    call.params.cursor,
     call.options.pageSize,
     (item) => listingFor(item.listing, call.features),
-    call.version,
+    call.protocolVersion,
   );
   return nextCursor === undefined ? { [field]: items } : { [field]: items, nextCursor };
 }

@@ -40,10 +40,10 @@ const LIST_FILTERS = {
 } as const;
 
 export function listenMethod(call: MethodCall): Promise<JsonObject> {
-  const { ctx, request, capabilities } = call;
-  const asked = request.params.notifications ?? {};
+  const { ctx, capabilities } = call;
+  const asked = call.params.notifications ?? {};
   if (!isObject(asked)) throw invalidParams("Invalid params: notifications must be an object");
-  const meta = { [META_SUBSCRIPTION_ID]: request.id };
+  const meta = { [META_SUBSCRIPTION_ID]: call.id };
   // What is honoured: list changes of kinds served, and only when lists can change at all.
   const honoured: JsonObject = {};
   const kinds: ("tools" | "prompts" | "resources")[] = [];

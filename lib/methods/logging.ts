@@ -6,7 +6,7 @@ import { LOG_LEVELS } from "../wire/protocol.ts";
 import type { MethodCall } from "./call.ts";
 
 export function setLevelMethod(call: MethodCall): JsonObject {
-  const { level } = call.request.params;
+  const { level } = call.params;
   if (typeof level !== "string" || !LOG_LEVELS.has(level)) {
     throw invalidParams(
       `Invalid params: level must be one of ${[...LOG_LEVELS].join(", ")}`,

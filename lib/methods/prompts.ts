@@ -16,7 +16,7 @@ export function listPromptsMethod(call: MethodCall): JsonObject {
 
 /** An unknown prompt or arguments that do not suit it are -32602, naming what is wrong. */
 export async function getPromptMethod(call: MethodCall): Promise<JsonObject> {
-  const { name, arguments: given } = call.request.params;
+  const { name, arguments: given } = call.params;
   if (typeof name !== "string") throw invalidParams("Invalid params: name must be a string");
   const prompt = call.snapshot.prompts.byKey.get(name);
   if (prompt === undefined) throw invalidParams(`Unknown prompt: "${name}"`);

@@ -93,14 +93,14 @@ function sessionOf(call: MethodCall): Session {
   if (session === undefined) {
     throw new ProtocolError(
       ErrorCode.InvalidRequest,
-      `Invalid request: ${call.request.method} needs a connection that keeps a session`,
+      `Invalid request: ${call.method} needs a connection that keeps a session`,
     );
   }
   return session;
 }
 
 function uriOf(call: MethodCall): string {
-  const { uri } = call.request.params;
+  const { uri } = call.params;
   if (typeof uri !== "string" || uri === "") {
     throw invalidParams("Invalid params: uri must be a non-empty string");
   }

@@ -24,7 +24,7 @@ export function missingTasksExtension(what: string): ProtocolError {
 
 /** The tasks of the call's server and the task id asked for, once the gate is passed. */
 function taskCall(call: MethodCall): { tasks: Tasks; taskId: string } {
-  const { method, params } = call.request;
+  const { method, params } = call;
   if (!declaresTasks(call.client.clientCapabilities)) throw missingTasksExtension(method);
   const tasks = call.options.tasks;
   if (tasks === undefined) throw invalidParams(`Unknown task: this server runs no tasks`);
@@ -68,7 +68,7 @@ export async function getTaskMethod(call: MethodCall): Promise<JsonObject> {
 
 export async function updateTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
-  const responses = call.request.params.inputResponses;
+  const responses = call.params.inputResponses;
   if (!isObject(responses)) throw invalidParams("Invalid params: inputResponses must be an object");
   if (!await tasks.update(taskId, responses)) throw unknownTask(call, tasks, taskId);
   return {};

@@ -68,7 +68,7 @@ export function callAsTask(
     diagnostics: call.options.diagnostics,
     channels,
     context: {
-      requestId: call.request.id,
+      requestId: call.id,
       protocolVersion: call.client.protocolVersion,
       clientInfo: call.client.clientInfo,
       clientCapabilities: declared,

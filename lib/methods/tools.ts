@@ -15,29 +15,29 @@ import { declaresTasks, missingTasksExtension } from "./tasks.ts";
 import { callAsTask } from "./tool_tasks.ts";
 
 export function listToolsMethod(call: MethodCall): JsonObject {
-  const { features, version } = call;
+  const { features, protocolVersion } = call;
   const { items, nextCursor } = features.era === "modern"
     ? page(
       call.snapshot.tools,
-      call.request.params.cursor,
+      call.params.cursor,
       call.options.pageSize,
       modernTool,
       "modern",
     )
     : page(
       call.snapshot.tools,
-      call.request.params.cursor,
+      call.params.cursor,
       call.options.pageSize,
       (tool) => legacyTool(tool, features),
-      version,
+      protocolVersion,
     );
   return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
 }
 
 /** Starts a `tools/call`, or throws the -32602 its params deserve. */
 export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
-  const { request, client, features } = call;
-  const { name, arguments: given } = request.params;
+  const { client, features } = call;
+  const { name, arguments: given } = call.params;
   const args = given === undefined ? {} : given;
   if (typeof name !== "string") throw invalidParams("Invalid params: name must be a string");
   if (!isObject(args)) throw invalidParams("Invalid params: arguments must be an object");
@@ -71,7 +71,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
     diagnostics: call.options.diagnostics,
     channels: call.channels,
     context: {
-      requestId: request.id,
+      requestId: call.id,
       protocolVersion: client.protocolVersion,
       clientInfo: client.clientInfo,
       clientCapabilities: client.clientCapabilities,

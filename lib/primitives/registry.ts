@@ -5,6 +5,7 @@
 import type { Tool } from "./tools.ts";
 import type { Resource, ResourceTemplate } from "./resources.ts";
 import type { Prompt } from "./prompts.ts";
+import type { Middleware } from "./types.ts";
 
 /** Primitives of one kind, sorted by key (the order lists are paged in), and an index. */
 export interface Catalog<P> {
@@ -23,13 +24,16 @@ export interface Snapshot {
   /** By name (the order of `resources/templates/list`); a read tries them in that order. */
   readonly templates: Catalog<ResourceTemplate>;
   readonly prompts: Catalog<Prompt>;
+  /** The server directory's middleware (`middleware/`), in file-name order, the first outermost. */
+  readonly middleware: readonly Middleware[];
 }
 
-/** Resources, templates and prompts: what a server directory holds besides tools. */
+/** Resources, templates, prompts and middleware: what a server directory holds besides tools. */
 export interface OtherPrimitives {
   readonly resources?: readonly Resource[];
   readonly templates?: readonly ResourceTemplate[];
   readonly prompts?: readonly Prompt[];
+  readonly middleware?: readonly Middleware[];
 }
 
 export interface Registry {
@@ -64,6 +68,7 @@ export function contentsOf(
     resources: catalogOf(others.resources ?? [], (resource) => resource.uri),
     templates: catalogOf(others.templates ?? [], (template) => template.name),
     prompts: catalogOf(others.prompts ?? [], (prompt) => prompt.name),
+    middleware: Object.freeze([...others.middleware ?? []]),
   };
 }
 

@@ -249,3 +249,47 @@ export interface PromptDefinition<Args = Record<string, string>> {
   complete?: Record<string, Completer>;
   get(args: Args, ctx: PromptContext): unknown;
 }
+
+/**
+ * One request as middleware sees it: the method and its params, who asks, over what, and the
+ * signal that says when to stop. The same call the method's handler receives.
+ */
+export interface Call {
+  /** The JSON-RPC method: `tools/call`, `resources/read`, `prompts/get`, `tools/list`, … */
+  readonly method: string;
+  /**
+   * Its params, `_meta` included. To change what the handler receives, pass `next` a copy of
+   * the call with other params: `next({ ...call, params: { ...call.params, … } })`.
+   */
+  readonly params: Readonly<JsonObject>;
+  /** The JSON-RPC id of the request. */
+  readonly id: RequestId;
+  /** The protocol version of this request (2026-07-28) or of its session (2025-era). */
+  readonly protocolVersion: string;
+  /** The client's `Implementation` object, when it sent one. For display and logs only. */
+  readonly clientInfo: JsonObject | undefined;
+  /** The capabilities the client declared (`{}` when none). */
+  readonly clientCapabilities: Readonly<JsonObject>;
+  /** Aborted when the client cancels the request, it times out or the server stops. */
+  readonly signal: AbortSignal;
+  /** How the request arrived: a stdio connection, HTTP, or in process (tests, commands). */
+  readonly transport: "stdio" | "http" | "in-process";
+  /** The 2025-era HTTP session it belongs to (`Mcp-Session-Id`), when there is one. */
+  readonly sessionId: string | undefined;
+}
+
+/**
+ * The rest of the chain for one call: the next middleware, or the method's handler. It gives
+ * the `result` of the JSON-RPC response (a `CallToolResult` for `tools/call`), or throws: an
+ * `McpError` answers with that JSON-RPC error, anything else with -32603.
+ */
+export type CallHandler = (call: Call) => JsonObject | Promise<JsonObject>;
+
+/**
+ * Code around every request: given the rest of the chain, the handler that runs it. A server
+ * directory's `middleware/` folder holds one per file (its default export), run in file-name
+ * order, the first outermost; `createServer({ middleware })` takes a list that runs outside
+ * those. Composed once, so a middleware that returns `next` itself for methods it ignores
+ * costs those methods one call.
+ */
+export type Middleware = (next: CallHandler) => CallHandler;

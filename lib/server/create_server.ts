@@ -25,6 +25,7 @@ import {
   type Registry,
 } from "../primitives/registry.ts";
 import type { Tool } from "../primitives/tools.ts";
+import type { Middleware } from "../primitives/types.ts";
 import {
   type LoadedServer,
   loadServerDir,
@@ -38,6 +39,7 @@ import { createTasks, type Tasks } from "../tasks/tasks.ts";
 import { createMemoryTaskStore } from "../tasks/task_store.ts";
 import { createMemoryBus } from "../tasks/bus.ts";
 import type { MethodTable } from "../methods/call.ts";
+import { IN_PROCESS } from "../methods/context.ts";
 import { type Core, createCore } from "../core/handle.ts";
 import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
 import type { ByteSink } from "../transports/stdio/writer.ts";
@@ -64,7 +66,7 @@ export interface ServerConfig {
   /** Where a compiled binary embeds its folders: served when no `dir` is named. */
   readonly embedded?: URL;
   /** Primitives already loaded, served instead of a directory (tests and benches). */
-  readonly primitives?: OtherPrimitives & { readonly tools?: readonly Tool[] };
+  readonly primitives?: Omit<OtherPrimitives, "middleware"> & { readonly tools?: readonly Tool[] };
 
   /** As `--pass-env`: environment variables executable tools receive. */
   readonly passEnv?: readonly string[];
@@ -103,6 +105,11 @@ export interface ServerConfig {
   /** Secrets that seal requestState, the current one first (TOOLSHED_STATE_KEY and previous). */
   readonly stateKeys?: readonly string[];
 
+  /**
+   * Middleware around every request's handler, the first outermost; the server directory's
+   * `middleware/` runs inside these (adr/0025).
+   */
+  readonly middleware?: readonly Middleware[];
   /** Where the server's own troubles go (a tool's stack, a program's stderr). */
   readonly diagnostics?: Diagnostics;
   /** The methods served (tests that add one); default: every method toolshed serves. */
@@ -216,7 +223,12 @@ function assemble(
   },
 ): Server {
   const { loaded, folders, load, instance, shared } = parts;
-  const registry = createRegistry(contentsOf(loaded.tools.tools, loaded));
+  const registry = createRegistry(
+    contentsOf(loaded.tools.tools, {
+      ...loaded,
+      middleware: loaded.middleware.map((each) => each.middleware),
+    }),
+  );
   if (shared === undefined && config.http) {
     if (config.stateKeys === undefined) {
       diagnostics.error(
@@ -257,6 +269,7 @@ function assemble(
     listChanged,
     listTtlMs: config.listTtlMs ?? (config.watch ? WATCHED_LIST_TTL_MS : undefined),
     methods: config.methods,
+    middleware: config.middleware,
   });
   const degraded = () => shared?.health();
   let lastId = 0;
@@ -323,6 +336,7 @@ function assemble(
           closing: undefined,
           session: undefined,
           outlet: { notify: options.notify ?? (() => {}), outbound: undefined },
+          origin: IN_PROCESS,
         });
       } finally {
         options.signal?.removeEventListener("abort", cancel);
@@ -383,6 +397,7 @@ function loadedOf(primitives: NonNullable<ServerConfig["primitives"]>): LoadedSe
     resources,
     templates,
     prompts,
+    middleware: [],
   };
 }
 

@@ -25,7 +25,7 @@ import type {
 import type { RequestId } from "../../wire/types.ts";
 import { createSlots } from "../../util/slots.ts";
 import { MAX_LONG_LIVED } from "../../connection/in_flight.ts";
-import type { RequestContext } from "../../methods/context.ts";
+import type { Origin, RequestContext } from "../../methods/context.ts";
 import type { Core } from "../../core/handle.ts";
 import type { Outbound } from "../../connection/outbound.ts";
 import { createSession, type Session } from "../../methods/session.ts";
@@ -160,6 +160,8 @@ const SHUTTING_DOWN = "the server is shutting down";
  * end one. A 2026-07-28 client has only POST.
  */
 const ALLOW = "GET, POST, DELETE";
+/** Where a 2026-07-28 request over HTTP comes from (a session has an origin of its own). */
+const HTTP: Origin = Object.freeze({ transport: "http", sessionId: undefined });
 const ALLOW_MODERN = "POST";
 /** The client capabilities that let a 2025-era server send requests to the client. */
 const ASKABLE = ["sampling", "elicitation", "roots"];
@@ -527,6 +529,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       closing: undefined,
       session,
       outlet: { notify() {}, outbound: undefined },
+      origin: HTTP,
     });
     if (session.pin.era !== "legacy") return jsonAnswer(response, 400);
     const opened = sessions.open(session);
@@ -690,6 +693,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       // Aborted when the drain begins: a listen stream then ends with its answer.
       closing: longLived ? closingAll.signal : undefined,
       session: session?.core,
+      origin: session?.origin ?? HTTP,
       outlet: {
         notify: answer.notify,
         // 2026-07-28: the server sends no requests. In a session, they go on this

@@ -15,6 +15,7 @@ import type { EventStream } from "./answer.ts";
 import { createSessionEvents, type EventBudget, type SessionEvents } from "./events.ts";
 import { createOutbound, type Outbound } from "../../connection/outbound.ts";
 import type { Session } from "../../methods/session.ts";
+import type { Origin } from "../../methods/context.ts";
 import type { RequestId } from "../../wire/types.ts";
 
 export const SESSION_ID_HEADER = "Mcp-Session-Id";
@@ -49,6 +50,8 @@ export interface SessionRequest {
 
 export interface HttpSession {
   readonly id: string;
+  /** Where its requests come from, as middleware sees it (`transport`, `sessionId`). */
+  readonly origin: Origin;
   /** The core's view: the era pin `initialize` set, the log level. */
   readonly core: Session;
   /** Requests to the client; each goes on the stream of the request that sent it. */
@@ -186,8 +189,10 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
     open(core) {
       const size = SESSION_BYTES + (core.pin.era === "legacy" ? core.pin.client.keptBytes : 0);
       const requests = new Map<AbortSignal, SessionRequest>();
+      const id = idOf(options.instance);
       const session: HttpSession = {
-        id: idOf(options.instance),
+        id,
+        origin: Object.freeze({ transport: "http", sessionId: id }),
         core,
         // A request the server sends goes on its caller's stream (resumable, if its client
         // left); once the call has answered, on the GET stream; with neither, nowhere.

@@ -10,6 +10,7 @@ import { serialize } from "../../wire/serialize.ts";
 import type { Core } from "../../core/handle.ts";
 import { createInFlight } from "../../connection/in_flight.ts";
 import { createOutbound } from "../../connection/outbound.ts";
+import type { Origin } from "../../methods/context.ts";
 import { createSession } from "../../methods/session.ts";
 import type { Registry } from "../../primitives/registry.ts";
 import { createLineFramer } from "./framing.ts";
@@ -54,6 +55,8 @@ export interface Server {
 }
 
 const READ_CHUNK_BYTES = 64 * 1024;
+/** Where every request of a stdio connection comes from. */
+const STDIO: Origin = Object.freeze({ transport: "stdio", sessionId: undefined });
 
 export function serve(options: ServerOptions): Server {
   const logError = options.diagnostics.error;
@@ -90,6 +93,7 @@ export function serve(options: ServerOptions): Server {
     core: options.core,
     session,
     outlet: { notify: send, outbound },
+    origin: STDIO,
     maxConcurrency: options.maxConcurrency,
     waitingBoundBytes: options.waitingBoundBytes,
     send,
