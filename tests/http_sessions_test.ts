@@ -11,6 +11,10 @@ import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { CreateMessageRequestSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import { createOutbound } from "../lib/connection/outbound.ts";
+import { createConnection } from "../lib/connection/connection.ts";
+import { createSlots } from "../lib/util/slots.ts";
+import type { Core } from "../lib/core/handle.ts";
+import type { Origin } from "../lib/methods/context.ts";
 import {
   createSession,
   MAX_KEPT_CAPABILITIES_BYTES,
@@ -472,6 +476,35 @@ Deno.test("serveHttp() keeps what a 2025-era session counts of its client's capa
 });
 
 /** A 2025-era core session whose `initialize` left it holding `keptBytes`. */
+/** A core whose requests run until aborted: a session with one started has a call in flight. */
+const HANGING: Core = {
+  handle: (ctx) =>
+    new Promise((resolve) =>
+      ctx.controller.signal.addEventListener("abort", () => {
+        resolve({ jsonrpc: "2.0", id: ctx.request.id, result: {} });
+      })
+    ),
+  method: () => undefined,
+  changeNotices: () => [],
+};
+
+/** The session table's engines in these tests: HANGING's. */
+const CONNECT = (session: Session, origin: Origin, send: (message: JsonObject) => void) =>
+  createConnection({ core: HANGING, session, origin, send, slots: createSlots(8) });
+
+/** Starts a call in `session` that runs until aborted; its controller. */
+function startCall(session: HttpSession): AbortController {
+  const request = {
+    kind: "request" as const,
+    id: 1,
+    method: "tools/call",
+    params: {},
+    envelope: undefined,
+    progressToken: undefined,
+  };
+  return session.connection.request(request, { reply() {} }).controller;
+}
+
 function keeping(keptBytes: number): Session {
   const session = createSession();
   session.pin = {
@@ -481,7 +514,7 @@ function keeping(keptBytes: number): Session {
   return session;
 }
 
-Deno.test("createSessionTable() sweeps idle sessions in order of use, never one with a request in flight", () => {
+Deno.test("createSessionTable() sweeps idle sessions in order of use, never one with a request in flight", async () => {
   let clock = 0;
   const table = createSessionTable({
     instance: "t",
@@ -490,12 +523,12 @@ Deno.test("createSessionTable() sweeps idle sessions in order of use, never one 
     maxBytes: 10 * SESSION_BYTES + 1000,
     events: createEventBudget(),
     now: () => clock,
+    connect: CONNECT,
   });
   try {
     const idle = table.open(createSession());
     const busy = table.open(createSession());
-    const controller = new AbortController();
-    busy.requests.set(controller.signal, { id: 1, controller, send: undefined });
+    const controller = startCall(busy);
     clock = 50;
     const recent = table.open(createSession());
     clock = 120;
@@ -506,7 +539,9 @@ Deno.test("createSessionTable() sweeps idle sessions in order of use, never one 
       2,
     ]);
     strictEqual(controller.signal.aborted, false);
-    table.finished(busy, controller.signal);
+    controller.abort("done");
+    await new Promise((resolve) => setTimeout(resolve, 0)); // its answer, a turn later
+    table.finished(busy);
     clock = 300;
     table.sweep();
     strictEqual(table.size, 0);
@@ -532,15 +567,12 @@ Deno.test("createSessionTable() past the cap with every older session busy evict
     maxSessions: 2,
     maxBytes: MAX_SESSION_BYTES,
     events: createEventBudget(),
+    connect: CONNECT,
   });
   const listening = (session: HttpSession) => {
     session.standalone = { send() {}, close() {} } as unknown as EventStream;
   };
-  const calling = (session: HttpSession) => {
-    const controller = new AbortController();
-    session.requests.set(controller.signal, { id: 1, controller, send: undefined });
-    return controller;
-  };
+  const calling = startCall;
   try {
     // Both older sessions hold a GET stream (what an idle 2025-era client does): the least
     // recently used of them goes, and the new one is served.

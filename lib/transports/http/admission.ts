@@ -19,7 +19,9 @@ import {
 } from "../../wire/extract.ts";
 import { MODERN_VERSIONS, VERSIONS } from "../../wire/versions.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
-import { headerMismatch } from "./errors.ts";
+import { errorMessage, headerMismatch } from "./errors.ts";
+import { jsonAnswer } from "./answer.ts";
+import type { HttpStep } from "./exchange.ts";
 import { SESSION_ID_HEADER } from "./sessions.ts";
 import {
   disagreeingHeader,
@@ -153,4 +155,43 @@ function isBlank(body: Uint8Array): boolean {
 
 function refuse(status: number, id: RequestId | undefined, error: RpcError): Admission {
   return { kind: "refused", status, id, error };
+}
+
+/**
+ * The endpoint's step that reads the body as a message, in the order of the validation ladder:
+ * a refusal answers with its status, a notification with 202 (the only core one,
+ * notifications/cancelled, is stdio's: over HTTP a client cancels by closing the stream), and
+ * what is to be dispatched goes on. The body's bytes are given back unless it goes on.
+ */
+export function admissionStep(mirroredOf: MirroredArguments): HttpStep {
+  return (next) => (exchange) => {
+    const body = exchange.body!;
+    const admission = admit(body.bytes, exchange.request.headers, mirroredOf);
+    if (exchange.note) exchange.note.rpcMethod = methodOf(admission);
+    switch (admission.kind) {
+      case "refused":
+        body.release();
+        return jsonAnswer(errorMessage(admission.id, admission.error), admission.status);
+      case "accepted":
+        body.release();
+        return new Response(null, { status: 202 });
+      default:
+        exchange.admission = admission;
+        return next(exchange);
+    }
+  };
+}
+
+/** The JSON-RPC method an admitted message names, for the request log. */
+function methodOf(admission: Admission): string | undefined {
+  switch (admission.kind) {
+    case "dispatch":
+      return admission.request.method;
+    case "accepted":
+      return admission.method;
+    case "legacy":
+      return admission.message.kind === "response" ? "(response)" : admission.message.method;
+    case "refused":
+      return undefined;
+  }
 }

@@ -4,6 +4,9 @@
 // byte by byte without an early exit, so neither the position of the first wrong byte nor
 // the length of the token leaks through timing. A missing or wrong token is 401 with
 // `WWW-Authenticate: Bearer` (RFC 6750 §3), never a hint of which it was in the body.
+import type { HttpStep } from "./exchange.ts";
+import { jsonAnswer } from "./answer.ts";
+import { errorMessage, unauthorized } from "./errors.ts";
 
 /** An RFC 6750 `b64token`, what a token must look like to travel in `Authorization`. */
 export const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -45,4 +48,16 @@ export function challengeOf(outcome: "missing" | "invalid"): string {
   return outcome === "missing"
     ? 'Bearer realm="toolshed"'
     : 'Bearer realm="toolshed", error="invalid_token"';
+}
+
+/** The step after the guard: 401 with a challenge when the token is missing or wrong. */
+export function bearerStep(token: string): HttpStep {
+  const check = createBearerCheck(token);
+  return (next) => async (exchange) => {
+    const outcome = await check(exchange.request.headers);
+    if (outcome === "ok") return next(exchange);
+    return jsonAnswer(errorMessage(undefined, unauthorized()), 401, {
+      "www-authenticate": challengeOf(outcome),
+    });
+  };
 }

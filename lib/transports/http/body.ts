@@ -6,6 +6,11 @@
 // make the server hold more request text than the budget; and a body must arrive within a
 // deadline, so that a client cannot hold a connection and its bytes by sending slowly.
 import { concatBytes } from "../../util/bytes.ts";
+import { messageOf } from "../../util/json.ts";
+import { ErrorCode, internalError, oversizeLine } from "../../wire/errors.ts";
+import { jsonAnswer } from "./answer.ts";
+import { errorMessage } from "./errors.ts";
+import type { HttpStep } from "./exchange.ts";
 
 /**
  * A body that declares at most this many bytes is read in one piece (Deno sizes its buffer
@@ -146,5 +151,71 @@ async function readChunks(
     throw error;
   } finally {
     disarm();
+  }
+}
+
+/**
+ * The endpoint's step that reads the body within the limit, the budget and the deadline: 413,
+ * 503 or 408 when it is not read (the connection then closes once answered: the client may
+ * still be sending), 400 when it cannot be read. Its bytes count until the answer.
+ */
+export function bodyStep(options: {
+  limitBytes: number;
+  budget: BodyBudget;
+  bodyTimeoutMs: number;
+}): HttpStep {
+  const { limitBytes, budget } = options;
+  return (next) => async (exchange) => {
+    const { request, connection } = exchange;
+    let body: Body | Unread;
+    try {
+      body = await readBody(request, limitBytes, budget, connection);
+    } catch (error) {
+      return jsonAnswer(
+        errorMessage(undefined, {
+          code: ErrorCode.ParseError,
+          message: `Parse error: the body could not be read: ${messageOf(error)}`,
+        }),
+        400,
+      );
+    }
+    if (typeof body === "string") {
+      connection.closeWhenAnswered();
+      return unread(body, limitBytes, budget, options.bodyTimeoutMs);
+    }
+    exchange.body = body;
+    try {
+      return await next(exchange);
+    } catch (error) {
+      body.release();
+      throw error;
+    }
+  };
+}
+
+/** The answer to a body that was not read: 413, 503 or 408. */
+function unread(why: Unread, limitBytes: number, budget: BodyBudget, timeoutMs: number): Response {
+  switch (why) {
+    case "too large":
+      return jsonAnswer(errorMessage(undefined, oversizeLine(limitBytes)), 413);
+    case "busy":
+      return jsonAnswer(
+        errorMessage(
+          undefined,
+          internalError(
+            `the server holds ${budget.limit} bytes of requests already; retry shortly`,
+          ),
+        ),
+        503,
+        { "retry-after": "1" },
+      );
+    case "late":
+      return jsonAnswer(
+        errorMessage(undefined, {
+          code: ErrorCode.InvalidRequest,
+          message: `Request Timeout: the body did not arrive within ${timeoutMs} ms`,
+        }),
+        408,
+      );
   }
 }

@@ -5,6 +5,9 @@
 // headers must name this server: a loopback name, the address it is bound to, or a name
 // the operator allowed (--allow-host). Ports are not compared: a name is what a rebinding
 // attack cannot forge.
+import type { HttpStep } from "./exchange.ts";
+import { jsonAnswer } from "./answer.ts";
+import { errorMessage, refused } from "./errors.ts";
 
 /** The names of this machine's loopback, as `URL.hostname` writes them. */
 export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
@@ -79,4 +82,17 @@ function originHostName(origin: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The endpoint's first step: a request whose Host or Origin names none of `allowed` is 403
+ * before anything else reads it (DNS rebinding, HTTP.md §9).
+ */
+export function guardStep(allowed: Iterable<string>): HttpStep {
+  const guard = createHostGuard(allowed);
+  return (next) => (exchange) => {
+    const forbidden = guard(exchange.request.headers);
+    if (forbidden) return jsonAnswer(errorMessage(undefined, refused(forbidden)), 403);
+    return next(exchange);
+  };
 }

@@ -1,10 +1,11 @@
 // 2025-era sessions over Streamable HTTP (adr/0012, "2025-era sessions"). A claim-less
 // `initialize` that succeeds opens one: a random id the client sends back as
-// `Mcp-Session-Id`, the core `Session` its `initialize` pinned (as one stdio connection
-// has), an `Outbound` for the requests the server sends the client, each written on the
-// event stream of the POST whose tool sent it (kept for a resumption if its client left), or,
-// once that call has answered, on the session's standalone GET stream if one is open, and
-// the events its streams sent, for resumption (events.ts).
+// `Mcp-Session-Id`, and a connection engine (connection/connection.ts) over the core `Session`
+// its `initialize` pinned, as one stdio connection has: its requests in flight, the requests
+// the server sends the client (each written on the event stream of the POST whose tool sent
+// it, kept for a resumption if its client left, or, once that call has answered, on the
+// session's standalone GET stream if one is open), and what a reload changed; and the events
+// its streams sent, for resumption (events.ts).
 // Sessions are bounded: one idle for the TTL
 // is forgotten, and past the cap (a count, and the bytes of the `initialize` bodies that
 // made them) the least recently used goes, idle ones first, never the one being opened. One
@@ -13,10 +14,9 @@ import { idOf } from "../../util/instance.ts";
 import type { JsonObject } from "../../util/json.ts";
 import type { EventStream } from "./answer.ts";
 import { createSessionEvents, type EventBudget, type SessionEvents } from "./events.ts";
-import { createOutbound, type Outbound } from "../../connection/outbound.ts";
+import type { Connection } from "../../connection/connection.ts";
 import type { Session } from "../../methods/session.ts";
 import type { Origin } from "../../methods/context.ts";
-import type { RequestId } from "../../wire/types.ts";
 
 export const SESSION_ID_HEADER = "Mcp-Session-Id";
 
@@ -30,23 +30,13 @@ export const MAX_SESSIONS = 10_000;
  */
 export const MAX_SESSION_BYTES = 64 * 1024 * 1024;
 /**
- * What a session costs before its client's capabilities: its entry, its Outbound, its event
- * log, its core Session (~3.8 KB each measured with 10,000 sessions: bench/session_memory.ts).
+ * What a session costs before its client's capabilities: its entry, its connection engine,
+ * its event log, its core Session (~3.8 KB each measured with 10,000 sessions:
+ * bench/session_memory.ts).
  */
 export const SESSION_BYTES = 4 * 1024;
 /** The sweep runs this often at most (more often only for a shorter TTL). */
 const SWEEP_EVERY_MS = 60 * 1000;
-
-/** A request of a session, running or waiting for a slot. */
-export interface SessionRequest {
-  readonly id: RequestId;
-  readonly controller: AbortController;
-  /**
-   * Its answer's event stream; undefined when the client does not accept one. A client that
-   * closes the stream can resume it, so what is sent for the request goes on it regardless.
-   */
-  send: ((message: JsonObject) => void) | undefined;
-}
 
 export interface HttpSession {
   readonly id: string;
@@ -54,10 +44,11 @@ export interface HttpSession {
   readonly origin: Origin;
   /** The core's view: the era pin `initialize` set, the log level. */
   readonly core: Session;
-  /** Requests to the client; each goes on the stream of the request that sent it. */
-  readonly outbound: Outbound;
-  /** The session's requests in flight, by their signals (the key `Outbound` sends with). */
-  readonly requests: Map<AbortSignal, SessionRequest>;
+  /**
+   * Its connection engine: its requests in flight, the requests it sends the client, what a
+   * reload changed (sent on the standalone stream).
+   */
+  readonly connection: Connection;
   /** What it holds, about (SESSION_BYTES and what its `initialize` kept): its weight. */
   readonly bytes: number;
   /** What its event streams sent, kept for a GET with `Last-Event-ID`. */
@@ -80,6 +71,11 @@ export interface SessionTableOptions {
   events: EventBudget;
   /** The clock, in milliseconds; `Date.now` unless a test drives it. */
   now?: () => number;
+  /**
+   * The engine of a new session: `send` takes what belongs to no request (the session's
+   * standalone stream, when one is open).
+   */
+  connect(session: Session, origin: Origin, send: (message: JsonObject) => void): Connection;
 }
 
 export interface SessionTable {
@@ -91,7 +87,7 @@ export interface SessionTable {
   /** The live session with this id, marked used; undefined if unknown, ended or expired. */
   get(id: string): HttpSession | undefined;
   /** A request of the session has finished: it counts as use. */
-  finished(session: HttpSession, signal: AbortSignal): void;
+  finished(session: HttpSession): void;
   /** The session's GET stream has closed (the client left): it counts as use. */
   unlistened(session: HttpSession, stream: EventStream): void;
   /** Ends a session: its requests are aborted, its requests to the client rejected. */
@@ -119,16 +115,11 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
   function remove(session: HttpSession, reason: string, abort = true): void {
     sessions.delete(session.id);
     bytes -= session.bytes;
-    session.outbound.close(reason);
+    session.connection.close(reason, abort);
     const standalone = session.standalone;
     session.standalone = undefined;
     standalone?.close();
     session.events.close();
-    if (abort) {
-      for (const request of session.requests.values()) {
-        request.controller.abort(reason);
-      }
-    }
     if (sessions.size === 0) stopTimer();
   }
 
@@ -146,7 +137,7 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
 
   /** A request in flight or an open GET stream: the client is still there. */
   function busy(session: HttpSession): boolean {
-    return session.requests.size > 0 || session.standalone !== undefined;
+    return session.connection.size() > 0 || session.standalone !== undefined;
   }
 
   function expired(session: HttpSession, at: number): boolean {
@@ -168,7 +159,7 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
     let calling: HttpSession | undefined;
     for (const session of sessions.values()) {
       if (session === newest) continue;
-      if (session.requests.size > 0) calling ??= session;
+      if (session.connection.size() > 0) calling ??= session;
       else if (session.standalone !== undefined) listening ??= session;
       else return session;
     }
@@ -188,18 +179,14 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
   return {
     open(core) {
       const size = SESSION_BYTES + (core.pin.era === "legacy" ? core.pin.client.keptBytes : 0);
-      const requests = new Map<AbortSignal, SessionRequest>();
       const id = idOf(options.instance);
+      const origin: Origin = Object.freeze({ transport: "http", sessionId: id });
       const session: HttpSession = {
         id,
-        origin: Object.freeze({ transport: "http", sessionId: id }),
+        origin,
         core,
-        // A request the server sends goes on its caller's stream (resumable, if its client
-        // left); once the call has answered, on the GET stream; with neither, nowhere.
-        outbound: createOutbound((message, signal) =>
-          (requests.get(signal)?.send ?? session.standalone?.send)?.(message)
-        ),
-        requests,
+        // What belongs to no request goes on the GET stream; without one, nowhere.
+        connection: options.connect(core, origin, (message) => session.standalone?.send(message)),
         bytes: size,
         events: createSessionEvents(options.events),
         lastUsed: now(),
@@ -229,8 +216,7 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
       touch(session);
       return session;
     },
-    finished(session, signal) {
-      session.requests.delete(signal);
+    finished(session) {
       if (sessions.get(session.id) === session) touch(session);
     },
     unlistened(session, stream) {

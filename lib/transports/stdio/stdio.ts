@@ -1,15 +1,17 @@
-// The stdio transport: input bytes -> line framing -> extract -> the request core -> one
-// serialization per message -> the writer. It owns what belongs to one connection: its
-// session (the era pin), its requests in flight, the requests it sends the client, and
-// shutdown. Requests run concurrently; responses leave in the order they finish.
+// The stdio transport: input bytes -> line framing -> extract -> the connection engine (the
+// request core behind it) -> one serialization per message -> the writer. It frames and
+// writes; what belongs to the connection (its session, its requests in flight, the requests it
+// sends the client, change notices) is the engine's (connection/connection.ts). Requests run
+// concurrently; responses leave in the order they finish. Shutdown is stdio's own: clients
+// close stdin, then signal.
 import { messageOf } from "../../util/json.ts";
 import type { JsonObject } from "../../util/json.ts";
 import { oversizeLine, shuttingDown } from "../../wire/errors.ts";
 import { extract } from "../../wire/extract.ts";
 import { serialize } from "../../wire/serialize.ts";
 import type { Core } from "../../core/handle.ts";
-import { createInFlight } from "../../connection/in_flight.ts";
-import { createOutbound } from "../../connection/outbound.ts";
+import { createConnection } from "../../connection/connection.ts";
+import { createSlots } from "../../util/slots.ts";
 import type { Origin } from "../../methods/context.ts";
 import { createSession } from "../../methods/session.ts";
 import type { Registry } from "../../primitives/registry.ts";
@@ -72,8 +74,8 @@ export function serve(options: ServerOptions): Server {
       if (!(error instanceof Deno.errors.BrokenPipe)) {
         logError(`Cannot write to the output: ${messageOf(error)}`);
       }
-      requests.dropWaiting();
-      requests.abortRunning("the output is closed");
+      connection.dropWaiting();
+      connection.abortRunning("the output is closed");
       markOutputClosed();
     },
   });
@@ -82,27 +84,16 @@ export function serve(options: ServerOptions): Server {
     writer.send(serialize(message));
   }
 
-  const outbound = createOutbound(send);
-  const session = createSession();
-  // A reload's changes, as the core says this connection should hear of them.
-  const unwatch = options.registry?.onChange((next, previous) => {
-    if (stopping || outputClosed) return;
-    for (const notice of options.core.changeNotices(previous, next, session)) send(notice);
-  });
-  const requests = createInFlight({
+  const connection = createConnection({
     core: options.core,
-    session,
-    outlet: { notify: send, outbound },
+    session: createSession(),
     origin: STDIO,
-    maxConcurrency: options.maxConcurrency,
-    waitingBoundBytes: options.waitingBoundBytes,
     send,
+    slots: createSlots(options.maxConcurrency),
+    waitingBoundBytes: options.waitingBoundBytes,
+    // A reload's changes, as the core says this connection should hear of them.
+    registry: options.registry,
   });
-
-  function cancel(params: Record<string, unknown>): void {
-    const reason = typeof params.reason === "string" ? params.reason : "cancelled by the client";
-    requests.cancel(params.requestId as RequestId, reason);
-  }
 
   const framer = createLineFramer(options.maxMessageBytes, {
     line(bytes) {
@@ -111,13 +102,13 @@ export function serve(options: ServerOptions): Server {
         case "request":
           // Read after shutdown began (the rest of the last chunk): answered, never dropped.
           if (stopping) return send(errorResponse(message.id, shuttingDown()));
-          return requests.start(message, bytes.length);
-        case "notification":
-          if (message.method === "notifications/cancelled") cancel(message.params);
+          connection.request(message, { bytes: bytes.length });
           return;
+        case "notification":
+          return connection.notification(message);
         case "response":
           // An answer to a request we sent; one that nothing awaits is dropped.
-          outbound.settle(message);
+          connection.response(message);
           return;
         case "rejected":
           return send(errorResponse(message.id, message.error));
@@ -148,7 +139,7 @@ export function serve(options: ServerOptions): Server {
       writer.release();
       // Backpressure: a client that outpaces us waits in the pipe, not in our memory.
       await writer.belowBound();
-      await requests.waitingBelowBound();
+      await connection.waitingBelowBound();
     }
     return "stopped";
   }
@@ -165,23 +156,22 @@ export function serve(options: ServerOptions): Server {
   async function finish(): Promise<void> {
     // Long-lived requests (listen streams) first: asked to close, they answer at once; the
     // grace period is for the calls.
-    const closing = requests.closeLongLived();
+    const closing = connection.closeLongLived();
     if (
       closing && await settlesWithin(closing, options.shutdownGraceMs) === "timed out"
     ) {
       logError("Long-lived requests did not close within the grace period; aborting them");
     }
-    outbound.close("the connection is closing");
     // Timers are set only when there is something to wait for: the first setTimeout of a
     // process costs ~3 ms, which an idle server's exit should not pay.
     if (
-      requests.busy() &&
-      await settlesWithin(requests.idle(), options.shutdownGraceMs) === "timed out"
+      connection.busy() &&
+      await settlesWithin(connection.idle(), options.shutdownGraceMs) === "timed out"
     ) {
       logError("Requests still running after the grace period; aborting them");
       stopNow();
       // Aborted tool calls answer at once with an isError result; wait for those answers.
-      await requests.idle();
+      await connection.idle();
     }
     // A client that stopped reading must not keep the process alive forever.
     if (
@@ -194,8 +184,8 @@ export function serve(options: ServerOptions): Server {
 
   /** Answers the requests that never started and aborts the running ones. */
   function stopNow(): void {
-    requests.answerWaiting(shuttingDown());
-    requests.abortRunning("the server is shutting down");
+    connection.answerWaiting(shuttingDown());
+    connection.abortRunning("the server is shutting down");
   }
 
   /**
@@ -210,6 +200,9 @@ export function serve(options: ServerOptions): Server {
       stopNow();
       return stopping;
     }
+    // What it awaits from the client is rejected at once (its tools answer), and it hears of
+    // no more changes.
+    connection.close("the connection is closing", false);
     stopping = (async () => {
       if (reason !== "end of input" && reason !== "the output is closed") {
         logError(`Shutting down: ${reason}`);
@@ -228,7 +221,7 @@ export function serve(options: ServerOptions): Server {
       if (outputClosed) return shutdown("the output is closed");
       if (why === "end of input") return shutdown("end of input");
       return stopping ?? shutdown("end of input");
-    }).finally(() => unwatch?.());
+    }).finally(() => connection.close("the connection is closed", false));
   return { done, shutdown };
 }
 

@@ -1,0 +1,31 @@
+// What the steps of the MCP endpoint pass along (adr/0025): the HTTP request, the connection it
+// arrived on, and what earlier steps learnt of it. Each step is a wrap of the one after it,
+// composed once; the last is the dispatch to the connection engine.
+import type { Wrap } from "../../util/compose.ts";
+import type { Admission } from "./admission.ts";
+import type { Body } from "./body.ts";
+import type { Connection } from "./listener.ts";
+
+export interface Exchange {
+  readonly request: Request;
+  /** The connection it arrived on (a stand-in that can close nothing when embedded). */
+  readonly connection: Connection;
+  /** What the request log learns on the way (`--log-requests`); undefined when not logging. */
+  readonly note: RequestNote | undefined;
+  /** The body, once the body step has read it (its bytes count until `release`). */
+  body?: Body;
+  /** What the body is, once the admission step has read it. */
+  admission?: Admission;
+}
+
+/** What the request log learns about a request on its way through (`--log-requests`). */
+export interface RequestNote {
+  /** The JSON-RPC method of the message, once it is read. */
+  rpcMethod?: string;
+}
+
+/** Answers an exchange: a route, or the rest of the endpoint's steps. */
+export type HttpHandler = (exchange: Exchange) => Response | Promise<Response>;
+
+/** One step of the endpoint: given the rest, the handler that runs it. */
+export type HttpStep = Wrap<Exchange, Response | Promise<Response>>;

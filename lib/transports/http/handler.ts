@@ -1,0 +1,218 @@
+// Streamable HTTP as a web-standard handler (adr/0012, adr/0025): a route table (the MCP
+// endpoint, /healthz, /readyz) and the endpoint's steps, in order: the Host/Origin guard, the
+// bearer token (when one is set), the HTTP method and media type, the body, the validation
+// ladder, and the dispatch to the connection engines. The listener (server.ts) hands it each
+// request with the connection it came on; embedded in someone else's server (`fetch`), it
+// gets a stand-in connection that can close nothing. A new step (an authentication scheme, a
+// span per request) is a file of this folder and one line in `steps` below; a step may add
+// routes of its own.
+import { messageOf } from "../../util/json.ts";
+import { compose } from "../../util/compose.ts";
+import type { Diagnostics } from "../../util/diagnostics.ts";
+import { internalError } from "../../wire/errors.ts";
+import { admissionStep, type MirroredArguments } from "./admission.ts";
+import { jsonAnswer } from "./answer.ts";
+import { bearerStep } from "./auth.ts";
+import { bodyStep } from "./body.ts";
+import { createDispatch } from "./dispatch.ts";
+import { createEndpoint, type Endpoint, type EndpointOptions } from "./endpoint.ts";
+import { errorMessage } from "./errors.ts";
+import type { Exchange, HttpHandler, HttpStep, RequestNote } from "./exchange.ts";
+import { guardStep, hostNameOf, LOOPBACK_NAMES } from "./guard.ts";
+import { BODY_TIMEOUT_MS, type Connection } from "./listener.ts";
+import { methodAndTypeStep } from "./method_and_type.ts";
+import { createSessionStreams } from "./streams.ts";
+
+/** The MCP endpoint's path unless told otherwise. */
+export const MCP_PATH = "/mcp";
+
+export interface McpHttpOptions extends EndpointOptions {
+  /** Names allowed in Host and Origin besides the loopback names (and `boundNames`). */
+  readonly allowedHosts: readonly string[];
+  /** The names of the address the server is bound to, as Host headers carry them. */
+  readonly boundNames?: readonly string[];
+  /** When set, every request to the endpoint must carry `Authorization: Bearer <token>`. */
+  readonly bearerToken?: string;
+  /** One line per HTTP request through the diagnostics (`--log-requests`). */
+  readonly logRequests?: boolean;
+  /** A request body must arrive within this long of its headers (default 30 s). */
+  readonly bodyTimeoutMs?: number;
+  /** Where the endpoint is served (default /mcp). */
+  readonly path?: string;
+  /**
+   * What this instance cannot do now while staying ready (Redis unreachable: adr/0022), a
+   * sentence /readyz adds to its 200; undefined when nothing.
+   */
+  readonly degraded?: () => string | undefined;
+}
+
+export interface McpHttp {
+  /** The endpoint's path (`/mcp`). */
+  readonly path: string;
+  /** What the steps share: the engines, the sessions, the drain. */
+  readonly endpoint: Endpoint;
+  /** The routes by path: the endpoint's, the probes, and what else is added. */
+  readonly routes: RouteTable;
+  /** Answers one request that arrived on `connection` (the listener's). */
+  handle(
+    request: Request,
+    connection: Connection,
+    info?: Deno.ServeHandlerInfo,
+  ): Response | Promise<Response>;
+  /**
+   * Answers one request as a web-standard handler, for a server of someone else's (Deno.serve,
+   * Hono): its connection is theirs, so a body that arrives too late gets 408 but nothing
+   * closes their connection.
+   */
+  fetch(request: Request): Promise<Response>;
+}
+
+/** The routes: paths and their handlers; a step may add its own (a metadata document). */
+export type RouteTable = Map<string, HttpHandler>;
+
+const TEXT = { "content-type": "text/plain; charset=utf-8" };
+
+export function createMcpHttp(options: McpHttpOptions): McpHttp {
+  const { diagnostics } = options;
+  const path = options.path ?? MCP_PATH;
+  const endpoint = createEndpoint(options);
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+  const mirroredOf: MirroredArguments = (tool) =>
+    options.registry.current().tools.byKey.get(tool)?.headerParams;
+  const routes: RouteTable = new Map();
+  // The endpoint's steps, in order; the dispatch to the engines is the last.
+  const steps: HttpStep[] = [
+    guardStep([
+      ...LOOPBACK_NAMES,
+      ...options.boundNames ?? [],
+      ...options.allowedHosts.map((name) => hostNameOf(name) ?? name),
+    ]),
+    ...(options.bearerToken === undefined ? [] : [bearerStep(options.bearerToken)]),
+    methodAndTypeStep(createSessionStreams(endpoint)),
+    bodyStep({ limitBytes: options.maxMessageBytes, budget: endpoint.bodies, bodyTimeoutMs }),
+    admissionStep(mirroredOf),
+  ];
+  routes.set(path, compose(steps, createDispatch(endpoint)));
+  routes.set("/healthz", probe(() => [200, "ok"]));
+  routes.set("/readyz", probe(() => [endpoint.draining ? 503 : 200, readiness()]));
+
+  /** The readiness probe's text: `ready (2 running, 1 waiting)`, and what is degraded. */
+  function readiness(): string {
+    const degraded = options.degraded?.();
+    const state = `${endpoint.draining ? "draining" : "ready"} (${endpoint.load()})`;
+    return degraded === undefined ? state : `${state}; ${degraded}`;
+  }
+
+  function route(exchange: Exchange): Response | Promise<Response> {
+    const pathname = pathnameOf(exchange.request.url);
+    if (pathname === undefined) {
+      // Deno takes the URL from the Host header: one it cannot parse is the client's
+      // mistake, answered before the guard, and what it said is not echoed anywhere.
+      return new Response("Bad Request: the Host header is not a valid host\n", {
+        status: 400,
+        headers: TEXT,
+      });
+    }
+    const handler = routes.get(pathname);
+    if (handler !== undefined) return handler(exchange);
+    return new Response(`Not found: MCP is served on ${path}\n`, { status: 404, headers: TEXT });
+  }
+
+  /** `route`, then one line on the diagnostics once the answer is sent or abandoned. */
+  async function logged(
+    request: Request,
+    connection: Connection,
+    info: Deno.ServeHandlerInfo | undefined,
+  ): Promise<Response> {
+    const started = performance.now();
+    const note: RequestNote = {};
+    const response = await route({ request, connection, note });
+    const log = () => {
+      const ms = (performance.now() - started).toFixed(1);
+      diagnostics.error(
+        `${request.method} ${pathnameOf(request.url)} ${response.status} ${
+          note.rpcMethod ?? "-"
+        } ${ms} ms`,
+      );
+    };
+    if (info) info.completed.then(log, log);
+    else log();
+    return response;
+  }
+
+  const handle = options.logRequests
+    ? logged
+    : (request: Request, connection: Connection) => route({ request, connection, note: undefined });
+  const embedded = embeddedConnection(bodyTimeoutMs);
+  return {
+    path,
+    endpoint,
+    routes,
+    handle,
+    async fetch(request) {
+      try {
+        return await handle(request, embedded, undefined);
+      } catch (error) {
+        return failed(diagnostics, error);
+      }
+    },
+  };
+}
+
+/** The answer to a request whose handling threw: a fault of the server's, 500. */
+export function failed(diagnostics: Diagnostics, error: unknown): Response {
+  diagnostics.error("An HTTP request failed", error);
+  return jsonAnswer(errorMessage(undefined, internalError(messageOf(error))), 500);
+}
+
+/** A probe answers GET and HEAD with one line of text. */
+function probe(state: () => [number, string]): HttpHandler {
+  return ({ request }) => {
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return new Response("Method not allowed: use GET\n", {
+        status: 405,
+        headers: { ...TEXT, allow: "GET, HEAD" },
+      });
+    }
+    const [status, text] = state();
+    return new Response(`${text}\n`, { status, headers: TEXT });
+  };
+}
+
+/**
+ * The connection of a request served inside someone else's server: it can close nothing
+ * (their server owns it), and a large body that is late ends its read (408) on a timer.
+ */
+function embeddedConnection(bodyTimeoutMs: number): Connection {
+  return {
+    close() {},
+    closeWhenAnswered() {},
+    bodyDeadline(expire) {
+      const timer = setTimeout(expire, bodyTimeoutMs);
+      return () => clearTimeout(timer);
+    },
+    readingStarted() {},
+    readingEnded() {},
+  };
+}
+
+/** Request URLs whose path is remembered; past it the memory starts over. */
+const REMEMBERED_URLS = 64;
+const pathnames = new Map<string, string>();
+
+/**
+ * The path of a request's URL, as `new URL(url).pathname` reads it; undefined for a URL that
+ * does not parse (Deno builds it from the Host header). Clients send the same few URLs on every
+ * request, so each one's path is kept, in a bounded map, rather than a URL object parsed and
+ * dropped per request (bench:http).
+ */
+export function pathnameOf(url: string): string | undefined {
+  let pathname = pathnames.get(url);
+  if (pathname === undefined) {
+    if (!URL.canParse(url)) return undefined;
+    pathname = new URL(url).pathname;
+    if (pathnames.size >= REMEMBERED_URLS) pathnames.clear();
+    pathnames.set(url, pathname);
+  }
+  return pathname;
+}

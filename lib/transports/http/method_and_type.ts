@@ -1,0 +1,54 @@
+// The endpoint's step for the HTTP method and the media type (adr/0025): POST carries a
+// message and goes on, as JSON (415 otherwise); GET opens or resumes a 2025-era session's
+// stream and DELETE ends a session (streams.ts); a 2026-07-28 client has only POST, so its GET
+// is 405; any other method is 405 with the methods there are.
+import { jsonAnswer } from "./answer.ts";
+import { errorMessage, refused } from "./errors.ts";
+import type { HttpStep } from "./exchange.ts";
+import { hasModernHeader } from "./admission.ts";
+import { isJsonContentType } from "./headers.ts";
+import type { SessionStreams } from "./streams.ts";
+
+/** The methods the endpoint takes, and those a 2026-07-28 client has. */
+const ALLOW = "GET, POST, DELETE";
+const ALLOW_MODERN = "POST";
+
+export function methodAndTypeStep(streams: SessionStreams): HttpStep {
+  return (next) => (exchange) => {
+    const { request } = exchange;
+    if (request.method === "DELETE") return streams.end(exchange);
+    if (request.method === "GET" && hasModernHeader(request.headers)) {
+      return jsonAnswer(
+        errorMessage(
+          undefined,
+          refused("Method not allowed: GET (2026-07-28 has no GET stream; POST each message)"),
+        ),
+        405,
+        { allow: ALLOW_MODERN },
+      );
+    }
+    if (request.method === "GET") return streams.open(exchange);
+    if (request.method !== "POST") {
+      return jsonAnswer(
+        errorMessage(
+          undefined,
+          refused(
+            `Method not allowed: ${request.method} (this endpoint takes GET, POST and DELETE)`,
+          ),
+        ),
+        405,
+        { allow: ALLOW },
+      );
+    }
+    if (!isJsonContentType(request.headers.get("content-type"))) {
+      return jsonAnswer(
+        errorMessage(
+          undefined,
+          refused("Unsupported Media Type: Content-Type must be application/json"),
+        ),
+        415,
+      );
+    }
+    return next(exchange);
+  };
+}

@@ -1,0 +1,114 @@
+// A 2025-era session's streams outside any POST (adr/0012): GET opens the session's standalone
+// event stream, for what the server sends outside any call (never a response), or, with
+// `Last-Event-ID`, resumes the stream that event belongs to; DELETE ends the session.
+import { shuttingDown } from "../../wire/errors.ts";
+import type { Endpoint } from "./endpoint.ts";
+import { negotiatedVersion, primes } from "./endpoint.ts";
+import { type EventStream, jsonAnswer, openEventStream, resumeEventStream } from "./answer.ts";
+import {
+  cannotResume,
+  errorMessage,
+  notAcceptable,
+  sessionRequired,
+  sessionVersionMismatch,
+  streamConflict,
+} from "./errors.ts";
+import type { Exchange } from "./exchange.ts";
+import { acceptsEventStream, PROTOCOL_VERSION_HEADER } from "./headers.ts";
+import { type HttpSession, SESSION_ID_HEADER } from "./sessions.ts";
+import type { Connection } from "./listener.ts";
+import { closingWith } from "./unsent.ts";
+
+export interface SessionStreams {
+  /** GET: the session's standalone stream, or a resumed one. */
+  open(exchange: Exchange): Response;
+  /** DELETE: ends the session its `Mcp-Session-Id` names. */
+  end(exchange: Exchange): Response;
+}
+
+export function createSessionStreams(endpoint: Endpoint): SessionStreams {
+  const { sessions, keepAliveMs, unsent } = endpoint;
+
+  /**
+   * One standalone stream per session: a second while it is open gets 409. It lasts until the
+   * client closes it or the session ends.
+   */
+  function open({ request, connection }: Exchange): Response {
+    const { headers } = request;
+    const accept = headers.get("accept");
+    if (accept === null || !acceptsEventStream(accept)) {
+      return jsonAnswer(errorMessage(undefined, notAcceptable()), 406);
+    }
+    if (endpoint.draining) return jsonAnswer(errorMessage(undefined, shuttingDown()), 503);
+    const sessionId = headers.get(SESSION_ID_HEADER);
+    if (sessionId === null) return jsonAnswer(errorMessage(undefined, sessionRequired()), 400);
+    const session = sessions.get(sessionId);
+    if (session === undefined) {
+      return jsonAnswer(errorMessage(undefined, endpoint.missing(sessionId)), 404);
+    }
+    const negotiated = negotiatedVersion(session.core);
+    const claimed = headers.get(PROTOCOL_VERSION_HEADER);
+    if (claimed !== null && negotiated !== undefined && claimed !== negotiated) {
+      return jsonAnswer(
+        errorMessage(undefined, sessionVersionMismatch(claimed, negotiated)),
+        400,
+      );
+    }
+    const lastEventId = headers.get("last-event-id");
+    if (lastEventId !== null) return resume(session, lastEventId, connection);
+    if (session.standalone !== undefined) {
+      return jsonAnswer(errorMessage(undefined, streamConflict()), 409);
+    }
+    const stream = openEventStream(
+      () => sessions.unlistened(session, stream),
+      closingWith(unsent, connection.close),
+      keepAliveMs,
+      { [SESSION_ID_HEADER]: session.id },
+      (sink) => session.events.open(sink, primes(session.core), true),
+    );
+    session.standalone = stream;
+    return stream.response;
+  }
+
+  /**
+   * GET with `Last-Event-ID`: replays what the stream of that event sent after it, then
+   * carries the rest: a call's stream until its response, the GET stream as the session's
+   * standalone stream again (409 while another is open). 400 when the events are not kept.
+   */
+  function resume(session: HttpSession, lastEventId: string, connection: Connection): Response {
+    const target = session.events.streamOf(lastEventId);
+    if (target?.standalone && session.standalone !== undefined) {
+      return jsonAnswer(errorMessage(undefined, streamConflict()), 409);
+    }
+    let standalone: EventStream | undefined;
+    const resumed = resumeEventStream(
+      (sink) => session.events.resume(lastEventId, sink),
+      () => {
+        if (standalone !== undefined) sessions.unlistened(session, standalone);
+      },
+      closingWith(unsent, connection.close),
+      keepAliveMs,
+      { [SESSION_ID_HEADER]: session.id },
+    );
+    if (typeof resumed === "string") {
+      return jsonAnswer(errorMessage(undefined, cannotResume(resumed)), 400);
+    }
+    const { stream, response } = resumed;
+    if (stream.standalone && !stream.ended) {
+      standalone = { response, send: stream.send, close: stream.close };
+      session.standalone = standalone;
+    }
+    return response;
+  }
+
+  function end({ request }: Exchange): Response {
+    const sessionId = request.headers.get(SESSION_ID_HEADER);
+    if (sessionId === null) return jsonAnswer(errorMessage(undefined, sessionRequired()), 400);
+    if (!sessions.end(sessionId, "the client ended the session")) {
+      return jsonAnswer(errorMessage(undefined, endpoint.missing(sessionId)), 404);
+    }
+    return new Response(null, { status: 200 });
+  }
+
+  return { open, end };
+}
