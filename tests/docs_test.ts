@@ -19,6 +19,8 @@ import assert from "node:assert/strict";
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const MARKER = /^<!-- example: (\S+) -->$/;
 const FENCE = /^(`{3,}|~{3,})(.*)$/;
+/** The languages `deno test --doc` runs as snippets. */
+const SCRIPT_LANGS = new Set(["ts", "typescript", "js", "javascript", "tsx", "jsx", "mts", "mjs"]);
 
 /** The Markdown files under `dir` (relative to the root), recursively, that `keep` accepts. */
 async function markdownUnder(dir: string, keep: (path: string) => boolean): Promise<string[]> {
@@ -50,6 +52,8 @@ interface Block {
   line: number;
   /** The info string's first word: `ts`, `sh`, … or "". */
   lang: string;
+  /** The info string's other words (`ignore`). */
+  attributes: string[];
   /** The lines between the fences, each followed by a newline. */
   text: string;
   /** The example file its marker names, if it has one. */
@@ -84,9 +88,11 @@ function blocksOf(page: string): { blocks: Block[]; strayMarkers: number[] } {
         lines[close].trim().replaceAll(fence[0], "") === "")
     ) close++;
     const body = lines.slice(index + 1, close);
+    const [lang = "", ...attributes] = info.trim().split(/[\s,]+/);
     blocks.push({
       line: index + 1,
-      lang: info.trim().split(/\s+/)[0] ?? "",
+      lang,
+      attributes,
       text: body.map((line) => `${line}\n`).join(""),
       example: MARKER.exec(lines.slice(0, index).findLast((line) => line.trim() !== "") ?? "")
         ?.[1],
@@ -113,6 +119,20 @@ async function codeProblems(path: string, page: string): Promise<string[]> {
   }
   for (const block of blocks) {
     const where = `${path}:${block.line}`;
+    const script = SCRIPT_LANGS.has(block.lang);
+    const ignored = block.attributes.includes("ignore");
+    if (block.example !== undefined && script && !ignored) {
+      problems.push(
+        `${where}: fence the example as "${block.lang} ignore": deno test --doc cannot run it, ` +
+          "and the example's own test does",
+      );
+    } else if (block.example === undefined && ignored) {
+      problems.push(
+        `${where}: an "ignore" block is tested by nothing: make it an example file and put ` +
+          "<!-- example: examples/… --> before the fence",
+      );
+      continue;
+    }
     if (block.example !== undefined) {
       if (!block.example.startsWith("examples/")) {
         problems.push(`${where}: "${block.example}" is not a file of an example in examples/`);
@@ -271,7 +291,7 @@ Deno.test("docs: the rule's checks catch a changed example, a bare code block, a
   const file = await Deno.readTextFile(`${ROOT}${example}`);
   const page = [
     `<!-- example: ${example} -->`,
-    "```ts",
+    "```ts ignore",
     file.replace("String(a + b)", "String(a - b)").trimEnd(),
     "```",
     "",
@@ -293,6 +313,15 @@ Deno.test("docs: the rule's checks catch a changed example, a bare code block, a
     "```",
     "",
     "[gone](docs/nowhere.md) [no heading](docs/README.md#nowhere) [out](../../etc/passwd)",
+    "",
+    `<!-- example: ${example} -->`,
+    "```ts",
+    file.trimEnd(),
+    "```",
+    "",
+    "```ts ignore",
+    "const untested = 1;",
+    "```",
   ].join("\n");
   assert.deepEqual(await codeProblems("page.md", page), [
     "page.md:24: the example marker is not followed by a fence",
@@ -301,6 +330,10 @@ Deno.test("docs: the rule's checks catch a changed example, a bare code block, a
     'page.md:15: a "json" block must be an example file: put <!-- example: examples/… --> ' +
     "before the fence (only sh commands and text output go without)",
     "page.md:19: a script to save must be an example file: put it in examples/ and " +
+    "<!-- example: examples/… --> before the fence",
+    'page.md:35: fence the example as "ts ignore": deno test --doc cannot run it, and the ' +
+    "example's own test does",
+    'page.md:48: an "ignore" block is tested by nothing: make it an example file and put ' +
     "<!-- example: examples/… --> before the fence",
   ]);
   assert.deepEqual(await linkProblems("page.md", page), [
