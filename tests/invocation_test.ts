@@ -170,6 +170,29 @@ Deno.test("currentInvocation() reads deno task's facts in a real task run", asyn
   }
 });
 
+Deno.test("currentInvocation() reads nothing it was not granted: a process without permissions is named, and asked nothing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_invocation_" });
+  try {
+    const module = new URL("../lib/commands/invocation.ts", import.meta.url).href;
+    await Deno.writeTextFile(
+      `${dir}/main.ts`,
+      `import { commandLine } from ${JSON.stringify(module)};\nconsole.log(commandLine());\n`,
+    );
+    // --no-prompt: a read of what was not granted would throw here (in a terminal, it would ask).
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-prompt", `${dir}/main.ts`],
+      cwd: dir,
+      stdin: "null",
+    }).output();
+    const text = new TextDecoder();
+    assert.equal(code, 0, text.decode(stderr));
+    // Without read permission the working directory is unknown: the path is shown whole.
+    assert.equal(text.decode(stdout), `deno run -A ${dir}/main.ts\n`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("currentInvocation() describes this process", () => {
   const here = currentInvocation();
   assert.equal(here.standalone, false);

@@ -43,18 +43,32 @@ export function commandLine(invocation: Invocation = currentInvocation()): strin
   return `${deno} run -A ${shellWord(shown(invocation.mainModule, userCwd(invocation)))}`;
 }
 
-/** What this process shows of how it was started. */
+/**
+ * What this process shows of how it was started. A server run with narrow permissions (no
+ * `--allow-env`, `--allow-read` of its tools only) shows less, and is named by what is left:
+ * nothing here reads what it was not granted, so nothing prompts in a terminal.
+ */
 export function currentInvocation(): Invocation {
+  const canRead = (path?: string) => granted({ name: "read", path });
   return {
     standalone: Deno.build.standalone,
-    execPath: Deno.execPath(),
+    execPath: canRead() ? Deno.execPath() : "deno",
     mainModule: Deno.mainModule,
-    cwd: Deno.cwd(),
+    cwd: canRead() ? Deno.cwd() : "/",
     denoVersion: Deno.version.deno,
-    parentArgs: parentArgs(),
-    tasksBesideMain: tasksBeside(Deno.mainModule),
-    env: (name) => Deno.env.get(name),
+    parentArgs: canRead("/proc") ? parentArgs() : undefined,
+    tasksBesideMain: tasksBeside(Deno.mainModule, canRead),
+    env: (name) => granted({ name: "env", variable: name }) ? Deno.env.get(name) : undefined,
   };
+}
+
+/** Whether the process holds a permission already (asking none). */
+function granted(descriptor: Deno.PermissionDescriptor): boolean {
+  try {
+    return Deno.permissions.querySync(descriptor).state === "granted";
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `deno task` started this process. */
@@ -139,9 +153,12 @@ function parentArgs(): string[] | undefined {
 }
 
 /** The task names of the deno.json beside a file: module, or undefined. */
-function tasksBeside(module: string): string[] | undefined {
+function tasksBeside(
+  module: string,
+  canRead: (path: string) => boolean,
+): string[] | undefined {
   const folder = directoryOf(module);
-  if (folder === undefined) return undefined;
+  if (folder === undefined || !canRead(`${folder}deno.json`)) return undefined;
   try {
     const config = JSON.parse(Deno.readTextFileSync(`${folder}deno.json`));
     const tasks = config?.tasks;
