@@ -4,14 +4,14 @@
 // ratio is taken within a round before the median is taken, so machine noise that hits
 // one round hits every contestant in it.
 //
-//   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-readme]
+//   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-docs]
 //
-// Prints the tables, writes bench/results/e2e-latest.json, and with --write-readme puts
-// the tables into README.md between the e2e markers.
+// Prints the tables, writes bench/results/e2e-latest.json, and with --write-docs puts
+// the tables into docs/performance.md between the e2e markers.
 import { parseArgs } from "node:util";
 import type { Contestant } from "./e2e/client.ts";
 import { measureRound, median, type RoundResult, type Workload } from "./e2e/measure.ts";
-import { machine, writeReadme } from "./e2e/report.ts";
+import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const KIB = 1024;
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
     options: {
       rounds: { type: "string", default: "7" },
       quick: { type: "boolean", default: false },
-      "write-readme": { type: "boolean", default: false },
+      "write-docs": { type: "boolean", default: false },
     },
   });
   const rounds = Number(values.rounds);
@@ -147,9 +147,9 @@ async function main(): Promise<void> {
   await Deno.mkdir(`${ROOT}bench/results`, { recursive: true });
   await Deno.writeTextFile(out, JSON.stringify(report, null, 2) + "\n");
   progress(`Wrote ${out}`);
-  if (values["write-readme"]) {
-    await writeReadme(`${ROOT}README.md`, "e2e", tables);
-    progress("Updated the performance section of README.md");
+  if (values["write-docs"]) {
+    await writeDocs(`${ROOT}${PERFORMANCE_PAGE}`, "e2e", tables);
+    progress(`Updated the stdio tables of ${PERFORMANCE_PAGE}`);
   }
 }
 

@@ -11,14 +11,14 @@
 // fails the benchmark). Memory: a fresh toolshed answers 10,000, then 100,000, then 300,000
 // requests in all, and its RSS is read after each.
 //
-//   deno run -A bench/http.ts [--rounds N] [--seconds S] [--quick] [--write-readme]
+//   deno run -A bench/http.ts [--rounds N] [--seconds S] [--quick] [--write-docs]
 //                             [--json PATH]
 import { parseArgs } from "node:util";
 import { median } from "./e2e/measure.ts";
 import { check } from "./http/request.ts";
 import { cpuSeconds, type HttpContestant, rssMb, start } from "./http/server.ts";
 import { removeScript, wrk, type WrkResult } from "./http/wrk.ts";
-import { machine, writeReadme } from "./e2e/report.ts";
+import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const LISTEN = "127.0.0.1:0";
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
       rounds: { type: "string", default: "5" },
       seconds: { type: "string", default: "5" },
       quick: { type: "boolean", default: false },
-      "write-readme": { type: "boolean", default: false },
+      "write-docs": { type: "boolean", default: false },
       json: { type: "string" },
     },
   });
@@ -178,9 +178,9 @@ async function main(): Promise<void> {
     await Deno.writeTextFile(values.json, JSON.stringify(report, null, 2) + "\n");
     progress(`Wrote ${values.json}`);
   }
-  if (values["write-readme"]) {
-    await writeReadme(`${ROOT}README.md`, "http", tables);
-    progress("Updated the HTTP part of the performance section of README.md");
+  if (values["write-docs"]) {
+    await writeDocs(`${ROOT}${PERFORMANCE_PAGE}`, "http", tables);
+    progress(`Updated the HTTP tables of ${PERFORMANCE_PAGE}`);
   }
 }
 

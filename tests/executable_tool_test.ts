@@ -451,12 +451,14 @@ Deno.test("executable tool: with maxPrograms 2, call+cancel loops never keep mor
   await noneLeft(mark);
 });
 
-Deno.test("README: the tools/add.sh example and its sidecar load and add two integers", async () => {
-  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
-  const example = readme.match(
-    /```sh\n(#!\/usr\/bin\/env bash\n# tools\/add\.sh[\s\S]*?)```\n\n```json\n([\s\S]*?)```/,
+Deno.test("docs: the tools/add.sh example and its sidecar load and add two integers", async () => {
+  const page = await Deno.readTextFile(
+    new URL("../docs/authoring/any-language.md", import.meta.url),
   );
-  if (!example) throw new Error("README has no tools/add.sh example with its sidecar");
+  const example = page.match(
+    /```sh\n(#!\/usr\/bin\/env bash\n# tools\/add\.sh[\s\S]*?)```\n\n(?:<!-- example: \S+ -->\n\n)?```json\n([\s\S]*?)```/,
+  );
+  if (!example) throw new Error("docs/authoring/any-language.md has no tools/add.sh example");
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/add.sh`, example[1], { mode: 0o755 });

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { command } from "../lib/commands/new.ts";
 import type { Io } from "../lib/commands/command.ts";
+import { commandLine } from "../lib/commands/invocation.ts";
 import { startInProcess } from "./_in_process.ts";
 
 const MAIN = decodeURIComponent(new URL("../main.ts", import.meta.url).pathname);
@@ -98,42 +99,44 @@ async function onPath(program: string): Promise<boolean> {
 }
 
 Deno.test("new writes each kind in each language, and says what it wrote and what to do next", async () => {
+  // The next command names toolshed as this process runs (tests/invocation_test.ts checks how).
+  const toolshed = commandLine();
   await withTempDir(async (cwd) => {
     const cases: [string[], string][] = [
       [
         ["tool", "greet"],
         "Created srv/tools/greet.ts\n" +
-        "Next: edit it, then try it with: toolshed call greet text=hello --dir srv\n",
+        `Next: edit it, then try it with: ${toolshed} call greet text=hello --dir srv\n`,
       ],
       [
         ["tool", "shout", "--lang", "bash"],
         "Created srv/tools/shout.sh\nCreated srv/tools/shout.json\n" +
-        "Next: edit it, then try it with: toolshed call shout text=hello --dir srv\n",
+        `Next: edit it, then try it with: ${toolshed} call shout text=hello --dir srv\n`,
       ],
       [
         ["tool", "py.tool", "--lang", "python"],
         "Created srv/tools/py.tool.py\nCreated srv/tools/py.tool.json\n" +
-        "Next: edit it, then try it with: toolshed call py.tool text=hello --dir srv\n",
+        `Next: edit it, then try it with: ${toolshed} call py.tool text=hello --dir srv\n`,
       ],
       [
         ["prompt", "explain"],
         "Created srv/prompts/explain.ts\n" +
-        "Next: edit it, then see it listed with: toolshed list --dir srv\n",
+        `Next: edit it, then see it listed with: ${toolshed} list --dir srv\n`,
       ],
       [
         ["prompt", "teach", "--lang", "md"],
         "Created srv/prompts/teach.md\n" +
-        "Next: edit it, then see it listed with: toolshed list --dir srv\n",
+        `Next: edit it, then see it listed with: ${toolshed} list --dir srv\n`,
       ],
       [
         ["resource", "clock"],
         "Created srv/resources/clock.ts\n" +
-        "Next: edit it, then see it listed with: toolshed list --dir srv\n",
+        `Next: edit it, then see it listed with: ${toolshed} list --dir srv\n`,
       ],
       [
         ["resource", "notes", "--lang", "md"],
         "Created srv/resources/notes.md\n" +
-        "Next: edit it, then see it listed with: toolshed list --dir srv\n",
+        `Next: edit it, then see it listed with: ${toolshed} list --dir srv\n`,
       ],
     ];
     for (const [args, expected] of cases) {
@@ -381,8 +384,18 @@ Deno.test("new --help prints the usage on stdout", async () => {
 
 Deno.test("toolshed new in a real process writes a tool that the server then calls", async () => {
   await withTempDir(async (dir) => {
+    // Run as `deno run -A /abs/main.ts` from elsewhere, without what an outer deno task or npx
+    // running this test set: the next command is that same command line.
+    const env = Object.fromEntries(
+      Object.entries(Deno.env.toObject()).filter(([name]) =>
+        !name.startsWith("npm_") && name !== "INIT_CWD"
+      ),
+    );
     const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", MAIN, "new", "tool", "hello", "--dir", dir],
+      cwd: dir,
+      env,
+      clearEnv: true,
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -390,7 +403,7 @@ Deno.test("toolshed new in a real process writes a tool that the server then cal
     assert.deepEqual({ code, stdout: text(stdout), stderr: text(stderr) }, {
       code: 0,
       stdout: `Created ${dir}/tools/hello.ts\n` +
-        `Next: edit it, then try it with: toolshed call hello text=hello --dir ${dir}\n`,
+        `Next: edit it, then try it with: deno run -A ${MAIN} call hello text=hello --dir ${dir}\n`,
       stderr: "",
     });
     const [result] = await ask(dir, [{

@@ -1,7 +1,8 @@
 // The README's five-minute path, command by command, as a newcomer with only Node.js runs it
-// from a clone: scaffold a tool, call it, write Claude Code's configuration, check the
-// directory; then start the server from that configuration as a client does (the official
-// SDK client, with the minimal environment it gives servers) and call the tool.
+// from a clone: scaffold a tool (whose next command is the one the README shows next, as the
+// newcomer types it), call it, write Claude Code's configuration, check the directory; then
+// start the server from that configuration as a client does (the official SDK client, with the
+// minimal environment it gives servers) and call the tool.
 import assert from "node:assert/strict";
 import { Client } from "npm:@modelcontextprotocol/client@2.4.0";
 import { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/stdio";
@@ -49,12 +50,25 @@ Deno.test("README: the five-minute path takes a newcomer from a clone to a clien
       await copy(new URL(part.includes(".") ? part : `${part}/`, REPO), `${clone}/${part}`);
     }
     const outputs: string[] = [];
+    // `npx --yes deno@X task` is this deno (the version was checked above), in the environment
+    // npx gives it (measured: npx sets these, and `deno task` keeps them), without what an outer
+    // deno task or npx running this test set.
+    const env = {
+      ...Object.fromEntries(
+        Object.entries(Deno.env.toObject()).filter(([name]) =>
+          !name.startsWith("npm_") && name !== "INIT_CWD"
+        ),
+      ),
+      npm_lifecycle_event: "npx",
+      npm_command: "exec",
+    };
     for (const args of commands) {
-      // `npx --yes deno@X task` is this deno (the version was checked above).
       const { code, stdout, stderr } = await withHangGuard(
         new Deno.Command(Deno.execPath(), {
           args: ["task", "--quiet", "toolshed", ...args],
           cwd: clone,
+          env,
+          clearEnv: true,
           stdin: "null",
         }).output(),
         `toolshed ${args.join(" ")}`,
@@ -65,6 +79,16 @@ Deno.test("README: the five-minute path takes a newcomer from a clone to a clien
       assert.equal(code, 0, `toolshed ${args.join(" ")}: ${text.decode(stderr)}`);
       outputs.push(text.decode(stdout));
     }
+    // `new` names the next command as the newcomer types it: the README's next line, with the
+    // text it suggests.
+    const [, call] = (await fiveMinutePath()).map((args) => args.join(" "));
+    assert.equal(
+      outputs[0],
+      "Created my-server/tools/hello.ts\n" +
+        `Next: edit it, then try it with: npx --yes deno@${Deno.version.deno} task toolshed ${
+          call.replace("text=world", "text=hello")
+        }\n`,
+    );
     // What the README says `call` prints.
     assert.equal(outputs[1], "hello received: world\n");
 

@@ -1,30 +1,21 @@
 // The README's examples are real: the tool loads and answers, the greeting is what is printed.
+// (Its add.ts is examples/hello/tools/add.ts, which tests/docs_test.ts keeps it equal to; this
+// test loads the block as a reader would copy it.)
 import { deepStrictEqual, match } from "node:assert/strict";
-import { callTool } from "../lib/primitives/tool_call.ts";
-import { loadTools } from "../lib/discovery/tools_dir.ts";
-import { recorder } from "./_diagnostics.ts";
+import { testServer } from "../mod.ts";
 
 Deno.test("README: the tools/add.ts example loads and adds two numbers", async () => {
   const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
-  const example = readme.match(/```ts ignore\n(\/\/ tools\/add\.ts\n[\s\S]*?)```/);
+  const example = readme.match(/```ts(?: ignore)?\n(\/\/ tools\/add\.ts\n[\s\S]*?)```/);
   if (!example) throw new Error("README has no tools/add.ts example");
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/add.ts`, example[1]);
-    const registry = await loadTools(dir, { diagnostics: recorder() });
-    deepStrictEqual(registry.tools.map((tool) => tool.name), ["add"]);
-    const result = await callTool(registry.byName.get("add")!, { a: 2, b: 3 }, {
-      controller: new AbortController(),
-      defaultTimeoutMs: 10_000,
-      diagnostics: recorder(),
-      context: {
-        requestId: 1,
-        protocolVersion: "2026-07-28",
-        clientInfo: undefined,
-        clientCapabilities: {},
-      },
+    const server = await testServer({ tools: dir });
+    deepStrictEqual((await server.list()).map((tool) => tool.name), ["add"]);
+    deepStrictEqual(await server.call("add", { a: 2, b: 3 }), {
+      content: [{ type: "text", text: "5" }],
     });
-    deepStrictEqual(result, { content: [{ type: "text", text: "5" }] });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

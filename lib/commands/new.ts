@@ -5,6 +5,7 @@ import { checkDefinition } from "../primitives/tools.ts";
 import { messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { EXIT, type Io } from "./command.ts";
+import { commandLine, shellWord } from "./invocation.ts";
 import { parseCommandArgs } from "./open_server.ts";
 import {
   FOLDERS,
@@ -121,12 +122,14 @@ async function run(args: string[], io: Io): Promise<number> {
     return EXIT.failed;
   }
   const dirFlag = dirShown === undefined ? "" : ` --dir ${shellWord(dirShown)}`;
+  // The next command as the user types toolshed (deno task toolshed, a binary's path, …).
+  const toolshed = commandLine();
   io.out(
     files.map((file) => `Created ${folderShown}/${file.fileName}\n`).join("") +
       `Next: edit it, then ${
         kind === "tool"
-          ? `try it with: toolshed call ${name} text=hello${dirFlag}`
-          : `see it listed with: toolshed list${dirFlag}`
+          ? `try it with: ${toolshed} call ${name} text=hello${dirFlag}`
+          : `see it listed with: ${toolshed} list${dirFlag}`
       }\n`,
   );
   return EXIT.ok;
@@ -208,9 +211,4 @@ async function writeAll(folder: string, files: readonly ScaffoldFile[]): Promise
 /** `path` made absolute against `cwd`. */
 function absolute(cwd: string, path: string): string {
   return /^([/\\]|[A-Za-z]:[/\\])/.test(path) ? path : `${cwd.replace(/\/+$/, "")}/${path}`;
-}
-
-/** A word a POSIX shell reads as it is: quoted when it holds anything but safe characters. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_.\/:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

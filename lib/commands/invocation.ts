@@ -1,0 +1,174 @@
+// How the person at the terminal runs toolshed, as the command they would type again: a hint
+// that says "toolshed call …" is no use to someone who has a clone and types
+// "deno task toolshed …", or who runs a compiled binary from ./dist. What the process can see:
+// whether it is a compiled binary (and its path), its main module (a file or a URL), the
+// environment `deno task` and `npx` set, and, where the system shows it (Linux's /proc), the
+// command line of the process that started it.
+
+/** What the process shows of how it was started; `currentInvocation()` reads it. */
+export interface Invocation {
+  /** A binary made by `deno compile` (`Deno.build.standalone`). */
+  readonly standalone: boolean;
+  /** The running executable: deno, or the compiled binary itself. */
+  readonly execPath: string;
+  /** The main module's URL: main.ts in a clone, main.ts or the bundle at a URL. */
+  readonly mainModule: string;
+  /** The process's working directory, absolute. */
+  readonly cwd: string;
+  /** The version of deno running, for an `npx --yes deno@VERSION` prefix. */
+  readonly denoVersion: string;
+  /** The parent process's arguments, where the system shows them (Linux), else undefined. */
+  readonly parentArgs: readonly string[] | undefined;
+  /** The names of the tasks in the deno.json beside the main module, if it has one. */
+  readonly tasksBesideMain: readonly string[] | undefined;
+  /** Reads the environment. */
+  env(name: string): string | undefined;
+}
+
+/** The task of toolshed's own deno.json that runs the command line (`deno run -A main.ts`). */
+const CLI_TASK = "toolshed";
+
+/**
+ * The command that runs toolshed as the user runs it, ready to be followed by a subcommand:
+ * `deno task toolshed` (a clone, through its task), `npx --yes deno@2.9.6 task toolshed` (the
+ * same through npx), `deno run -A main.ts` or `deno run -A https://…/main.ts` (run directly),
+ * `./dist/toolshed` or `toolshed` (a compiled binary, by path or on the PATH).
+ */
+export function commandLine(invocation: Invocation = currentInvocation()): string {
+  if (invocation.standalone) return binaryCommand(invocation);
+  const deno = invocation.env("npm_lifecycle_event") === "npx"
+    ? `npx --yes deno@${invocation.denoVersion}`
+    : "deno";
+  if (runsTask(invocation) && taskReaches(invocation)) return `${deno} task ${CLI_TASK}`;
+  return `${deno} run -A ${shellWord(shown(invocation.mainModule, userCwd(invocation)))}`;
+}
+
+/**
+ * What this process shows of how it was started. A server run with narrow permissions (no
+ * `--allow-env`, `--allow-read` of its tools only) shows less, and is named by what is left:
+ * nothing here reads what it was not granted, so nothing prompts in a terminal.
+ */
+export function currentInvocation(): Invocation {
+  const canRead = (path?: string) => granted({ name: "read", path });
+  return {
+    standalone: Deno.build.standalone,
+    execPath: canRead() ? Deno.execPath() : "deno",
+    mainModule: Deno.mainModule,
+    cwd: canRead() ? Deno.cwd() : "/",
+    denoVersion: Deno.version.deno,
+    parentArgs: canRead("/proc") ? parentArgs() : undefined,
+    tasksBesideMain: tasksBeside(Deno.mainModule, canRead),
+    env: (name) => granted({ name: "env", variable: name }) ? Deno.env.get(name) : undefined,
+  };
+}
+
+/** Whether the process holds a permission already (asking none). */
+function granted(descriptor: Deno.PermissionDescriptor): boolean {
+  try {
+    return Deno.permissions.querySync(descriptor).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `deno task` started this process. */
+function runsTask({ parentArgs, env }: Invocation): boolean {
+  if (parentArgs !== undefined) {
+    const [program = "", ...rest] = parentArgs;
+    return /(^|[/\\])deno(\.exe)?$/.test(program) &&
+      rest.find((arg) => !arg.startsWith("-")) === "task";
+  }
+  // Without the parent's command line: `deno task` sets this when nothing else (npm) did.
+  // Through npx it is npm's, and a task cannot be told from a run: a clone's task is assumed.
+  return env("npm_config_user_agent")?.startsWith("deno/") === true ||
+    env("npm_lifecycle_event") === "npx";
+}
+
+/**
+ * Whether `deno task toolshed`, typed where the user is, runs this main module: it is main.ts
+ * of a clone whose deno.json has that task, and the user is in the clone (where deno finds
+ * that deno.json).
+ */
+function taskReaches(invocation: Invocation): boolean {
+  if (!invocation.tasksBesideMain?.includes(CLI_TASK)) return false;
+  const clone = directoryOf(invocation.mainModule);
+  const cwd = withSlash(userCwd(invocation));
+  return clone !== undefined && cwd.startsWith(clone);
+}
+
+/**
+ * Where the user typed the command: `deno task` runs a task in its deno.json's folder and
+ * says in INIT_CWD where it was started.
+ */
+function userCwd(invocation: Invocation): string {
+  return (runsTask(invocation) ? invocation.env("INIT_CWD") : undefined) ?? invocation.cwd;
+}
+
+/** A compiled binary by the name the shell finds it under, else by its path. */
+function binaryCommand({ execPath, cwd, env }: Invocation): string {
+  const slash = execPath.lastIndexOf("/");
+  const folder = execPath.slice(0, slash);
+  const name = execPath.slice(slash + 1);
+  const onPath = (env("PATH") ?? "").split(":").some((entry) =>
+    entry.replace(/\/+$/, "") === folder
+  );
+  if (onPath) return shellWord(name);
+  const inside = relativeTo(execPath, cwd);
+  return shellWord(inside === undefined ? execPath : `./${inside}`);
+}
+
+/** A module URL as a user types it: a file under `cwd` relative to it, else its path; a URL. */
+function shown(module: string, cwd: string): string {
+  if (!module.startsWith("file:")) return module;
+  const path = decodeURIComponent(new URL(module).pathname);
+  return relativeTo(path, cwd) ?? path;
+}
+
+/** `path` relative to `cwd` when it is inside it (but not the root), else undefined. */
+function relativeTo(path: string, cwd: string): string | undefined {
+  const here = withSlash(cwd);
+  return here !== "/" && path.startsWith(here) ? path.slice(here.length) : undefined;
+}
+
+/** The folder of a file: module URL, with a final slash; undefined for other URLs. */
+function directoryOf(module: string): string | undefined {
+  if (!module.startsWith("file:")) return undefined;
+  const path = decodeURIComponent(new URL(module).pathname);
+  return path.slice(0, path.lastIndexOf("/") + 1);
+}
+
+function withSlash(path: string): string {
+  return path.endsWith("/") ? path : `${path}/`;
+}
+
+/** The parent process's arguments from /proc (Linux); undefined where there is none. */
+function parentArgs(): string[] | undefined {
+  try {
+    const args = Deno.readTextFileSync(`/proc/${Deno.ppid}/cmdline`).split("\0");
+    if (args.at(-1) === "") args.pop();
+    return args;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The task names of the deno.json beside a file: module, or undefined. */
+function tasksBeside(
+  module: string,
+  canRead: (path: string) => boolean,
+): string[] | undefined {
+  const folder = directoryOf(module);
+  if (folder === undefined || !canRead(`${folder}deno.json`)) return undefined;
+  try {
+    const config = JSON.parse(Deno.readTextFileSync(`${folder}deno.json`));
+    const tasks = config?.tasks;
+    return typeof tasks === "object" && tasks !== null ? Object.keys(tasks) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A word a POSIX shell reads as it is: quoted when it holds anything but safe characters. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_.\/:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}

@@ -1,0 +1,96 @@
+// Test helper for the example servers in examples/: where they are, `toolshed check` on one, and
+// main.ts run as a process the way each example's README runs it (from the repository's root).
+import assert from "node:assert/strict";
+import { withHangGuard } from "../_server_process.ts";
+
+/** The repository's root, with a final slash. */
+export const ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname);
+
+/** The folder of an example, with a final slash. */
+export function exampleDir(name: string): string {
+  return `${ROOT}examples/${name}/`;
+}
+
+/** What a run of main.ts printed, and its exit code. */
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `deno run -A main.ts ARGS` in the repository's root, as a README's commands run it. */
+export async function toolshed(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const { code, stdout, stderr } = await withHangGuard(
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}main.ts`, ...args],
+      cwd: ROOT,
+      env,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output(),
+    `toolshed ${args.join(" ")}`,
+    // check type-checks: tens of seconds on a loaded machine.
+    120_000,
+  );
+  const text = new TextDecoder();
+  return { code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
+}
+
+/**
+ * `toolshed check --dir examples/NAME` exits 0 with no error and no warning: every file loads,
+ * and its TypeScript type-checks, so what a reader copies from it type-checks too.
+ */
+export async function assertChecks(name: string): Promise<void> {
+  const run = await toolshed(["check", "--dir", `examples/${name}`]);
+  assert.equal(run.code, 0, `toolshed check --dir examples/${name}:\n${run.stdout}${run.stderr}`);
+  assert.match(run.stdout, /^0 errors, 0 warnings in /m, run.stdout);
+}
+
+/** The params' `_meta` of a 2026-07-28 request declaring `capabilities`. */
+export function modernMeta(capabilities: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+  };
+}
+
+/** Where a program is, searching the PATH and the sbin folders Debian puts servers in. */
+export async function which(program: string): Promise<string | undefined> {
+  const folders = [
+    ...(Deno.env.get("PATH") ?? "").split(":"),
+    "/usr/local/sbin",
+    "/usr/sbin",
+    "/sbin",
+  ];
+  for (const folder of folders.filter((each) => each !== "")) {
+    try {
+      const info = await Deno.stat(`${folder}/${program}`);
+      if (info.isFile && (info.mode ?? 0) & 0o111) return `${folder}/${program}`;
+    } catch {
+      // not there
+    }
+  }
+  return undefined;
+}
+
+/** A free loopback port (free when asked; a program then binds it). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  return port;
+}
+
+/** Waits until something accepts connections on the loopback `port`. */
+export async function waitForPort(port: number, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  throw new Error(`${what} never listened on port ${port}`);
+}
