@@ -86,7 +86,8 @@ interface Settings {
 
 /**
  * `# flags:` names, main.ts's where it has one. main.ts takes the token from
- * $TOOLSHED_HTTP_TOKEN, and sets listChanged with --watch.
+ * $TOOLSHED_HTTP_TOKEN, and sets listChanged with --watch (which also shortens the lists'
+ * ttlMs; --list-changed does not).
  */
 const FLAGS: Record<string, (settings: Settings, value: string) => void> = {
   "--bearer-token": (settings, value) => settings.bearerToken = value,
