@@ -400,9 +400,11 @@ function requestFor(exchange: Exchange, host: string, sessions: string[], file: 
       },
     );
   const headers = new Headers(exchange.headers.map(([name, value]) => [name, fill(value)]));
-  // The URL a server builds from the Host header, as Deno's does.
-  const named = headers.get("host");
-  const authority = named !== null && URL.canParse(`http://${named}/`) ? named : host;
+  // Host is in the Request, as a server in process must see it too; and the URL is the one a
+  // server builds from it, as Deno's does.
+  if (!headers.has("host")) headers.set("host", host);
+  const named = headers.get("host")!;
+  const authority = URL.canParse(`http://${named}/`) ? named : host;
   return new Request(`http://${authority}${fill(exchange.path)}`, {
     method: exchange.method,
     headers,
@@ -511,7 +513,10 @@ function rewritten(transcript: Transcript, actual: Actual): string {
 // A client of HTTP/1.1 over TCP: fetch adds headers of its own (Accept, Accept-Encoding,
 // User-Agent …) and will not send others (Host), and a transcript sends exactly its own.
 
-/** Answers `request` from the server on 127.0.0.1:`port`, one connection per request. */
+/**
+ * Answers `request` from the server on 127.0.0.1:`port`, one connection per request: its
+ * headers as they are, with what HTTP/1.1 framing needs besides (Content-Length, Connection).
+ */
 async function loopbackFetch(port: number, request: Request): Promise<Response> {
   const url = new URL(request.url);
   const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
