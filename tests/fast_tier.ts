@@ -1,0 +1,62 @@
+// The fast test tier, for the edit loop: `deno task test:fast` runs every test file but the
+// ones listed here (and the doc tests); `deno task test` runs them all, as CI does.
+//
+// The rule: a test file is listed here when it spends seconds on other processes (deno
+// compile, bundle, publish or check; main.ts instances as its subject; the SDK clients over a
+// process; redis-server) or on volume (randomized differential and bounds tests over tens of
+// thousands to millions of cases). Everything else is fast, and a new test file is fast
+// until it is listed: the core, the transports in process, the stdio and HTTP transcripts,
+// the layers. A file that spawns one cheap process among in-process tests stays fast.
+// Measured with `deno test -A --parallel --reporter=junit` (seconds of each file's tests on
+// 2 cores, issue 23).
+//
+//   deno run -A tests/fast_tier.ts [deno test options …]
+
+/** Test files left out of the fast tier, with the seconds their tests took. */
+export const SLOW_TESTS: readonly string[] = [
+  "tests/redis_faults_test.ts", // 22 s: redis-server stopped, stalled, restarted under main.ts
+  "tests/shared_state_test.ts", // 18 s: main.ts instances sharing redis-server
+  "tests/compile_test.ts", // 15 s: deno compile, deno check
+  "tests/bundle_test.ts", // 14 s: deno bundle, deno publish --dry-run
+  "tests/check_command_test.ts", // 14 s: toolshed check type-checks in a process
+  "tests/fast_validator_test.ts", // 14 s: differential, 10,000s of random schemas and values
+  "tests/http_bounds_test.ts", // 11 s: main.ts --http against stalled and oversized clients
+  "tests/new_command_test.ts", // 10 s: deno check of what toolshed new writes
+  "tests/newcomer_test.ts", // 10 s: the README's path, command by command, in processes
+  "tests/executable_main_test.ts", // 8 s: executable tools through main.ts processes
+  "tests/validation_bounds_test.ts", // 7 s: millions of items against the validator's bounds
+  "tests/deploy_kubernetes_test.ts", // 6 s: main.ts with the manifest's arguments, drained
+  "tests/meta_schema_test.ts", // 6 s: 20,000 schemas per meta-schema draft
+  "tests/main_test.ts", // 4 s: main.ts processes, signals
+  "tests/interop_asking_test.ts", // 3 s: the SDK clients over main.ts processes
+  "tests/interop_test.ts", // 2 s: the SDK clients over main.ts processes
+  "tests/validator_differential_test.ts", // 2 s: 46,000 random values against upstream
+  "tests/interop_primitives_test.ts", // 1 s: the SDK clients over main.ts processes
+  "tests/remote_run_test.ts", // 1 s: main.ts run from a URL in a process
+];
+
+const ROOT = new URL("../", import.meta.url);
+
+if (import.meta.main) {
+  const missing = SLOW_TESTS.filter((file) => {
+    try {
+      return !Deno.statSync(new URL(file, ROOT)).isFile;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length > 0) {
+    // deno-lint-ignore no-console -- the reason the tier does not run
+    console.error(
+      `Cannot run the fast tier: tests/fast_tier.ts lists files that do not exist: ${
+        missing.join(", ")
+      }`,
+    );
+    Deno.exit(2);
+  }
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args: ["test", "-A", "--doc", "--parallel", `--ignore=${SLOW_TESTS.join(",")}`, ...Deno.args],
+    cwd: ROOT,
+  }).spawn().status;
+  Deno.exit(code);
+}
