@@ -565,3 +565,77 @@ export async function testServer(options: TestServerOptions = {}): Promise<TestS
   );
   return helper.testServer(options);
 }
+
+import type { Server, ServerConfig } from "./lib/server/create_server.ts";
+
+/**
+ * What `createServer` takes: the server directory (or its folders), the limits, the
+ * middleware, and with `http`, how `fetch` serves inside a server of one's own.
+ *
+ * @example A configuration for a server mounted in an app on example.com
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ServerConfig } from "./mod.ts";
+ *
+ * const config: ServerConfig = {
+ *   dir: new URL("./", import.meta.url),
+ *   http: { allowedHosts: ["example.com"], path: "/mcp" },
+ *   toolTimeoutMs: 10_000,
+ * };
+ * assert.equal(typeof config.http, "object");
+ * ```
+ */
+export type { EmbeddedHttp, Server, ServerConfig } from "./lib/server/create_server.ts";
+
+/**
+ * Builds the server `toolshed serve` runs, from a server directory, in this process: to mount
+ * it inside a server of one's own (`fetch` answers web-standard requests as the HTTP transport
+ * does), serve it over stdio or HTTP, or send it requests (`request`). A directory with a
+ * problem rejects with every problem listed. Imported only when called, like `testServer`.
+ *
+ * @example Mounted in an app of one's own
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createServer } from "./mod.ts";
+ *
+ * // This repository's own tools/, resources/ and prompts/.
+ * const server = await createServer({ dir: new URL("./", import.meta.url) });
+ * // In an app: Deno.serve((request) =>
+ * //   new URL(request.url).pathname === "/mcp" ? server.fetch(request) : app(request));
+ * const response = await server.fetch(
+ *   new Request("http://localhost/mcp", {
+ *     method: "POST",
+ *     headers: {
+ *       "content-type": "application/json",
+ *       accept: "application/json, text/event-stream",
+ *       "mcp-protocol-version": "2026-07-28",
+ *       "mcp-method": "tools/call",
+ *       "mcp-name": "echo",
+ *     },
+ *     body: JSON.stringify({
+ *       jsonrpc: "2.0",
+ *       id: 1,
+ *       method: "tools/call",
+ *       params: {
+ *         name: "echo",
+ *         arguments: { text: "hi" },
+ *         _meta: {
+ *           "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+ *           "io.modelcontextprotocol/clientCapabilities": {},
+ *         },
+ *       },
+ *     }),
+ *   }),
+ * );
+ * assert.equal(response.status, 200);
+ * assert.deepEqual((await response.json()).result.content, [{ type: "text", text: "hi" }]);
+ * await server.close();
+ * ```
+ */
+export async function createServer(config: ServerConfig = {}): Promise<Server> {
+  // Not a literal specifier, for the reason testServer gives.
+  const composition: typeof import("./lib/server/create_server.ts") = await import(
+    new URL("./lib/server/create_server.ts", import.meta.url).href
+  );
+  return composition.createServer(config);
+}

@@ -46,6 +46,7 @@ import denoConfig from "../deno.json" with { type: "json" };
 import type { Tool } from "../lib/primitives/tools.ts";
 import { recorder } from "./_diagnostics.ts";
 import { serveForTest } from "./_http_server.ts";
+import { serverOf } from "../lib/server/create_server.ts";
 import { loadQuietly, NOT_IN_PROCESS } from "./_in_process.ts";
 import { diffLines, lineMismatch } from "./_line_diff.ts";
 import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";
@@ -128,16 +129,54 @@ function transcriptTools(): Promise<Tool[]> {
 }
 
 /**
- * Starts the server a transcript runs against: serveHttp() in this process on a free loopback
- * port (tests/_http_server.ts), reached over real HTTP/1.1 (loopbackFetch). Only this
- * function knows that: a server that answers web-standard `Request`s in process would return
- * its own `fetch` here, and the files would not change.
+ * How a transcript reaches the server: serveHttp() in this process on a free loopback port,
+ * toolshed's own listener (tests/_http_server.ts); or the server createServer composes,
+ * mounted with its `fetch` inside a `Deno.serve` of the test's own (embedding). Both are
+ * reached over real HTTP/1.1 (loopbackFetch), and must answer alike.
  */
-async function startServer(settings: Settings): Promise<TranscriptServer> {
+type Way = "listener" | "embedded";
+
+/**
+ * Starts the server a transcript runs against. Only this function knows how: a server that
+ * answers web-standard `Request`s some other way would be one more branch here, and the files
+ * would not change.
+ */
+async function startServer(settings: Settings, way: Way): Promise<TranscriptServer> {
   const limits = {
     ...settings.maxMessageBytes === undefined ? {} : { maxMessageBytes: settings.maxMessageBytes },
     ...settings.maxSessions === undefined ? {} : { maxSessions: settings.maxSessions },
   };
+  if (way === "embedded") {
+    const diagnostics = recorder();
+    const server = serverOf({ tools: await transcriptTools() }, {
+      diagnostics,
+      pageSize: 100,
+      toolTimeoutMs: 10_000,
+      maxConcurrency: 8,
+      maxMessageBytes: limits.maxMessageBytes ?? 1 << 20,
+      listChanged: settings.listChanged,
+      instanceName: "transcript",
+      http: {
+        bearerToken: settings.bearerToken,
+        allowedHosts: settings.allowedHosts,
+        maxSessions: limits.maxSessions,
+        keepAliveMs: KEEP_ALIVE_MS,
+      },
+    });
+    const app = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      (request) => server.fetch(request),
+    );
+    return {
+      host: `127.0.0.1:${app.addr.port}`,
+      fetch: (request) => loopbackFetch(app.addr.port, request),
+      log: () => diagnostics.text(),
+      async close() {
+        await withHangGuard(server.close(), "the embedded server's drain");
+        await withHangGuard(app.shutdown(), "the app's server closing");
+      },
+    };
+  }
   const http = serveForTest(
     await transcriptTools(),
     {
@@ -318,9 +357,9 @@ interface OpenBody {
 /** What one file's run saw: the answer lines of each exchange, placeholders in. */
 type Actual = string[][];
 
-async function run(transcript: Transcript): Promise<Actual> {
+async function run(transcript: Transcript, way: Way): Promise<Actual> {
   const { file, exchanges } = transcript;
-  const server = await startServer(transcript.settings);
+  const server = await startServer(transcript.settings, way);
   const open = new Map<string, OpenBody>();
   /** Session ids, in the order the server handed them out. */
   const sessions: string[] = [];
@@ -673,7 +712,7 @@ const files = [...Deno.readDirSync(DIR)].map((entry) => entry.name).filter((name
 for (const file of files) {
   Deno.test(`http transcript ${file.replace(/\.txt$/, "")}`, async () => {
     const transcript = parse(file, await Deno.readTextFile(new URL(file, DIR)));
-    const actual = await run(transcript);
+    const actual = await run(transcript, "listener");
     if (!UPDATE) return;
     const text = rewritten(transcript, actual);
     if (text !== transcript.lines.join("\n")) {
@@ -681,5 +720,15 @@ for (const file of files) {
       // deno-lint-ignore no-console -- says which files update mode changed
       console.log(`updated tests/http_transcripts/${file}`);
     }
+  });
+}
+
+// The same files through createServer's fetch, mounted in a Deno.serve of the test's own: an
+// embedded server answers exactly as toolshed's own listener does (update mode writes from the
+// listener's answers only).
+for (const file of files) {
+  Deno.test(`http transcript ${file.replace(/\.txt$/, "")}, embedded in Deno.serve`, async () => {
+    if (UPDATE) return;
+    await run(parse(file, await Deno.readTextFile(new URL(file, DIR))), "embedded");
   });
 }

@@ -44,6 +44,8 @@ import { type Core, createCore } from "../core/handle.ts";
 import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
 import type { ByteSink } from "../transports/stdio/writer.ts";
 import { type HttpOptions, type HttpServer, serveHttp } from "../transports/http/server.ts";
+import { createMcpHttp, type McpHttp } from "../transports/http/handler.ts";
+import { settlesWithin } from "../util/settles_within.ts";
 import {
   DEFAULTS,
   OUTPUT_BOUND_CHARS,
@@ -58,11 +60,11 @@ export interface ServerConfig {
    * The server directory holding `tools/`, `resources/` and `prompts/` (each optional), as
    * `--dir` takes it: a path or a `file:` URL. Default: the working directory.
    */
-  readonly dir?: string;
+  readonly dir?: string | URL;
   /** A folder served instead of DIR/tools (alone, without `dir`, it is all that is served). */
-  readonly tools?: string;
-  readonly resources?: string;
-  readonly prompts?: string;
+  readonly tools?: string | URL;
+  readonly resources?: string | URL;
+  readonly prompts?: string | URL;
   /** Where a compiled binary embeds its folders: served when no `dir` is named. */
   readonly embedded?: URL;
   /** Primitives already loaded, served instead of a directory (tests and benches). */
@@ -96,9 +98,10 @@ export interface ServerConfig {
   /**
    * The server is reached over HTTP, where instances behind a load balancer share state: ids of
    * sessions and tasks begin with this instance's name (`instanceName`, default random), and what
-   * instances cannot share without Redis or a shared state key is said on the diagnostics.
+   * instances cannot share without Redis or a shared state key is said on the diagnostics. An
+   * object also says how `fetch` serves (embedded in a server of one's own).
    */
-  readonly http?: boolean;
+  readonly http?: boolean | EmbeddedHttp;
   readonly instanceName?: string;
   /** Keep tasks, and the keys of requestState unless `stateKeys` are given, in Redis. */
   readonly redis?: string;
@@ -114,6 +117,31 @@ export interface ServerConfig {
   readonly diagnostics?: Diagnostics;
   /** The methods served (tests that add one); default: every method toolshed serves. */
   readonly methods?: MethodTable;
+}
+
+/** How `fetch` serves Streamable HTTP inside a server of one's own (Deno.serve, Hono). */
+export interface EmbeddedHttp {
+  /**
+   * Host names requests may carry in Host and Origin besides localhost, 127.0.0.1 and [::1]
+   * (the DNS-rebinding guard): the names your server is reached by.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Every request must carry `Authorization: Bearer <token>` (as TOOLSHED_HTTP_TOKEN). */
+  readonly bearerToken?: string;
+  /** Where the MCP endpoint is (default /mcp); other paths answer 404, but /healthz, /readyz. */
+  readonly path?: string;
+  /** One line per request on the diagnostics (as --log-requests). */
+  readonly logRequests?: boolean;
+  /** Live 2025-era sessions (as --max-sessions). */
+  readonly maxSessions?: number;
+  /** Request bytes all requests together may hold (as --max-body-bytes). */
+  readonly maxBodyBytes?: number;
+  /** Answer bytes waiting for clients, all together (as --max-unsent-bytes). */
+  readonly maxUnsentBytes?: number;
+  /** How long a request body may take to arrive (as --body-timeout). */
+  readonly bodyTimeoutMs?: number;
+  /** An event stream idle this long gets a `: keep-alive` comment (default 15 s). */
+  readonly keepAliveMs?: number;
 }
 
 /** What one request sent in process (`request()`) declares, and where its notifications go. */
@@ -159,6 +187,11 @@ export interface Server {
   /** Listens for Streamable HTTP until shut down. */
   serveHttp(listen: HttpListen): HttpServer;
   /**
+   * Answers one web-standard request as the HTTP transport would (the MCP endpoint, the
+   * probes), for mounting inside a server of one's own; configured by `config.http`.
+   */
+  fetch(request: Request): Promise<Response>;
+  /**
    * Sends one 2026-07-28 request through the extractor and the core, as a line from a client
    * would go, and gives its JSON-RPC response (`result` or `error`); never rejects.
    */
@@ -167,7 +200,10 @@ export interface Server {
   reloaded(): Promise<void>;
   /** Lets the tasks running here end within the shutdown grace; the rest are failed. */
   drainTasks(): Promise<void>;
-  /** Stops watching and closes the link to Redis. */
+  /**
+   * Stops watching, drains what `fetch` is serving (new requests get 503; those in flight have
+   * the shutdown grace), and closes the link to Redis.
+   */
   close(): Promise<void>;
 }
 
@@ -182,7 +218,15 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   let loaded: LoadedServer;
   if (config.primitives !== undefined) loaded = loadedOf(config.primitives);
   else {
-    folders = serverFolders(config, config.dir === undefined ? config.embedded : undefined);
+    folders = serverFolders(
+      {
+        dir: pathOf(config.dir),
+        tools: pathOf(config.tools),
+        resources: pathOf(config.resources),
+        prompts: pathOf(config.prompts),
+      },
+      config.dir === undefined ? config.embedded : undefined,
+    );
     loaded = await loadServerDir(folders, load);
   }
   const instance = config.http ? config.instanceName ?? randomInstanceName() : undefined;
@@ -273,6 +317,9 @@ function assemble(
   });
   const degraded = () => shared?.health();
   let lastId = 0;
+  const embedding: EmbeddedHttp = typeof config.http === "object" ? config.http : {};
+  /** What `fetch` serves through, made at its first request. */
+  let embedded: McpHttp | undefined;
 
   return {
     core,
@@ -308,6 +355,20 @@ function assemble(
         core,
         registry,
       }),
+    fetch(request) {
+      embedded ??= createMcpHttp({
+        ...embedding,
+        allowedHosts: embedding.allowedHosts ?? [],
+        core,
+        registry,
+        diagnostics,
+        maxConcurrency,
+        maxMessageBytes,
+        instanceName: instance,
+        degraded,
+      });
+      return embedded.fetch(request);
+    },
     async request(method, params = {}, options = {}) {
       const meta: JsonObject = {
         [META_PROTOCOL_VERSION]: MODERN_VERSIONS[0],
@@ -346,6 +407,14 @@ function assemble(
     drainTasks: () => tasks.drain(shutdownGraceMs),
     async close() {
       reloader?.close();
+      if (embedded !== undefined) {
+        const { endpoint } = embedded;
+        const idle = endpoint.drain();
+        if (await settlesWithin(idle, shutdownGraceMs) === "timed out") {
+          endpoint.abort("the server is shutting down");
+          await idle;
+        }
+      }
       await shared?.close();
     },
   };
@@ -372,6 +441,15 @@ const CONSOLE_DIAGNOSTICS: Diagnostics = {
     return undefined;
   },
 };
+
+/** A folder as serve's flags take it: a path; a `file:` URL is read as one. */
+function pathOf(location: string | URL | undefined): string | undefined {
+  if (!(location instanceof URL)) return location;
+  if (location.protocol !== "file:") {
+    throw new Error(`Cannot serve "${location.href}": give a path or a file: URL`);
+  }
+  return decodeURIComponent(location.pathname);
+}
 
 function loadOptionsOf(config: ServerConfig, diagnostics: Diagnostics): ServerLoadOptions {
   return {

@@ -151,7 +151,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     handle,
     async fetch(request) {
       try {
-        return await handle(request, embedded, undefined);
+        return await handle(withHost(request), embedded, undefined);
       } catch (error) {
         return failed(diagnostics, error);
       }
@@ -177,6 +177,17 @@ function probe(state: () => [number, string]): HttpHandler {
     const [status, text] = state();
     return new Response(`${text}\n`, { status, headers: TEXT });
   };
+}
+
+/**
+ * A request made in code (a test's, Hono's `app.request`) carries no Host header, which every
+ * HTTP/1.1 request has: it is taken from its URL, as a server takes the URL from the header.
+ */
+function withHost(request: Request): Request {
+  if (request.headers.has("host")) return request;
+  const headers = new Headers(request.headers);
+  headers.set("host", new URL(request.url).host);
+  return new Request(request, { headers });
 }
 
 /**
