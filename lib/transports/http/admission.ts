@@ -11,17 +11,14 @@
 // take (server.ts), and its `Mcp-Method` and `Mcp-Name` are never looked at.
 import { META_PROTOCOL_VERSION } from "../../wire/protocol.ts";
 import { ErrorCode, invalidParams, unsupportedVersion } from "../../wire/errors.ts";
-import {
-  extract,
-  type Notification,
-  type Request,
-  type Response as RpcResponse,
-} from "../../wire/extract.ts";
+import { extract, type Request } from "../../wire/extract.ts";
 import { MODERN_VERSIONS, VERSIONS } from "../../wire/versions.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
 import { errorMessage, headerMismatch } from "./errors.ts";
 import { jsonAnswer } from "./answer.ts";
-import type { HttpStep } from "./exchange.ts";
+import type { Admission, HttpStep } from "./exchange.ts";
+
+export type { Admission };
 import { SESSION_ID_HEADER } from "./sessions.ts";
 import {
   disagreeingHeader,
@@ -31,15 +28,6 @@ import {
   paramHeaderProblem,
   PROTOCOL_VERSION_HEADER,
 } from "./headers.ts";
-
-export type Admission =
-  | { kind: "dispatch"; request: Request }
-  /** A notification: 202, no body. */
-  | { kind: "accepted"; method: string }
-  /** 2025-era traffic, for the session its `Mcp-Session-Id` names (or a new one). */
-  | { kind: "legacy"; message: Request | Notification | RpcResponse }
-  /** `id` is undefined when the request's id is unknown (the answer then has none). */
-  | { kind: "refused"; status: number; id: RequestId | undefined; error: RpcError };
 
 /** The arguments a tool mirrors into `Mcp-Param-*` headers; undefined for an unknown tool. */
 export type MirroredArguments = (tool: string) => readonly MirroredArgument[] | undefined;

@@ -10,7 +10,9 @@ import { messageOf } from "../../util/json.ts";
 import { ErrorCode, internalError, oversizeLine } from "../../wire/errors.ts";
 import { jsonAnswer } from "./answer.ts";
 import { errorMessage } from "./errors.ts";
-import type { HttpStep } from "./exchange.ts";
+import type { Body, HttpStep } from "./exchange.ts";
+
+export type { Body };
 
 /**
  * A body that declares at most this many bytes is read in one piece (Deno sizes its buffer
@@ -41,12 +43,6 @@ export function createBodyBudget(limit: number): BodyBudget {
     held: () => held,
     limit,
   };
-}
-
-/** A body read in full; `release` gives its bytes back to the budget (once). */
-export interface Body {
-  readonly bytes: Uint8Array;
-  release(): void;
 }
 
 /**

@@ -2,8 +2,12 @@
 // arrived on, and what earlier steps learnt of it. Each step is a wrap of the one after it,
 // composed once; the last is the dispatch to the connection engine.
 import type { Wrap } from "../../util/compose.ts";
-import type { Admission } from "./admission.ts";
-import type { Body } from "./body.ts";
+import type {
+  Notification,
+  Request as RpcRequest,
+  Response as RpcResponse,
+} from "../../wire/extract.ts";
+import type { RequestId, RpcError } from "../../wire/types.ts";
 import type { Connection } from "./listener.ts";
 
 export interface Exchange {
@@ -17,6 +21,22 @@ export interface Exchange {
   /** What the body is, once the admission step has read it. */
   admission?: Admission;
 }
+
+/** A body read in full; `release` gives its bytes back to the budget (once). */
+export interface Body {
+  readonly bytes: Uint8Array;
+  release(): void;
+}
+
+/** What one POSTed body is, once the validation ladder has read it (admission.ts). */
+export type Admission =
+  | { kind: "dispatch"; request: RpcRequest }
+  /** A notification: 202, no body. */
+  | { kind: "accepted"; method: string }
+  /** 2025-era traffic, for the session its `Mcp-Session-Id` names (or a new one). */
+  | { kind: "legacy"; message: RpcRequest | Notification | RpcResponse }
+  /** `id` is undefined when the request's id is unknown (the answer then has none). */
+  | { kind: "refused"; status: number; id: RequestId | undefined; error: RpcError };
 
 /** What the request log learns about a request on its way through (`--log-requests`). */
 export interface RequestNote {
