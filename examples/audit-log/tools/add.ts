@@ -1,0 +1,10 @@
+// tools/add.ts
+export default {
+  description: "Adds two numbers",
+  inputSchema: {
+    type: "object",
+    properties: { a: { type: "number" }, b: { type: "number" } },
+    required: ["a", "b"],
+  },
+  handler: ({ a, b }: { a: number; b: number }) => String(a + b),
+};
