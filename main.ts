@@ -107,7 +107,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     return await serveOverHttp(server, options, options.http, exit);
   }
   announce(loaded, folders!, "stdio");
-  if (Deno.stdin.isTerminal()) greet(loaded);
+  if (Deno.stdin.isTerminal()) await greet(loaded);
   return await runUntilSignal(
     server.serveStdio({ input: Deno.stdin, output: stdout }),
     exit,
@@ -224,16 +224,19 @@ function announce(loaded: LoadedServer, folders: ServerFolders, over: string): v
 }
 
 /** Tells a person who started the server in a terminal what it is and how to use it. */
-function greet(loaded: LoadedServer): void {
+async function greet(loaded: LoadedServer): Promise<void> {
   const names = [
     ...loaded.tools.tools.map((tool) => tool.name),
     ...loaded.prompts.map((prompt) => prompt.name),
   ];
+  // The command as this person types it (a clone's task, a binary, a URL): only in a terminal.
+  const { commandLine } = await import("./lib/commands/invocation.ts");
+  const toolshed = commandLine();
   logError(
     `${names.length === 0 ? "" : `Names: ${names.join(", ")}\n`}This is an MCP server ` +
-      "speaking JSON-RPC on stdin/stdout: connect a client (toolshed config CLIENT prints its\n" +
-      "configuration), try a tool with toolshed call NAME, or type JSON-RPC lines here. " +
-      "Ctrl+D quits.",
+      "speaking JSON-RPC on stdin/stdout: type JSON-RPC lines here (Ctrl+D quits), or\n" +
+      `  ${toolshed} config CLIENT   prints a client's configuration\n` +
+      `  ${toolshed} call NAME       calls a tool as a client would`,
   );
 }
 

@@ -118,7 +118,12 @@ Deno.test("main.ts started in a terminal says on stderr what it serves and how t
   strictEqual(code, 0, seen);
   match(seen, /^toolshed \S+: serving 7 tools from ".*tools" over stdio\r?\n/);
   match(seen, /Names: csv_to_json, divide, echo, json_query, sha256, wait, word_stats/);
-  match(seen, /This is an MCP server speaking JSON-RPC on stdin\/stdout: connect a client/);
+  match(seen, /This is an MCP server speaking JSON-RPC on stdin\/stdout: type JSON-RPC lines here/);
+  // The commands as this person runs toolshed: here main.ts by its path, run from the test's
+  // working directory (how a task, a binary or a URL are named: tests/invocation_test.ts).
+  const shown = MAIN.startsWith(`${Deno.cwd()}/`) ? MAIN.slice(Deno.cwd().length + 1) : MAIN;
+  match(seen, new RegExp(`\\n {2}deno run -A ${RegExp.escape(shown)} config CLIENT {3}prints`));
+  match(seen, new RegExp(`\\n {2}deno run -A ${RegExp.escape(shown)} call NAME {7}calls`));
 });
 
 Deno.test("main.ts with piped stdin prints its one start-up line and no greeting", async () => {

@@ -61,8 +61,11 @@ Deno.test("README: the terminal greeting of task start is what the server prints
       stdout: "piped",
       stderr: "piped",
     }).output();
+    // Run here outside a task, the server names itself by its path; under `npx … task start`
+    // it names the clone's task as the README shows (lib/commands/invocation.ts, its tests).
     const printed = new TextDecoder().decode(stdout).replaceAll("\r\n", "\n")
-      .replaceAll(`${dir}/`, SHOWN_HOME);
+      .replaceAll(`${dir}/`, SHOWN_HOME)
+      .replaceAll(`deno run -A ${repo}main.ts`, "npx --yes deno@2.9.6 task toolshed");
     deepStrictEqual(code, 0, printed);
     match(printed, /This is an MCP server/);
     deepStrictEqual(printed.trimEnd().split("\n"), greeting);
