@@ -186,7 +186,7 @@ for (
     JSON.parse(text);
   });
   // compileSchema() as the server runs it (the compiled verdict first), and the validator
-  // alone, as it ran before the verdict path (adr/0010, amended).
+  // alone, as it ran before the verdict path (adr/0027).
   for (const [how, fastPath] of [["", true], [", validator alone", false]] as const) {
     const check = compileSchema(shape.schema, { fastPath });
     const run = (value: unknown) => () => {

@@ -1,4 +1,4 @@
-// The channel from a program back to the server (adr/0007, amendment): stderr lines that
+// The channel from a program back to the server (adr/0035): stderr lines that
 // start with `toolshed:` become ctx.progress and ctx.log calls instead of diagnostics. The
 // programs are fixtures in tests/fixtures/exec_tools/, run for real, through real pipes.
 import assert from "node:assert/strict";

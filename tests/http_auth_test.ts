@@ -1,4 +1,4 @@
-// The optional bearer token over HTTP (adr/0012, "Bearer token"): 401 with a challenge when
+// The optional bearer token over HTTP (adr/0033): 401 with a challenge when
 // it is missing or wrong, checked after the Host/Origin guard, probes left open; and the
 // constant-time comparison of digests. In process over loopback with real fetch.
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";

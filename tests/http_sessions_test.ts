@@ -1,4 +1,4 @@
-// 2025-era clients over Streamable HTTP (adr/0012, "2025-era sessions"), in process over
+// 2025-era clients over Streamable HTTP (adr/0030), in process over
 // real loopback sockets with real fetch: `initialize` opening a session, the session id on
 // every later message (400 without, 404 unknown), the version it negotiated, DELETE, the
 // cap and the idle TTL (on a clock the test drives), a tool's sampling request on its

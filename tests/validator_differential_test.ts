@@ -47,7 +47,7 @@ const SCHEMAS: JsonObject[] = [
   },
   { type: "array", prefixItems: [{ type: "string" }], unevaluatedItems: { type: "number" } },
   // unevaluated* beside in-place applicators: only passing branches count (the compiled
-  // verdict mirrors these since adr/0010's last amendment).
+  // verdict mirrors these since adr/0029).
   {
     anyOf: [{ properties: { a: { type: "string" } } }, { properties: { b: { type: "integer" } } }],
     oneOf: [{ required: ["a"] }, { required: ["c"] }],

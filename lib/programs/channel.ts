@@ -1,4 +1,4 @@
-// The channel from a program back to the server (adr/0007, amendment of 2026-11-30): stdout is
+// The channel from a program back to the server (adr/0035): stdout is
 // the program's result, so a line of its stderr that starts with `toolshed:` is a message to the
 // server instead of diagnostics. There are exactly two forms:
 //

@@ -110,7 +110,7 @@ export const UNLOCATED = unlocated(MESSAGE_STEPS);
  * the schema by recursion, and overflowed the stack at 400–600 levels when probed: below a
  * third of that, every value of a schema accepted here gets its verdict and its message.
  * (Checking a schema against its meta-schema with the validator used to overflow at ~190
- * levels, which refused deeper schemas by accident; adr/0010, "start-up cost".)
+ * levels, which refused deeper schemas by accident; adr/0028.)
  */
 export const MAX_NESTING = 128;
 
@@ -204,7 +204,7 @@ export function compileSchema(schema: JsonObject, options: CompileOptions = {}):
   // The verdict is compiled at the first validation, not at start-up: nothing in it may
   // refuse a schema (one it does not mirror gets the validator alone, as would one it
   // failed to compile), and a server lists its tools long before it calls most of them
-  // (adr/0010, "start-up cost").
+  // (adr/0028).
   let verdict: Verdict | undefined | null = null;
   return (value) => {
     if (verdict === null) verdict = verdictOf(schema, draft, lookup, perWeight);
@@ -345,7 +345,7 @@ const metaChecks = new Map<Draft, SchemaCheck>();
  * A schema's check against its draft's meta-schema. The meta-schema's compiled verdict
  * decides (compiled a subschema at a time, as schemas reach it: a tool's schema meets a
  * small part of it); only a schema it refuses goes through the validator, which names
- * what is wrong, on a meta-schema dereferenced for it then (adr/0010, "start-up cost").
+ * what is wrong, on a meta-schema dereferenced for it then (adr/0028).
  */
 function checkMeta(draft: Draft): SchemaCheck {
   let check = metaChecks.get(draft);

@@ -1,5 +1,5 @@
 // A schema's verdict, compiled once into a tree of closures that only says yes or no
-// (adr/0010, "a compiled verdict path"). The vendored validator interprets a schema at every
+// (adr/0027). The vendored validator interprets a schema at every
 // application and builds error records as it goes; most values are valid and need neither.
 // compileSchema() asks this first and runs the full validator only for a "no", so messages
 // come from the same code as before. Verdicts must be the vendored validator's, keyword by

@@ -1,4 +1,4 @@
-// The optional bearer token (adr/0012, "Bearer token"): when the operator sets one, every
+// The optional bearer token (adr/0033): when the operator sets one, every
 // request to /mcp must carry `Authorization: Bearer <token>`. The comparison takes the same
 // time whatever the token sent: both sides are hashed with SHA-256 and the digests compared
 // byte by byte without an early exit, so neither the position of the first wrong byte nor

@@ -253,7 +253,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
         diagnostics.error(
           `A request for a session of instance "${openedBy}" reached this instance ` +
             `("${instance}"): the load balancer must send a session's requests to the instance ` +
-            "that opened it (see the README's Scaling out)",
+            "that opened it (see docs/operating/scaling.md)",
         );
       }
       return sessionNotFound(openedBy);

@@ -1,4 +1,4 @@
-// Resumable event streams for 2025-era sessions (SEP-1699; adr/0012, "Resumption"). Every
+// Resumable event streams for 2025-era sessions (SEP-1699; adr/0034). Every
 // event a session's stream carries gets an id `<stream>_<seq>` and is kept, so that a client
 // whose connection broke can GET the endpoint with `Last-Event-ID` and receive what followed,
 // then the rest as it comes. What is kept is bounded per session and across all sessions:

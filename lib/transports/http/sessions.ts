@@ -1,4 +1,4 @@
-// 2025-era sessions over Streamable HTTP (adr/0012, "2025-era sessions"). A claim-less
+// 2025-era sessions over Streamable HTTP (adr/0030). A claim-less
 // `initialize` that succeeds opens one: a random id the client sends back as
 // `Mcp-Session-Id`, and a connection engine (connection/connection.ts) over the core `Session`
 // its `initialize` pinned, as one stdio connection has: its requests in flight, the requests

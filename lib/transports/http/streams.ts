@@ -1,4 +1,4 @@
-// A 2025-era session's streams outside any POST (adr/0012): GET opens the session's standalone
+// A 2025-era session's streams outside any POST (adr/0030, adr/0034): GET opens the session's standalone
 // event stream, for what the server sends outside any call (never a response), or, with
 // `Last-Event-ID`, resumes the stream that event belongs to; DELETE ends the session.
 import { shuttingDown } from "../../wire/errors.ts";
