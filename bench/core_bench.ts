@@ -1,7 +1,7 @@
 // The request core alone: routing one parsed request to its handler and shaping the result,
 // against calling the tool's handler directly and building the same result by hand.
 import { IN_PROCESS, type RequestContext } from "../lib/methods/context.ts";
-import { serverOf } from "../lib/server/create_server.ts";
+import { serverOf } from "../lib/server/server_of.ts";
 import { createSession } from "../lib/methods/session.ts";
 import { extract, type Request } from "../lib/wire/extract.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";

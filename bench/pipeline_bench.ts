@@ -1,7 +1,7 @@
 // The in-process pipeline, bytes in to bytes out with no I/O: toolshed's serve() against
 // a bare loop doing the least any server must (frame, JSON.parse, JSON.stringify a reply).
 // Each iteration pushes 1,000 pipelined echo calls through and waits for every answer.
-import { serverOf } from "../lib/server/create_server.ts";
+import { serverOf } from "../lib/server/server_of.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
 

@@ -12,7 +12,7 @@
 import { parseArgs } from "../lib/host/args.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import { contentsOf } from "../lib/primitives/registry.ts";
-import { serverOf } from "../lib/server/create_server.ts";
+import { serverOf } from "../lib/server/server_of.ts";
 import { createSession } from "../lib/methods/session.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);

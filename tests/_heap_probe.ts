@@ -3,7 +3,7 @@
 // the heap holds after them must not grow with the number of requests served; RSS, which
 // V8 and the allocator keep after a collection, is reported by load.ts separately.
 //   deno run -A --v8-flags=--expose-gc tests/_heap_probe.ts N...
-import { serverOf } from "../lib/server/create_server.ts";
+import { serverOf } from "../lib/server/server_of.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "./_diagnostics.ts";
 

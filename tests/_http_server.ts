@@ -1,6 +1,6 @@
 // An HTTP server in this process for tests: 127.0.0.1, a free port, the given primitives, test-sized
 // limits and recorded diagnostics; `close()` shuts it down and waits until it has closed.
-import { serverOf } from "../lib/server/create_server.ts";
+import { serverOf } from "../lib/server/server_of.ts";
 import type { OtherPrimitives, Registry } from "../lib/primitives/registry.ts";
 import type { Tool } from "../lib/primitives/tools.ts";
 import type { HttpOptions, HttpServer } from "../lib/transports/http/server.ts";

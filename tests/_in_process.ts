@@ -5,7 +5,8 @@
 // signals, the stdout and process guards of lib/host/) is left to tests/_server_process.ts.
 import { DEFAULTS, parseCommand } from "../lib/host/cli.ts";
 import { OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "../lib/server/defaults.ts";
-import { createServer, serverOf } from "../lib/server/create_server.ts";
+import { createServer } from "../lib/server/create_server.ts";
+import { serverOf } from "../lib/server/server_of.ts";
 import type { OtherPrimitives, Registry } from "../lib/primitives/registry.ts";
 import type { ByteSource, Server } from "../lib/transports/stdio/stdio.ts";
 import type { ByteSink } from "../lib/transports/stdio/writer.ts";

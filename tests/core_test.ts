@@ -2,7 +2,7 @@
 // its answer (progress, log messages, requests to the client), results of any resultType,
 // methods added by one table entry, registry swaps and long-lived requests.
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
-import { serverOf } from "../lib/server/create_server.ts";
+import { serverOf } from "../lib/server/server_of.ts";
 import { IN_PROCESS } from "../lib/methods/context.ts";
 import type { MethodEntry, MethodTable } from "../lib/methods/call.ts";
 import { METHODS } from "../lib/methods/table.ts";

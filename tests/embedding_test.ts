@@ -12,7 +12,8 @@ import {
 import { Client as LegacyClient } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { Hono } from "npm:hono@4.13.19";
-import { createServer, type Server, serverOf } from "../lib/server/create_server.ts";
+import { createServer, type Server } from "../lib/server/create_server.ts";
+import { serverOf } from "../lib/server/server_of.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import type { Middleware } from "../lib/primitives/types.ts";
 import { recorder } from "./_diagnostics.ts";

@@ -46,7 +46,7 @@ import denoConfig from "../deno.json" with { type: "json" };
 import type { Tool } from "../lib/primitives/tools.ts";
 import { recorder } from "./_diagnostics.ts";
 import { serveForTest } from "./_http_server.ts";
-import { serverOf } from "../lib/server/create_server.ts";
+import { serverOf } from "../lib/server/server_of.ts";
 import { loadQuietly, NOT_IN_PROCESS } from "./_in_process.ts";
 import { diffLines, lineMismatch } from "./_line_diff.ts";
 import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";

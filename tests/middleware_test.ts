@@ -6,9 +6,10 @@
 import { deepStrictEqual, match, ok, rejects, strictEqual } from "node:assert/strict";
 import { startInProcess } from "./_in_process.ts";
 import { withHangGuard } from "./_server_process.ts";
-import { createServer, serverOf } from "../lib/server/create_server.ts";
+import { createServer } from "../lib/server/create_server.ts";
+import { serverOf } from "../lib/server/server_of.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
-import type { Call, Middleware } from "../lib/primitives/types.ts";
+import type { Call, Middleware, ToolContext } from "../lib/primitives/types.ts";
 import { DirectoryLoadError } from "../lib/discovery/load_error.ts";
 import { ProtocolError } from "../lib/wire/errors.ts";
 import { recorder } from "./_diagnostics.ts";
@@ -321,4 +322,86 @@ Deno.test("middleware sees how a call arrived: stdio, HTTP, and a 2025-era HTTP 
     await server.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("middleware × rounds and tasks: it sees each round's input_required and a task's creation, and both go on as without it", async () => {
+  const seen: string[] = [];
+  const noting: Middleware = (next) => async (call) => {
+    const result = await next(call);
+    if (call.method.startsWith("tools/") || call.method.startsWith("tasks/")) {
+      seen.push(`${call.method} ${String(result.resultType ?? "complete")}`);
+    }
+    return result;
+  };
+  const ask = checkDefinition(
+    {
+      description: "Asks the user's name, then greets them",
+      inputSchema: { type: "object" },
+      handler: async (_args: unknown, ctx: ToolContext) => {
+        const answer = await ctx.request("elicitation/create", {
+          message: "Your name?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+        }, { key: "name" });
+        return `hello ${(answer.content as { name: string }).name}`;
+      },
+    },
+    "ask",
+    "ask.ts",
+  );
+  const slow = checkDefinition(
+    {
+      description: "Runs as a task",
+      inputSchema: { type: "object" },
+      task: "optional",
+      handler: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return "done";
+      },
+    },
+    "slow",
+    "slow.ts",
+  );
+  const server = serverOf({ tools: [ask, slow] }, {
+    middleware: [noting],
+    diagnostics: recorder(),
+  });
+  const asking = { elicitation: {} };
+  const first = await server.request("tools/call", { name: "ask", arguments: {} }, {
+    capabilities: asking,
+  });
+  const stopped = first.result as { resultType: string; requestState: string };
+  strictEqual(stopped.resultType, "input_required");
+  ok(typeof stopped.requestState === "string", "rounds sealed the state outside the middleware");
+  const second = await server.request("tools/call", {
+    name: "ask",
+    arguments: {},
+    requestState: stopped.requestState,
+    inputResponses: { name: { action: "accept", content: { name: "Ada" } } },
+  }, { capabilities: asking });
+  strictEqual(resultText(second), "hello Ada");
+
+  const tasks = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+  const created = await server.request("tools/call", { name: "slow", arguments: {} }, {
+    capabilities: tasks,
+  });
+  const task = created.result as { resultType: string; taskId: string };
+  strictEqual(task.resultType, "task");
+  let status = "";
+  for (let poll = 0; poll < 200 && status !== "completed"; poll++) {
+    const got = await server.request("tasks/get", { taskId: task.taskId }, {
+      capabilities: tasks,
+    });
+    status = String((got.result as { status: string }).status);
+    if (status !== "completed") await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  strictEqual(status, "completed");
+  // What the middleware saw: each round, the task's creation, then every tasks/get (whose
+  // result, a task record, carries no resultType before it is stamped).
+  deepStrictEqual(seen, [
+    "tools/call input_required",
+    "tools/call complete",
+    "tools/call task",
+    ...seen.slice(3).map(() => "tasks/get complete"),
+  ]);
+  ok(seen.length > 3);
 });

@@ -43,8 +43,8 @@ import { IN_PROCESS } from "../methods/context.ts";
 import { type Core, createCore } from "../core/handle.ts";
 import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
 import type { ByteSink } from "../transports/stdio/writer.ts";
-import { type HttpOptions, type HttpServer, serveHttp } from "../transports/http/server.ts";
-import { createMcpHttp, type McpHttp } from "../transports/http/handler.ts";
+import type { HttpOptions, HttpServer } from "../transports/http/server.ts";
+import type { McpHttp } from "../transports/http/handler.ts";
 import { settlesWithin } from "../util/settles_within.ts";
 import {
   DEFAULTS,
@@ -233,16 +233,28 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   const shared = config.redis === undefined
     ? undefined
     : await sharedState(config.redis, config.stateKeys === undefined, instance, diagnostics);
-  return assemble(config, diagnostics, { loaded, folders, load, instance, shared });
+  // The HTTP transport is loaded only for a server that serves HTTP (a stdio server, which
+  // every client starts, pays nothing for it: ~0.5 MB of RSS, bench:e2e); `fetch` loads it.
+  const http = config.http ? await loadHttp() : undefined;
+  return assemble(config, diagnostics, { loaded, folders, load, instance, shared, http });
+}
+
+/** The HTTP transport's module: `serveHttp`, and `createMcpHttp` for `fetch`. */
+export type HttpModule = typeof import("../transports/http/server.ts");
+
+function loadHttp(): Promise<HttpModule> {
+  return import("../transports/http/server.ts");
 }
 
 /**
- * The server of primitives already loaded, at once (tests and benches that build their own
- * tools): what createServer builds from them, without Redis, which needs a connection first.
+ * The server of primitives already loaded, at once, with the HTTP transport given (tests and
+ * benches that build their own tools: server/server_of.ts): what createServer builds from them,
+ * without Redis, which needs a connection first.
  */
-export function serverOf(
+export function composeLoaded(
   primitives: NonNullable<ServerConfig["primitives"]>,
-  config: Omit<ServerConfig, "primitives" | "redis" | "watch"> = {},
+  config: Omit<ServerConfig, "primitives" | "redis" | "watch">,
+  http: HttpModule,
 ): Server {
   const diagnostics = config.diagnostics ?? CONSOLE_DIAGNOSTICS;
   return assemble(config, diagnostics, {
@@ -251,6 +263,7 @@ export function serverOf(
     load: loadOptionsOf(config, diagnostics),
     instance: config.http ? config.instanceName ?? randomInstanceName() : undefined,
     shared: undefined,
+    http,
   });
 }
 
@@ -264,9 +277,10 @@ function assemble(
     load: ServerLoadOptions;
     instance: string | undefined;
     shared: SharedState | undefined;
+    http: HttpModule | undefined;
   },
 ): Server {
-  const { loaded, folders, load, instance, shared } = parts;
+  const { loaded, folders, load, instance, shared, http } = parts;
   const registry = createRegistry(
     contentsOf(loaded.tools.tools, {
       ...loaded,
@@ -319,7 +333,7 @@ function assemble(
   let lastId = 0;
   const embedding: EmbeddedHttp = typeof config.http === "object" ? config.http : {};
   /** What `fetch` serves through, made at its first request. */
-  let embedded: McpHttp | undefined;
+  let embedded: Promise<McpHttp> | undefined;
 
   return {
     core,
@@ -342,8 +356,14 @@ function assemble(
         waitingBoundBytes: config.waitingBoundBytes ?? WAITING_BOUND_BYTES,
         diagnostics,
       }),
-    serveHttp: (listen) =>
-      serveHttp({
+    serveHttp(listen) {
+      if (http === undefined) {
+        throw new Error(
+          "Cannot serve HTTP: this server was created without http (createServer({ http: true }) " +
+            "loads the HTTP transport)",
+        );
+      }
+      return http.serveHttp({
         instanceName: instance,
         degraded,
         allowedHosts: [],
@@ -354,20 +374,23 @@ function assemble(
         ...listen,
         core,
         registry,
-      }),
-    fetch(request) {
-      embedded ??= createMcpHttp({
-        ...embedding,
-        allowedHosts: embedding.allowedHosts ?? [],
-        core,
-        registry,
-        diagnostics,
-        maxConcurrency,
-        maxMessageBytes,
-        instanceName: instance,
-        degraded,
       });
-      return embedded.fetch(request);
+    },
+    async fetch(request) {
+      embedded ??= (http === undefined ? loadHttp() : Promise.resolve(http)).then((module) =>
+        module.createMcpHttp({
+          ...embedding,
+          allowedHosts: embedding.allowedHosts ?? [],
+          core,
+          registry,
+          diagnostics,
+          maxConcurrency,
+          maxMessageBytes,
+          instanceName: instance,
+          degraded,
+        })
+      );
+      return (await embedded).fetch(request);
     },
     async request(method, params = {}, options = {}) {
       const meta: JsonObject = {
@@ -408,7 +431,7 @@ function assemble(
     async close() {
       reloader?.close();
       if (embedded !== undefined) {
-        const { endpoint } = embedded;
+        const { endpoint } = await embedded;
         const idle = endpoint.drain();
         if (await settlesWithin(idle, shutdownGraceMs) === "timed out") {
           endpoint.abort("the server is shutting down");

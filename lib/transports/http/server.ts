@@ -19,7 +19,7 @@ import {
   listen as listenHttp,
 } from "./listener.ts";
 
-export { MCP_PATH } from "./handler.ts";
+export { createMcpHttp, MCP_PATH } from "./handler.ts";
 
 export interface HttpOptions {
   /** The address to bind (an IPv6 one without brackets). */
