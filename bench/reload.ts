@@ -109,7 +109,7 @@ function swapCost(count: number): number[] {
   });
   const session = createSession();
   session.pin = {
-    era: "legacy",
+    era: "session",
     client: {
       protocolVersion: "2025-11-25",
       clientCapabilities: {},

@@ -31,7 +31,7 @@ function controllable() {
       });
     },
     method: (name) =>
-      name === "listen" ? { eras: ["modern"], longLived: true, handler: () => ({}) } : undefined,
+      name === "listen" ? { eras: ["stateless"], longLived: true, handler: () => ({}) } : undefined,
     changeNotices: () => [],
   };
   return { core, running, maxRunning: () => maxRunning };

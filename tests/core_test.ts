@@ -126,7 +126,7 @@ Deno.test("core: a tool's progress reaches the client before its answer, only wh
 const WITH_LOGGING: MethodTable = new Map<string, MethodEntry>([
   ...METHODS,
   ["logging/setLevel", {
-    eras: ["legacy"],
+    eras: ["session"],
     capability: "logging",
     handler: ({ ctx, request }) => {
       ctx.session!.logLevel = request.params.level as string;
@@ -272,7 +272,7 @@ Deno.test("core: a method is one table entry, and the capabilities follow the ta
   const methods: MethodTable = new Map<string, MethodEntry>([
     ...METHODS,
     ["resources/list", {
-      eras: ["modern", "legacy"],
+      eras: ["stateless", "session"],
       capability: "resources",
       cacheable: true,
       handler: () => ({ resources: [] }),
@@ -325,7 +325,7 @@ Deno.test("core: a long-lived request holds no slot and is closed gracefully at 
   const methods: MethodTable = new Map<string, MethodEntry>([
     ...METHODS,
     ["test/listen", {
-      eras: ["modern"],
+      eras: ["stateless"],
       longLived: true,
       handler: ({ ctx }) =>
         new Promise((resolve) =>

@@ -508,7 +508,7 @@ function startCall(session: HttpSession): AbortController {
 function keeping(keptBytes: number): Session {
   const session = createSession();
   session.pin = {
-    era: "legacy",
+    era: "session",
     client: { protocolVersion: LEGACY, clientCapabilities: {}, clientInfo: undefined, keptBytes },
   };
   return session;

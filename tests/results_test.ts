@@ -1,5 +1,10 @@
 import { deepStrictEqual } from "node:assert/strict";
-import { legacyCallResult, legacyTool, modernResult, modernTool } from "../lib/methods/results.ts";
+import {
+  sessionCallResult,
+  sessionTool,
+  statelessResult,
+  statelessTool,
+} from "../lib/methods/results.ts";
 import { VERSIONS } from "../lib/wire/versions.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
@@ -30,9 +35,9 @@ const listed = checkDefinition(
   "tools/listed.ts",
 );
 
-Deno.test("modernResult() puts resultType first and serverInfo into _meta, keeping the tool's _meta", () => {
+Deno.test("statelessResult() puts resultType first and serverInfo into _meta, keeping the tool's _meta", () => {
   deepStrictEqual(
-    modernResult({ content: [], _meta: { "com.example/y": 2 } }, false),
+    statelessResult({ content: [], _meta: { "com.example/y": 2 } }, false),
     {
       resultType: "complete",
       content: [],
@@ -41,9 +46,9 @@ Deno.test("modernResult() puts resultType first and serverInfo into _meta, keepi
   );
 });
 
-Deno.test("modernResult() keeps a resultType the handler set, and adds cache hints when asked", () => {
+Deno.test("statelessResult() keeps a resultType the handler set, and adds cache hints when asked", () => {
   deepStrictEqual(
-    modernResult({ requestState: "s", resultType: "input_required" }, false),
+    statelessResult({ requestState: "s", resultType: "input_required" }, false),
     {
       resultType: "input_required",
       requestState: "s",
@@ -51,13 +56,13 @@ Deno.test("modernResult() keeps a resultType the handler set, and adds cache hin
     },
   );
   deepStrictEqual(
-    Object.keys(modernResult({ tools: [] }, true)),
+    Object.keys(statelessResult({ tools: [] }, true)),
     ["resultType", "tools", "ttlMs", "cacheScope", "_meta"],
   );
 });
 
-Deno.test("modernTool() lists every field the definition gives", () => {
-  deepStrictEqual(modernTool(full), {
+Deno.test("statelessTool() lists every field the definition gives", () => {
+  deepStrictEqual(statelessTool(full), {
     name: "full",
     title: "Full",
     description: "Has every optional field",
@@ -69,8 +74,8 @@ Deno.test("modernTool() lists every field the definition gives", () => {
   });
 });
 
-Deno.test("legacyTool() gives each handshake version only the fields it knows", () => {
-  const keys = (version: string) => Object.keys(legacyTool(full, VERSIONS.get(version)!));
+Deno.test("sessionTool() gives each handshake version only the fields it knows", () => {
+  const keys = (version: string) => Object.keys(sessionTool(full, VERSIONS.get(version)!));
   deepStrictEqual(keys("2025-11-25"), [
     "name",
     "title",
@@ -94,8 +99,8 @@ Deno.test("legacyTool() gives each handshake version only the fields it knows", 
   deepStrictEqual(keys("2024-11-05"), ["name", "description", "inputSchema"]);
 });
 
-Deno.test("legacyTool() wraps an outputSchema whose root is not an object, moving its $refs", () => {
-  deepStrictEqual(legacyTool(listed, VERSIONS.get("2025-11-25")!).outputSchema, {
+Deno.test("sessionTool() wraps an outputSchema whose root is not an object, moving its $refs", () => {
+  deepStrictEqual(sessionTool(listed, VERSIONS.get("2025-11-25")!).outputSchema, {
     type: "object",
     properties: {
       result: {
@@ -108,27 +113,27 @@ Deno.test("legacyTool() wraps an outputSchema whose root is not an object, movin
   });
 });
 
-Deno.test("legacyCallResult() wraps structured content to match the wrapped schema", () => {
+Deno.test("sessionCallResult() wraps structured content to match the wrapped schema", () => {
   const result = { content: [{ type: "text", text: "[1]" }], structuredContent: [1] };
-  deepStrictEqual(legacyCallResult(result, listed, VERSIONS.get("2025-06-18")!), {
+  deepStrictEqual(sessionCallResult(result, listed, VERSIONS.get("2025-06-18")!), {
     content: [{ type: "text", text: "[1]" }],
     structuredContent: { result: [1] },
   });
-  deepStrictEqual(legacyCallResult(result, listed, VERSIONS.get("2025-03-26")!), {
+  deepStrictEqual(sessionCallResult(result, listed, VERSIONS.get("2025-03-26")!), {
     content: [{ type: "text", text: "[1]" }],
   });
   const objectResult = { content: [], structuredContent: { a: 1 } };
-  deepStrictEqual(legacyCallResult(objectResult, full, VERSIONS.get("2025-11-25")!), objectResult);
+  deepStrictEqual(sessionCallResult(objectResult, full, VERSIONS.get("2025-11-25")!), objectResult);
 });
 
-Deno.test("legacyCallResult() wraps a non-object value of a tool without outputSchema", () => {
+Deno.test("sessionCallResult() wraps a non-object value of a tool without outputSchema", () => {
   const plain = checkDefinition(
     { description: "d", inputSchema: { type: "object" }, handler: () => 1 },
     "plain",
     "tools/plain.ts",
   );
   deepStrictEqual(
-    legacyCallResult(
+    sessionCallResult(
       { content: [], structuredContent: 7, resultType: "complete" },
       plain,
       VERSIONS.get("2025-11-25")!,
@@ -137,7 +142,7 @@ Deno.test("legacyCallResult() wraps a non-object value of a tool without outputS
   );
 });
 
-Deno.test("legacyTool() leaves anchor and external $refs alone when it wraps a schema", () => {
+Deno.test("sessionTool() leaves anchor and external $refs alone when it wraps a schema", () => {
   const anchored = checkDefinition(
     {
       description: "Returns squares",
@@ -152,7 +157,7 @@ Deno.test("legacyTool() leaves anchor and external $refs alone when it wraps a s
     "anchored",
     "tools/anchored.ts",
   );
-  deepStrictEqual(legacyTool(anchored, VERSIONS.get("2025-11-25")!).outputSchema, {
+  deepStrictEqual(sessionTool(anchored, VERSIONS.get("2025-11-25")!).outputSchema, {
     type: "object",
     properties: {
       result: {
@@ -168,7 +173,7 @@ Deno.test("legacyTool() leaves anchor and external $refs alone when it wraps a s
   });
 });
 
-Deno.test("legacyTool() leaves the $refs of an embedded resource ($id) alone when it wraps a schema", async () => {
+Deno.test("sessionTool() leaves the $refs of an embedded resource ($id) alone when it wraps a schema", async () => {
   const { compileSchema } = await import("../lib/schema/compile.ts");
   const identified = checkDefinition(
     {
@@ -189,7 +194,7 @@ Deno.test("legacyTool() leaves the $refs of an embedded resource ($id) alone whe
     "identified",
     "tools/identified.ts",
   );
-  const wrapped = legacyTool(identified, VERSIONS.get("2025-11-25")!).outputSchema as Record<
+  const wrapped = sessionTool(identified, VERSIONS.get("2025-11-25")!).outputSchema as Record<
     string,
     unknown
   >;

@@ -150,8 +150,9 @@ export function createConnection(options: ConnectionOptions): Connection {
     }
     send(message);
   });
-  const connectionOutlet: Outlet = { notify: send, outbound };
   const session = options.session;
+  // Without a session (2026-07-28), the server sends no requests: there is no way back.
+  const connectionOutlet: Outlet = { notify: send, outbound: session && outbound };
   const unwatch = session === undefined ? undefined : options.registry?.onChange(
     (next, previous) => {
       for (const notice of core.changeNotices(previous, next, session)) send(notice);
@@ -257,7 +258,7 @@ export function createConnection(options: ConnectionOptions): Connection {
       session,
       outlet: own === undefined ? connectionOutlet : {
         notify: own.notify,
-        outbound: own.outbound ?? outbound,
+        outbound: own.outbound ?? connectionOutlet.outbound,
         closeStream: own.closeStream,
       },
       origin: options.origin,
@@ -267,7 +268,8 @@ export function createConnection(options: ConnectionOptions): Connection {
       closer,
       reply: given.reply,
       onPending: given.onPending,
-      route: own?.notify,
+      // Only a session's requests send the client anything to route.
+      route: session === undefined ? undefined : own?.notify,
       detach() {
         entry.route = undefined;
       },

@@ -18,7 +18,7 @@ const LEVEL_RANK = new Map([...LOG_LEVELS].map((level, rank) => [level, rank]));
  * A 2026-07-28 request has no way back but its result (a method that may answer
  * input_required gets a `request` of its own, core/rounds.ts). Shared: costs a call nothing.
  */
-export const MODERN_CHANNELS: Channels = Object.freeze({
+export const STATELESS_CHANNELS: Channels = Object.freeze({
   progress() {},
   log() {},
   closeStream: () => false,
@@ -31,8 +31,8 @@ export const MODERN_CHANNELS: Channels = Object.freeze({
     ),
 });
 
-/** A legacy request whose client declared nothing to ask and wants no progress or logs. */
-export const LEGACY_CHANNELS: Channels = Object.freeze({
+/** A 2025-era request whose client declared nothing to ask and wants no progress or logs. */
+export const SESSION_CHANNELS: Channels = Object.freeze({
   progress() {},
   log() {},
   closeStream: () => false,
@@ -78,12 +78,12 @@ function channelsFor(call: MethodCall): { channels: Channels; finish(): void } |
   const { ctx, client, capabilities } = call;
   const era = call.features.era;
   const token = ctx.request.progressToken;
-  const level = era === "modern" ? ctx.request.envelope?.logLevel : ctx.session?.logLevel;
+  const level = era === "stateless" ? ctx.request.envelope?.logLevel : ctx.session?.logLevel;
   const threshold = level !== undefined && "logging" in capabilities
     ? LEVEL_RANK.get(level)
     : undefined;
   const declared = client.clientCapabilities;
-  const outbound = era === "legacy" &&
+  const outbound = era === "session" &&
       ("sampling" in declared || "elicitation" in declared || "roots" in declared)
     ? ctx.outlet.outbound
     : undefined;
@@ -91,7 +91,7 @@ function channelsFor(call: MethodCall): { channels: Channels; finish(): void } |
 
   let finished = false;
   const sending = () => !finished && !ctx.controller.signal.aborted;
-  const fallback = era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS;
+  const fallback = era === "stateless" ? STATELESS_CHANNELS : SESSION_CHANNELS;
 
   // Progress: growing values only, at most one notification per PROGRESS_INTERVAL_MS; a
   // report in between waits (replacing any older waiting one) and goes out when the

@@ -16,7 +16,7 @@ import {
   unsupportedVersion,
 } from "../wire/errors.ts";
 import { META_PROTOCOL_VERSION } from "../wire/protocol.ts";
-import { MODERN_VERSIONS, VERSIONS } from "../wire/versions.ts";
+import { STATELESS_VERSIONS, VERSIONS } from "../wire/versions.ts";
 import type { Era, VersionFeatures } from "../wire/versions.ts";
 import type { Registry, Snapshot } from "../primitives/registry.ts";
 import type { Middleware } from "../primitives/types.ts";
@@ -37,7 +37,7 @@ import type {
 import { capabilitiesOf, METHODS } from "../methods/table.ts";
 import { UNINITIALIZED } from "../methods/session.ts";
 import { type CallChain, chainOf, type CoreMiddleware } from "./chain.ts";
-import { channels, LEGACY_CHANNELS, MODERN_CHANNELS } from "./channels.ts";
+import { channels, SESSION_CHANNELS, STATELESS_CHANNELS } from "./channels.ts";
 import { rounds } from "./rounds.ts";
 import { stamp } from "./stamp.ts";
 
@@ -74,13 +74,13 @@ export interface Core {
   changeNotices(previous: Snapshot, next: Snapshot, session: Session): JsonObject[];
 }
 
-const MODERN_PIN = Object.freeze({ era: "modern" as const });
+const STATELESS_PIN = Object.freeze({ era: "stateless" as const });
 const OPEN_PIN = Object.freeze({ era: "open" as const });
 
 /** What a snapshot makes once: the capabilities each era is told, the chain of middleware. */
 interface Made {
-  readonly modern: Readonly<JsonObject>;
-  readonly legacy: Readonly<JsonObject>;
+  readonly stateless: Readonly<JsonObject>;
+  readonly session: Readonly<JsonObject>;
   readonly chain: CallChain;
 }
 
@@ -118,8 +118,8 @@ export function createCore(given: CoreOptions): Core {
         return options.listChanged ? withListChanged(capabilities, era) : capabilities;
       };
       found = {
-        modern: advertised("modern"),
-        legacy: advertised("legacy"),
+        stateless: advertised("stateless"),
+        session: advertised("session"),
         chain: chainOf(builtins, outer, snapshot.middleware),
       };
       made.set(snapshot, found);
@@ -134,12 +134,12 @@ export function createCore(given: CoreOptions): Core {
     const entry = table.get(method);
     if (envelope) {
       const features = VERSIONS.get(envelope.protocolVersion);
-      if (features?.era !== "modern") {
-        throw unsupportedVersion(MODERN_VERSIONS, envelope.protocolVersion);
+      if (features?.era !== "stateless") {
+        throw unsupportedVersion(STATELESS_VERSIONS, envelope.protocolVersion);
       }
-      const served = entry !== undefined && entry.eras.includes("modern");
+      const served = entry !== undefined && entry.eras.includes("stateless");
       if (session && !(served && entry.session === "ignores")) {
-        if (session.pin.era === "legacy") {
+        if (session.pin.era === "session") {
           const initialized = session.pin.client.protocolVersion;
           throw new ProtocolError(
             ErrorCode.UnsupportedProtocolVersion,
@@ -147,29 +147,35 @@ export function createCore(given: CoreOptions): Core {
             { supported: [initialized], requested: envelope.protocolVersion },
           );
         }
-        session.pin = MODERN_PIN;
+        session.pin = STATELESS_PIN;
       }
       if (!served) {
         throw features.removedMethods.has(method)
           ? methodNotFound(method, `(removed in protocol version ${envelope.protocolVersion})`)
           : methodNotFound(method);
       }
-      return run(ctx, entry, features, envelope, "modern");
+      return run(ctx, entry, features, envelope, "stateless");
     }
     const pin = session?.pin ?? OPEN_PIN;
     if (entry?.session === "opens") {
-      return run(ctx, entry, VERSIONS.get(UNINITIALIZED.protocolVersion)!, UNINITIALIZED, "legacy");
+      return run(
+        ctx,
+        entry,
+        VERSIONS.get(UNINITIALIZED.protocolVersion)!,
+        UNINITIALIZED,
+        "session",
+      );
     }
-    // A modern method, or any request on a modern connection, without its _meta. On a
-    // legacy connection a modern-only method is just one the session does not have (and
+    // A stateless method, or any request on a stateless connection, without its _meta. On a
+    // session's connection a stateless-only method is just one the session does not have (and
     // its error must not speak 2026-07-28).
-    const modernOnly = entry !== undefined && !entry.eras.includes("legacy");
-    if (pin.era === "modern" || (modernOnly && pin.era !== "legacy")) {
+    const statelessOnly = entry !== undefined && !entry.eras.includes("session");
+    if (pin.era === "stateless" || (statelessOnly && pin.era !== "session")) {
       throw invalidParams(`Missing required _meta field: ${META_PROTOCOL_VERSION}`);
     }
-    if (entry === undefined || modernOnly) throw methodNotFound(method);
-    const client = pin.era === "legacy" ? pin.client : UNINITIALIZED;
-    return run(ctx, entry, VERSIONS.get(client.protocolVersion)!, client, "legacy");
+    if (entry === undefined || statelessOnly) throw methodNotFound(method);
+    const client = pin.era === "session" ? pin.client : UNINITIALIZED;
+    return run(ctx, entry, VERSIONS.get(client.protocolVersion)!, client, "session");
   }
 
   function run(
@@ -203,7 +209,7 @@ export function createCore(given: CoreOptions): Core {
       features,
       client,
       capabilities,
-      channels: era === "modern" ? MODERN_CHANNELS : LEGACY_CHANNELS,
+      channels: era === "stateless" ? STATELESS_CHANNELS : SESSION_CHANNELS,
       onChange: options.registry.onChange,
       options,
     };
@@ -247,7 +253,7 @@ function withListChanged(capabilities: Readonly<JsonObject>, era: Era): Readonly
     const capability = offered[kind];
     if (capability === undefined) continue;
     const added: JsonObject = { listChanged: true };
-    if (kind === "resources" && era === "modern") added.subscribe = true;
+    if (kind === "resources" && era === "stateless") added.subscribe = true;
     offered[kind] = Object.freeze({ ...(capability as JsonObject), ...added });
   }
   return Object.freeze(offered);

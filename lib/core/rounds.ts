@@ -12,7 +12,7 @@ import type { CoreMiddleware } from "./chain.ts";
 /** `sealedElsewhere` hears of state sealed with a key this server does not hold. */
 export function rounds(ring: KeyRing, sealedElsewhere: () => void): CoreMiddleware {
   return (next) => (call) => {
-    if (call.features.era !== "modern" || !call.entry.incomplete?.includes("input_required")) {
+    if (call.features.era !== "stateless" || !call.entry.incomplete?.includes("input_required")) {
       return next(call);
     }
     const { params } = call;

@@ -5,7 +5,7 @@
 import type { JsonObject } from "../util/json.ts";
 import { isThenable } from "../util/maybe.ts";
 import type { MethodEntry } from "../methods/call.ts";
-import { modernResult } from "../methods/results.ts";
+import { statelessResult } from "../methods/results.ts";
 import type { CoreMiddleware } from "./chain.ts";
 
 export function stamp(listTtlMs: number | undefined): CoreMiddleware {
@@ -14,10 +14,10 @@ export function stamp(listTtlMs: number | undefined): CoreMiddleware {
     if (type !== undefined && type !== "complete" && !entry.incomplete?.includes(type as string)) {
       throw new Error(`the handler answered with resultType ${JSON.stringify(type)}`);
     }
-    return modernResult(result, entry.cacheable === true, listTtlMs);
+    return statelessResult(result, entry.cacheable === true, listTtlMs);
   };
   return (next) => (call) => {
-    if (call.features.era !== "modern") return next(call);
+    if (call.features.era !== "stateless") return next(call);
     const { entry } = call;
     const result = next(call);
     return isThenable(result)

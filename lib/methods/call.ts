@@ -13,7 +13,7 @@ import type { RequestContext } from "./context.ts";
 /** Server capabilities a method can need (the keys of `ServerCapabilities`). */
 export type Capability = "tools" | "resources" | "prompts" | "completions" | "logging";
 
-/** What the client is, as one request sees it (its envelope, or its legacy session). */
+/** What the client is, as one request sees it (its envelope, or its 2025-era session). */
 export interface ClientView {
   readonly protocolVersion: string;
   readonly clientInfo: JsonObject | undefined;
@@ -91,12 +91,12 @@ export interface MethodEntry {
   /**
    * How it stands to the era pin of a session: "opens" pins it (`initialize`, served even
    * before the checks of a claim-less request); "ignores" answers in any state without
-   * pinning (`server/discover`). By default a modern request pins an open session modern.
+   * pinning (`server/discover`). By default a stateless request pins an open session stateless.
    */
   readonly session?: "opens" | "ignores";
   /**
    * The result object, era-shaped by the handler except for what the core stamps on every
-   * modern result (`resultType` when absent, cache hints, `_meta` server info). Throwing a
+   * stateless result (`resultType` when absent, cache hints, `_meta` server info). Throwing a
    * ProtocolError answers with that error.
    */
   readonly handler: (call: MethodCall) => MaybePromise<JsonObject>;

@@ -15,7 +15,7 @@ export function changeNotices(
   session: Session,
   listChanged: boolean,
 ): JsonObject[] {
-  if (session.pin.era !== "legacy") return [];
+  if (session.pin.era !== "session") return [];
   const notices: JsonObject[] = [];
   const notify = (method: string, params?: JsonObject) =>
     notices.push(params ? { jsonrpc: "2.0", method, params } : { jsonrpc: "2.0", method });

@@ -4,7 +4,7 @@ import { isObject } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
 import { ErrorCode, invalidParams, ProtocolError, unsupportedVersion } from "../wire/errors.ts";
 import { SERVER_INFO } from "../wire/protocol.ts";
-import { LEGACY_VERSIONS, MODERN_VERSIONS } from "../wire/versions.ts";
+import { SESSION_VERSIONS, STATELESS_VERSIONS } from "../wire/versions.ts";
 import type { MethodCall } from "./call.ts";
 import { keptCopy, MAX_KEPT_CAPABILITIES_BYTES, MAX_KEPT_CLIENT_INFO_BYTES } from "./session.ts";
 
@@ -16,7 +16,7 @@ import { keptCopy, MAX_KEPT_CAPABILITIES_BYTES, MAX_KEPT_CLIENT_INFO_BYTES } fro
  */
 export const DEFAULT_LOG_LEVEL = "info";
 
-/** `initialize`: negotiates a legacy version and pins the session to it. */
+/** `initialize`: negotiates a 2025-era version and pins the session to it. */
 export function initialize({ params, ctx, capabilities }: MethodCall): JsonObject {
   const requested = params.protocolVersion;
   if (typeof requested !== "string") {
@@ -33,8 +33,8 @@ export function initialize({ params, ctx, capabilities }: MethodCall): JsonObjec
       "Invalid request: initialize needs a connection that keeps a session",
     );
   }
-  if (session.pin.era === "modern") throw unsupportedVersion(MODERN_VERSIONS, requested);
-  if (session.pin.era === "legacy") {
+  if (session.pin.era === "stateless") throw unsupportedVersion(STATELESS_VERSIONS, requested);
+  if (session.pin.era === "session") {
     throw new ProtocolError(
       ErrorCode.InvalidRequest,
       `Invalid request: the connection is already initialized for "${session.pin.client.protocolVersion}"`,
@@ -44,12 +44,12 @@ export function initialize({ params, ctx, capabilities }: MethodCall): JsonObjec
     ? keptCopy(params.clientInfo, MAX_KEPT_CLIENT_INFO_BYTES)
     : undefined;
   const kept = keptCopy(clientCapabilities, MAX_KEPT_CAPABILITIES_BYTES);
-  // Echo a supported legacy version, else offer the newest legacy one; never 2026-07-28.
-  const version = LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSIONS[0];
+  // Echo a supported 2025-era version, else offer the newest of them; never 2026-07-28.
+  const version = SESSION_VERSIONS.includes(requested) ? requested : SESSION_VERSIONS[0];
   // Every call of the session shares these: frozen copies, so no tool can change another's
   // view, bounded, so that a session holds what its table counts (session.ts).
   session.pin = {
-    era: "legacy",
+    era: "session",
     client: {
       protocolVersion: version,
       clientCapabilities: kept.copy,
@@ -68,5 +68,5 @@ export function ping(): JsonObject {
 
 /** `server/discover` (2026-07-28): what the server speaks and offers; answered in any state. */
 export function discover({ capabilities }: MethodCall): JsonObject {
-  return { supportedVersions: MODERN_VERSIONS, capabilities };
+  return { supportedVersions: STATELESS_VERSIONS, capabilities };
 }

@@ -28,7 +28,7 @@ export function listResourceTemplatesMethod(call: MethodCall): JsonObject {
  */
 export async function readResourceMethod(call: MethodCall): Promise<JsonObject> {
   const uri = uriOf(call);
-  const modern = call.features.era === "modern";
+  const stateless = call.features.era === "stateless";
   const ctx: ResourceContext = { ...handlerContextOf(call), uri };
   const timeout = (ms: number | undefined) => ms ?? call.options.toolTimeoutMs;
   const what = `Reading resource "${uri}"`;
@@ -58,10 +58,10 @@ export async function readResourceMethod(call: MethodCall): Promise<JsonObject> 
     if (error instanceof InputRequired) return error.result();
     throw handlerFailure(call, what, error);
   }
-  if (contents === undefined) throw resourceNotFound(uri, modern);
+  if (contents === undefined) throw resourceNotFound(uri, stateless);
   // Contents can change at any moment (files are read afresh): stale at once, and private
   // because a module may read per-user data.
-  return modern ? { contents, ttlMs: 0, cacheScope: "private" } : { contents };
+  return stateless ? { contents, ttlMs: 0, cacheScope: "private" } : { contents };
 }
 
 /**

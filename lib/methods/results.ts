@@ -1,5 +1,5 @@
 // How results look on the wire in each protocol era. The handlers build era-neutral
-// objects; these functions add the 2026-07-28 fields, or shape them for a legacy version
+// objects; these functions add the 2026-07-28 fields, or shape them for a 2025-era version
 // without a word of 2026 vocabulary (adr/0004).
 import { isObject } from "../util/json.ts";
 import { LIST_TTL_MS, META_SERVER_INFO, SERVER_INFO } from "../wire/protocol.ts";
@@ -16,7 +16,7 @@ const SERVER_META = Object.freeze({ [META_SERVER_INFO]: SERVER_INFO });
  * hints when asked for, serverInfo merged into `_meta`. (A plain loop: object rest/spread
  * was a measurable share of a call, bench/core_bench.ts.)
  */
-export function modernResult(
+export function statelessResult(
   result: JsonObject,
   cacheable: boolean,
   listTtlMs = LIST_TTL_MS,
@@ -40,7 +40,7 @@ export function modernResult(
 }
 
 /** The `Tool` object `tools/list` sends to a 2026-07-28 client. */
-export function modernTool(tool: Tool): JsonObject {
+export function statelessTool(tool: Tool): JsonObject {
   const { title, description, inputSchema, outputSchema, annotations, icons, _meta } =
     tool.definition;
   return dropUndefined({
@@ -55,8 +55,8 @@ export function modernTool(tool: Tool): JsonObject {
   });
 }
 
-/** The `Tool` object for a legacy session of the given version. */
-export function legacyTool(tool: Tool, can: VersionFeatures): JsonObject {
+/** The `Tool` object for a 2025-era session of the given version. */
+export function sessionTool(tool: Tool, can: VersionFeatures): JsonObject {
   const { title, description, inputSchema, outputSchema, annotations, icons, _meta } =
     tool.definition;
   return dropUndefined({
@@ -65,7 +65,7 @@ export function legacyTool(tool: Tool, can: VersionFeatures): JsonObject {
     description,
     inputSchema,
     outputSchema: can.structuredContent && outputSchema
-      ? legacyOutputSchema(outputSchema)
+      ? sessionOutputSchema(outputSchema)
       : undefined,
     annotations: can.toolAnnotations ? annotations : undefined,
     icons: can.toolIcons ? icons : undefined,
@@ -73,8 +73,8 @@ export function legacyTool(tool: Tool, can: VersionFeatures): JsonObject {
   });
 }
 
-/** A CallToolResult for a legacy session: structured content only where the version has it. */
-export function legacyCallResult(
+/** A CallToolResult for a 2025-era session: structured content only where the version has it. */
+export function sessionCallResult(
   result: CallToolResult,
   tool: Tool,
   can: VersionFeatures,
@@ -98,7 +98,7 @@ function hasObjectRoot(schema: JsonObject): boolean {
  * Handshake-era clients require an object root. A schema with any other root is wrapped
  * as `{ result: <schema> }`, with same-document `$ref`s pointed at the new location.
  */
-function legacyOutputSchema(schema: JsonObject): JsonObject {
+function sessionOutputSchema(schema: JsonObject): JsonObject {
   if (hasObjectRoot(schema)) return schema;
   const { $schema, ...inner } = schema;
   // draft-04 names a resource's base URI `id`; later drafts `$id`.

@@ -27,7 +27,7 @@ const hasPrompts = (snapshot: Snapshot) => snapshot.prompts.items.length > 0;
 const hasTaskTools = (snapshot: Snapshot) =>
   snapshot.tools.items.some((tool) => tool.task !== undefined);
 const taskMethod = (handler: MethodEntry["handler"]): MethodEntry => ({
-  eras: ["modern"],
+  eras: ["stateless"],
   extension: TASKS_EXTENSION,
   available: hasTaskTools,
   handler,
@@ -38,37 +38,42 @@ const canComplete = (snapshot: Snapshot) =>
 
 /** The methods toolshed serves today. */
 export const METHODS: MethodTable = new Map<string, MethodEntry>([
-  ["initialize", { eras: ["legacy"], session: "opens", handler: initialize }],
-  ["ping", { eras: ["legacy"], handler: ping }],
-  ["server/discover", { eras: ["modern"], session: "ignores", cacheable: true, handler: discover }],
+  ["initialize", { eras: ["session"], session: "opens", handler: initialize }],
+  ["ping", { eras: ["session"], handler: ping }],
+  ["server/discover", {
+    eras: ["stateless"],
+    session: "ignores",
+    cacheable: true,
+    handler: discover,
+  }],
   ["tools/list", {
-    eras: ["modern", "legacy"],
+    eras: ["stateless", "session"],
     capability: "tools",
     cacheable: true,
     handler: listToolsMethod,
   }],
   ["tools/call", {
-    eras: ["modern", "legacy"],
+    eras: ["stateless", "session"],
     capability: "tools",
     incomplete: ["input_required", "task"],
     handler: callToolMethod,
   }],
   ["resources/list", {
-    eras: ["modern", "legacy"],
+    eras: ["stateless", "session"],
     capability: "resources",
     available: hasResources,
     cacheable: true,
     handler: listResourcesMethod,
   }],
   ["resources/templates/list", {
-    eras: ["modern", "legacy"],
+    eras: ["stateless", "session"],
     capability: "resources",
     available: hasResources,
     cacheable: true,
     handler: listResourceTemplatesMethod,
   }],
   ["resources/read", {
-    eras: ["modern", "legacy"],
+    eras: ["stateless", "session"],
     capability: "resources",
     available: hasResources,
     cacheable: true,
@@ -76,41 +81,41 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     handler: readResourceMethod,
   }],
   ["resources/subscribe", {
-    eras: ["legacy"],
+    eras: ["session"],
     capability: "resources",
     available: hasResources,
     advertises: Object.freeze({ subscribe: true }),
     handler: subscribeMethod,
   }],
   ["resources/unsubscribe", {
-    eras: ["legacy"],
+    eras: ["session"],
     capability: "resources",
     available: hasResources,
     handler: unsubscribeMethod,
   }],
   ["prompts/list", {
-    eras: ["modern", "legacy"],
+    eras: ["stateless", "session"],
     capability: "prompts",
     available: hasPrompts,
     cacheable: true,
     handler: listPromptsMethod,
   }],
   ["prompts/get", {
-    eras: ["modern", "legacy"],
+    eras: ["stateless", "session"],
     capability: "prompts",
     available: hasPrompts,
     incomplete: ["input_required"],
     handler: getPromptMethod,
   }],
   ["completion/complete", {
-    eras: ["modern", "legacy"],
+    eras: ["stateless", "session"],
     capability: "completions",
     available: canComplete,
     handler: completeMethod,
   }],
-  ["logging/setLevel", { eras: ["legacy"], capability: "logging", handler: setLevelMethod }],
+  ["logging/setLevel", { eras: ["session"], capability: "logging", handler: setLevelMethod }],
   ["subscriptions/listen", {
-    eras: ["modern"],
+    eras: ["stateless"],
     longLived: true,
     handler: listenMethod,
   }],

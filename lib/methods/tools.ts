@@ -10,25 +10,25 @@ import { page } from "../primitives/paging.ts";
 import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts";
 import type { CallToolResult } from "../primitives/tool_call.ts";
 import type { MethodCall } from "./call.ts";
-import { legacyCallResult, legacyTool, modernTool } from "./results.ts";
+import { sessionCallResult, sessionTool, statelessTool } from "./results.ts";
 import { declaresTasks, missingTasksExtension } from "./tasks.ts";
 import { callAsTask } from "./tool_tasks.ts";
 
 export function listToolsMethod(call: MethodCall): JsonObject {
   const { features, protocolVersion } = call;
-  const { items, nextCursor } = features.era === "modern"
+  const { items, nextCursor } = features.era === "stateless"
     ? page(
       call.snapshot.tools,
       call.params.cursor,
       call.options.pageSize,
-      modernTool,
-      "modern",
+      statelessTool,
+      "stateless",
     )
     : page(
       call.snapshot.tools,
       call.params.cursor,
       call.options.pageSize,
-      (tool) => legacyTool(tool, features),
+      (tool) => sessionTool(tool, features),
       protocolVersion,
     );
   return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
@@ -46,13 +46,13 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
   const missing = missingCapabilities(tool.requiredClientCapabilities, client.clientCapabilities);
   if (missing !== undefined) {
     // Refused before the handler runs: 2026-07-28 has an error for it; 2025 a tool error.
-    if (features.era === "modern") throw missingClientCapability(missing, `tool "${name}"`);
+    if (features.era === "stateless") throw missingClientCapability(missing, `tool "${name}"`);
     return errorResult(
       `Tool "${name}" needs the client capabilities ${Object.keys(missing).join(", ")}, ` +
         `which this client did not declare`,
     );
   }
-  if (features.era === "modern" && tool.task !== undefined) {
+  if (features.era === "stateless" && tool.task !== undefined) {
     const allowed = (call.entry.incomplete ?? []).filter((type) => type !== "task");
     if (call.options.tasks && declaresTasks(client.clientCapabilities)) {
       return callAsTask(
@@ -60,7 +60,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
         call.options.tasks,
         tool,
         args,
-        (ready) => modernCallResult(ready, name, allowed),
+        (ready) => statelessCallResult(ready, name, allowed),
       );
     }
     if (tool.task === "required") throw missingTasksExtension(`tool "${name}"`);
@@ -77,10 +77,10 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
       clientCapabilities: client.clientCapabilities,
     },
   });
-  if (features.era === "modern") {
+  if (features.era === "stateless") {
     // A task is the core's to create (tool_tasks.ts), never a handler's to claim.
     const allowed = (call.entry.incomplete ?? []).filter((type) => type !== "task");
-    return then(result, (ready) => modernCallResult(ready, name, allowed));
+    return then(result, (ready) => statelessCallResult(ready, name, allowed));
   }
   return then(result, (ready) =>
     isIncomplete(ready)
@@ -88,10 +88,10 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
         `Tool "${name}" asks the client for input (resultType "${ready.resultType}"), ` +
           `which needs a client of protocol version 2026-07-28`,
       )
-      : legacyCallResult(ready, tool, features));
+      : sessionCallResult(ready, tool, features));
 }
 
-function modernCallResult(
+function statelessCallResult(
   result: CallToolResult,
   name: string,
   allowed: readonly string[],

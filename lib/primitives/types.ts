@@ -30,7 +30,7 @@ export interface HandlerContext {
   readonly signal: AbortSignal;
   /** The JSON-RPC id of the request. */
   readonly requestId: RequestId;
-  /** The protocol version of this request (modern) or of the session (legacy). */
+  /** The protocol version of this request (2026-07-28) or of its session (2025-era). */
   readonly protocolVersion: string;
   /** The client's `Implementation` object, when it sent one. For display and logs only. */
   readonly clientInfo: JsonObject | undefined;

@@ -17,7 +17,7 @@ import {
   SERVER_INFO,
 } from "../wire/protocol.ts";
 import { serialize } from "../wire/serialize.ts";
-import { MODERN_VERSIONS } from "../wire/versions.ts";
+import { STATELESS_VERSIONS } from "../wire/versions.ts";
 import {
   contentsOf,
   createRegistry,
@@ -394,7 +394,7 @@ function assemble(
     },
     async request(method, params = {}, options = {}) {
       const meta: JsonObject = {
-        [META_PROTOCOL_VERSION]: MODERN_VERSIONS[0],
+        [META_PROTOCOL_VERSION]: STATELESS_VERSIONS[0],
         [META_CLIENT_CAPABILITIES]: options.capabilities ?? {},
         [META_CLIENT_INFO]: options.clientInfo ?? IN_PROCESS_CLIENT,
       };

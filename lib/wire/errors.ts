@@ -106,9 +106,9 @@ export function missingClientCapability(required: JsonObject, what: string): Pro
  * `resources/read` of a URI that names nothing: -32602 with `data.uri` in 2026-07-28
  * (SEP-2164), -32002 with `data.uri` in the 2025 revisions.
  */
-export function resourceNotFound(uri: string, modern: boolean): ProtocolError {
+export function resourceNotFound(uri: string, stateless: boolean): ProtocolError {
   return new ProtocolError(
-    modern ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound,
+    stateless ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound,
     "Resource not found",
     { uri },
   );

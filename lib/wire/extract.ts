@@ -34,7 +34,7 @@ export interface Request {
   params: JsonObject;
   /** Present when `_meta` carries a protocol version claim (a 2026-07-28 request). */
   envelope: Envelope | undefined;
-  /** `_meta.progressToken`, in either era; undefined when absent (or unusable, legacy). */
+  /** `_meta.progressToken`, in either era; undefined when absent (or unusable, 2025-era). */
   progressToken: ProgressToken | undefined;
 }
 
@@ -176,7 +176,7 @@ function classify(message: unknown): Incoming {
     };
   }
   if (isObject(meta) && !Object.hasOwn(meta, META_PROTOCOL_VERSION)) {
-    // A legacy request: an unusable token only means no progress, as before 2026-07-28.
+    // A 2025-era request: an unusable token only means no progress, as before 2026-07-28.
     const token = meta.progressToken;
     const progressToken = typeof token === "string" || typeof token === "number"
       ? token

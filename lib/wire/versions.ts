@@ -1,8 +1,11 @@
 // The protocol versions toolshed speaks and what each one supports: the one table every
 // other file reads, instead of lists kept in step by hand.
 
-/** 2026-07-28 and later are stateless ("modern"); earlier ones negotiate with `initialize`. */
-export type Era = "modern" | "legacy";
+/**
+ * What differs between the protocol eras: 2026-07-28 and later are stateless (every request
+ * carries its version and client); earlier ones open a session with `initialize`.
+ */
+export type Era = "stateless" | "session";
 
 export interface VersionFeatures {
   readonly era: Era;
@@ -23,7 +26,7 @@ const NONE: ReadonlySet<string> = new Set();
 /** Newest first. */
 export const VERSIONS: ReadonlyMap<string, VersionFeatures> = new Map([
   ["2026-07-28", {
-    era: "modern",
+    era: "stateless",
     toolTitle: true,
     toolIcons: true,
     toolAnnotations: true,
@@ -37,17 +40,17 @@ export const VERSIONS: ReadonlyMap<string, VersionFeatures> = new Map([
       "tasks/result",
     ]),
   }],
-  ["2025-11-25", legacy({ title: true, icons: true, annotations: true, structured: true })],
-  ["2025-06-18", legacy({ title: true, icons: false, annotations: true, structured: true })],
-  ["2025-03-26", legacy({ title: false, icons: false, annotations: true, structured: false })],
-  ["2024-11-05", legacy({ title: false, icons: false, annotations: false, structured: false })],
+  ["2025-11-25", sessionEra({ title: true, icons: true, annotations: true, structured: true })],
+  ["2025-06-18", sessionEra({ title: true, icons: false, annotations: true, structured: true })],
+  ["2025-03-26", sessionEra({ title: false, icons: false, annotations: true, structured: false })],
+  ["2024-11-05", sessionEra({ title: false, icons: false, annotations: false, structured: false })],
 ]);
 
-function legacy(
+function sessionEra(
   can: { title: boolean; icons: boolean; annotations: boolean; structured: boolean },
 ): VersionFeatures {
   return {
-    era: "legacy",
+    era: "session",
     toolTitle: can.title,
     toolIcons: can.icons,
     toolAnnotations: can.annotations,
@@ -60,7 +63,7 @@ const versionsOf = (era: Era): readonly string[] =>
   [...VERSIONS].filter(([, features]) => features.era === era).map(([version]) => version);
 
 /** Stateless revisions, newest first: what `supportedVersions` and -32022's data list. */
-export const MODERN_VERSIONS: readonly string[] = versionsOf("modern");
+export const STATELESS_VERSIONS: readonly string[] = versionsOf("stateless");
 
 /** Revisions negotiated by `initialize`, newest first. */
-export const LEGACY_VERSIONS: readonly string[] = versionsOf("legacy");
+export const SESSION_VERSIONS: readonly string[] = versionsOf("session");

@@ -7,12 +7,12 @@
 //
 // A message without a claim and without a 2026-07-28 `MCP-Protocol-Version` is 2025-era
 // traffic (HTTP.md §3.6: body first, never the header alone): a request, a notification
-// sent with a session id, or a response. It is handed on as "legacy" for its session to
+// sent with a session id, or a response. It is handed on as "session" traffic for its session to
 // take (server.ts), and its `Mcp-Method` and `Mcp-Name` are never looked at.
 import { META_PROTOCOL_VERSION } from "../../wire/protocol.ts";
 import { ErrorCode, invalidParams, unsupportedVersion } from "../../wire/errors.ts";
 import { extract, type Request } from "../../wire/extract.ts";
-import { MODERN_VERSIONS, VERSIONS } from "../../wire/versions.ts";
+import { STATELESS_VERSIONS, VERSIONS } from "../../wire/versions.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
 import { errorMessage, headerMismatch } from "./errors.ts";
 import { jsonAnswer } from "./answer.ts";
@@ -55,14 +55,14 @@ export function admit(
         message: "Invalid params: params must be an object",
       });
     case "response":
-      if (!hasModernHeader(headers)) return { kind: "legacy", message };
+      if (!hasStatelessHeader(headers)) return { kind: "session", message };
       return refuse(400, undefined, {
         code: ErrorCode.InvalidRequest,
         message: "Invalid request: a 2026-07-28 server sends no requests, so it takes no responses",
       });
     case "notification": {
-      if (headers.has(SESSION_ID_HEADER) && !hasModernHeader(headers)) {
-        return { kind: "legacy", message };
+      if (headers.has(SESSION_ID_HEADER) && !hasStatelessHeader(headers)) {
+        return { kind: "session", message };
       }
       // Header rules for notifications are not defined; only a present Mcp-Method that
       // names another method is refused (as the TypeScript SDK does).
@@ -83,7 +83,7 @@ function admitRequest(
 ): Admission {
   const { id, envelope } = request;
   if (envelope === undefined) {
-    if (!hasModernHeader(headers)) return { kind: "legacy", message: request };
+    if (!hasStatelessHeader(headers)) return { kind: "session", message: request };
     return refuse(400, id, claimless(request, headers));
   }
   const claim = envelope.protocolVersion;
@@ -93,8 +93,8 @@ function admitRequest(
   };
   const disagreeing = disagreeingHeader(mirroring, request.method, claim);
   if (disagreeing) return refuse(400, id, disagreeing);
-  if (VERSIONS.get(claim)?.era !== "modern") {
-    return refuse(400, id, unsupportedVersion(MODERN_VERSIONS, claim).toRpcError());
+  if (VERSIONS.get(claim)?.era !== "stateless") {
+    return refuse(400, id, unsupportedVersion(STATELESS_VERSIONS, claim).toRpcError());
   }
   const missing = missingOrWrongHeader(headers, mirroring, request);
   if (missing) return refuse(400, id, missing);
@@ -111,9 +111,9 @@ function admitRequest(
 }
 
 /** Whether `MCP-Protocol-Version` names a 2026-07-28 (stateless) version. */
-export function hasModernHeader(headers: Headers): boolean {
+export function hasStatelessHeader(headers: Headers): boolean {
   const header = headers.get(PROTOCOL_VERSION_HEADER);
-  return header !== null && VERSIONS.get(header)?.era === "modern";
+  return header !== null && VERSIONS.get(header)?.era === "stateless";
 }
 
 /**
@@ -177,7 +177,7 @@ function methodOf(admission: Admission): string | undefined {
       return admission.request.method;
     case "accepted":
       return admission.method;
-    case "legacy":
+    case "session":
       return admission.message.kind === "response" ? "(response)" : admission.message.method;
     case "refused":
       return undefined;

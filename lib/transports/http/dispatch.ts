@@ -60,12 +60,12 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
       outlet: { notify() {}, outbound: undefined },
       origin: OPENING,
     });
-    if (session.pin.era !== "legacy") return jsonAnswer(response, 400);
+    if (session.pin.era !== "session") return jsonAnswer(response, 400);
     const opened = sessions.open(session);
     return jsonAnswer(response, 200, { [SESSION_ID_HEADER]: opened.id });
   }
 
-  function legacy(
+  function inSession(
     message: RpcRequest | Notification | RpcResponse,
     headers: Headers,
     release: () => void,
@@ -103,7 +103,7 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
       const canStream = acceptsEventStream(request.headers.get("accept"));
       return endpoint.run(admission.request, canStream, release, connection);
     }
-    if (admission.kind !== "legacy") throw new Error(`Cannot dispatch "${admission.kind}"`);
-    return legacy(admission.message, request.headers, release, connection);
+    if (admission.kind !== "session") throw new Error(`Cannot dispatch "${admission.kind}"`);
+    return inSession(admission.message, request.headers, release, connection);
   };
 }

@@ -228,7 +228,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
           if (response === undefined) {
             return resolve(jsonAnswer(errorMessage(request.id, shuttingDown()), 503));
           }
-          const status = session ? legacyStatusOf(request, response) : statusOf(response);
+          const status = session ? sessionStatusOf(request, response) : statusOf(response);
           resolve(answer.complete(response, status));
         },
       });
@@ -278,9 +278,9 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   };
 }
 
-/** The version a session negotiated (every session in the table is pinned legacy). */
+/** The version a session negotiated (every session in the table is pinned to a 2025-era version). */
 export function negotiatedVersion(session: Session): string | undefined {
-  return session.pin.era === "legacy" ? session.pin.client.protocolVersion : undefined;
+  return session.pin.era === "session" ? session.pin.client.protocolVersion : undefined;
 }
 
 /**
@@ -295,7 +295,7 @@ export function primes(session: Session): boolean {
 /** Whether a session's request may send the client something before its answer. */
 function mayAsk(session: Session): boolean {
   if (session.logLevel !== undefined) return true;
-  if (session.pin.era !== "legacy") return false;
+  if (session.pin.era !== "session") return false;
   const declared = session.pin.client.clientCapabilities;
   return ASKABLE.some((capability) => capability in declared);
 }
@@ -305,7 +305,7 @@ function mayAsk(session: Session): boolean {
  * session is gone), but for an `initialize` refused (400, as the TypeScript SDK answers a
  * second one).
  */
-function legacyStatusOf(request: RpcRequest, response: JsonObject): number {
+function sessionStatusOf(request: RpcRequest, response: JsonObject): number {
   return request.method === "initialize" && response.error !== undefined ? 400 : 200;
 }
 

@@ -34,7 +34,7 @@ export type Admission =
   /** A notification: 202, no body. */
   | { kind: "accepted"; method: string }
   /** 2025-era traffic, for the session its `Mcp-Session-Id` names (or a new one). */
-  | { kind: "legacy"; message: RpcRequest | Notification | RpcResponse }
+  | { kind: "session"; message: RpcRequest | Notification | RpcResponse }
   /** `id` is undefined when the request's id is unknown (the answer then has none). */
   | { kind: "refused"; status: number; id: RequestId | undefined; error: RpcError };
 

@@ -5,26 +5,26 @@
 import { jsonAnswer } from "./answer.ts";
 import { errorMessage, refused } from "./errors.ts";
 import type { HttpStep } from "./exchange.ts";
-import { hasModernHeader } from "./admission.ts";
+import { hasStatelessHeader } from "./admission.ts";
 import { isJsonContentType } from "./headers.ts";
 import type { SessionStreams } from "./streams.ts";
 
 /** The methods the endpoint takes, and those a 2026-07-28 client has. */
 const ALLOW = "GET, POST, DELETE";
-const ALLOW_MODERN = "POST";
+const ALLOW_STATELESS = "POST";
 
 export function methodAndTypeStep(streams: SessionStreams): HttpStep {
   return (next) => (exchange) => {
     const { request } = exchange;
     if (request.method === "DELETE") return streams.end(exchange);
-    if (request.method === "GET" && hasModernHeader(request.headers)) {
+    if (request.method === "GET" && hasStatelessHeader(request.headers)) {
       return jsonAnswer(
         errorMessage(
           undefined,
           refused("Method not allowed: GET (2026-07-28 has no GET stream; POST each message)"),
         ),
         405,
-        { allow: ALLOW_MODERN },
+        { allow: ALLOW_STATELESS },
       );
     }
     if (request.method === "GET") return streams.open(exchange);

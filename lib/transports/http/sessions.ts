@@ -178,7 +178,7 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
 
   return {
     open(core) {
-      const size = SESSION_BYTES + (core.pin.era === "legacy" ? core.pin.client.keptBytes : 0);
+      const size = SESSION_BYTES + (core.pin.era === "session" ? core.pin.client.keptBytes : 0);
       const id = idOf(options.instance);
       const origin: Origin = Object.freeze({ transport: "http", sessionId: id });
       const session: HttpSession = {
