@@ -102,7 +102,9 @@ export function createAnswer(
     },
     complete(response, status) {
       if (early === undefined) return countedJsonAnswer(response, status, unsent);
-      const body = eventBody(() => {}, unsent);
+      // A session's stream is resumable however soon it ends: its events carry ids (after the
+      // priming event, from 2025-11-25 on) and are kept, as those of a stream answered later.
+      const body = eventBody(() => {}, unsent, undefined, SSE_HEADERS, openLog);
       for (const message of early) body.send(message);
       body.end(response);
       return body.response;
