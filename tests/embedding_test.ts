@@ -71,6 +71,21 @@ async function exercise(url: URL): Promise<string[]> {
   return seen;
 }
 
+/** A 2026-07-28 tools/list to `url`, as a client POSTs it. */
+function listTools(url: string, headers: Record<string, string> = {}): Request {
+  return new Request(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }),
+  });
+}
+
 const EXPECTED = [
   "v2 lists report",
   "v2 Reported 2 step(s)",
@@ -111,21 +126,7 @@ Deno.test("embedding: the official SDK clients reach /mcp of a Hono app, served 
     assert.deepEqual(await exercise(new URL(`${base}/mcp`)), EXPECTED);
     assert.equal(await (await fetch(`${base}/`)).text(), "the app's home");
     // In process, no socket: Hono's own request(), as an app's tests call it.
-    const response = await hono.request("http://localhost/mcp", {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/list",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/list",
-        params: { _meta: META },
-      }),
-    });
+    const response = await hono.request(listTools("http://localhost/mcp"));
     assert.equal(response.status, 200);
     const listed = await response.json();
     assert.deepEqual(listed.result.tools.map((tool: { name: string }) => tool.name), ["report"]);
@@ -142,22 +143,10 @@ Deno.test("embedding: http.allowedHosts and http.bearerToken guard fetch as --al
   });
   const ask = (host: string, token?: string) =>
     server.fetch(
-      new Request(`http://${host}/mcp`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/list",
-          ...token === undefined ? {} : { authorization: `Bearer ${token}` },
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/list",
-          params: { _meta: META },
-        }),
-      }),
+      listTools(
+        `http://${host}/mcp`,
+        token === undefined ? {} : { authorization: `Bearer ${token}` },
+      ),
     );
   try {
     assert.equal((await ask("evil.example.com", "s3cret")).status, 403);

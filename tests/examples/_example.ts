@@ -74,23 +74,5 @@ export async function which(program: string): Promise<string | undefined> {
   return undefined;
 }
 
-/** A free loopback port (free when asked; a program then binds it). */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close();
-  return port;
-}
-
-/** Waits until something accepts connections on the loopback `port`. */
-export async function waitForPort(port: number, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-  throw new Error(`${what} never listened on port ${port}`);
-}
+/** A free loopback port, and waiting until a program accepts connections on it. */
+export { freePort, waitForPort } from "../scale/_harness.ts";

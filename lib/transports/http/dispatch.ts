@@ -10,15 +10,14 @@ import type {
   Request as RpcRequest,
   Response as RpcResponse,
 } from "../../wire/extract.ts";
-import type { RequestId } from "../../wire/types.ts";
 import type { Origin } from "../../methods/context.ts";
 import { createSession } from "../../methods/session.ts";
 import { jsonAnswer } from "./answer.ts";
-import { type Endpoint, negotiatedVersion } from "./endpoint.ts";
-import { errorMessage, sessionRequired, sessionVersionMismatch } from "./errors.ts";
+import type { Endpoint } from "./endpoint.ts";
+import { errorMessage, sessionRequired } from "./errors.ts";
 import type { HttpHandler } from "./exchange.ts";
-import { acceptsEventStream, PROTOCOL_VERSION_HEADER } from "./headers.ts";
-import { type HttpSession, SESSION_ID_HEADER } from "./sessions.ts";
+import { acceptsEventStream } from "./headers.ts";
+import { SESSION_ID_HEADER } from "./sessions.ts";
 import type { Connection } from "./listener.ts";
 
 /** Where an `initialize` over HTTP comes from: no session yet. */
@@ -26,27 +25,6 @@ const OPENING: Origin = Object.freeze({ transport: "http", sessionId: undefined 
 
 export function createDispatch(endpoint: Endpoint): HttpHandler {
   const { core, sessions } = endpoint;
-
-  /**
-   * The session a 2025-era message's `Mcp-Session-Id` names, or the answer saying why there
-   * is none to serve it: 503 while draining (404 would ask for a new session), 400 without
-   * an id or with another version than the session's, 404 for one unknown or ended.
-   */
-  function sessionFor(id: RequestId | undefined, headers: Headers): HttpSession | Response {
-    if (endpoint.draining) return jsonAnswer(errorMessage(id, shuttingDown()), 503);
-    const sessionId = headers.get(SESSION_ID_HEADER);
-    if (sessionId === null) return jsonAnswer(errorMessage(id, sessionRequired()), 400);
-    const session = sessions.get(sessionId);
-    if (session === undefined) {
-      return jsonAnswer(errorMessage(id, endpoint.missing(sessionId)), 404);
-    }
-    const negotiated = negotiatedVersion(session.core);
-    const claimed = headers.get(PROTOCOL_VERSION_HEADER);
-    if (claimed !== null && negotiated !== undefined && claimed !== negotiated) {
-      return jsonAnswer(errorMessage(id, sessionVersionMismatch(claimed, negotiated)), 400);
-    }
-    return session;
-  }
 
   /** Runs a claim-less `initialize` on a fresh core session; keeps the session if it pins. */
   async function openSession(request: RpcRequest): Promise<Response> {
@@ -72,7 +50,7 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
     connection: Connection,
   ): Response | Promise<Response> {
     if (message.kind === "request" && headers.get(SESSION_ID_HEADER) !== null) {
-      const session = sessionFor(message.id, headers);
+      const session = endpoint.sessionFor(message.id, headers);
       if (session instanceof Response) {
         release();
         return session;
@@ -86,7 +64,7 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
       if (message.method === "initialize") return openSession(message);
       return jsonAnswer(errorMessage(message.id, sessionRequired()), 400);
     }
-    const session = sessionFor(undefined, headers);
+    const session = endpoint.sessionFor(undefined, headers);
     if (session instanceof Response) return session;
     // An answer to a request the session sent (one that nothing awaits is dropped), or
     // notifications/cancelled for one of its requests.

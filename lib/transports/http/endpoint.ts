@@ -12,7 +12,7 @@ import { instanceOf, randomInstanceName } from "../../util/instance.ts";
 import { throttledReport } from "../../util/throttled_report.ts";
 import { internalError, shuttingDown } from "../../wire/errors.ts";
 import type { Request as RpcRequest } from "../../wire/extract.ts";
-import type { RpcError } from "../../wire/types.ts";
+import type { RequestId, RpcError } from "../../wire/types.ts";
 import type { Registry } from "../../primitives/registry.ts";
 import type { Origin, Outbound } from "../../methods/context.ts";
 import type { Session } from "../../methods/session.ts";
@@ -27,13 +27,21 @@ import {
 } from "./answer.ts";
 import { type BodyBudget, createBodyBudget } from "./body.ts";
 import { createEventBudget } from "./events.ts";
-import { errorMessage, sessionNotFound, statusOf } from "./errors.ts";
+import {
+  errorMessage,
+  sessionNotFound,
+  sessionRequired,
+  sessionVersionMismatch,
+  statusOf,
+} from "./errors.ts";
+import { PROTOCOL_VERSION_HEADER } from "./headers.ts";
 import type { Connection as HttpConnection } from "./listener.ts";
 import {
   createSessionTable,
   type HttpSession,
   MAX_SESSION_BYTES,
   MAX_SESSIONS,
+  SESSION_ID_HEADER,
   SESSION_TTL_MS,
   type SessionTable,
 } from "./sessions.ts";
@@ -83,6 +91,13 @@ export interface Endpoint {
   readonly maxMessageBytes: number;
   /** True once the drain has begun: new requests get 503. */
   readonly draining: boolean;
+  /**
+   * The session a 2025-era request's `Mcp-Session-Id` names, or the answer saying why there is
+   * none to serve it: 503 while draining (404 would ask for a new session), 400 without an id or
+   * with another version than the session's, 404 for one unknown or ended (naming the instance
+   * that opened it, when another). `id` is the JSON-RPC id the answer carries, if any.
+   */
+  sessionFor(id: RequestId | undefined, headers: Headers): HttpSession | Response;
   /** The 404 error for a session id no live session has, naming the instance that opened it. */
   missing(sessionId: string): RpcError;
   /**
@@ -154,6 +169,20 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   const engines = () => [stateless, ...[...sessions.all()].map((session) => session.connection)];
   /** Kept once the drain has begun (the sessions have been forgotten by then). */
   let drained: Connection[] | undefined;
+
+  /** The 404 error for a session id no live session has, naming the instance that opened it. */
+  function missing(sessionId: string): RpcError {
+    const openedBy = instanceOf(sessionId);
+    if (openedBy === undefined || openedBy === instance) return sessionNotFound();
+    if (firstStray(openedBy)) {
+      diagnostics.error(
+        `A request for a session of instance "${openedBy}" reached this instance ` +
+          `("${instance}"): the load balancer must send a session's requests to the instance ` +
+          "that opened it (see docs/operating/scaling.md)",
+      );
+    }
+    return sessionNotFound(openedBy);
+  }
 
   function run(
     request: RpcRequest,
@@ -246,18 +275,22 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     get draining() {
       return draining;
     },
-    missing(sessionId) {
-      const openedBy = instanceOf(sessionId);
-      if (openedBy === undefined || openedBy === instance) return sessionNotFound();
-      if (firstStray(openedBy)) {
-        diagnostics.error(
-          `A request for a session of instance "${openedBy}" reached this instance ` +
-            `("${instance}"): the load balancer must send a session's requests to the instance ` +
-            "that opened it (see docs/operating/scaling.md)",
-        );
+    sessionFor(id, headers) {
+      if (draining) return jsonAnswer(errorMessage(id, shuttingDown()), 503);
+      const sessionId = headers.get(SESSION_ID_HEADER);
+      if (sessionId === null) return jsonAnswer(errorMessage(id, sessionRequired()), 400);
+      const session = sessions.get(sessionId);
+      if (session === undefined) {
+        return jsonAnswer(errorMessage(id, missing(sessionId)), 404);
       }
-      return sessionNotFound(openedBy);
+      const negotiated = negotiatedVersion(session.core);
+      const claimed = headers.get(PROTOCOL_VERSION_HEADER);
+      if (claimed !== null && negotiated !== undefined && claimed !== negotiated) {
+        return jsonAnswer(errorMessage(id, sessionVersionMismatch(claimed, negotiated)), 400);
+      }
+      return session;
     },
+    missing,
     run,
     load() {
       const waiting = slots.waiting();

@@ -1,20 +1,17 @@
-// A 2025-era session's streams outside any POST (adr/0030, adr/0034): GET opens the session's standalone
-// event stream, for what the server sends outside any call (never a response), or, with
+// A 2025-era session's streams outside any POST (adr/0030, adr/0034): GET opens the
+// session's standalone event stream, for what the server sends outside any call (never a response), or, with
 // `Last-Event-ID`, resumes the stream that event belongs to; DELETE ends the session.
-import { shuttingDown } from "../../wire/errors.ts";
-import type { Endpoint } from "./endpoint.ts";
-import { negotiatedVersion, primes } from "./endpoint.ts";
+import { type Endpoint, primes } from "./endpoint.ts";
 import { type EventStream, jsonAnswer, openEventStream, resumeEventStream } from "./answer.ts";
 import {
   cannotResume,
   errorMessage,
   notAcceptable,
   sessionRequired,
-  sessionVersionMismatch,
   streamConflict,
 } from "./errors.ts";
 import type { Exchange } from "./exchange.ts";
-import { acceptsEventStream, PROTOCOL_VERSION_HEADER } from "./headers.ts";
+import { acceptsEventStream } from "./headers.ts";
 import { type HttpSession, SESSION_ID_HEADER } from "./sessions.ts";
 import type { Connection } from "./listener.ts";
 import { closingWith } from "./unsent.ts";
@@ -39,21 +36,8 @@ export function createSessionStreams(endpoint: Endpoint): SessionStreams {
     if (accept === null || !acceptsEventStream(accept)) {
       return jsonAnswer(errorMessage(undefined, notAcceptable()), 406);
     }
-    if (endpoint.draining) return jsonAnswer(errorMessage(undefined, shuttingDown()), 503);
-    const sessionId = headers.get(SESSION_ID_HEADER);
-    if (sessionId === null) return jsonAnswer(errorMessage(undefined, sessionRequired()), 400);
-    const session = sessions.get(sessionId);
-    if (session === undefined) {
-      return jsonAnswer(errorMessage(undefined, endpoint.missing(sessionId)), 404);
-    }
-    const negotiated = negotiatedVersion(session.core);
-    const claimed = headers.get(PROTOCOL_VERSION_HEADER);
-    if (claimed !== null && negotiated !== undefined && claimed !== negotiated) {
-      return jsonAnswer(
-        errorMessage(undefined, sessionVersionMismatch(claimed, negotiated)),
-        400,
-      );
-    }
+    const session = endpoint.sessionFor(undefined, headers);
+    if (session instanceof Response) return session;
     const lastEventId = headers.get("last-event-id");
     if (lastEventId !== null) return resume(session, lastEventId, connection);
     if (session.standalone !== undefined) {
