@@ -110,6 +110,8 @@ Deno.test("main.ts started in a terminal says on stderr what it serves and how t
   const command = `${Deno.execPath()} run -A ${MAIN} ${TOOLS.join(" ")} 2>&1 >/dev/null`;
   const { code, stdout } = await new Deno.Command("script", {
     args: ["-qec", command, "/dev/null"],
+    // As a person runs it: not under the npx or deno task that may run these tests.
+    env: { npm_lifecycle_event: "", npm_config_user_agent: "", INIT_CWD: "" },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -56,7 +56,8 @@ Deno.test("README: the terminal greeting of task start is what the server prints
     const { code, stdout } = await new Deno.Command("script", {
       args: ["-qec", command, "/dev/null"],
       cwd: dir,
-      env: { NO_COLOR: "1" },
+      // As a person runs it: not under the npx or deno task that may run these tests.
+      env: { NO_COLOR: "1", npm_lifecycle_event: "", npm_config_user_agent: "", INIT_CWD: "" },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
