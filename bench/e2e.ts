@@ -4,7 +4,7 @@
 // ratio is taken within a round before the median is taken, so machine noise that hits
 // one round hits every contestant in it.
 //
-//   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-docs]
+//   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-docs] [--against DIR]
 //
 // Prints the tables, writes bench/results/e2e-latest.json, and with --write-docs puts
 // the tables into docs/performance.md between the e2e markers.
@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import type { Contestant } from "./e2e/client.ts";
 import { measureRound, median, type RoundResult, type Workload } from "./e2e/measure.ts";
 import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
+import { againstCheckout, changeTable } from "./_against.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const KIB = 1024;
@@ -111,8 +112,24 @@ async function main(): Promise<void> {
       rounds: { type: "string", default: "7" },
       quick: { type: "boolean", default: false },
       "write-docs": { type: "boolean", default: false },
+      against: { type: "string" },
     },
   });
+  // With --against DIR, DIR's main.ts runs beside this one in every round (bench/_against.ts).
+  const against = values.against === undefined ? undefined : await againstCheckout(values.against);
+  if (against !== undefined) {
+    if (values["write-docs"]) throw new Error("--against compares; it does not write the docs");
+    for (const era of ["modern", "legacy"] as const) {
+      CONTESTANTS.push({
+        key: `against-${era}`,
+        label: `${against.label}, ${
+          era === "modern" ? "2026-07-28 requests" : "2025-11-25 session"
+        }`,
+        args: ["run", "-A", against.main, "--tools", `${ROOT}bench/tools`, ...BIG_LINES],
+        era,
+      });
+    }
+  }
   const rounds = Number(values.rounds);
   const work: Workload = values.quick
     ? { sequential: 300, pipelined: 3_000, inFlight: 64, payloadSizes: [KIB, MIB, 16 * MIB] }
@@ -143,10 +160,31 @@ async function main(): Promise<void> {
   const report = summarize(results, work);
   const tables = render(report);
   console.log(tables);
-  const out = `${ROOT}bench/results/e2e-latest.json`;
-  await Deno.mkdir(`${ROOT}bench/results`, { recursive: true });
-  await Deno.writeTextFile(out, JSON.stringify(report, null, 2) + "\n");
-  progress(`Wrote ${out}`);
+  if (against !== undefined) {
+    const figure = (name: keyof RoundResult) => (round: Record<string, RoundResult>, key: string) =>
+      round[key]?.[name] as number | undefined;
+    console.log(
+      `\nThis commit ÷ ${against.label}: medians of per-round ratios (each round's in brackets).\n\n` +
+        changeTable(results, [
+          { label: "2026-07-28", after: "toolshed-modern", before: "against-modern" },
+          { label: "2025-11-25", after: "toolshed-legacy", before: "against-legacy" },
+        ], [
+          { name: "pipelined req/s", of: figure("pipelinedRps") },
+          { name: "sequential p50", of: figure("seqP50Ms") },
+          { name: "CPU per request", of: figure("cpuUsPerRequest") },
+          { name: "cold start", of: figure("coldStartMs") },
+          { name: "peak RSS", of: figure("peakRssMb") },
+          { name: "1 MiB echo", of: (round, key) => round[key]?.payloadMs[MIB] },
+        ]),
+    );
+  }
+  // The latest figures of this commit alone: a comparison (--against) leaves them as they are.
+  if (against === undefined) {
+    const out = `${ROOT}bench/results/e2e-latest.json`;
+    await Deno.mkdir(`${ROOT}bench/results`, { recursive: true });
+    await Deno.writeTextFile(out, JSON.stringify(report, null, 2) + "\n");
+    progress(`Wrote ${out}`);
+  }
   if (values["write-docs"]) {
     await writeDocs(`${ROOT}${PERFORMANCE_PAGE}`, "e2e", tables);
     progress(`Updated the stdio tables of ${PERFORMANCE_PAGE}`);

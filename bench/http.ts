@@ -12,6 +12,7 @@
 // requests in all, and its RSS is read after each.
 //
 //   deno run -A bench/http.ts [--rounds N] [--seconds S] [--quick] [--write-docs]
+//                             [--against DIR]
 //                             [--json PATH]
 import { parseArgs } from "node:util";
 import { median } from "./e2e/measure.ts";
@@ -19,6 +20,7 @@ import { check } from "./http/request.ts";
 import { cpuSeconds, type HttpContestant, rssMb, start } from "./http/server.ts";
 import { removeScript, wrk, type WrkResult } from "./http/wrk.ts";
 import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
+import { againstCheckout, changeTable } from "./_against.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const LISTEN = "127.0.0.1:0";
@@ -148,8 +150,20 @@ async function main(): Promise<void> {
       quick: { type: "boolean", default: false },
       "write-docs": { type: "boolean", default: false },
       json: { type: "string" },
+      against: { type: "string" },
     },
   });
+  // With --against DIR, DIR's main.ts runs beside this one in every round (bench/_against.ts).
+  const against = values.against === undefined ? undefined : await againstCheckout(values.against);
+  if (against !== undefined) {
+    if (values["write-docs"]) throw new Error("--against compares; it does not write the docs");
+    CONTESTANTS.push({
+      ...TOOLSHED,
+      key: "against",
+      label: `${against.label} \`--http\``,
+      args: ["run", "-A", against.main, "--http", LISTEN, "--tools", `${ROOT}bench/tools`],
+    });
+  }
   const rounds = values.quick ? 1 : Number(values.rounds);
   const seconds = values.quick ? 2 : Number(values.seconds);
   await requireWrk();
@@ -174,6 +188,20 @@ async function main(): Promise<void> {
   const report = summarize(results, seconds);
   const tables = render(report);
   console.log(tables);
+  if (against !== undefined) {
+    const load = (connections: number, name: keyof LoadFigures) => (round: Round, key: string) =>
+      round.byKey[key]?.load[connections]?.[name];
+    console.log(
+      `\nThis commit ÷ ${against.label}: medians of per-round ratios (each round's in brackets).\n\n` +
+        changeTable(results, [{ label: "toolshed --http", after: "toolshed", before: "against" }], [
+          { name: "req/s, 64 connections", of: load(64, "rps") },
+          { name: "CPU per request, 64 connections", of: load(64, "cpuUsPerRequest") },
+          { name: "req/s, 1 connection", of: load(1, "rps") },
+          { name: "p50, 1 connection", of: load(1, "p50Ms") },
+          { name: "peak RSS", of: (round, key) => round.byKey[key]?.peakRssMb },
+        ]),
+    );
+  }
   if (values.json !== undefined) {
     await Deno.writeTextFile(values.json, JSON.stringify(report, null, 2) + "\n");
     progress(`Wrote ${values.json}`);
