@@ -174,6 +174,12 @@ async function post(url: string, method: string, params: Record<string, unknown>
 }
 
 /** A call of slow_compute (a task while it runs): the JSON-RPC answer. */
+/**
+ * How long a task call's tool runs when the test asserts it became a task (or failed as one):
+ * a call that ends within its first turn answers as a plain call (adr/0016), which a loaded
+ * machine can make a 10 ms tool do.
+ */
+const OUTLIVES_FIRST_TURN = 0.2;
 const taskCall = (url: string, seconds: number) =>
   post(url, "tools/call", { name: "slow_compute", arguments: { seconds, label: "faults" } });
 /** A call that never touches Redis. */
@@ -204,11 +210,11 @@ Deno.test({
     const instance = await spawnInstance(["--redis", redis.url, "--max-concurrency", "4"]);
     let stopped = false;
     try {
-      strictEqual((await taskCall(instance.url, 0.01)).result?.resultType, "task");
+      strictEqual((await taskCall(instance.url, OUTLIVES_FIRST_TURN)).result?.resultType, "task");
       redis.pause();
       // Twice as many task calls as there are slots: none may keep one.
       const answers = await withHangGuard(
-        Promise.all(Array.from({ length: 8 }, () => taskCall(instance.url, 0.01))),
+        Promise.all(Array.from({ length: 8 }, () => taskCall(instance.url, OUTLIVES_FIRST_TURN))),
         "task calls while Redis is stalled",
       );
       for (const answer of answers) {
@@ -226,7 +232,7 @@ Deno.test({
 
       redis.resume();
       await backWithRedis(instance);
-      strictEqual((await taskCall(instance.url, 0.01)).result?.resultType, "task");
+      strictEqual((await taskCall(instance.url, OUTLIVES_FIRST_TURN)).result?.resultType, "task");
       stopped = true;
       const { stderr } = await instance.stop();
       deepStrictEqual(crashes(stderr), []);
@@ -250,7 +256,7 @@ Deno.test({
       await until(() => readiness(instance.url), ([, text]) => text.includes("Redis"));
       // The old strategy gave up after five tries (~3 s): wait past them.
       await new Promise((resolve) => setTimeout(resolve, 4_000));
-      const refused = await taskCall(instance.url, 0.01);
+      const refused = await taskCall(instance.url, OUTLIVES_FIRST_TURN);
       ok(
         /^Internal error: tasks are unavailable: Redis is unreachable \(for \d+ s\)$/.test(
           refused.error?.message,
@@ -260,7 +266,7 @@ Deno.test({
       ok((await plainCall(instance.url)).result?.content, "plain calls are untouched");
       await redis.start();
       await backWithRedis(instance);
-      strictEqual((await taskCall(instance.url, 0.01)).result?.resultType, "task");
+      strictEqual((await taskCall(instance.url, OUTLIVES_FIRST_TURN)).result?.resultType, "task");
 
       // A blip under load: more failed calls than tasks may run, while calls keep coming.
       let answered = 0;
@@ -282,7 +288,7 @@ Deno.test({
       await withHangGuard(load, "the calls under load");
       ok(failed > MAX_RUNNING_TASKS, `${failed} calls failed during the blip`);
       const after = await Promise.all(
-        Array.from({ length: 20 }, () => taskCall(instance.url, 0.01)),
+        Array.from({ length: 20 }, () => taskCall(instance.url, OUTLIVES_FIRST_TURN)),
       );
       deepStrictEqual(
         after.map((answer) => answer.result?.resultType ?? answer.error?.message),
