@@ -324,3 +324,33 @@ Deno.test("createConnection() close() aborts what runs and ends what waits witho
   deepStrictEqual(replies, [{ jsonrpc: "2.0", id: 1, result: { method: "slow" } }, undefined]);
   deepStrictEqual(sent, []);
 });
+
+Deno.test("createConnection() is not idle while its last waiting request is being started, and a request cancelled as its slot comes does not run", async () => {
+  const { ids, peer, connection } = setup(1);
+  connection.request(request(1), { bytes: 10 });
+  connection.request(request(2), { bytes: 10 });
+  let idleAt: number[] | undefined;
+  connection.idle().then(() => idleAt = [...peer.running.keys()] as number[]);
+  peer.running.get(1)!.finish(); // 2 gets the slot; the engine is busy again at once
+  await tick();
+  deepStrictEqual([...peer.running.keys()], [2]);
+  strictEqual(idleAt, undefined, "idle() waits for the request that started");
+  strictEqual(connection.busy(), true);
+  peer.running.get(2)!.finish();
+  await connection.idle();
+  await tick();
+  deepStrictEqual(idleAt, []);
+  deepStrictEqual(ids(), [1, 2]);
+
+  // Request 4 waits; 3 finishes (4's slot is granted), and 4 is cancelled before it runs.
+  connection.request(request(3), { bytes: 10 });
+  connection.request(request(4), { bytes: 10 });
+  peer.running.get(3)!.finish();
+  await Promise.resolve(); // 3's answer is handled: the slot passes to 4, whose turn is next
+  connection.cancel(4, "not needed");
+  await connection.idle();
+  await tick();
+  strictEqual(peer.running.has(4), false, "a cancelled request never runs");
+  deepStrictEqual(ids(), [1, 2, 3]);
+  strictEqual(connection.busy(), false);
+});

@@ -77,6 +77,21 @@ Deno.test("serve() answers a fast request while a slow one is still running", as
   strictEqual(output.lines()[1].result.content[0].text, "slow");
 });
 
+Deno.test("serve() with one slot answers a request that waited, when input ends while the one before it runs", async () => {
+  // Input ends at once; the drain must wait for the waiting call as well as the running one
+  // (it once took the moment between them, when neither counted, for the end).
+  const registry = registryOf({
+    pause: {
+      handler: () => new Promise<string>((resolve) => setTimeout(() => resolve("paused"), 30)),
+    },
+  });
+  const { input, output, server } = start(registry, { maxConcurrency: 1 });
+  input.push(call(1, "pause") + "\n" + call(2, "pause") + "\n");
+  input.end();
+  await withHangGuard(server.done, "the server's end");
+  deepStrictEqual(output.lines().map((line) => line.id), [1, 2]);
+});
+
 Deno.test("serve() passes the request's signal, id and client to the handler", async () => {
   let seen: Record<string, unknown> = {};
   const registry = registryOf({

@@ -225,18 +225,26 @@ export function createConnection(options: ConnectionOptions): Connection {
     if (!live.has(entry)) enter(entry);
     waiting++;
     waitingBytes += entry.bytes;
-    slots.acquire(entry.controller.signal).then((release) => {
-      if (entry.state !== "waiting") return release(); // answered while the slot came
-      stopWaiting(entry);
-      wake();
-      run(entry, release);
-    }, () => {
-      // Aborted while it waited: cancelled, or its connection ended.
-      if (entry.state !== "waiting") return;
+    /** Leaves the line without running: cancelled, or its connection ended, while it waited. */
+    const leaveLine = () => {
       stopWaiting(entry);
       leave(entry);
       deliver(entry, undefined);
       wake();
+    };
+    slots.acquire(entry.controller.signal).then((release) => {
+      if (entry.state !== "waiting") return release(); // answered while the slot came
+      // Cancelled as the slot came (a turn before this callback): it does not run either.
+      if (entry.controller.signal.aborted) {
+        release();
+        return leaveLine();
+      }
+      stopWaiting(entry);
+      // Running before anyone hears of it: idle() must not resolve between the two.
+      run(entry, release);
+      wake();
+    }, () => {
+      if (entry.state === "waiting") leaveLine();
     });
   }
 
