@@ -4,7 +4,7 @@
 // that serve their own pages beside it, on loopback; a Hono app answers in process through
 // `app.request` too. Middleware given to createServer sees the calls; the Host guard, the
 // bearer token and the drain hold as they do over toolshed's own listener.
-import assert from "node:assert/strict";
+import assert, { strictEqual } from "node:assert/strict";
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
@@ -218,4 +218,57 @@ Deno.test("embedding: close() drains what fetch serves: a call in flight finishe
   assert.equal(answer.status, 200);
   assert.deepEqual((await answer.json()).result.content, [{ type: "text", text: "finished" }]);
   await withHangGuard(closing, "the drain");
+});
+
+Deno.test("embedding: close() twice still aborts a session's call at the end of the grace, and fetch after close() answers 503 even if it never served", async () => {
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => started = resolve);
+  const stubborn = checkDefinition(
+    {
+      description: "Runs until aborted",
+      inputSchema: { type: "object" },
+      handler: (_args: unknown, ctx: { signal: AbortSignal }) => {
+        started();
+        return new Promise<string>((resolve) =>
+          ctx.signal.addEventListener("abort", () => resolve(`aborted: ${ctx.signal.reason}`))
+        );
+      },
+    },
+    "stubborn",
+    "stubborn.ts",
+  );
+  const server = serverOf({ tools: [stubborn] }, {
+    diagnostics: recorder(),
+    shutdownGraceMs: 200,
+  });
+  const post = (body: object, headers: Record<string, string> = {}) =>
+    server.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", ...body }),
+      }),
+    );
+  const opened = await post({
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT_INFO },
+  });
+  const sessionId = opened.headers.get("mcp-session-id")!;
+  await opened.body?.cancel();
+  const call = post(
+    { id: 2, method: "tools/call", params: { name: "stubborn", arguments: {} } },
+    { "mcp-session-id": sessionId },
+  );
+  await withHangGuard(running, "the session's call to start");
+  // Two signals, two close()s: one drain, whose grace still ends the session's call.
+  await withHangGuard(Promise.all([server.close(), server.close()]), "the drain");
+  const answer = await (await withHangGuard(call, "the call's answer")).json();
+  strictEqual(answer.result.content[0].text, "aborted: the server is shutting down");
+
+  const neverServed = serverOf({ tools: [stubborn] }, { diagnostics: recorder() });
+  await neverServed.close();
+  const late = await neverServed.fetch(listTools("http://localhost/mcp"));
+  strictEqual(late.status, 503);
+  strictEqual((await late.json()).error.message.includes("shut down"), true);
 });

@@ -5,7 +5,7 @@
 // tasks (in memory, or in Redis), the key ring that seals requestState, watches the directory
 // when asked, and builds the one request core that every way of serving shares: stdio, HTTP,
 // web-standard fetch, and single requests in process.
-import type { JsonObject } from "../util/json.ts";
+import { type JsonObject, messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { randomInstanceName } from "../util/instance.ts";
 import { extract } from "../wire/extract.ts";
@@ -34,6 +34,7 @@ import {
   type ServerLoadOptions,
 } from "../discovery/server_dir.ts";
 import { type Reloader, watchAndReload } from "../discovery/reload.ts";
+import { checkMiddleware } from "../discovery/middleware_dir.ts";
 import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
 import { createTasks, type Tasks } from "../tasks/tasks.ts";
 import { createMemoryTaskStore } from "../tasks/task_store.ts";
@@ -201,8 +202,9 @@ export interface Server {
   /** Lets the tasks running here end within the shutdown grace; the rest are failed. */
   drainTasks(): Promise<void>;
   /**
-   * Stops watching, drains what `fetch` is serving (new requests get 503; those in flight have
-   * the shutdown grace), and closes the link to Redis.
+   * Stops watching; drains what `fetch` serves (from now on a request gets 503; those in flight
+   * have the shutdown grace, then are aborted) and the tasks running here (within the same
+   * grace); then closes the link to Redis. Called again, it gives the same promise.
    */
   close(): Promise<void>;
 }
@@ -281,6 +283,14 @@ function assemble(
   },
 ): Server {
   const { loaded, folders, load, instance, shared, http } = parts;
+  // Middleware given in code is checked as a middleware/ file is, naming where it was given.
+  config.middleware?.forEach((middleware, index) => {
+    try {
+      checkMiddleware(middleware);
+    } catch (error) {
+      throw new Error(`Cannot use middleware[${index}] of the configuration: ${messageOf(error)}`);
+    }
+  });
   const registry = createRegistry(
     contentsOf(loaded.tools.tools, {
       ...loaded,
@@ -334,6 +344,22 @@ function assemble(
   const embedding: EmbeddedHttp = typeof config.http === "object" ? config.http : {};
   /** What `fetch` serves through, made at its first request. */
   let embedded: Promise<McpHttp> | undefined;
+  const embeddedHttp = () =>
+    embedded ??= (http === undefined ? loadHttp() : Promise.resolve(http)).then((module) =>
+      module.createMcpHttp({
+        ...embedding,
+        allowedHosts: embedding.allowedHosts ?? [],
+        core,
+        registry,
+        diagnostics,
+        maxConcurrency,
+        maxMessageBytes,
+        instanceName: instance,
+        degraded,
+      })
+    );
+  /** Set by close(): its work, done once. */
+  let closing: Promise<void> | undefined;
 
   return {
     core,
@@ -377,20 +403,10 @@ function assemble(
       });
     },
     async fetch(request) {
-      embedded ??= (http === undefined ? loadHttp() : Promise.resolve(http)).then((module) =>
-        module.createMcpHttp({
-          ...embedding,
-          allowedHosts: embedding.allowedHosts ?? [],
-          core,
-          registry,
-          diagnostics,
-          maxConcurrency,
-          maxMessageBytes,
-          instanceName: instance,
-          degraded,
-        })
-      );
-      return (await embedded).fetch(request);
+      const mcp = await embeddedHttp();
+      // After close(), what fetch serves is drained: a request gets 503, as while draining.
+      if (closing !== undefined) mcp.endpoint.drain();
+      return mcp.fetch(request);
     },
     async request(method, params = {}, options = {}) {
       const meta: JsonObject = {
@@ -428,17 +444,24 @@ function assemble(
     },
     reloaded: () => reloader?.settled() ?? Promise.resolve(),
     drainTasks: () => tasks.drain(shutdownGraceMs),
-    async close() {
-      reloader?.close();
-      if (embedded !== undefined) {
-        const { endpoint } = await embedded;
-        const idle = endpoint.drain();
-        if (await settlesWithin(idle, shutdownGraceMs) === "timed out") {
-          endpoint.abort("the server is shutting down");
-          await idle;
-        }
-      }
-      await shared?.close();
+    close() {
+      closing ??= (async () => {
+        reloader?.close();
+        // The requests fetch serves and the tasks running here share the grace, as they do
+        // on a signal to main.ts; then what still runs is aborted.
+        const drainHttp = async () => {
+          if (embedded === undefined) return;
+          const { endpoint } = await embedded;
+          const idle = endpoint.drain();
+          if (await settlesWithin(idle, shutdownGraceMs) === "timed out") {
+            endpoint.abort("the server is shutting down");
+            await idle;
+          }
+        };
+        await Promise.all([drainHttp(), tasks.drain(shutdownGraceMs)]);
+        await shared?.close();
+      })();
+      return closing;
     },
   };
 }

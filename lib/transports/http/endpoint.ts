@@ -116,7 +116,7 @@ export interface Endpoint {
   /**
    * Begins the drain: new requests get 503, long-lived requests are asked to close, what the
    * sessions await from clients is rejected and the sessions end; resolves once no request
-   * is running or waiting.
+   * is running or waiting. Called again, it gives the same drain.
    */
   drain(): Promise<void>;
   /** Aborts what runs, and ends what waits with 503 (the grace period is over). */
@@ -169,6 +169,8 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   const engines = () => [stateless, ...[...sessions.all()].map((session) => session.connection)];
   /** Kept once the drain has begun (the sessions have been forgotten by then). */
   let drained: Connection[] | undefined;
+  /** Resolves once the drain's engines are idle. */
+  let idle: Promise<void> | undefined;
 
   /** The 404 error for a session id no live session has, naming the instance that opened it. */
   function missing(sessionId: string): RpcError {
@@ -297,12 +299,16 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       return `${slots.held() + listens} running, ${waiting} waiting`;
     },
     drain() {
-      draining = true;
-      drained = engines();
-      for (const engine of drained) engine.closeLongLived();
-      // Requests sent to clients are rejected now (their tools answer); the sessions end.
-      sessions.close("the server is shutting down");
-      return Promise.all(drained.map((engine) => engine.idle())).then(() => {});
+      // Once: a second call (a second signal, a second close()) waits for the same drain.
+      if (drained === undefined) {
+        draining = true;
+        drained = engines();
+        for (const engine of drained) engine.closeLongLived();
+        // Requests sent to clients are rejected now (their tools answer); the sessions end.
+        sessions.close("the server is shutting down");
+        idle = Promise.all(drained.map((engine) => engine.idle())).then(() => {});
+      }
+      return idle!;
     },
     abort(reason) {
       // What runs answers as its handler sees the abort; what waits gets 503 (run()).
