@@ -405,3 +405,54 @@ Deno.test("middleware × rounds and tasks: it sees each round's input_required a
   ]);
   ok(seen.length > 3);
 });
+
+Deno.test("a middleware that answers nothing gets -32603 saying so, in both eras; one given in code that is none is refused at creation", async () => {
+  const forgetful = "export default (next) => async (call) => { await next(call); };\n";
+  const dir = await serverDir({ "forgetful.ts": forgetful });
+  const server = await startInProcess(["--dir", dir]);
+  try {
+    const message = /a middleware answered nothing: return what next\(call\) gives \(await it\)/;
+    const stateless = await ask(server, 1, "tools/call", {
+      name: "echo",
+      arguments: { text: "x" },
+    });
+    strictEqual(stateless.error.code, -32603);
+    match(stateless.error.message, message);
+  } finally {
+    await server.end();
+  }
+  // A connection of its own: the one above is pinned to 2026-07-28.
+  const session = await startInProcess(["--dir", dir]);
+  try {
+    session.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    }));
+    const initialized = JSON.parse((await withHangGuard(session.nextLine(), "initialize"))!);
+    strictEqual(initialized.error.code, -32603, "an answer without result or error never leaves");
+    match(initialized.error.message, /a middleware answered nothing/);
+  } finally {
+    await session.end();
+    await Deno.remove(dir, { recursive: true });
+  }
+  let refused = "";
+  try {
+    serverOf({ tools: [echoTool()] }, {
+      middleware: [(() => 42) as unknown as Middleware],
+      diagnostics: recorder(),
+    });
+  } catch (error) {
+    refused = (error as Error).message;
+  }
+  strictEqual(
+    refused,
+    "Cannot use middleware[0] of the configuration: its default export must be a middleware, " +
+      "(next) => (call) => next(call): given next, it returned number, not a function",
+  );
+});

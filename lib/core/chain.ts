@@ -1,7 +1,7 @@
 // The middleware chain of the core (adr/0025): one type for the built-ins and the user's
 // middleware, composed once per registry snapshot, around the method's handler.
-import type { JsonObject } from "../util/json.ts";
-import type { MaybePromise } from "../util/maybe.ts";
+import { isObject, type JsonObject } from "../util/json.ts";
+import { isThenable, type MaybePromise } from "../util/maybe.ts";
 import { compose, type Wrap } from "../util/compose.ts";
 import type { MethodCall } from "../methods/call.ts";
 import type { Middleware } from "../primitives/types.ts";
@@ -24,7 +24,26 @@ export function chainOf(
   inner: readonly Middleware[],
 ): CallChain {
   const user = [...outer, ...inner] as unknown as readonly CoreMiddleware[];
-  return compose([...builtins, ...user], user.length === 0 ? invoke : checkedInvoke);
+  if (user.length === 0) return compose(builtins, invoke);
+  return compose([...builtins, answered, ...user], checkedInvoke);
+}
+
+/** Between the built-ins and the user's middleware: what they give must be a result. */
+const answered: CoreMiddleware = (next) => (call) => {
+  const result = next(call);
+  return isThenable(result)
+    ? (result as Promise<JsonObject>).then(resultOf)
+    : resultOf(result as JsonObject);
+};
+
+function resultOf(result: unknown): JsonObject {
+  if (!isObject(result)) {
+    throw new Error(
+      `a middleware answered ${result === undefined ? "nothing" : typeof result}: return ` +
+        "what next(call) gives (await it), or a result object",
+    );
+  }
+  return result;
 }
 
 function invoke(call: MethodCall): MaybePromise<JsonObject> {
