@@ -22,6 +22,26 @@ export interface Icon {
 }
 
 /**
+ * Who is calling, as an access token said it (OAuth 2.1, verified by the server): never the
+ * token itself. Present only when the server authenticates its callers by OAuth (`--auth-issuer`);
+ * over stdio, and with a shared bearer token, there is no caller to name.
+ */
+export interface AuthInfo {
+  /** The token's subject (`sub`): the user, or the client acting for itself. */
+  readonly subject: string | undefined;
+  /** The OAuth client the token was issued to (`client_id`, else `azp`). */
+  readonly clientId: string | undefined;
+  /** The scopes the token grants (`scope`, space-separated, or `scp`). */
+  readonly scopes: readonly string[];
+  /** The authorization server that issued it (`iss`). */
+  readonly issuer: string | undefined;
+  /** When it expires, in seconds since the epoch (`exp`), if it says. */
+  readonly expiresAt: number | undefined;
+  /** Every claim of the token (or of its introspection), for what the fields above leave out. */
+  readonly claims: Readonly<JsonObject>;
+}
+
+/**
  * What every handler receives (a tool's, a resource's, a prompt's): everything that belongs
  * to one request.
  */
