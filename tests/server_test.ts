@@ -121,6 +121,8 @@ Deno.test("serve() passes the request's signal, id and client to the handler", a
     protocolVersion: "2026-07-28",
     clientInfo: undefined,
     clientCapabilities: {},
+    // No caller to name: stdio authenticates nobody (OAuth is HTTP's, --auth-issuer).
+    auth: undefined,
     signal: true,
     progress: "function",
     log: "function",

@@ -18,6 +18,7 @@ import { isThenable } from "../util/maybe.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { Slots } from "../util/slots.ts";
 import type { Registry } from "../primitives/registry.ts";
+import type { AuthInfo } from "../primitives/types.ts";
 import type { Origin, Outbound, Outlet, RequestContext } from "../methods/context.ts";
 import type { Session } from "../methods/session.ts";
 import type { Core } from "../core/handle.ts";
@@ -66,6 +67,8 @@ export interface RequestOptions {
   readonly reply?: (response: JsonObject | undefined) => void;
   /** The core has it and its answer comes later (an HTTP answer then sends its headers). */
   readonly onPending?: () => void;
+  /** Who is calling, as the transport verified it (OAuth over HTTP). */
+  readonly auth?: AuthInfo;
 }
 
 /** A request taken by the engine. */
@@ -270,6 +273,7 @@ export function createConnection(options: ConnectionOptions): Connection {
         closeStream: own.closeStream,
       },
       origin: options.origin,
+      auth: given.auth,
       bytes: given.bytes ?? 0,
       state: "waiting",
       cancelled: false,

@@ -202,6 +202,7 @@ export function createCore(given: CoreOptions): Core {
       signal: ctx.controller.signal,
       transport: origin.transport,
       sessionId: origin.sessionId,
+      auth: ctx.auth,
       request,
       entry,
       ctx,

@@ -7,6 +7,7 @@ import type { JsonObject } from "../util/json.ts";
 import { isThenable, type MaybePromise } from "../util/maybe.ts";
 import { answersOf, createRounds } from "../rounds/input_rounds.ts";
 import type { KeyRing } from "../rounds/key_ring.ts";
+import { callerOf } from "../methods/caller.ts";
 import type { CoreMiddleware } from "./chain.ts";
 
 /** `sealedElsewhere` hears of state sealed with a key this server does not hold. */
@@ -20,6 +21,7 @@ export function rounds(ring: KeyRing, sealedElsewhere: () => void): CoreMiddlewa
       method: call.method,
       name: String(params.name ?? params.uri ?? ""),
       args: params.arguments,
+      caller: callerOf(call.auth),
     };
     const proceed = (answers: JsonObject): MaybePromise<JsonObject> => {
       const round = createRounds(

@@ -32,7 +32,12 @@ export async function completeMethod(call: MethodCall): Promise<JsonObject> {
   if (completer === undefined) return { completion: NO_COMPLETION };
   try {
     const completion = await runHandler(
-      () => complete(completer, value, { arguments: others, signal: call.ctx.controller.signal }),
+      () =>
+        complete(completer, value, {
+          arguments: others,
+          signal: call.ctx.controller.signal,
+          auth: call.auth,
+        }),
       { controller: call.ctx.controller, timeoutMs: call.options.toolTimeoutMs, what },
     );
     return { completion: completion as JsonObject };

@@ -3,7 +3,7 @@
 // a request allocates no further object for it.
 import type { JsonObject } from "../util/json.ts";
 import type { Request, Response } from "../wire/extract.ts";
-import type { Call } from "../primitives/types.ts";
+import type { AuthInfo, Call } from "../primitives/types.ts";
 import type { Session } from "./session.ts";
 
 export interface RequestContext {
@@ -17,6 +17,8 @@ export interface RequestContext {
   readonly outlet: Outlet;
   /** Where it came from; one object shared by every request of a connection. */
   readonly origin: Origin;
+  /** Who is calling, as the HTTP authentication step verified it (OAuth); else undefined. */
+  readonly auth?: AuthInfo;
 }
 
 /** How a request arrived, as middleware sees it (`Call.transport`, `Call.sessionId`). */

@@ -11,6 +11,7 @@ export function handlerContextOf(call: MethodCall): HandlerContext {
     protocolVersion: client.protocolVersion,
     clientInfo: client.clientInfo,
     clientCapabilities: client.clientCapabilities,
+    auth: call.auth,
     progress: channels.progress,
     log: channels.log,
     request: channels.request,

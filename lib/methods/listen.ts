@@ -9,6 +9,7 @@ import { META_SUBSCRIPTION_ID } from "../wire/protocol.ts";
 import { changedLists, updatedResources } from "./change_notices.ts";
 import type { MethodCall } from "./call.ts";
 import { declaresTasks, missingTasksExtension } from "./tasks.ts";
+import { callerOf } from "./caller.ts";
 
 /** Most resources, and most tasks, one listen may subscribe to. */
 export const MAX_LISTEN_RESOURCES = 1_000;
@@ -83,12 +84,16 @@ export function listenMethod(call: MethodCall): Promise<JsonObject> {
       notify("notifications/resources/updated", { uri });
     }
   });
-  // A task's changes, from whichever instance ran it (tasks.ts announces them on the bus).
-  const stopTasks = taskIds === undefined ? undefined : call.options.tasks?.onChange((task) => {
-    if (!ctx.controller.signal.aborted && taskIds.has(task.taskId)) {
-      notify("notifications/tasks", { ...task });
-    }
-  });
+  // A task's changes, from whichever instance ran it (tasks.ts announces them on the bus); only
+  // the listening caller's own tasks (methods/caller.ts): a task id is not a credential.
+  const caller = callerOf(call.auth);
+  const stopTasks = taskIds === undefined
+    ? undefined
+    : call.options.tasks?.onChange((task, owner) => {
+      if (!ctx.controller.signal.aborted && taskIds.has(task.taskId) && owner === caller) {
+        notify("notifications/tasks", { ...task });
+      }
+    });
   return new Promise((resolve) => {
     const end = () => {
       stop();

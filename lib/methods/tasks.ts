@@ -1,11 +1,13 @@
 // `tasks/get`, `tasks/update` and `tasks/cancel` (the tasks extension of 2026-07-28,
 // SEP-2663; adr/0016), in the order the extension checks: a request that does not declare
-// the extension is -32021 whatever it asks; then a task id that names no task is -32602.
+// the extension is -32021 whatever it asks; then a task id that names no task is -32602, and
+// so is another caller's task (methods/caller.ts): its id is not a credential.
 // `tasks/result` and `tasks/list` (the 2025 experiment's) are not served: -32601.
 import { isObject, type JsonObject } from "../util/json.ts";
 import { ErrorCode, invalidParams, ProtocolError } from "../wire/errors.ts";
 import type { MethodCall } from "./call.ts";
 import { type Tasks, TASKS_EXTENSION } from "../tasks/tasks.ts";
+import { callerOf } from "./caller.ts";
 
 /** Whether the request's own client capabilities declare the tasks extension. */
 export function declaresTasks(clientCapabilities: Readonly<JsonObject>): boolean {
@@ -61,7 +63,7 @@ function unknownTask(call: MethodCall, tasks: Tasks, taskId: string): ProtocolEr
 
 export async function getTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
-  const task = await tasks.get(taskId);
+  const task = await tasks.get(taskId, callerOf(call.auth));
   if (task === undefined) throw unknownTask(call, tasks, taskId);
   return { ...task };
 }
@@ -70,12 +72,14 @@ export async function updateTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
   const responses = call.params.inputResponses;
   if (!isObject(responses)) throw invalidParams("Invalid params: inputResponses must be an object");
-  if (!await tasks.update(taskId, responses)) throw unknownTask(call, tasks, taskId);
+  if (!await tasks.update(taskId, responses, callerOf(call.auth))) {
+    throw unknownTask(call, tasks, taskId);
+  }
   return {};
 }
 
 export async function cancelTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
-  if (!await tasks.cancel(taskId)) throw unknownTask(call, tasks, taskId);
+  if (!await tasks.cancel(taskId, callerOf(call.auth))) throw unknownTask(call, tasks, taskId);
   return {};
 }

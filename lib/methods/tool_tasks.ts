@@ -18,6 +18,7 @@ import type { Channels } from "../primitives/types.ts";
 import { CLIENT_CAPABILITY, refusal } from "../rounds/input_rounds.ts";
 import type { MethodCall } from "./call.ts";
 import type { LiveTask, Tasks } from "../tasks/tasks.ts";
+import { callerOf } from "./caller.ts";
 
 export function callAsTask(
   call: MethodCall,
@@ -69,6 +70,7 @@ export function callAsTask(
     channels,
     context: {
       requestId: call.id,
+      auth: call.auth,
       protocolVersion: call.client.protocolVersion,
       clientInfo: call.client.clientInfo,
       clientCapabilities: declared,
@@ -107,7 +109,7 @@ export function callAsTask(
       // Finished in its first turn, or asking the client first: the request answers.
       if (settled || open > 0 || request.aborted) return;
       request.removeEventListener("abort", follow);
-      created = tasks.create(runMs);
+      created = tasks.create(runMs, callerOf(call.auth));
       created.then((live) => {
         task = live;
         // tasks/cancel aborts the task's controller; the handler's signal follows it.

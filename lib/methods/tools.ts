@@ -72,6 +72,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
     channels: call.channels,
     context: {
       requestId: call.id,
+      auth: call.auth,
       protocolVersion: client.protocolVersion,
       clientInfo: client.clientInfo,
       clientCapabilities: client.clientCapabilities,

@@ -1,7 +1,7 @@
 // Completing one argument (of a prompt) or variable (of a resource template) from what its
 // author declared: a list, offered by case-insensitive prefix, or a function.
 import { messageOf } from "../util/json.ts";
-import type { Completer } from "./types.ts";
+import type { Completer, CompletionContext } from "./types.ts";
 
 /** Most values one `completion/complete` answer may carry (MCP). */
 export const MAX_COMPLETION_VALUES = 100;
@@ -29,7 +29,7 @@ export function prefixMatches(list: readonly string[], value: string): string[] 
 export async function complete(
   completer: Completer,
   value: string,
-  context: { arguments: Readonly<Record<string, string>>; signal: AbortSignal },
+  context: CompletionContext,
 ): Promise<Completion> {
   let values: readonly unknown[];
   if (typeof completer === "function") {

@@ -57,6 +57,12 @@ export interface HandlerContext {
   /** The capabilities the client declared (`{}` when none). */
   readonly clientCapabilities: JsonObject;
   /**
+   * Who is calling, when the server authenticates callers by OAuth (`--auth-issuer`): the
+   * token's subject, client, scopes and claims, never the token. Undefined over stdio and with
+   * a shared bearer token.
+   */
+  readonly auth?: AuthInfo;
+  /**
    * Tells the client how far the request has got, when it asked to be told (a progress
    * token); otherwise does nothing. `progress` must grow from one report to the next (a
    * report that does not is dropped); reports closer together than the server sends them
@@ -189,6 +195,8 @@ export interface CompletionContext {
   readonly arguments: Readonly<Record<string, string>>;
   /** Aborted when the request is cancelled or takes too long. */
   readonly signal: AbortSignal;
+  /** Who is asking, when the server authenticates callers by OAuth (as `ctx.auth`). */
+  readonly auth?: AuthInfo;
 }
 
 /** Template variables as a matched URI gives them: a list for an exploded variable (`{/path*}`). */
@@ -294,6 +302,8 @@ export interface Call {
   readonly signal: AbortSignal;
   /** How the request arrived: a stdio connection, HTTP, or in process (tests, commands). */
   readonly transport: "stdio" | "http" | "in-process";
+  /** Who is calling, when the server authenticates callers by OAuth (as `ctx.auth`). */
+  readonly auth: AuthInfo | undefined;
   /** The 2025-era HTTP session it belongs to (`Mcp-Session-Id`), when there is one. */
   readonly sessionId: string | undefined;
 }

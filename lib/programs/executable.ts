@@ -25,6 +25,11 @@ export const CONTEXT_ENV = {
   toolName: "TOOLSHED_TOOL_NAME",
   protocolVersion: "TOOLSHED_PROTOCOL_VERSION",
   clientName: "TOOLSHED_CLIENT_NAME",
+  /** The caller, when the server authenticates callers by OAuth (ctx.auth): never the token. */
+  authSubject: "TOOLSHED_AUTH_SUBJECT",
+  authClientId: "TOOLSHED_AUTH_CLIENT_ID",
+  /** The token's scopes, separated by spaces (as OAuth writes them). */
+  authScopes: "TOOLSHED_AUTH_SCOPES",
 } as const;
 
 /**
@@ -194,6 +199,16 @@ function contextEnv(ctx: ToolContext, diagnostics: Diagnostics): Record<string, 
     const shown = boundedClientName(client, diagnostics);
     // An environment value cannot hold NUL; the name is for display only, so drop it then.
     if (!shown.includes("\0")) env[CONTEXT_ENV.clientName] = shown;
+  }
+  const { auth } = ctx;
+  if (auth !== undefined) {
+    // What a verified token says; a value the kernel cannot pass (NUL) is left out.
+    const put = (name: string, value: string | undefined) => {
+      if (value !== undefined && !value.includes("\0")) env[name] = value;
+    };
+    put(CONTEXT_ENV.authSubject, auth.subject);
+    put(CONTEXT_ENV.authClientId, auth.clientId);
+    put(CONTEXT_ENV.authScopes, auth.scopes.join(" "));
   }
   return env;
 }

@@ -20,6 +20,11 @@ export interface StateBinding {
    * (a tool's defaults are filled into a copy, tool_call.ts).
    */
   readonly args: unknown;
+  /**
+   * Whose request it is, when its caller was verified (methods/caller.ts): a state sealed for
+   * one caller is refused to another, who could otherwise continue their call.
+   */
+  readonly caller?: string;
 }
 
 /** The key every instance shares (TOOLSHED_STATE_KEY), or a random one per process. */
@@ -44,6 +49,7 @@ export async function sealState(
     v: 1,
     k: await fingerprintOf(key),
     b: bindingOf(binding),
+    ...(binding.caller === undefined ? {} : { c: binding.caller }),
     e: now + REQUEST_STATE_TTL_MS,
     a: answers,
   });
@@ -90,6 +96,7 @@ export async function openState(
   }
   if (typeof sealed.e !== "number" || sealed.e < now) return "requestState has expired";
   if (sealed.b !== bindingOf(binding)) return "requestState belongs to another request";
+  if (sealed.c !== binding.caller) return "requestState was issued to another caller";
   return sealed.a;
 }
 

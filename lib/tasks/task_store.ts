@@ -33,6 +33,11 @@ export interface StoredTask {
   readonly owner: string;
   /** Until when (ms since the epoch) the owner vouches for it; renewed while it runs. */
   readonly leaseUntil: number;
+  /**
+   * Whose it is, when its caller was verified (methods/caller.ts): only that caller may get,
+   * update, cancel or follow it.
+   */
+  readonly caller?: string;
 }
 
 export interface TaskStore {
@@ -99,6 +104,7 @@ export function keptRecord(record: TaskRecord, maxBytes: number): TaskRecord {
 /** What the memory store holds of a task: a running one as it is, a finished one as JSON. */
 interface Kept {
   readonly owner: string;
+  readonly caller?: string;
   readonly leaseUntil: number;
   readonly expiry: number;
   readonly running?: TaskRecord;
@@ -129,21 +135,21 @@ export function createMemoryTaskStore(
   return {
     local: true,
     maxFinishedBytes,
-    put({ record, owner, leaseUntil }) {
+    put({ record, owner, leaseUntil, caller }) {
       const { taskId } = record;
       const stored = tasks.get(taskId);
       if (stored?.finished !== undefined) return Promise.resolve();
       const expiry = expiryOf(record);
       if (isTerminal(record.status)) {
         const json = encoder.encode(JSON.stringify(record));
-        tasks.set(taskId, { owner, leaseUntil, expiry, finished: json });
+        tasks.set(taskId, { owner, caller, leaseUntil, expiry, finished: json });
         finished.set(taskId, json.length);
         finishedBytes += json.length;
         for (const old of finished.keys()) {
           if (finishedBytes <= maxFinishedBytes || old === taskId) break;
           forget(old);
         }
-      } else tasks.set(taskId, { owner, leaseUntil, expiry, running: record });
+      } else tasks.set(taskId, { owner, caller, leaseUntil, expiry, running: record });
       if (stored === undefined) {
         // Forget what has expired, then the oldest beyond the bound.
         for (const [id, old] of tasks) {
@@ -163,7 +169,12 @@ export function createMemoryTaskStore(
       const record = kept.finished === undefined
         ? kept.running!
         : JSON.parse(decoder.decode(kept.finished)) as TaskRecord;
-      return Promise.resolve({ record, owner: kept.owner, leaseUntil: kept.leaseUntil });
+      return Promise.resolve({
+        record,
+        owner: kept.owner,
+        leaseUntil: kept.leaseUntil,
+        caller: kept.caller,
+      });
     },
   };
 }

@@ -58,17 +58,23 @@ export interface Tasks {
    * cannot be reached), as a sentence; undefined when one may.
    */
   refusal(): string | undefined;
-  /** A new task, stored (`working`) before this resolves. `runMs`: the most its tool runs. */
-  create(runMs: number): Promise<LiveTask>;
-  /** The task as `tasks/get` shows it; one whose instance stopped renewing it has `failed`. */
-  get(taskId: string): Promise<TaskRecord | undefined>;
+  /**
+   * A new task, stored (`working`) before this resolves. `runMs`: the most its tool runs;
+   * `caller`: whose it is (methods/caller.ts), the only caller that may reach it later.
+   */
+  create(runMs: number, caller?: string): Promise<LiveTask>;
+  /**
+   * The task as `tasks/get` shows it; one whose instance stopped renewing it has `failed`.
+   * Another caller's task is none (undefined), as are the ones below.
+   */
+  get(taskId: string, caller?: string): Promise<TaskRecord | undefined>;
   /**
    * Gives a task the answers to questions it has outstanding (others are ignored), here or
    * on the instance that runs it; false when there is no such task.
    */
-  update(taskId: string, responses: JsonObject): Promise<boolean>;
+  update(taskId: string, responses: JsonObject, caller?: string): Promise<boolean>;
   /** Cancels a task (a finished one stays as it is); false when there is no such task. */
-  cancel(taskId: string): Promise<boolean>;
+  cancel(taskId: string, caller?: string): Promise<boolean>;
   /**
    * The instance a task id names when it is not this one and tasks live in this process's
    * memory (only that instance knows the task), and whether this is the first time that
@@ -76,10 +82,10 @@ export interface Tasks {
    */
   elsewhere(taskId: string): { instance: string; first: boolean } | undefined;
   /**
-   * Calls `listener` with each task's new state, whichever instance changed it (through the
-   * bus); returns how to stop.
+   * Calls `listener` with each task's new state and whose it is, whichever instance changed it
+   * (through the bus); returns how to stop.
    */
-  onChange(listener: (task: TaskRecord) => void): () => void;
+  onChange(listener: (task: TaskRecord, caller: string | undefined) => void): () => void;
   /** Stops renewing leases and listening to the bus. */
   close(): void;
   /**
@@ -111,6 +117,8 @@ function unavailable(error: unknown): never {
 
 interface Running {
   record: TaskRecord;
+  /** Whose it is (methods/caller.ts). */
+  readonly caller: string | undefined;
   controller: AbortController;
   /** The handler's questions waiting for an answer, by key. */
   waiting: Map<string, { request: InputRequest; resolve(answer: JsonObject): void }>;
@@ -134,24 +142,27 @@ export function createTasks(
   /** Instances whose task ids reached this one (elsewhere()). */
   const firstStray = firstTimeOf();
   const stamp = () => new Date(now()).toISOString();
-  const put = (record: TaskRecord) =>
-    store.put({ record, owner, leaseUntil: now() + TASK_LEASE_MS });
+  const put = (record: TaskRecord, caller: string | undefined) =>
+    store.put({ record, owner, leaseUntil: now() + TASK_LEASE_MS, caller });
   const maxFinishedBytes = store.maxFinishedBytes ?? MAX_FINISHED_TASK_BYTES;
   /** A finished task larger than this is kept bounded (task_store.ts keptRecord()). */
   const keepAtMost = Math.floor(maxFinishedBytes / 4);
 
   /** Finished tasks whose last write failed, by id, oldest first: written once the store is back. */
-  const unsaved = new Map<string, { record: TaskRecord; bytes: number }>();
+  const unsaved = new Map<
+    string,
+    { record: TaskRecord; caller: string | undefined; bytes: number }
+  >();
   let unsavedBytes = 0;
   const forgetUnsaved = (taskId: string) => {
     unsavedBytes -= unsaved.get(taskId)?.bytes ?? 0;
     unsaved.delete(taskId);
   };
   /** Keeps a finished task for later; the oldest go first past the finished tasks' budget. */
-  const keepUnsaved = (record: TaskRecord) => {
+  const keepUnsaved = (record: TaskRecord, caller: string | undefined) => {
     const bytes = jsonBytes(record);
     forgetUnsaved(record.taskId);
-    unsaved.set(record.taskId, { record, bytes });
+    unsaved.set(record.taskId, { record, caller, bytes });
     unsavedBytes += bytes;
     for (const taskId of unsaved.keys()) {
       if (unsavedBytes <= maxFinishedBytes || taskId === record.taskId) break;
@@ -162,13 +173,13 @@ export function createTasks(
   let restoredAt = -Infinity;
   const stopRestoring = store.onRestored?.(async () => {
     restoredAt = now();
-    const writes = [...running.values()].map((task) => put(task.record));
-    for (const [taskId, { record }] of unsaved) {
+    const writes = [...running.values()].map((task) => put(task.record, task.caller));
+    for (const [taskId, { record, caller }] of unsaved) {
       // Its change was announced while the bus was down too: listeners hear of it now.
       writes.push(
-        put(record).then(() => {
+        put(record, caller).then(() => {
           forgetUnsaved(taskId);
-          return announce(record);
+          return announce(record, caller);
         }),
       );
     }
@@ -182,30 +193,38 @@ export function createTasks(
   const renewLeases = () => {
     if (renewal !== undefined) return;
     const timer = setInterval(() => {
-      for (const task of running.values()) put(task.record).catch(() => {});
+      for (const task of running.values()) put(task.record, task.caller).catch(() => {});
     }, TASK_LEASE_MS / 3);
     Deno.unrefTimer(timer);
     renewal = timer;
   };
 
-  const listeners = new Set<(task: TaskRecord) => void>();
+  const listeners = new Set<(task: TaskRecord, caller: string | undefined) => void>();
   let draining: Promise<void> | undefined;
   /**
    * Tells every instance's listeners of a task's new state (each change, once); resolves once
    * it is sent. `whole`, when the store keeps `record` bounded: what the listeners of this
    * instance are told instead (the others, through the bus, learn `record`).
    */
-  const announce = (record: TaskRecord, whole: TaskRecord = record) => {
+  const announce = (
+    record: TaskRecord,
+    caller: string | undefined,
+    whole: TaskRecord = record,
+  ) => {
     const task = record as unknown as JsonObject;
-    if (whole === record) return bus.publish({ type: "tasks/changed", task }).catch(() => {});
-    for (const listener of listeners) listener(whole);
-    return bus.publish({ type: "tasks/changed", task, except: owner }).catch(() => {});
+    const said = caller === undefined ? {} : { caller };
+    if (whole === record) {
+      return bus.publish({ type: "tasks/changed", task, ...said }).catch(() => {});
+    }
+    for (const listener of listeners) listener(whole, caller);
+    return bus.publish({ type: "tasks/changed", task, except: owner, ...said }).catch(() => {});
   };
 
   const stopListening = bus.subscribe((message) => {
     if (message.type === "tasks/changed" && isObject(message.task)) {
       if (message.except === owner) return; // told here already, whole
-      for (const listener of listeners) listener(message.task as unknown as TaskRecord);
+      const caller = typeof message.caller === "string" ? message.caller : undefined;
+      for (const listener of listeners) listener(message.task as unknown as TaskRecord, caller);
       return;
     }
     const task = running.get(message.taskId as string);
@@ -241,11 +260,11 @@ export function createTasks(
     // written is written once the store is back.
     const kept = keptRecord(task.record, keepAtMost);
     return Promise.all([
-      put(kept).then(
+      put(kept, task.caller).then(
         () => forgetUnsaved(kept.taskId),
-        () => isTerminal(kept.status) && keepUnsaved(kept),
+        () => isTerminal(kept.status) && keepUnsaved(kept, task.caller),
       ),
-      announce(kept, task.record),
+      announce(kept, task.caller, task.record),
     ]);
   }
 
@@ -279,10 +298,16 @@ export function createTasks(
     task.controller.abort("the client cancelled the task");
   }
 
-  /** The stored task; one whose owner stopped renewing it is failed, once and for all. */
-  async function stored(taskId: string): Promise<TaskRecord | undefined> {
+  /**
+   * The stored task, if it is `caller`'s; one whose owner stopped renewing it is failed, once
+   * and for all.
+   */
+  async function stored(
+    taskId: string,
+    caller: string | undefined,
+  ): Promise<TaskRecord | undefined> {
     const found = await store.get(taskId).catch(unavailable);
-    if (found === undefined) return undefined;
+    if (found === undefined || found.caller !== caller) return undefined;
     const { record } = found;
     if (
       isTerminal(record.status) || found.leaseUntil >= now() || running.has(taskId) ||
@@ -299,9 +324,8 @@ export function createTasks(
       error: { ...error },
       lastUpdatedAt: stamp(),
     };
-    await store.put({ record: failed, owner: found.owner, leaseUntil: found.leaseUntil })
-      .catch(unavailable);
-    announce(failed);
+    await store.put({ ...found, record: failed }).catch(unavailable);
+    announce(failed, found.caller);
     return (await store.get(taskId).catch(unavailable))?.record ?? failed;
   }
 
@@ -319,7 +343,7 @@ export function createTasks(
       if (named === undefined || named === instance) return undefined;
       return { instance: named, first: firstStray(named) };
     },
-    async create(runMs) {
+    async create(runMs, caller) {
       const createdAt = stamp();
       const task: Running = {
         record: {
@@ -331,6 +355,7 @@ export function createTasks(
           ttlMs: runMs + TASK_KEEP_MS,
           pollIntervalMs: TASK_POLL_INTERVAL_MS,
         },
+        caller,
         controller: new AbortController(),
         waiting: new Map(),
         keys: new Set(),
@@ -338,7 +363,7 @@ export function createTasks(
       const { taskId } = task.record;
       running.set(taskId, task);
       try {
-        await put(task.record);
+        await put(task.record, caller);
       } catch (error) {
         running.delete(taskId); // not stored: nothing of it is left here
         unavailable(error);
@@ -375,27 +400,29 @@ export function createTasks(
       };
     },
     get: stored,
-    async update(taskId, responses) {
+    async update(taskId, responses, caller) {
       const task = running.get(taskId);
       if (task !== undefined) {
+        if (task.caller !== caller) return false;
         answer(task, responses);
         return true;
       }
-      const record = await stored(taskId);
+      const record = await stored(taskId, caller);
       if (record === undefined) return false;
       if (!isTerminal(record.status)) {
         await bus.publish({ type: "tasks/update", taskId, responses }).catch(unavailable);
       }
       return true;
     },
-    async cancel(taskId) {
+    async cancel(taskId, caller) {
       const task = running.get(taskId);
       if (task !== undefined) {
+        if (task.caller !== caller) return false;
         cancelHere(task);
         return true;
       }
       const found = await store.get(taskId).catch(unavailable);
-      if (found === undefined) return false;
+      if (found === undefined || found.caller !== caller) return false;
       if (!isTerminal(found.record.status)) {
         // Cancelled at once for every reader; the instance running it stops its handler.
         const { inputRequests: _, ...base } = found.record;
@@ -406,7 +433,7 @@ export function createTasks(
           lastUpdatedAt: stamp(),
         };
         await store.put({ ...found, record }).catch(unavailable);
-        announce(record);
+        announce(record, found.caller);
         await bus.publish({ type: "tasks/cancel", taskId }).catch(unavailable);
       }
       return true;

@@ -15,10 +15,10 @@ import { createSession } from "../../methods/session.ts";
 import { jsonAnswer } from "./answer.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { errorMessage, sessionRequired } from "./errors.ts";
-import type { HttpHandler } from "./exchange.ts";
+import type { Exchange, HttpHandler } from "./exchange.ts";
+import type { AuthInfo } from "../../primitives/types.ts";
 import { acceptsEventStream } from "./headers.ts";
 import { SESSION_ID_HEADER } from "./sessions.ts";
-import type { Connection } from "./listener.ts";
 
 /** Where an `initialize` over HTTP comes from: no session yet. */
 const OPENING: Origin = Object.freeze({ transport: "http", sessionId: undefined });
@@ -26,8 +26,11 @@ const OPENING: Origin = Object.freeze({ transport: "http", sessionId: undefined 
 export function createDispatch(endpoint: Endpoint): HttpHandler {
   const { core, sessions } = endpoint;
 
-  /** Runs a claim-less `initialize` on a fresh core session; keeps the session if it pins. */
-  async function openSession(request: RpcRequest): Promise<Response> {
+  /**
+   * Runs a claim-less `initialize` on a fresh core session; keeps the session if it pins, for
+   * its caller alone (`auth`: only the same subject's tokens reach it later).
+   */
+  async function openSession(request: RpcRequest, auth: AuthInfo | undefined): Promise<Response> {
     if (endpoint.draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
     const session = createSession();
     const response = await core.handle({
@@ -37,34 +40,35 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
       session,
       outlet: { notify() {}, outbound: undefined },
       origin: OPENING,
+      auth,
     });
     if (session.pin.era !== "session") return jsonAnswer(response, 400);
-    const opened = sessions.open(session);
+    const opened = sessions.open(session, auth);
     return jsonAnswer(response, 200, { [SESSION_ID_HEADER]: opened.id });
   }
 
   function inSession(
     message: RpcRequest | Notification | RpcResponse,
-    headers: Headers,
-    release: () => void,
-    connection: Connection,
+    exchange: Exchange,
   ): Response | Promise<Response> {
+    const { request: { headers }, connection, auth } = exchange;
+    const release = exchange.body!.release;
     if (message.kind === "request" && headers.get(SESSION_ID_HEADER) !== null) {
-      const session = endpoint.sessionFor(message.id, headers);
+      const session = endpoint.sessionFor(message.id, headers, auth);
       if (session instanceof Response) {
         release();
         return session;
       }
       const canStream = acceptsEventStream(headers.get("accept"));
-      return endpoint.run(message, canStream, release, connection, session);
+      return endpoint.run(message, { canStream, releaseBody: release, connection, session, auth });
     }
     release();
     if (message.kind === "request") {
       if (endpoint.draining) return jsonAnswer(errorMessage(message.id, shuttingDown()), 503);
-      if (message.method === "initialize") return openSession(message);
+      if (message.method === "initialize") return openSession(message, auth);
       return jsonAnswer(errorMessage(message.id, sessionRequired()), 400);
     }
-    const session = endpoint.sessionFor(undefined, headers);
+    const session = endpoint.sessionFor(undefined, headers, auth);
     if (session instanceof Response) return session;
     // An answer to a request the session sent (one that nothing awaits is dropped), or
     // notifications/cancelled for one of its requests.
@@ -79,9 +83,14 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
     const { release } = exchange.body!;
     if (admission.kind === "dispatch") {
       const canStream = acceptsEventStream(request.headers.get("accept"));
-      return endpoint.run(admission.request, canStream, release, connection);
+      return endpoint.run(admission.request, {
+        canStream,
+        releaseBody: release,
+        connection,
+        auth: exchange.auth,
+      });
     }
     if (admission.kind !== "session") throw new Error(`Cannot dispatch "${admission.kind}"`);
-    return inSession(admission.message, request.headers, release, connection);
+    return inSession(admission.message, exchange);
   };
 }

@@ -14,6 +14,8 @@ import { internalError, shuttingDown } from "../../wire/errors.ts";
 import type { Request as RpcRequest } from "../../wire/extract.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
 import type { Registry } from "../../primitives/registry.ts";
+import type { AuthInfo } from "../../primitives/types.ts";
+import { callerOf } from "../../methods/caller.ts";
 import type { Origin, Outbound } from "../../methods/context.ts";
 import type { Session } from "../../methods/session.ts";
 import type { Core } from "../../core/handle.ts";
@@ -81,6 +83,19 @@ export interface EndpointOptions {
   readonly now?: () => number;
 }
 
+/** What `run` needs besides the request: its exchange's parts. */
+export interface RunOptions {
+  /** The client accepts an event stream. */
+  readonly canStream: boolean;
+  /** Gives the body's bytes back to the budget (once it is answered). */
+  readonly releaseBody: () => void;
+  readonly connection: HttpConnection;
+  /** The 2025-era session it belongs to; undefined for a 2026-07-28 request. */
+  readonly session?: HttpSession;
+  /** Who is calling, as the authentication step verified it. */
+  readonly auth?: AuthInfo;
+}
+
 export interface Endpoint {
   readonly core: Core;
   readonly diagnostics: Diagnostics;
@@ -97,20 +112,18 @@ export interface Endpoint {
    * with another version than the session's, 404 for one unknown or ended (naming the instance
    * that opened it, when another). `id` is the JSON-RPC id the answer carries, if any.
    */
-  sessionFor(id: RequestId | undefined, headers: Headers): HttpSession | Response;
+  sessionFor(
+    id: RequestId | undefined,
+    headers: Headers,
+    auth: AuthInfo | undefined,
+  ): HttpSession | Response;
   /** The 404 error for a session id no live session has, naming the instance that opened it. */
   missing(sessionId: string): RpcError;
   /**
    * Hands an admitted request to its engine (the session's, else the stateless one) and gives
    * its answer; `releaseBody` gives the body's bytes back once it is answered.
    */
-  run(
-    request: RpcRequest,
-    canStream: boolean,
-    releaseBody: () => void,
-    connection: HttpConnection,
-    session?: HttpSession,
-  ): Response | Promise<Response>;
+  run(request: RpcRequest, how: RunOptions): Response | Promise<Response>;
   /** The readiness probe's text: `ready (2 running, 1 waiting)`. */
   load(): string;
   /**
@@ -186,13 +199,8 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     return sessionNotFound(openedBy);
   }
 
-  function run(
-    request: RpcRequest,
-    canStream: boolean,
-    releaseBody: () => void,
-    connection: HttpConnection,
-    session?: HttpSession,
-  ): Response | Promise<Response> {
+  function run(request: RpcRequest, how: RunOptions): Response | Promise<Response> {
+    const { canStream, releaseBody, connection, session } = how;
     if (draining) {
       releaseBody();
       return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
@@ -223,6 +231,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     return new Promise<Response>((resolve) => {
       let streamed: StreamedAnswer | undefined;
       const flight = engine.request(request, {
+        auth: how.auth,
         outlet: {
           notify: answer.notify,
           // 2026-07-28: the server sends no requests. In a session, they go on this request's
@@ -277,12 +286,13 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     get draining() {
       return draining;
     },
-    sessionFor(id, headers) {
+    sessionFor(id, headers, auth) {
       if (draining) return jsonAnswer(errorMessage(id, shuttingDown()), 503);
       const sessionId = headers.get(SESSION_ID_HEADER);
       if (sessionId === null) return jsonAnswer(errorMessage(id, sessionRequired()), 400);
       const session = sessions.get(sessionId);
-      if (session === undefined) {
+      // Another caller's session is answered as none at all: the id is not a credential.
+      if (session === undefined || session.owner !== callerOf(auth)) {
         return jsonAnswer(errorMessage(id, missing(sessionId)), 404);
       }
       const negotiated = negotiatedVersion(session.core);

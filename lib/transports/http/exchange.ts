@@ -8,6 +8,7 @@ import type {
   Response as RpcResponse,
 } from "../../wire/extract.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
+import type { AuthInfo } from "../../primitives/types.ts";
 import type { Connection } from "./listener.ts";
 
 export interface Exchange {
@@ -20,6 +21,8 @@ export interface Exchange {
   body?: Body;
   /** What the body is, once the admission step has read it. */
   admission?: Admission;
+  /** Who is calling, once an authentication step has verified it (OAuth). */
+  auth?: AuthInfo;
 }
 
 /** A body read in full; `release` gives its bytes back to the budget (once). */

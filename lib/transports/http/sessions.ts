@@ -17,6 +17,8 @@ import { createSessionEvents, type EventBudget, type SessionEvents } from "./eve
 import type { Connection } from "../../connection/connection.ts";
 import type { Session } from "../../methods/session.ts";
 import type { Origin } from "../../methods/context.ts";
+import type { AuthInfo } from "../../primitives/types.ts";
+import { callerOf } from "../../methods/caller.ts";
 
 export const SESSION_ID_HEADER = "Mcp-Session-Id";
 
@@ -40,6 +42,11 @@ const SWEEP_EVERY_MS = 60 * 1000;
 
 export interface HttpSession {
   readonly id: string;
+  /**
+   * Whose it is, when callers are authenticated (OAuth): the session id is not a credential, so
+   * a request for it with another caller's token is answered as if there were no such session.
+   */
+  readonly owner: string | undefined;
   /** Where its requests come from, as middleware sees it (`transport`, `sessionId`). */
   readonly origin: Origin;
   /** The core's view: the era pin `initialize` set, the log level. */
@@ -83,7 +90,7 @@ export interface SessionTable {
    * Adds a session whose `initialize` succeeded, counting what it keeps (not the size of its
    * `initialize` body); evicts the least recently used past a cap.
    */
-  open(core: Session): HttpSession;
+  open(core: Session, auth?: AuthInfo): HttpSession;
   /** The live session with this id, marked used; undefined if unknown, ended or expired. */
   get(id: string): HttpSession | undefined;
   /** A request of the session has finished: it counts as use. */
@@ -177,12 +184,13 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
   }
 
   return {
-    open(core) {
+    open(core, auth) {
       const size = SESSION_BYTES + (core.pin.era === "session" ? core.pin.client.keptBytes : 0);
       const id = idOf(options.instance);
       const origin: Origin = Object.freeze({ transport: "http", sessionId: id });
       const session: HttpSession = {
         id,
+        owner: callerOf(auth),
         origin,
         core,
         // What belongs to no request goes on the GET stream; without one, nowhere.

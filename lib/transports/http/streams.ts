@@ -12,6 +12,7 @@ import {
 } from "./errors.ts";
 import type { Exchange } from "./exchange.ts";
 import { acceptsEventStream } from "./headers.ts";
+import { callerOf } from "../../methods/caller.ts";
 import { type HttpSession, SESSION_ID_HEADER } from "./sessions.ts";
 import type { Connection } from "./listener.ts";
 import { closingWith } from "./unsent.ts";
@@ -30,13 +31,13 @@ export function createSessionStreams(endpoint: Endpoint): SessionStreams {
    * One standalone stream per session: a second while it is open gets 409. It lasts until the
    * client closes it or the session ends.
    */
-  function open({ request, connection }: Exchange): Response {
+  function open({ request, connection, auth }: Exchange): Response {
     const { headers } = request;
     const accept = headers.get("accept");
     if (accept === null || !acceptsEventStream(accept)) {
       return jsonAnswer(errorMessage(undefined, notAcceptable()), 406);
     }
-    const session = endpoint.sessionFor(undefined, headers);
+    const session = endpoint.sessionFor(undefined, headers, auth);
     if (session instanceof Response) return session;
     const lastEventId = headers.get("last-event-id");
     if (lastEventId !== null) return resume(session, lastEventId, connection);
@@ -85,12 +86,15 @@ export function createSessionStreams(endpoint: Endpoint): SessionStreams {
     return response;
   }
 
-  function end({ request }: Exchange): Response {
+  function end({ request, auth }: Exchange): Response {
     const sessionId = request.headers.get(SESSION_ID_HEADER);
     if (sessionId === null) return jsonAnswer(errorMessage(undefined, sessionRequired()), 400);
-    if (!sessions.end(sessionId, "the client ended the session")) {
+    // Only its caller may end it: another's is answered as no session at all.
+    const session = sessions.get(sessionId);
+    if (session === undefined || session.owner !== callerOf(auth)) {
       return jsonAnswer(errorMessage(undefined, endpoint.missing(sessionId)), 404);
     }
+    sessions.end(sessionId, "the client ended the session");
     return new Response(null, { status: 200 });
   }
 
