@@ -333,3 +333,23 @@ Deno.test("a key ring signs with its first key and opens state sealed with any o
   strictEqual((await random.verifying()).length, 1);
   strictEqual(await random.signing(), (await random.verifying())[0]);
 });
+
+Deno.test("openState() refuses state sealed for another caller, and state sealed without one to a caller", async () => {
+  const key = await stateKey("0123456789abcdef0123456789abcdef");
+  const binding = { method: "tools/call", name: "t", args: {} };
+  const alice = JSON.stringify(["https://issuer.example", "alice"]);
+  const bob = JSON.stringify(["https://issuer.example", "bob"]);
+  const sealed = await sealState(key, { ...binding, caller: alice }, { k: 1 }, 1_000);
+  deepStrictEqual(await openState([key], sealed, { ...binding, caller: alice }, 1_000), { k: 1 });
+  for (const other of [bob, undefined]) {
+    strictEqual(
+      await openState([key], sealed, { ...binding, caller: other }, 1_000),
+      "requestState was issued to another caller",
+    );
+  }
+  const anonymous = await sealState(key, binding, { k: 1 }, 1_000);
+  strictEqual(
+    await openState([key], anonymous, { ...binding, caller: alice }, 1_000),
+    "requestState was issued to another caller",
+  );
+});

@@ -164,3 +164,33 @@ Deno.test({
     }
   },
 });
+
+Deno.test("createTasks() binds a task to its caller: another caller (or none) cannot get, update, cancel or hear of it", async () => {
+  const tasks = createTasks(createMemoryTaskStore(), createMemoryBus());
+  const alice = JSON.stringify(["https://issuer.example", "alice"]);
+  const bob = JSON.stringify(["https://issuer.example", "bob"]);
+  const heard: [string, string | undefined][] = [];
+  const stop = tasks.onChange((task, caller) => heard.push([task.status, caller]));
+  try {
+    const live = await tasks.create(60_000, alice);
+    const { taskId } = live;
+    ok(await tasks.get(taskId, alice));
+    strictEqual(await tasks.get(taskId, bob), undefined);
+    strictEqual(await tasks.get(taskId, undefined), undefined);
+    strictEqual(await tasks.update(taskId, {}, bob), false);
+    strictEqual(await tasks.cancel(taskId, bob), false);
+    strictEqual((await tasks.get(taskId, alice))?.status, "working", "bob's cancel did nothing");
+    strictEqual(await tasks.cancel(taskId, alice), true);
+    strictEqual((await tasks.get(taskId, alice))?.status, "cancelled");
+    // Listeners are told whose each change is, to tell only that caller (through the bus, a
+    // turn later).
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    ok(
+      heard.some(([status, caller]) => status === "cancelled" && caller === alice),
+      JSON.stringify(heard),
+    );
+  } finally {
+    stop();
+    tasks.close();
+  }
+});
