@@ -455,9 +455,9 @@ Deno.test("loadResources() reports every problem of every bad module at once", a
   }, async (dir) => {
     const problems = await loadProblems(dir);
     const resourceFields =
-      "uri, name, title, description, mimeType, annotations, icons, _meta, timeoutMs, read, size";
+      "uri, name, title, description, mimeType, annotations, icons, _meta, timeoutMs, scopes, read, size";
     const templateFields =
-      "uriTemplate, name, title, description, mimeType, annotations, icons, _meta, timeoutMs, read, complete";
+      "uriTemplate, name, title, description, mimeType, annotations, icons, _meta, timeoutMs, scopes, read, complete";
     const at = (file: string) => `Cannot load resource "${dir}/${file}": `;
     assert.deepStrictEqual(problems.filter((p) => !p.startsWith(at("broken.ts"))), [
       `${at("My File.ts")}the name "My File" (from the file name) is invalid: ${NAME_RULE}, or ` +

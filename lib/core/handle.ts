@@ -38,6 +38,7 @@ import { capabilitiesOf, METHODS } from "../methods/table.ts";
 import { UNINITIALIZED } from "../methods/session.ts";
 import { type CallChain, chainOf, type CoreMiddleware } from "./chain.ts";
 import { channels, SESSION_CHANNELS, STATELESS_CHANNELS } from "./channels.ts";
+import { authorize } from "./authorize.ts";
 import { rounds } from "./rounds.ts";
 import { stamp } from "./stamp.ts";
 
@@ -103,6 +104,7 @@ export function createCore(given: CoreOptions): Core {
     );
   };
   const builtins: readonly CoreMiddleware[] = [
+    authorize(),
     stamp(options.listTtlMs),
     channels(),
     rounds(ring, sealedElsewhere),

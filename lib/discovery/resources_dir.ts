@@ -7,6 +7,7 @@ import type { Diagnostics } from "../util/diagnostics.ts";
 import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
 import { fileResource, mimeLookup, type ResourceFile } from "../primitives/resource_files.ts";
 import { type ModuleResource, resourceFromModule } from "../primitives/resource_modules.ts";
+import { uriTemplatesReady } from "../primitives/uri_template.ts";
 import { DirectoryLoadError } from "./load_error.ts";
 import { importDefault } from "./import_module.ts";
 import { folderOf } from "./folder.ts";
@@ -130,6 +131,8 @@ export async function loadResources(
   const templates = [...byName.values()].map(({ template, path }) =>
     Object.freeze({ ...template, file: shown(path) })
   ).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  // Scopes are checked before a read, at once: a template that asks for some must match then.
+  if (templates.some((template) => template.scopes.length > 0)) await uriTemplatesReady();
   if (problems.length > 0) {
     throw new DirectoryLoadError(
       problems,

@@ -61,6 +61,12 @@ export interface MethodOptions {
   readonly listChanged?: boolean;
   /** Where tasks are kept and run (the tasks extension); the core makes an in-memory one. */
   readonly tasks?: Tasks;
+  /**
+   * When callers are known (OAuth): whether lists show what a caller's token does not grant
+   * ("all", the default: a client must see a tool to step up for it) or hide it
+   * ("permitted"; a 2026-07-28 list is then private to the caller).
+   */
+  readonly listed?: "all" | "permitted";
 }
 
 export interface MethodEntry {
@@ -94,6 +100,12 @@ export interface MethodEntry {
    * pinning (`server/discover`). By default a stateless request pins an open session stateless.
    */
   readonly session?: "opens" | "ignores";
+  /**
+   * The OAuth scopes a request asks of its caller's token (the scopes of the primitive it
+   * names), found at once; checked before any middleware when the caller is known
+   * (core/authorize.ts). Absent: none.
+   */
+  readonly scopes?: (call: MethodCall) => readonly string[];
   /**
    * The result object, era-shaped by the handler except for what the core stamps on every
    * stateless result (`resultType` when absent, cache hints, `_meta` server info). Throwing a

@@ -29,9 +29,10 @@ export function statelessResult(
   }
   // A handler that knows better (a read) sets its own hints; lists take the default.
   // ...and an incomplete result (input_required) is no answer to cache.
-  if (cacheable && stamped.ttlMs === undefined && stamped.resultType === "complete") {
-    stamped.ttlMs = listTtlMs;
-    stamped.cacheScope = "public";
+  // A list shown to its caller alone says "private" and takes the default time.
+  if (cacheable && stamped.resultType === "complete") {
+    if (stamped.ttlMs === undefined) stamped.ttlMs = listTtlMs;
+    if (stamped.cacheScope === undefined) stamped.cacheScope = "public";
   }
   stamped._meta = isObject(result._meta)
     ? { ...result._meta, [META_SERVER_INFO]: SERVER_INFO }

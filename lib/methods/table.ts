@@ -18,6 +18,7 @@ import { getPromptMethod, listPromptsMethod } from "./prompts.ts";
 import { completeMethod } from "./completion.ts";
 import { setLevelMethod } from "./logging.ts";
 import { listenMethod } from "./listen.ts";
+import { completionScopes, listenScopes, promptScopes, readScopes, toolScopes } from "./scopes.ts";
 import { cancelTaskMethod, getTaskMethod, updateTaskMethod } from "./tasks.ts";
 import { TASKS_EXTENSION } from "../tasks/tasks.ts";
 
@@ -56,6 +57,7 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     eras: ["stateless", "session"],
     capability: "tools",
     incomplete: ["input_required", "task"],
+    scopes: toolScopes,
     handler: callToolMethod,
   }],
   ["resources/list", {
@@ -78,6 +80,7 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     available: hasResources,
     cacheable: true,
     incomplete: ["input_required"],
+    scopes: readScopes,
     handler: readResourceMethod,
   }],
   ["resources/subscribe", {
@@ -85,6 +88,7 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     capability: "resources",
     available: hasResources,
     advertises: Object.freeze({ subscribe: true }),
+    scopes: readScopes,
     handler: subscribeMethod,
   }],
   ["resources/unsubscribe", {
@@ -105,18 +109,21 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     capability: "prompts",
     available: hasPrompts,
     incomplete: ["input_required"],
+    scopes: promptScopes,
     handler: getPromptMethod,
   }],
   ["completion/complete", {
     eras: ["stateless", "session"],
     capability: "completions",
     available: canComplete,
+    scopes: completionScopes,
     handler: completeMethod,
   }],
   ["logging/setLevel", { eras: ["session"], capability: "logging", handler: setLevelMethod }],
   ["subscriptions/listen", {
     eras: ["stateless"],
     longLived: true,
+    scopes: listenScopes,
     handler: listenMethod,
   }],
   ["tasks/get", taskMethod(getTaskMethod)],

@@ -11,27 +11,30 @@ import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts"
 import type { CallToolResult } from "../primitives/tool_call.ts";
 import type { MethodCall } from "./call.ts";
 import { sessionCallResult, sessionTool, statelessTool } from "./results.ts";
+import { listResult } from "./list_page.ts";
+import { shownTo } from "./permitted.ts";
 import { declaresTasks, missingTasksExtension } from "./tasks.ts";
 import { callAsTask } from "./tool_tasks.ts";
 
 export function listToolsMethod(call: MethodCall): JsonObject {
   const { features, protocolVersion } = call;
+  const shown = shownTo(call, call.snapshot.tools);
   const { items, nextCursor } = features.era === "stateless"
     ? page(
-      call.snapshot.tools,
+      shown.catalog,
       call.params.cursor,
       call.options.pageSize,
       statelessTool,
       "stateless",
     )
     : page(
-      call.snapshot.tools,
+      shown.catalog,
       call.params.cursor,
       call.options.pageSize,
       (tool) => sessionTool(tool, features),
       protocolVersion,
     );
-  return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
+  return listResult(call, "tools", items, nextCursor, shown.private);
 }
 
 /** Starts a `tools/call`, or throws the -32602 its params deserve. */

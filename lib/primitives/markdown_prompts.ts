@@ -61,6 +61,7 @@ export async function markdownPrompt(text: string, defaultName: string): Promise
     listing: fields.listing,
     arguments: fields.arguments,
     timeoutMs: undefined,
+    scopes: fields.scopes,
     completers: fields.completers,
     get: (args) =>
       Promise.resolve({

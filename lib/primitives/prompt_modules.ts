@@ -7,6 +7,7 @@ import { checkIcons, checkPromptMessage } from "../schema/mcp_shapes.ts";
 import type { GetPromptResult, Prompt } from "./prompts.ts";
 import type { Completer, PromptArgument, PromptContext } from "./types.ts";
 import { frozenJson, jsonProblem, kindOf, PRIMITIVE_NAME } from "./json_wire.ts";
+import { checkScopes } from "./scopes.ts";
 
 /** What a prompt's name must look like (the rule tool names follow). */
 /** What an argument's name must look like: something a `{{placeholder}}` can name. */
@@ -22,6 +23,7 @@ export const MODULE_FIELDS: readonly string[] = [
   "icons",
   "_meta",
   "timeoutMs",
+  "scopes",
   "get",
 ];
 
@@ -33,6 +35,7 @@ export interface PromptFields {
   arguments: readonly PromptArgument[];
   completers: ReadonlyMap<string, Completer>;
   timeoutMs: number | undefined;
+  scopes: readonly string[];
 }
 
 /**
@@ -53,6 +56,7 @@ export function modulePrompt(definition: unknown, defaultName: string): Prompt {
     listing: fields.listing,
     arguments: fields.arguments,
     timeoutMs: fields.timeoutMs,
+    scopes: fields.scopes,
     completers: fields.completers,
     get: async (args: Readonly<Record<string, string>>, ctx: PromptContext) =>
       promptResult(fields.name, await get.call(definition, { ...args }, ctx), fields.description),
@@ -102,6 +106,7 @@ export function checkPromptFields(
   ) {
     throw new Error(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`);
   }
+  const scopes = checkScopes(definition.scopes);
   const listing: JsonObject = { name };
   if (title !== undefined) listing.title = title;
   listing.description = description;
@@ -115,6 +120,7 @@ export function checkPromptFields(
     arguments: declared,
     completers,
     timeoutMs: timeoutMs as number | undefined,
+    scopes,
   };
 }
 

@@ -11,6 +11,8 @@ export interface Prompt {
   readonly listing: Readonly<JsonObject>;
   readonly arguments: readonly PromptArgument[];
   readonly timeoutMs: number | undefined;
+  /** The OAuth scopes a caller's token must grant to get it (primitives/scopes.ts). */
+  readonly scopes: readonly string[];
   /** Completion sources by argument name. */
   readonly completers: ReadonlyMap<string, Completer>;
   /**

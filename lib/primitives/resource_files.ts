@@ -4,6 +4,7 @@
 import type { JsonObject } from "../util/json.ts";
 import type { Resource } from "./resources.ts";
 import { overLimitError, toBase64 } from "./resource_bytes.ts";
+import { NO_SCOPES } from "./scopes.ts";
 
 /** One file of the resources directory, as the walk found it. */
 export interface ResourceFile {
@@ -117,6 +118,8 @@ export function fileResource(
     name: file.path,
     listing: Object.freeze(listing),
     timeoutMs: undefined,
+    // A file has no definition to ask for scopes: the base scope (--auth-scope) covers it.
+    scopes: NO_SCOPES,
     async read(): Promise<JsonObject[] | undefined> {
       const bytes = await readBounded(file.url, uri, options);
       return bytes === undefined ? undefined : [fileContents(uri, bytes, mimeType)];

@@ -11,6 +11,7 @@ import {
 import { base64Length, overLimitError, toBase64, utf8Length } from "./resource_bytes.ts";
 import { frozenJson, jsonProblem, kindOf, PRIMITIVE_NAME } from "./json_wire.ts";
 import { parseUriTemplate, type UriTemplate } from "./uri_template.ts";
+import { checkScopes } from "./scopes.ts";
 import type { Resource, ResourceTemplate } from "./resources.ts";
 import type { Completer, ResourceContext, UriParams } from "./types.ts";
 
@@ -32,6 +33,7 @@ const SHARED_FIELDS = [
   "icons",
   "_meta",
   "timeoutMs",
+  "scopes",
   "read",
 ];
 /** The fields of a `ResourceDefinition`. */
@@ -136,6 +138,11 @@ function commonProblems(definition: JsonObject, fields: readonly string[], kind:
     problems.push(`timeoutMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`);
   }
   if (typeof read !== "function") problems.push("read must be a function");
+  try {
+    checkScopes(definition.scopes);
+  } catch (error) {
+    problems.push(messageOf(error));
+  }
   for (const field of ["annotations", "icons", "_meta"]) {
     if (definition[field] === undefined) continue;
     const problem = jsonProblem(field, definition[field]);
@@ -178,6 +185,7 @@ function fixedResource(
     name,
     listing: listingOf(["uri", uri as string], name, definition),
     timeoutMs: definition.timeoutMs as number | undefined,
+    scopes: checkScopes(definition.scopes),
     async read(ctx) {
       const value = await readable.read({}, ctx);
       return resourceContents(value, {
@@ -245,8 +253,10 @@ function templateResource(
     uriTemplate: matcher.text,
     listing: listingOf(["uriTemplate", matcher.text], name, definition),
     timeoutMs: definition.timeoutMs as number | undefined,
+    scopes: checkScopes(definition.scopes),
     completers,
     match: (uri) => matcher.match(uri),
+    matchNow: (uri) => matcher.matchNow(uri),
     async read(params, ctx) {
       const value = await readable.read(params, ctx);
       return resourceContents(value, {

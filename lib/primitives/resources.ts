@@ -4,6 +4,7 @@
 // (methods/resources.ts) without knowing which they were.
 import type { JsonObject } from "../util/json.ts";
 import type { Completer, ResourceContext, UriParams } from "./types.ts";
+import type { NOT_READY } from "./uri_template.ts";
 
 /** A resource with one URI. */
 export interface Resource {
@@ -15,6 +16,8 @@ export interface Resource {
   readonly listing: Readonly<JsonObject>;
   /** How long one read may run; undefined: the server's default. */
   readonly timeoutMs: number | undefined;
+  /** The OAuth scopes a caller's token must grant to read it (primitives/scopes.ts). */
+  readonly scopes: readonly string[];
   /**
    * Its contents now, as checked `TextResourceContents`/`BlobResourceContents` objects, or
    * undefined when there is nothing at the URI any more. Rejects when the read fails.
@@ -31,10 +34,17 @@ export interface ResourceTemplate {
   /** The `ResourceTemplate` object `resources/templates/list` sends. */
   readonly listing: Readonly<JsonObject>;
   readonly timeoutMs: number | undefined;
+  /** As Resource.scopes, for every URI it produces (and completing its variables). */
+  readonly scopes: readonly string[];
   /** Completion sources by variable name. */
   readonly completers: ReadonlyMap<string, Completer>;
   /** The variables of `uri`, or undefined when the template does not produce it. */
   match(uri: string): Promise<UriParams | undefined>;
+  /**
+   * As match, at once, or NOT_READY while the template library is still loading (it loads
+   * at start-up when a template asks for scopes: the check before a read cannot wait).
+   */
+  matchNow(uri: string): UriParams | undefined | typeof NOT_READY;
   /** As Resource.read, for a URI this template matched. */
   read(params: UriParams, ctx: ResourceContext): Promise<JsonObject[] | undefined>;
 }

@@ -7,6 +7,7 @@ import { checkAnnotations, checkIcons } from "../schema/mcp_shapes.ts";
 import { compileSchema, dynamicRefProblem, type SchemaCheck } from "../schema/compile.ts";
 import type { ToolDefinition } from "./types.ts";
 import { didYouMean } from "../util/suggest.ts";
+import { checkScopes } from "./scopes.ts";
 
 /** A tool as the dispatcher serves it: its definition plus what start-up compiled. */
 export interface Tool {
@@ -26,6 +27,8 @@ export interface Tool {
   headerParams: readonly HeaderParam[];
   /** Whether a call may run as a task (the tasks extension), or undefined for never. */
   task: "optional" | "required" | undefined;
+  /** The OAuth scopes a caller's token must grant to call it (none: any caller may). */
+  scopes: readonly string[];
 }
 
 /** An argument mirrored into the HTTP header `Mcp-Param-<header>` (SEP-2243). */
@@ -53,6 +56,7 @@ export const DEFINITION_FIELDS = [
   "timeoutMs",
   "requiredClientCapabilities",
   "task",
+  "scopes",
 ];
 const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
 /** Checks a definition field by field; throws with the first problem found. */
@@ -118,6 +122,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   if (task !== undefined && task !== "optional" && task !== "required") {
     throw new Error('task must be "optional" or "required"');
   }
+  const scopes = checkScopes(definition.scopes);
   checkWireFields(definition);
   const headerParams = headerParamsOf(inputSchema);
   return {
@@ -135,6 +140,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
       : Object.freeze(structuredClone(required as JsonObject)),
     headerParams,
     task,
+    scopes,
   };
 }
 
@@ -217,7 +223,8 @@ function headerParamsOf(inputSchema: JsonObject): HeaderParam[] {
 /** The fields tools/list sends, which must reach the client as the tool defined them. */
 const WIRE_FIELDS = [
   ...DEFINITION_FIELDS.filter((field) =>
-    field !== "timeoutMs" && field !== "requiredClientCapabilities" && field !== "task"
+    field !== "timeoutMs" && field !== "requiredClientCapabilities" && field !== "task" &&
+    field !== "scopes"
   ),
   "_meta",
 ];

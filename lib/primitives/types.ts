@@ -157,6 +157,11 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   /** How long one call may run before it is aborted; overrides the `--tool-timeout` flag. */
   timeoutMs?: number;
   /**
+   * OAuth scopes the caller's token must grant (with `--auth-issuer`); a caller without them
+   * gets HTTP 403 `insufficient_scope`, which makes an MCP client ask the user for them.
+   */
+  scopes?: string[];
+  /**
    * Client capabilities a call needs, e.g. `{ sampling: {} }`: a client that did not declare
    * each of these keys is refused before the handler runs (2026-07-28: JSON-RPC error
    * -32021 with `data.requiredCapabilities`; a 2025 session: an `isError` result).
@@ -214,6 +219,11 @@ interface ResourceFields {
   _meta?: JsonObject;
   /** How long one read may run; overrides the `--tool-timeout` flag. */
   timeoutMs?: number;
+  /**
+   * OAuth scopes the caller's token must grant (with `--auth-issuer`); a caller without them
+   * gets HTTP 403 `insufficient_scope`, which makes an MCP client ask the user for them.
+   */
+  scopes?: string[];
 }
 
 /**
@@ -273,6 +283,11 @@ export interface PromptDefinition<Args = Record<string, string>> {
   _meta?: JsonObject;
   /** How long one `get` may run; overrides the `--tool-timeout` flag. */
   timeoutMs?: number;
+  /**
+   * OAuth scopes the caller's token must grant (with `--auth-issuer`); a caller without them
+   * gets HTTP 403 `insufficient_scope`, which makes an MCP client ask the user for them.
+   */
+  scopes?: string[];
   /** Values for the prompt's arguments, for `completion/complete`. */
   complete?: Record<string, Completer>;
   get(args: Args, ctx: PromptContext): unknown;

@@ -11,7 +11,12 @@ export interface UriTemplate {
   readonly variables: readonly string[];
   /** The variables of `uri`, or undefined unless expanding them gives back exactly `uri`. */
   match(uri: string): Promise<UriParams | undefined>;
+  /** As match, at once; NOT_READY until the library has loaded (uriTemplatesReady()). */
+  matchNow(uri: string): UriParams | undefined | typeof NOT_READY;
 }
+
+/** What matchNow answers before the template library has loaded. */
+export const NOT_READY: unique symbol = Symbol("the URI template library is loading");
 
 /**
  * Most list separators (`,` `;` `&` `=` `/` `.`) a URI may hold to match a template that has
@@ -29,12 +34,22 @@ interface Library {
 type LibraryConstructor = new (template: string) => Library;
 
 let library: Promise<LibraryConstructor> | undefined;
+/** The library once loaded, for matches that cannot wait. */
+let loaded: LibraryConstructor | undefined;
 
 function loadLibrary(): Promise<LibraryConstructor> {
   library ??= import("npm:uri-templates@0.2.0").then((module) =>
-    (module as { default: LibraryConstructor }).default
+    loaded = (module as { default: LibraryConstructor }).default
   );
   return library;
+}
+
+/**
+ * Loads the library now, for a server whose templates must match at once (a template that
+ * asks for scopes is checked before its read, synchronously).
+ */
+export async function uriTemplatesReady(): Promise<void> {
+  await loadLibrary();
 }
 
 const OPERATORS = "+#./;?&";
@@ -126,10 +141,10 @@ export function parseUriTemplate(text: string): UriTemplate {
   const exploded = new Set(specs.filter((spec) => spec.explode).map((spec) => spec.name));
   const variables = [...new Set(specs.map((spec) => spec.name))];
   let template: Library | undefined;
-  const match = async (uri: string): Promise<UriParams | undefined> => {
+  const matchWith = (Library: LibraryConstructor, uri: string): UriParams | undefined => {
     if (typeof uri !== "string") return undefined;
     if (lists && countSeparators(uri) > MAX_LIST_SEPARATORS) return undefined;
-    template ??= new (await loadLibrary())(text);
+    template ??= new Library(text);
     let found: Record<string, unknown> | undefined;
     try {
       found = template.fromUri(uri);
@@ -155,7 +170,9 @@ export function parseUriTemplate(text: string): UriTemplate {
     }
     return again === uri ? params : undefined;
   };
-  return Object.freeze({ text, variables: Object.freeze(variables), match });
+  const match = async (uri: string) => matchWith(await loadLibrary(), uri);
+  const matchNow = (uri: string) => loaded === undefined ? NOT_READY : matchWith(loaded, uri);
+  return Object.freeze({ text, variables: Object.freeze(variables), match, matchNow });
 }
 
 /**

@@ -104,6 +104,12 @@ export interface ServerConfig {
    */
   readonly http?: boolean | EmbeddedHttp;
   readonly instanceName?: string;
+  /**
+   * Over HTTP, callers sign in with OAuth 2.1 access tokens from this authorization server:
+   * toolshed is a resource server (adr/0038), and scopes on tools, resources and prompts are
+   * enforced. Stdio is never asked for tokens.
+   */
+  readonly oauth?: OAuthConfig;
   /** Keep tasks, and the keys of requestState unless `stateKeys` are given, in Redis. */
   readonly redis?: string;
   /** Secrets that seal requestState, the current one first (TOOLSHED_STATE_KEY and previous). */
@@ -118,6 +124,29 @@ export interface ServerConfig {
   readonly diagnostics?: Diagnostics;
   /** The methods served (tests that add one); default: every method toolshed serves. */
   readonly methods?: MethodTable;
+}
+
+/** Toolshed as an OAuth 2.1 resource server (`--auth-issuer` and the flags beside it). */
+export interface OAuthConfig {
+  /** The authorization server's issuer URL; its metadata names its keys and endpoints. */
+  readonly issuer: string;
+  /**
+   * The MCP endpoint's URL as clients reach it (`https://mcp.example.com/mcp`): the audience
+   * tokens must name and the `resource` of the metadata. Default: the address served, which
+   * is right only when clients reach the server by it (not behind a proxy).
+   */
+  readonly publicUrl?: string;
+  /** Scopes every request needs, asked for in every challenge (`--auth-scope`). */
+  readonly scopes?: readonly string[];
+  /**
+   * Whether lists show what a caller's token does not grant ("all", the default, so that a
+   * client can see a tool and step up for it) or hide it ("permitted").
+   */
+  readonly lists?: "all" | "permitted";
+  /** Client credentials for RFC 7662 introspection of opaque tokens. */
+  readonly introspection?: { readonly clientId: string; readonly clientSecret: string };
+  /** JWS algorithms accepted (default: the asymmetric ones). */
+  readonly algorithms?: readonly string[];
 }
 
 /** How `fetch` serves Streamable HTTP inside a server of one's own (Deno.serve, Hono). */
@@ -338,6 +367,7 @@ function assemble(
     listTtlMs: config.listTtlMs ?? (config.watch ? WATCHED_LIST_TTL_MS : undefined),
     methods: config.methods,
     middleware: config.middleware,
+    listed: config.oauth?.lists,
   });
   const degraded = () => shared?.health();
   let lastId = 0;

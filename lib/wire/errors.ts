@@ -24,6 +24,12 @@ export const ErrorCode = {
   MissingClientCapability: -32021,
   /** A resource that does not exist, to a 2025-era session (2026-07-28 uses -32602). */
   ResourceNotFound: -32002,
+  /**
+   * The caller's token lacks a scope the request needs (toolshed's own code, in the range
+   * JSON-RPC leaves to servers; `data.requiredScopes`). Over HTTP it is the body of a 403
+   * whose `WWW-Authenticate` challenge is what a client acts on.
+   */
+  InsufficientScope: -32030,
 } as const;
 
 /** A protocol error raised deep in a handler and mapped to a JSON-RPC error response. */
@@ -64,6 +70,17 @@ export function unsupportedVersion(
     supported,
     requested,
   });
+}
+
+/** The caller's token does not grant every scope of `required` (the request's own). */
+export function insufficientScope(required: readonly string[], what: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InsufficientScope,
+    `Forbidden: ${what} needs the scope${required.length > 1 ? "s" : ""} ${
+      required.map((scope) => JSON.stringify(scope)).join(", ")
+    }, which the access token does not grant`,
+    { requiredScopes: [...required] },
+  );
 }
 
 export function internalError(detail: string): RpcError {
