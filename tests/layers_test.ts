@@ -11,6 +11,7 @@ const LAYERS = [
   "server",
   "redis",
   "transports",
+  "auth",
   "connection",
   "core",
   "methods",
@@ -29,7 +30,7 @@ const LAYERS = [
  * primitives come from.
  */
 const FORBIDDEN: Record<string, readonly string[]> = Object.fromEntries(
-  ["redis", "transports", "connection", "core", "methods", "rounds", "tasks"].map((
+  ["redis", "transports", "auth", "connection", "core", "methods", "rounds", "tasks"].map((
     layer,
   ) => [layer, ["discovery"]]),
 );
@@ -150,7 +151,7 @@ Deno.test("the layer check catches what it is for", () => {
   assert.equal(violation("util/json.ts", "../../main.ts"), "leaves lib/");
   assert.equal(
     violation("stray.ts", "./util/json.ts"),
-    "stray.ts is in no layer (commands, testing, host, server, redis, transports, connection, core, methods, tasks, rounds, discovery, programs, primitives, schema, wire, util)",
+    "stray.ts is in no layer (commands, testing, host, server, redis, transports, auth, connection, core, methods, tasks, rounds, discovery, programs, primitives, schema, wire, util)",
   );
   assert.equal(violation("core/handle.ts", "../util/json.ts"), undefined);
   assert.equal(violation("host/cli.ts", "npm:x@1"), undefined);
