@@ -46,6 +46,7 @@ import { type ByteSource, serve, type Server as StdioServer } from "../transport
 import type { ByteSink } from "../transports/stdio/writer.ts";
 import type { HttpOptions, HttpServer } from "../transports/http/server.ts";
 import type { McpHttp } from "../transports/http/handler.ts";
+import type { OAuthHttpOptions } from "../transports/http/oauth.ts";
 import { settlesWithin } from "../util/settles_within.ts";
 import {
   DEFAULTS,
@@ -127,26 +128,12 @@ export interface ServerConfig {
 }
 
 /** Toolshed as an OAuth 2.1 resource server (`--auth-issuer` and the flags beside it). */
-export interface OAuthConfig {
-  /** The authorization server's issuer URL; its metadata names its keys and endpoints. */
-  readonly issuer: string;
-  /**
-   * The MCP endpoint's URL as clients reach it (`https://mcp.example.com/mcp`): the audience
-   * tokens must name and the `resource` of the metadata. Default: the address served, which
-   * is right only when clients reach the server by it (not behind a proxy).
-   */
-  readonly publicUrl?: string;
-  /** Scopes every request needs, asked for in every challenge (`--auth-scope`). */
-  readonly scopes?: readonly string[];
+export interface OAuthConfig extends OAuthHttpOptions {
   /**
    * Whether lists show what a caller's token does not grant ("all", the default, so that a
-   * client can see a tool and step up for it) or hide it ("permitted").
+   * client can see a tool and step up for it) or hide it ("permitted", `--auth-lists`).
    */
   readonly lists?: "all" | "permitted";
-  /** Client credentials for RFC 7662 introspection of opaque tokens. */
-  readonly introspection?: { readonly clientId: string; readonly clientSecret: string };
-  /** JWS algorithms accepted (default: the asymmetric ones). */
-  readonly algorithms?: readonly string[];
 }
 
 /** How `fetch` serves Streamable HTTP inside a server of one's own (Deno.serve, Hono). */
@@ -379,6 +366,7 @@ function assemble(
       module.createMcpHttp({
         ...embedding,
         allowedHosts: embedding.allowedHosts ?? [],
+        oauth: config.oauth,
         core,
         registry,
         diagnostics,
@@ -427,6 +415,7 @@ function assemble(
         maxConcurrency,
         shutdownGraceMs,
         diagnostics,
+        oauth: config.oauth,
         ...listen,
         core,
         registry,

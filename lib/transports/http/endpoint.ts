@@ -4,13 +4,13 @@
 // the drain. `run` hands one admitted request to its engine and turns what the engine says
 // into the HTTP answer: JSON at once, or, when the answer comes later, a 200 whose body carries
 // it (an event stream when the request may send something first).
-import type { JsonObject } from "../../util/json.ts";
+import { isObject, type JsonObject } from "../../util/json.ts";
 import type { Diagnostics } from "../../util/diagnostics.ts";
 import { createSlots, type Slots } from "../../util/slots.ts";
 import { firstTimeOf } from "../../util/first_time.ts";
 import { instanceOf, randomInstanceName } from "../../util/instance.ts";
 import { throttledReport } from "../../util/throttled_report.ts";
-import { internalError, shuttingDown } from "../../wire/errors.ts";
+import { ErrorCode, internalError, shuttingDown } from "../../wire/errors.ts";
 import type { Request as RpcRequest } from "../../wire/extract.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
 import type { Registry } from "../../primitives/registry.ts";
@@ -81,6 +81,11 @@ export interface EndpointOptions {
   readonly maxSessions?: number;
   /** The clock sessions age by, in milliseconds (`Date.now` unless a test drives it). */
   readonly now?: () => number;
+  /**
+   * With OAuth: the `WWW-Authenticate` of a 403 for a request whose token lacks the scopes
+   * `required` (the core's -32030, raised before any handler runs).
+   */
+  readonly scopeChallenge?: (required: readonly string[]) => string;
 }
 
 /** What `run` needs besides the request: its exchange's parts. */
@@ -268,6 +273,11 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
           if (response === undefined) {
             return resolve(jsonAnswer(errorMessage(request.id, shuttingDown()), 503));
           }
+          const challenge = scopeRefusal(response, options.scopeChallenge);
+          if (challenge !== undefined) {
+            // Either era: the 403 and its challenge are what make a client step up.
+            return resolve(jsonAnswer(response, 403, { "www-authenticate": challenge }));
+          }
           const status = session ? sessionStatusOf(request, response) : statusOf(response);
           resolve(answer.complete(response, status));
         },
@@ -356,6 +366,21 @@ function mayAsk(session: Session): boolean {
  */
 function sessionStatusOf(request: RpcRequest, response: JsonObject): number {
   return request.method === "initialize" && response.error !== undefined ? 400 : 200;
+}
+
+/** The challenge of an answer refusing a request for its scopes; undefined for any other. */
+function scopeRefusal(
+  response: JsonObject,
+  challengeOf: ((required: readonly string[]) => string) | undefined,
+): string | undefined {
+  const error = response.error;
+  if (challengeOf === undefined || !isObject(error)) return undefined;
+  if (error.code !== ErrorCode.InsufficientScope) return undefined;
+  const data = error.data;
+  const required = isObject(data) && Array.isArray(data.requiredScopes)
+    ? data.requiredScopes.filter((scope): scope is string => typeof scope === "string")
+    : [];
+  return challengeOf(required);
 }
 
 /** The way back for a session's request whose client accepts no event stream: none. */

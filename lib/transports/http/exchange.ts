@@ -45,6 +45,8 @@ export type Admission =
 export interface RequestNote {
   /** The JSON-RPC method of the message, once it is read. */
   rpcMethod?: string;
+  /** Who is calling (the token's subject, else its client), once an OAuth token is checked. */
+  subject?: string;
 }
 
 /** Answers an exchange: a route, or the rest of the endpoint's steps. */

@@ -21,6 +21,16 @@ import type { Exchange, HttpHandler, HttpStep, RequestNote } from "./exchange.ts
 import { guardStep, hostNameOf, LOOPBACK_NAMES } from "./guard.ts";
 import { BODY_TIMEOUT_MS, type Connection } from "./listener.ts";
 import { methodAndTypeStep } from "./method_and_type.ts";
+import {
+  loadedVerifier,
+  metadataRoute,
+  type OAuthHttpOptions,
+  oauthStep,
+  type ResourceServer,
+  resourceServerOf,
+  scopeChallenge,
+} from "./oauth.ts";
+import { canonicalUri } from "../../auth/claims.ts";
 import { createSessionStreams } from "./streams.ts";
 
 /** The MCP endpoint's path unless told otherwise. */
@@ -33,6 +43,13 @@ export interface McpHttpOptions extends EndpointOptions {
   readonly boundNames?: readonly string[];
   /** When set, every request to the endpoint must carry `Authorization: Bearer <token>`. */
   readonly bearerToken?: string;
+  /** When set, callers bring OAuth access tokens from this authorization server (adr/0038). */
+  readonly oauth?: OAuthHttpOptions;
+  /**
+   * The endpoint's URL at the address served (`http://127.0.0.1:8080/mcp`), the canonical URI
+   * by default with OAuth; undefined when embedded or bound to a wildcard address.
+   */
+  readonly servedUrl?: string;
   /** One line per HTTP request through the diagnostics (`--log-requests`). */
   readonly logRequests?: boolean;
   /** A request body must arrive within this long of its headers (default 30 s). */
@@ -75,7 +92,11 @@ const TEXT = { "content-type": "text/plain; charset=utf-8" };
 export function createMcpHttp(options: McpHttpOptions): McpHttp {
   const { diagnostics } = options;
   const path = options.path ?? MCP_PATH;
-  const endpoint = createEndpoint(options);
+  const resourceServer = options.oauth && resourceServerFor(options.oauth, options, path);
+  const endpoint = createEndpoint({
+    ...options,
+    scopeChallenge: resourceServer && ((required) => scopeChallenge(resourceServer, required)),
+  });
   const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const mirroredOf: MirroredArguments = (tool) =>
     options.registry.current().tools.byKey.get(tool)?.headerParams;
@@ -88,11 +109,16 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
       ...options.allowedHosts.map((name) => hostNameOf(name) ?? name),
     ]),
     ...(options.bearerToken === undefined ? [] : [bearerStep(options.bearerToken)]),
+    ...(resourceServer === undefined ? [] : [oauthStep(resourceServer)]),
     methodAndTypeStep(createSessionStreams(endpoint)),
     bodyStep({ limitBytes: options.maxMessageBytes, budget: endpoint.bodies, bodyTimeoutMs }),
     admissionStep(mirroredOf),
   ];
   routes.set(path, compose(steps, createDispatch(endpoint)));
+  if (resourceServer !== undefined) {
+    const metadata = metadataRoute(resourceServer);
+    for (const at of resourceServer.metadataPaths) routes.set(at, metadata);
+  }
   routes.set("/healthz", probe(() => [200, "ok"]));
   routes.set("/readyz", probe(() => [endpoint.draining ? 503 : 200, readiness()]));
 
@@ -129,10 +155,11 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     const response = await route({ request, connection, note });
     const log = () => {
       const ms = (performance.now() - started).toFixed(1);
+      const who = note.subject === undefined ? "" : ` by ${JSON.stringify(note.subject)}`;
       diagnostics.error(
         `${request.method} ${pathnameOf(request.url)} ${response.status} ${
           note.rpcMethod ?? "-"
-        } ${ms} ms`,
+        }${who} ${ms} ms`,
       );
     };
     if (info) info.completed.then(log, log);
@@ -157,6 +184,42 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
       }
     },
   };
+}
+
+/**
+ * The resource server of an endpoint at `path`: its canonical URI is the public URL, else the
+ * address served; the verifier checks tokens for it. A shared token and OAuth are two ways to
+ * know callers, never both.
+ */
+function resourceServerFor(
+  oauth: OAuthHttpOptions,
+  options: McpHttpOptions,
+  path: string,
+): ResourceServer {
+  if (options.bearerToken !== undefined) {
+    throw new Error("a shared bearer token and OAuth cannot both guard the endpoint: choose one");
+  }
+  const publicUrl = oauth.publicUrl ?? options.servedUrl;
+  if (publicUrl === undefined) {
+    throw new Error(
+      "OAuth needs the endpoint's public URL (publicUrl, --public-url): the address served " +
+        "is not one clients can use (a wildcard, or a server of one's own)",
+    );
+  }
+  const verifier = oauth.verifier ?? loadedVerifier({
+    issuer: oauth.issuer,
+    resource: canonicalUri(publicUrl),
+    algorithms: oauth.algorithms,
+    introspection: oauth.introspection,
+    diagnostics: options.diagnostics,
+  });
+  return resourceServerOf({
+    publicUrl,
+    localPath: path,
+    issuer: oauth.issuer,
+    scopes: oauth.scopes ?? [],
+    verifier,
+  });
 }
 
 /** The answer to a request whose handling threw: a fault of the server's, 500. */

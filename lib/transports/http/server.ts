@@ -10,7 +10,8 @@ import type { Diagnostics } from "../../util/diagnostics.ts";
 import { settlesWithin } from "../../util/settles_within.ts";
 import type { Registry } from "../../primitives/registry.ts";
 import type { Core } from "../../core/handle.ts";
-import { createMcpHttp, failed, type McpHttp } from "./handler.ts";
+import { createMcpHttp, failed, MCP_PATH, type McpHttp } from "./handler.ts";
+import type { OAuthHttpOptions } from "./oauth.ts";
 import { hostNameOf } from "./guard.ts";
 import {
   BODY_TIMEOUT_MS,
@@ -31,6 +32,8 @@ export interface HttpOptions {
   registry: Registry;
   /** When set, every request to /mcp must carry `Authorization: Bearer <bearerToken>`. */
   bearerToken?: string;
+  /** When set, callers bring OAuth access tokens from an authorization server (adr/0038). */
+  oauth?: OAuthHttpOptions;
   /** An event stream idle this long gets a `: keep-alive` comment (default 15 s). */
   keepAliveMs?: number;
   /** One line per HTTP request through the diagnostics (`--log-requests`). */
@@ -119,7 +122,15 @@ export function serveHttp(options: HttpOptions): HttpServer {
     handler: (request, connection, info) => http.handle(request, connection, info),
   });
   const address = server.addr;
-  const http: McpHttp = createMcpHttp({ ...options, boundNames: boundNames(address.hostname) });
+  const names = boundNames(address.hostname);
+  const http: McpHttp = createMcpHttp({
+    ...options,
+    boundNames: names,
+    // A wildcard address is no URL a client can use: OAuth then needs --public-url.
+    servedUrl: names.length === 0
+      ? undefined
+      : `http://${literal(address.hostname)}:${address.port}${MCP_PATH}`,
+  });
   const { endpoint } = http;
 
   function shutdown(reason: string): Promise<void> {
