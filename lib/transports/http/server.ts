@@ -37,6 +37,8 @@ export interface HttpOptions {
   logRequests?: boolean;
   /** Names allowed in Host and Origin besides the loopback names and the bound address. */
   allowedHosts: readonly string[];
+  /** Origins whose pages may call the server from a browser (CORS; `*`: any; adr/0039). */
+  corsOrigins?: readonly string[];
   /** Longest accepted request body, in bytes; a longer one gets 413. */
   maxMessageBytes: number;
   /** Requests that may run at once, across all connections; more wait in arrival order. */
