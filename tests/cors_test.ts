@@ -3,6 +3,7 @@
 // alone; the origins' parsing; and the guard agreeing with it on what an allowed origin is.
 // (Over real HTTP: tests/http_transcripts/cors*.txt; in a real browser: tests/cors_browser_test.ts.)
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
+import { serveForTest } from "./_http_server.ts";
 import { compose } from "../lib/util/compose.ts";
 import type { Exchange, HttpHandler } from "../lib/transports/http/exchange.ts";
 import type { Connection } from "../lib/transports/http/listener.ts";
@@ -260,6 +261,20 @@ Deno.test("corsOriginsOf() names the value it cannot read", () => {
   const origins = corsOriginsOf(["HTTPS://APP.EXAMPLE:443/"]);
   ok(allowsOrigin(origins, APP));
   ok(!allowsOrigin(origins, "https://APP.EXAMPLE"), "Origin is compared as browsers write it");
+});
+
+Deno.test("serveHttp() throws on an origin that is not one, before it listens", () => {
+  // The process's open descriptors, where Linux shows them: a listener left open is one more.
+  const open = () => Deno.build.os === "linux" ? [...Deno.readDirSync("/proc/self/fd")].length : 0;
+  const before = open();
+  throws(
+    () => serveForTest([], { corsOrigins: ["https://app.example/mcp"] }),
+    {
+      message:
+        'Invalid CORS origin "https://app.example/mcp": it is not scheme://host[:port] or "*"',
+    },
+  );
+  strictEqual(open(), before, "nothing was left listening");
 });
 
 Deno.test("guardStep() lets a listed origin through the Origin check, and with * any, but never a Host it does not know", async () => {

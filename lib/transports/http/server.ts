@@ -11,6 +11,7 @@ import { settlesWithin } from "../../util/settles_within.ts";
 import type { Registry } from "../../primitives/registry.ts";
 import type { Core } from "../../core/handle.ts";
 import { createMcpHttp, failed, type McpHttp } from "./handler.ts";
+import { corsOriginsOf } from "./cors.ts";
 import { hostNameOf } from "./guard.ts";
 import {
   BODY_TIMEOUT_MS,
@@ -108,6 +109,8 @@ export interface HttpServer {
 
 export function serveHttp(options: HttpOptions): HttpServer {
   const { diagnostics } = options;
+  // An origin that is not one throws here, before anything listens.
+  if (options.corsOrigins !== undefined) corsOriginsOf(options.corsOrigins);
   let stopping: Promise<void> | undefined;
   const server = listenHttp({
     hostname: options.hostname,
