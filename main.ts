@@ -149,6 +149,7 @@ async function serveOverHttp(
       bearerToken: options.bearerToken,
       logRequests: options.logRequests,
       allowedHosts: options.allowHosts ?? [],
+      corsOrigins: options.corsOrigins,
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
       bodyTimeoutMs: options.bodyTimeoutMs,

@@ -11,6 +11,7 @@ import {
 } from "../lib/host/cli.ts";
 import { isLoopbackHost } from "../lib/host/listen_address.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
+import { readLines, withHangGuard } from "./_server_process.ts";
 
 const REPO = new URL("../", import.meta.url);
 const REPO_PATH = decodeURIComponent(REPO.pathname);
@@ -512,6 +513,141 @@ Deno.test("parseCommand() takes --allow-host names with --http, in lower case", 
 Deno.test("USAGE lists --http and --allow-host", () => {
   assert.ok(USAGE.includes("--http ADDRESS"));
   assert.ok(USAGE.includes("--allow-host NAME"));
+});
+
+Deno.test("parseCommand() takes --cors-origin origins with --http, as browsers write them", () => {
+  assert.deepStrictEqual(
+    parseCommand([
+      "--http",
+      ":0",
+      "--cors-origin",
+      "https://App.Example:443/",
+      "--cors-origin",
+      "http://localhost:5173",
+      "--cors-origin",
+      "https://app.example",
+    ]),
+    {
+      kind: "serve",
+      options: {
+        ...NO_FOLDERS,
+        ...DEFAULTS,
+        http: { hostname: "127.0.0.1", port: 0 },
+        corsOrigins: ["https://app.example", "http://localhost:5173"],
+      },
+    },
+  );
+  assert.deepStrictEqual(
+    parseCommand(["--cors-origin", "https://app.example"]),
+    usageError("--cors-origin needs --http"),
+  );
+  for (
+    const value of [
+      "app.example",
+      "https://app.example/mcp",
+      "https://app.example?x=1",
+      "https://*.example",
+      "null",
+      "",
+    ]
+  ) {
+    assert.deepStrictEqual(
+      parseCommand(["--http", ":0", "--cors-origin", value]),
+      usageError(
+        `Invalid value for --cors-origin: "${value}" is not an origin, scheme://host[:port] ` +
+          'with no path, or "*"',
+      ),
+      value,
+    );
+  }
+});
+
+Deno.test("parseCommand() takes --cors-origin * alone, and only with a token or --allow-unauthenticated", () => {
+  assert.deepStrictEqual(
+    parseCommand(["--http", ":0", "--cors-origin", "*", "--cors-origin", "https://app.example"]),
+    usageError(
+      'Invalid value for --cors-origin: "*" lets every origin, so list no other with it',
+    ),
+  );
+  assert.deepStrictEqual(parseCommand(["--http", ":0", "--cors-origin", "*"]), {
+    kind: "refused",
+    message: 'Refusing --cors-origin "*" without a token: any web page the user opens could ' +
+      "call this server's tools: set TOOLSHED_HTTP_TOKEN, list the origins that may call, or " +
+      "pass --allow-unauthenticated if something in front of toolshed authenticates its clients",
+  });
+  const tokened = parseCommand(
+    ["--http", ":0", "--cors-origin", "*"],
+    (name) => name === TOKEN_ENV ? "t0ken" : undefined,
+  );
+  assert.strictEqual(tokened.kind, "serve");
+  if (tokened.kind === "serve") assert.deepStrictEqual(tokened.options.corsOrigins, ["*"]);
+  const unauthenticated = parseCommand([
+    "--http",
+    ":0",
+    "--cors-origin",
+    "*",
+    "--allow-unauthenticated",
+  ]);
+  assert.strictEqual(unauthenticated.kind, "serve");
+});
+
+Deno.test("USAGE lists --cors-origin", () => {
+  assert.ok(USAGE.includes("--cors-origin ORIGIN"));
+});
+
+Deno.test("main.ts --http --cors-origin answers a preflight of that origin, and refuses another's", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "main.ts",
+      "--http",
+      "127.0.0.1:0",
+      "--cors-origin",
+      "https://app.example",
+      "--tools",
+      "tests/fixtures/tools",
+    ],
+    cwd: REPO_PATH,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const lines = readLines(child.stderr);
+  const seen: string[] = [];
+  try {
+    let url: string | undefined;
+    for (let i = 0; i < 100 && url === undefined; i++) {
+      const next = await withHangGuard(lines.next(), "the listening line");
+      if (next.done) break;
+      seen.push(next.value);
+      url = next.value.match(/^toolshed: listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
+    }
+    assert.ok(url, seen.join("\n"));
+    const preflight = (origin: string) =>
+      withHangGuard(
+        fetch(url, {
+          method: "OPTIONS",
+          headers: { origin, "access-control-request-method": "POST" },
+        }),
+        "a preflight",
+      );
+    const allowed = await preflight("https://app.example");
+    await allowed.body?.cancel();
+    assert.strictEqual(allowed.status, 204);
+    assert.strictEqual(
+      allowed.headers.get("access-control-allow-origin"),
+      "https://app.example",
+    );
+    const refused = await preflight("https://evil.example");
+    await refused.body?.cancel();
+    assert.strictEqual(refused.status, 403);
+  } finally {
+    child.kill("SIGTERM");
+  }
+  for await (const _ of lines) { /* drain */ }
+  assert.strictEqual((await withHangGuard(child.status, "main.ts exiting")).code, 0);
 });
 
 Deno.test("main.ts exits 1 when it cannot listen on the --http address", async () => {

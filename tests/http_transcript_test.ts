@@ -80,6 +80,7 @@ const KEEP_ALIVE_MS = 10 * 60 * 1000;
 interface Settings {
   bearerToken?: string;
   allowedHosts: string[];
+  corsOrigins: string[];
   listChanged: boolean;
   maxMessageBytes?: number;
   maxSessions?: number;
@@ -93,6 +94,7 @@ interface Settings {
 const FLAGS: Record<string, (settings: Settings, value: string) => void> = {
   "--bearer-token": (settings, value) => settings.bearerToken = value,
   "--allow-host": (settings, value) => settings.allowedHosts.push(value),
+  "--cors-origin": (settings, value) => settings.corsOrigins.push(value),
   "--max-message-bytes": (settings, value) => settings.maxMessageBytes = count(value),
   "--max-sessions": (settings, value) => settings.maxSessions = count(value),
 };
@@ -159,6 +161,7 @@ async function startServer(settings: Settings, way: Way): Promise<TranscriptServ
       http: {
         bearerToken: settings.bearerToken,
         allowedHosts: settings.allowedHosts,
+        corsOrigins: settings.corsOrigins,
         maxSessions: limits.maxSessions,
         keepAliveMs: KEEP_ALIVE_MS,
       },
@@ -182,6 +185,7 @@ async function startServer(settings: Settings, way: Way): Promise<TranscriptServ
     {
       bearerToken: settings.bearerToken,
       allowedHosts: settings.allowedHosts,
+      corsOrigins: settings.corsOrigins,
       instanceName: "transcript",
       keepAliveMs: KEEP_ALIVE_MS,
       ...limits,
@@ -229,7 +233,7 @@ interface Transcript {
 function parse(file: string, text: string): Transcript {
   const lines = text.split("\n");
   const path = `tests/http_transcripts/${file}`;
-  const settings: Settings = { allowedHosts: [], listChanged: false };
+  const settings: Settings = { allowedHosts: [], corsOrigins: [], listChanged: false };
   const exchanges: Exchange[] = [];
   const where = (at: number) => `${path}:${at + 1}`;
   /** The request being read: its lines until the first that is not `>`. */

@@ -6,6 +6,7 @@ import { closest } from "../util/suggest.ts";
 import { ENV_NAME } from "../programs/executable.ts";
 import { DEFAULTS, STATE_KEY_ENV } from "../server/defaults.ts";
 import { BEARER_TOKEN } from "../transports/http/auth.ts";
+import { parseCorsOrigin } from "../transports/http/cors.ts";
 import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../transports/http/listener.ts";
 import { MAX_UNSENT_BYTES } from "../transports/http/unsent.ts";
 import { MAX_SESSIONS } from "../transports/http/sessions.ts";
@@ -50,6 +51,8 @@ export interface Options {
   http?: ListenAddress;
   /** Host names HTTP requests may carry besides the loopback ones (absent: none). */
   allowHosts?: readonly string[];
+  /** With --http: origins whose pages may call from a browser, or `*` (--cors-origin). */
+  corsOrigins?: readonly string[];
   /** With --http: the token every request must carry (from $TOOLSHED_HTTP_TOKEN). */
   bearerToken?: string;
   /** With --http: serve a non-loopback address without a token (--allow-unauthenticated). */
@@ -139,6 +142,9 @@ Options of serve:
                              a free one
   --allow-host NAME          With --http: a host name requests may carry in Host and
                              Origin besides localhost, 127.0.0.1 and [::1] (repeatable)
+  --cors-origin ORIGIN       With --http: pages of ORIGIN (scheme://host[:port]) may call
+                             the server from a browser (CORS), and pass the Origin check;
+                             * lets any page, and needs ${TOKEN_ENV} (repeatable)
   --allow-unauthenticated    With --http: serve an address that is not loopback although
                              ${TOKEN_ENV} is not set (behind an authenticating proxy)
   --log-requests             With --http: one line per request on stderr (method, path,
@@ -235,6 +241,7 @@ const FLAGS = {
   watch: { type: "boolean" },
   http: { type: "string" },
   "allow-host": { type: "string", multiple: true },
+  "cors-origin": { type: "string", multiple: true },
   "allow-unauthenticated": { type: "boolean" },
   "log-requests": { type: "boolean" },
   redis: { type: "string" },
@@ -354,12 +361,54 @@ export function parseCommand(
   }
   const command = withHttp(options, values.http, values["allow-host"]);
   if (command.kind !== "serve") return command;
-  return withHttpSecurity(command.options, {
+  const secured = withHttpSecurity(command.options, {
     allowUnauthenticated: values["allow-unauthenticated"] === true,
     logRequests: values["log-requests"] === true,
     token: env(TOKEN_ENV),
     instance: values.instance,
   });
+  if (secured.kind !== "serve") return secured;
+  return withCors(secured.options, values["cors-origin"]);
+}
+
+/**
+ * Adds --cors-origin (adr/0039), or says what is wrong with it: each value is an origin or `*`,
+ * `*` alone, and `*` only where every caller needs a token (or something in front
+ * authenticates, --allow-unauthenticated): it lets any page the user opens call the tools.
+ */
+function withCors(options: Options, values: string[] | undefined): Command {
+  if (values === undefined) return { kind: "serve", options };
+  if (options.http === undefined) {
+    return { kind: "usage-error", message: "--cors-origin needs --http" };
+  }
+  const origins: string[] = [];
+  for (const value of values) {
+    const origin = parseCorsOrigin(value);
+    if (origin === undefined) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --cors-origin: "${value}" is not an origin, ` +
+          'scheme://host[:port] with no path, or "*"',
+      };
+    }
+    if (!origins.includes(origin)) origins.push(origin);
+  }
+  if (origins.includes("*") && origins.length > 1) {
+    return {
+      kind: "usage-error",
+      message: 'Invalid value for --cors-origin: "*" lets every origin, so list no other with it',
+    };
+  }
+  if (origins[0] === "*" && options.bearerToken === undefined && !options.allowUnauthenticated) {
+    return {
+      kind: "refused",
+      message: `Refusing --cors-origin "*" without a token: any web page the user opens could ` +
+        `call this server's tools: set ${TOKEN_ENV}, list the origins that may call, or pass ` +
+        "--allow-unauthenticated if something in front of toolshed authenticates its clients",
+    };
+  }
+  options.corsOrigins = origins;
+  return { kind: "serve", options };
 }
 
 /**

@@ -143,6 +143,11 @@ export interface EmbeddedHttp {
    * (the DNS-rebinding guard): the names your server is reached by.
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * Origins (`https://app.example`) whose pages may call the server from a browser, or `*` for
+   * any (CORS, as --cors-origin; adr/0039); an origin listed here passes the guard too.
+   */
+  readonly corsOrigins?: readonly string[];
   /** Every request must carry `Authorization: Bearer <token>` (as TOOLSHED_HTTP_TOKEN). */
   readonly bearerToken?: string;
   /** Where the MCP endpoint is (default /mcp); other paths answer 404, but /healthz, /readyz. */

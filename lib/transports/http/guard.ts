@@ -4,7 +4,11 @@
 // 403 when it is invalid (2026-07-28 `basic/transports`, "Security Warning"). So both
 // headers must name this server: a loopback name, the address it is bound to, or a name
 // the operator allowed (--allow-host). Ports are not compared: a name is what a rebinding
-// attack cannot forge.
+// attack cannot forge. An Origin whose pages may call the server from a browser (CORS,
+// --cors-origin: cors.ts decides) passes too, so that the guard and CORS agree on what an
+// allowed origin is (adr/0039); the Host check, what stops a rebinding, stays whatever the
+// Origin.
+import { allowsOrigin, type CorsOrigins } from "./cors.ts";
 import type { HttpStep } from "./exchange.ts";
 import { jsonAnswer } from "./answer.ts";
 import { errorMessage, refused } from "./errors.ts";
@@ -35,7 +39,11 @@ export function hostNameOf(value: string): string | undefined {
 /** Host and Origin values whose verdict is remembered; past it the memory starts over. */
 const REMEMBERED_VALUES = 64;
 
-export function createHostGuard(allowed: Iterable<string>): HostGuard {
+/**
+ * The guard of `allowed` names; `cors`, when set, lets the Origins whose pages may call the
+ * server from a browser through as well.
+ */
+export function createHostGuard(allowed: Iterable<string>, cors?: CorsOrigins): HostGuard {
   const names = new Set(allowed);
   // Clients send the same few values on every request, and parsing them as URLs was ~10% of
   // a call (bench:http's profile): each value's verdict is kept, in a bounded map, since a
@@ -68,11 +76,14 @@ export function createHostGuard(allowed: Iterable<string>): HostGuard {
     // (a sandboxed or file: page) is refused as any unparseable origin is.
     const origin = headers.get("origin");
     if (origin === null || origin === "") return undefined;
-    if (!allowedName(originVerdicts, origin, originHostName)) {
+    if (allowedName(originVerdicts, origin, originHostName)) return undefined;
+    if (cors === undefined) {
       return `Forbidden: the Origin header ${JSON.stringify(origin)} names no allowed host ` +
         `(see --allow-host)`;
     }
-    return undefined;
+    if (allowsOrigin(cors, origin)) return undefined;
+    return `Forbidden: the Origin header ${JSON.stringify(origin)} names no allowed host ` +
+      `(see --allow-host) and is not an allowed origin (see --cors-origin)`;
   };
 }
 
@@ -85,11 +96,12 @@ function originHostName(origin: string): string | undefined {
 }
 
 /**
- * The endpoint's first step: a request whose Host or Origin names none of `allowed` is 403
- * before anything else reads it (DNS rebinding, HTTP.md §9).
+ * The endpoint's first step (after CORS's, when on): a request whose Host names none of
+ * `allowed`, or whose Origin names none and is not one of `cors`, is 403 before anything else
+ * reads it (DNS rebinding, HTTP.md §9).
  */
-export function guardStep(allowed: Iterable<string>): HttpStep {
-  const guard = createHostGuard(allowed);
+export function guardStep(allowed: Iterable<string>, cors?: CorsOrigins): HttpStep {
+  const guard = createHostGuard(allowed, cors);
   return (next) => (exchange) => {
     const forbidden = guard(exchange.request.headers);
     if (forbidden) return jsonAnswer(errorMessage(undefined, refused(forbidden)), 403);

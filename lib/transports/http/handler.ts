@@ -1,5 +1,5 @@
 // Streamable HTTP as a web-standard handler (adr/0012, adr/0025): a route table (the MCP
-// endpoint, /healthz, /readyz) and the endpoint's steps, in order: the Host/Origin guard, the
+// endpoint, /healthz, /readyz) and the endpoint's steps, in order: CORS (when on), the guard, the
 // bearer token (when one is set), the HTTP method and media type, the body, the validation
 // ladder, and the dispatch to the connection engines. The listener (server.ts) hands it each
 // request with the connection it came on; embedded in someone else's server (`fetch`), it
@@ -14,6 +14,7 @@ import { admissionStep, type MirroredArguments } from "./admission.ts";
 import { jsonAnswer } from "./answer.ts";
 import { bearerStep } from "./auth.ts";
 import { bodyStep } from "./body.ts";
+import { corsOriginsOf, corsStep } from "./cors.ts";
 import { createDispatch } from "./dispatch.ts";
 import { createEndpoint, type Endpoint, type EndpointOptions } from "./endpoint.ts";
 import { errorMessage } from "./errors.ts";
@@ -50,6 +51,11 @@ export interface McpHttpOptions extends EndpointOptions {
    * by default with OAuth; undefined when embedded or bound to a wildcard address.
    */
   readonly servedUrl?: string;
+  /**
+   * Origins whose pages may call the endpoint from a browser (CORS, `--cors-origin`), as
+   * `scheme://host[:port]`, or `*` for any (adr/0039); none: no CORS.
+   */
+  readonly corsOrigins?: readonly string[];
   /** One line per HTTP request through the diagnostics (`--log-requests`). */
   readonly logRequests?: boolean;
   /** A request body must arrive within this long of its headers (default 30 s). */
@@ -101,13 +107,15 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
   const mirroredOf: MirroredArguments = (tool) =>
     options.registry.current().tools.byKey.get(tool)?.headerParams;
   const routes: RouteTable = new Map();
+  const cors = options.corsOrigins?.length ? corsOriginsOf(options.corsOrigins) : undefined;
   // The endpoint's steps, in order; the dispatch to the engines is the last.
   const steps: HttpStep[] = [
+    ...(cors === undefined ? [] : [corsStep(cors)]),
     guardStep([
       ...LOOPBACK_NAMES,
       ...options.boundNames ?? [],
       ...options.allowedHosts.map((name) => hostNameOf(name) ?? name),
-    ]),
+    ], cors),
     ...(options.bearerToken === undefined ? [] : [bearerStep(options.bearerToken)]),
     ...(resourceServer === undefined ? [] : [oauthStep(resourceServer)]),
     methodAndTypeStep(createSessionStreams(endpoint)),

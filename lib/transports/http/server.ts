@@ -12,6 +12,7 @@ import type { Registry } from "../../primitives/registry.ts";
 import type { Core } from "../../core/handle.ts";
 import { createMcpHttp, failed, MCP_PATH, type McpHttp } from "./handler.ts";
 import type { OAuthHttpOptions } from "./oauth.ts";
+import { corsOriginsOf } from "./cors.ts";
 import { hostNameOf } from "./guard.ts";
 import {
   BODY_TIMEOUT_MS,
@@ -40,6 +41,8 @@ export interface HttpOptions {
   logRequests?: boolean;
   /** Names allowed in Host and Origin besides the loopback names and the bound address. */
   allowedHosts: readonly string[];
+  /** Origins whose pages may call the server from a browser (CORS; `*`: any; adr/0039). */
+  corsOrigins?: readonly string[];
   /** Longest accepted request body, in bytes; a longer one gets 413. */
   maxMessageBytes: number;
   /** Requests that may run at once, across all connections; more wait in arrival order. */
@@ -109,6 +112,8 @@ export interface HttpServer {
 
 export function serveHttp(options: HttpOptions): HttpServer {
   const { diagnostics } = options;
+  // An origin that is not one throws here, before anything listens.
+  if (options.corsOrigins !== undefined) corsOriginsOf(options.corsOrigins);
   let stopping: Promise<void> | undefined;
   const server = listenHttp({
     hostname: options.hostname,
