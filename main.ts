@@ -162,6 +162,9 @@ async function serveOverHttp(
     return 1;
   }
   logError(`listening on ${http.url}`);
+  if (options.oauth !== undefined) {
+    logError(`callers sign in with OAuth: access tokens from ${options.oauth.issuer}`);
+  }
   return await runUntilSignal(http, exit, server);
 }
 

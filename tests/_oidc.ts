@@ -87,6 +87,8 @@ export interface AuthServer {
   login(options: { scope: string; resource: string }): Promise<LoginResult>;
   /** A new signing key, first; the previous keys stay published. */
   rotateKeys(): Promise<void>;
+  /** The subject the unattended sign-in logs in from now on (another user). */
+  signInAs(accountId: string): void;
   /** Stops listening and closes every connection. */
   stop(): Promise<void>;
 }
@@ -169,7 +171,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
   const { Provider, memoryAdapter } = await load();
   const scopes = options.scopes ?? "tools:read tools:call";
   const opaque = new Set(options.opaqueResources ?? []);
-  const accountId = options.accountId ?? "test-user";
+  let accountId = options.accountId ?? "test-user";
   const ttl = options.accessTokenSeconds ?? 300;
   const client = { clientId: "test-client", clientSecret: secret() };
   const introspector = { clientId: "toolshed", clientSecret: secret() };
@@ -376,6 +378,9 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
         resource,
       });
       return { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, clientId };
+    },
+    signInAs(account) {
+      accountId = account;
     },
     async rotateKeys() {
       keys = [await newKey(), ...keys];

@@ -13,7 +13,8 @@ const OPTIONS = { allowOutsideSymlinks: false, diagnostics: recorder() };
 const REPO_PROMPTS = decodeURIComponent(new URL("../prompts/", import.meta.url).pathname);
 const FIXTURE_PROMPTS = new URL("./conformance/fixture/prompts/", import.meta.url);
 const NAME_RULE = 'use 1 to 128 letters, digits, "_", "-" or "."';
-const MARKDOWN_FIELDS = '"name", "title", "description", "arguments", "complete", "icons", "_meta", "scopes"';
+const MARKDOWN_FIELDS =
+  '"name", "title", "description", "arguments", "complete", "icons", "_meta", "scopes"';
 const MODULE_FIELDS =
   '"name", "title", "description", "arguments", "complete", "icons", "_meta", "timeoutMs", "scopes", "get"';
 

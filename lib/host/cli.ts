@@ -7,6 +7,12 @@ import { ENV_NAME } from "../programs/executable.ts";
 import { DEFAULTS, STATE_KEY_ENV } from "../server/defaults.ts";
 import { BEARER_TOKEN } from "../transports/http/auth.ts";
 import { parseCorsOrigin } from "../transports/http/cors.ts";
+import {
+  INTROSPECTION_ID_ENV,
+  INTROSPECTION_SECRET_ENV,
+  type OAuthFlags,
+  oauthOf,
+} from "./oauth_flags.ts";
 import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../transports/http/listener.ts";
 import { MAX_UNSENT_BYTES } from "../transports/http/unsent.ts";
 import { MAX_SESSIONS } from "../transports/http/sessions.ts";
@@ -57,6 +63,8 @@ export interface Options {
   bearerToken?: string;
   /** With --http: serve a non-loopback address without a token (--allow-unauthenticated). */
   allowUnauthenticated?: boolean;
+  /** With --http: callers bring OAuth access tokens from this issuer (--auth-issuer …). */
+  oauth?: OAuthFlags;
   /** With --http: one line per request on stderr (--log-requests). */
   logRequests?: boolean;
   /** With --http: connections open at once (--max-connections; absent: the default). */
@@ -147,6 +155,15 @@ Options of serve:
                              * lets any page, and needs ${TOKEN_ENV} (repeatable)
   --allow-unauthenticated    With --http: serve an address that is not loopback although
                              ${TOKEN_ENV} is not set (behind an authenticating proxy)
+  --auth-issuer URL          With --http: callers sign in with OAuth; access tokens come
+                             from this authorization server (its issuer URL), are checked
+                             for this server as their audience, and scopes on tools,
+                             resources and prompts are enforced (docs/operating/oauth.md)
+  --public-url URL           With --auth-issuer: the endpoint's URL as clients reach it
+                             (https://mcp.example.com/mcp); default: the address served
+  --auth-scope SCOPE         With --auth-issuer: a scope every request needs (repeatable)
+  --auth-lists all|permitted With --auth-issuer: whether lists show a caller what its
+                             token does not grant (default: all, so it can step up)
   --log-requests             With --http: one line per request on stderr (method, path,
                              status, JSON-RPC method, duration)
   --max-connections N        With --http: connections open at once; one more gets 503
@@ -178,6 +195,9 @@ Options of serve:
 
 Environment:
   ${TOKEN_ENV}        With --http: the bearer token every request must carry
+  ${INTROSPECTION_ID_ENV}, ${INTROSPECTION_SECRET_ENV}
+                             With --auth-issuer: the client that introspects opaque
+                             (non-JWT) access tokens at the issuer (RFC 7662)
   ${STATE_KEY_ENV}         The secret (32 characters or more) that seals the
                              requestState of input_required answers; the same on every
                              instance (default: with --redis a key shared through it,
@@ -243,6 +263,10 @@ const FLAGS = {
   "allow-host": { type: "string", multiple: true },
   "cors-origin": { type: "string", multiple: true },
   "allow-unauthenticated": { type: "boolean" },
+  "auth-issuer": { type: "string" },
+  "public-url": { type: "string" },
+  "auth-scope": { type: "string", multiple: true },
+  "auth-lists": { type: "string" },
   "log-requests": { type: "boolean" },
   redis: { type: "string" },
   instance: { type: "string" },
@@ -361,6 +385,18 @@ export function parseCommand(
   }
   const command = withHttp(options, values.http, values["allow-host"]);
   if (command.kind !== "serve") return command;
+  const oauth = oauthOf(
+    {
+      issuer: values["auth-issuer"],
+      publicUrl: values["public-url"],
+      scopes: values["auth-scope"],
+      lists: values["auth-lists"],
+    },
+    options.http,
+    env,
+  );
+  if ("problem" in oauth) return { kind: "usage-error", message: oauth.problem };
+  if (oauth.oauth !== undefined) options.oauth = oauth.oauth;
   const secured = withHttpSecurity(command.options, {
     allowUnauthenticated: values["allow-unauthenticated"] === true,
     logRequests: values["log-requests"] === true,
@@ -399,7 +435,8 @@ function withCors(options: Options, values: string[] | undefined): Command {
       message: 'Invalid value for --cors-origin: "*" lets every origin, so list no other with it',
     };
   }
-  if (origins[0] === "*" && options.bearerToken === undefined && !options.allowUnauthenticated) {
+  const authenticated = options.bearerToken !== undefined || options.oauth !== undefined;
+  if (origins[0] === "*" && !authenticated && !options.allowUnauthenticated) {
     return {
       kind: "refused",
       message: `Refusing --cors-origin "*" without a token: any web page the user opens could ` +
@@ -444,6 +481,13 @@ function withHttpSecurity(
     if (given.logRequests) return { kind: "usage-error", message: "--log-requests needs --http" };
     return { kind: "serve", options };
   }
+  if (given.token !== undefined && options.oauth !== undefined) {
+    return {
+      kind: "refused",
+      message: `Refusing --auth-issuer with ${TOKEN_ENV} set: callers are known by OAuth or by ` +
+        "one shared token, not both; unset one",
+    };
+  }
   if (given.token !== undefined) {
     if (!BEARER_TOKEN.test(given.token)) {
       return {
@@ -454,7 +498,9 @@ function withHttpSecurity(
       };
     }
     options.bearerToken = given.token;
-  } else if (!isLoopbackHost(http.hostname) && !given.allowUnauthenticated) {
+  } else if (
+    !isLoopbackHost(http.hostname) && !given.allowUnauthenticated && options.oauth === undefined
+  ) {
     return {
       kind: "refused",
       message: `Refusing to serve --http on "${http.hostname}", which is not a loopback ` +

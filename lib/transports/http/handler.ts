@@ -27,11 +27,11 @@ import {
   metadataRoute,
   type OAuthHttpOptions,
   oauthStep,
+  resourceOf,
   type ResourceServer,
   resourceServerOf,
   scopeChallenge,
 } from "./oauth.ts";
-import { canonicalUri } from "../../auth/claims.ts";
 import { createSessionStreams } from "./streams.ts";
 
 /** The MCP endpoint's path unless told otherwise. */
@@ -216,7 +216,7 @@ function resourceServerFor(
   }
   const verifier = oauth.verifier ?? loadedVerifier({
     issuer: oauth.issuer,
-    resource: canonicalUri(publicUrl),
+    resource: resourceOf(publicUrl, path),
     algorithms: oauth.algorithms,
     introspection: oauth.introspection,
     diagnostics: options.diagnostics,

@@ -56,7 +56,7 @@ export interface ResourceServer {
 
 /**
  * The resource server for an endpoint served at `localPath` and reached by clients at
- * `publicUrl` (the endpoint's URL: `https://mcp.example.com/mcp`).
+ * `publicUrl` (the endpoint's URL, `https://mcp.example.com/mcp`, or the server's origin).
  */
 export function resourceServerOf(options: {
   readonly publicUrl: string;
@@ -65,7 +65,7 @@ export function resourceServerOf(options: {
   readonly scopes: readonly string[];
   readonly verifier: TokenVerifier;
 }): ResourceServer {
-  const resource = canonicalUri(options.publicUrl);
+  const resource = resourceOf(options.publicUrl, options.localPath);
   const url = new URL(resource);
   const publicPath = url.pathname === "/" ? "" : url.pathname;
   const paths = new Set([
@@ -108,6 +108,15 @@ export function loadedVerifier(options: TokenVerifierOptions): TokenVerifier {
     },
     issuerMetadata: async () => (await made).issuerMetadata(),
   };
+}
+
+/**
+ * The canonical URI of the endpoint clients reach at `publicUrl`: the URL as given, or, for an
+ * origin alone (`https://mcp.example.com`), the origin and the endpoint's path here.
+ */
+export function resourceOf(publicUrl: string, localPath: string): string {
+  const given = new URL(publicUrl);
+  return canonicalUri(given.pathname === "/" ? `${given.origin}${localPath}` : given.href);
 }
 
 /** `Bearer <token>`: the scheme in any case, one or more spaces, the token. */
