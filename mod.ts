@@ -71,6 +71,34 @@ export type { ToolDefinition } from "./lib/primitives/types.ts";
 export type { ToolContext } from "./lib/primitives/types.ts";
 
 /**
+ * Who is calling, as `ctx.auth` gives it when the server signs callers in with OAuth
+ * (`--auth-issuer`): the subject, the client, the scopes granted, the issuer, the expiry and
+ * every claim; never the token itself. Undefined over stdio and with a shared token.
+ *
+ * @example A tool that greets the signed-in user
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { AuthInfo, ToolContext, ToolDefinition } from "./mod.ts";
+ *
+ * const hello = {
+ *   description: "Greets whoever is signed in",
+ *   inputSchema: { type: "object" },
+ *   handler: (_args, ctx) => `Hello, ${ctx.auth?.subject ?? "stranger"}`,
+ * } satisfies ToolDefinition;
+ * const auth: AuthInfo = {
+ *   subject: "alice",
+ *   clientId: "claude",
+ *   scopes: ["mcp"],
+ *   issuer: "https://login.example.com",
+ *   expiresAt: undefined,
+ *   claims: { sub: "alice" },
+ * };
+ * assert.equal(hello.handler({}, { auth } as ToolContext), "Hello, alice");
+ * ```
+ */
+export type { AuthInfo } from "./lib/primitives/types.ts";
+
+/**
  * Hints about a tool's behaviour that a client may show or act on; hints, not guarantees.
  *
  * @example A tool that only reads
@@ -585,7 +613,12 @@ import type { Server, ServerConfig } from "./lib/server/create_server.ts";
  * assert.equal(typeof config.http, "object");
  * ```
  */
-export type { EmbeddedHttp, Server, ServerConfig } from "./lib/server/create_server.ts";
+export type {
+  EmbeddedHttp,
+  OAuthConfig,
+  Server,
+  ServerConfig,
+} from "./lib/server/create_server.ts";
 
 /**
  * Builds the server `toolshed serve` runs, from a server directory, in this process: to mount

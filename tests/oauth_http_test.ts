@@ -3,9 +3,11 @@
 // client discovers, each refusal with the status and challenge the spec names, the caller in
 // `ctx.auth`, scopes as 403 step-up challenges in both eras, and sessions, tasks and
 // requestState that another user's token cannot reach.
-import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, match, ok, strictEqual, throws } from "node:assert/strict";
 import * as jose from "npm:jose@6.2.18";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
+import { serverOf } from "../lib/server/server_of.ts";
+import { recorder } from "./_diagnostics.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
 import type { OAuthHttpOptions } from "../lib/transports/http/oauth.ts";
 import type { JsonObject } from "../lib/util/json.ts";
@@ -439,6 +441,57 @@ Deno.test("oauth: another user's token reaches none of a user's session, task or
     const continued = await post(server.url, "tools/call", round, alice, {}, asking);
     strictEqual(textOf(continued.body.result), "answered accept");
   });
+});
+
+Deno.test("oauth: embedded, fetch checks tokens for the public URL it is given, and refuses to start without one", async () => {
+  const as = await issuer();
+  const publicUrl = "http://localhost:8123/mcp";
+  throws(
+    () => serverOf({ tools }, { oauth: { issuer: as.issuer }, http: {} }),
+    /Cannot serve OAuth embedded without oauth\.publicUrl/,
+  );
+  const server = serverOf({ tools }, {
+    oauth: { issuer: as.issuer, publicUrl },
+    http: {},
+    diagnostics: recorder(),
+  });
+  try {
+    const call = (token?: string) =>
+      server.fetch(
+        new Request(publicUrl, {
+          method: "POST",
+          headers: {
+            ...modernHeaders("tools/call", "whoami"),
+            ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: {
+              name: "whoami",
+              arguments: {},
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+              },
+            },
+          }),
+        }),
+      );
+    const refused = await call();
+    await refused.body?.cancel();
+    strictEqual(refused.status, 401);
+    match(
+      refused.headers.get("www-authenticate")!,
+      /resource_metadata="http:\/\/localhost:8123\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
+    const answered = await call(await as.token({ scope: "mcp", resource: publicUrl }));
+    const body = await answered.json();
+    strictEqual(body.result.structuredContent.auth.subject, as.client.clientId);
+  } finally {
+    await server.close();
+  }
 });
 
 Deno.test({

@@ -312,6 +312,13 @@ function assemble(
       throw new Error(`Cannot use middleware[${index}] of the configuration: ${messageOf(error)}`);
     }
   });
+  // Embedded, toolshed cannot know the URL clients reach the app by: tokens must name it.
+  if (config.oauth && typeof config.http === "object" && config.oauth.publicUrl === undefined) {
+    throw new Error(
+      "Cannot serve OAuth embedded without oauth.publicUrl: the endpoint's URL as clients reach " +
+        "it (https://mcp.example.com/mcp), which access tokens must name as their audience",
+    );
+  }
   const registry = createRegistry(
     contentsOf(loaded.tools.tools, {
       ...loaded,
