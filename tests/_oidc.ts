@@ -20,6 +20,9 @@
 //   credentials.
 // - Dynamic client registration (RFC 7591, open: no initial access token), PKCE (S256, required
 //   for public clients), refresh tokens for any client allowed the refresh_token grant.
+//   A client's registered `scope` limits what it may ask for later, as oidc-provider does by
+//   default; `registeredScopeLimits: false` drops it at registration, so a client registered
+//   with one scope (the SDK client registers with the first scope it asks for) can step up.
 // - An unattended user: the interaction URL (`/interaction/<uid>`) signs in `accountId`
 //   (default "test-user") and consents to every scope and resource asked, without a page.
 //
@@ -62,6 +65,11 @@ export interface AuthServerOptions {
   readonly accessTokenSeconds?: number;
   /** The subject the unattended sign-in logs in. */
   readonly accountId?: string;
+  /**
+   * Whether the `scope` a client registers with (RFC 7591 §2) limits the scopes it may ask for
+   * later (default true); false drops it at registration, so a client can step up beyond it.
+   */
+  readonly registeredScopeLimits?: boolean;
 }
 
 export interface ClientCredentials {
@@ -209,6 +217,23 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
         },
       ],
       clientDefaults: { id_token_signed_response_alg: "ES256" },
+      // oidc-provider's documented way to change a client's metadata as it is read: the validator
+      // runs for each extra property, and may edit the metadata it is given.
+      ...(options.registeredScopeLimits === false
+        ? {
+          extraClientMetadata: {
+            properties: ["registered_scope_dropped"],
+            validator: (
+              _ctx: unknown,
+              _key: string,
+              _value: unknown,
+              metadata: { scope?: string },
+            ) => {
+              delete metadata.scope;
+            },
+          },
+        }
+        : {}),
       // Also known outside resource indicators, so a client may register with them (`scope` in
       // its registration, as SDK clients send) and discovery lists them.
       scopes: ["openid", "offline_access", ...scopes.split(" ")],
