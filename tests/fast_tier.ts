@@ -35,6 +35,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/remote_run_test.ts", // 1 s: main.ts run from a URL in a process
   "tests/cors_browser_test.ts", // 5 s: headless Chromium calling the server from two pages
   "tests/examples/audit_log_test.ts", // 5 s: toolshed check in a process, the SDK clients over main.ts
+  "tests/examples/oauth_test.ts", // 4 s: issuer.ts and main.ts processes, sign-ins by fetch and the SDK clients
 ];
 
 const ROOT = new URL("../", import.meta.url);
