@@ -413,7 +413,8 @@ Deno.test("verify() refetches the keys once for a rotated key, not within the co
     assertRefused(
       await verifier.verify(rotated),
       "invalid",
-      `The token's key "${as.keys[0].kid}" is not one the authorization server publishes`,
+      `The token's key "${as.keys[0].kid}" is not one the authorization server publishes ` +
+        `for verifying signatures (none by that id, or its "use" or "key_ops" say otherwise)`,
     );
     assert.equal(counter.count(JWKS), 1);
     // After it, one fetch brings the new key in, and the old one still verifies.

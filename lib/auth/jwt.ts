@@ -70,7 +70,8 @@ function problemOf(error: unknown, header: JsonObject): string {
   if (error instanceof errors.JWKSNoMatchingKey) {
     return header.kid === undefined
       ? 'The token names no key ("kid"), and no key of the authorization server fits it'
-      : `The token's key ${quoted(header.kid)} is not one the authorization server publishes`;
+      : `The token's key ${quoted(header.kid)} is not one the authorization server publishes ` +
+        `for verifying signatures (none by that id, or its "use" or "key_ops" say otherwise)`;
   }
   if (error instanceof errors.JWSSignatureVerificationFailed) {
     return "The token's signature does not verify with the authorization server's key";
