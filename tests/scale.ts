@@ -27,7 +27,17 @@
 //    (saying Redis is unreachable, then not), and once all say Redis is back, a task created
 //    before the restart is read and cancelled on other instances, the round 2 of a call begun
 //    before it continues on another instance, and new tasks and multi-round calls work across
-//    the instances.
+//    the instances;
+// i. OAuth (issue 24): a second trio, o1-o3, with --auth-issuer (oidc-provider on loopback,
+//    tests/_oidc.ts) and --public-url naming its own HAProxy, on its own Redis (the instances
+//    above keep their flags); a call without a token is 401 naming HAProxy's URL, directly too.
+//    Alice's and bob's tokens are minted for that URL. i.a. the bash tool `caller` prints each
+//    caller's own subject: 24 calls through HAProxy, the two users interleaved at concurrency 6,
+//    then both users on each instance; i.b. round 2 of alice's multi-round call is refused to
+//    bob's token on another instance ("requestState was issued to another caller") and completes
+//    with hers on a third, by name and through HAProxy; i.c. alice's task created on o1 is an
+//    error, never the task, to bob's tasks/get and tasks/cancel on o2 and through HAProxy, and
+//    still `working` to alice on o3.
 
 import {
   Child,
@@ -44,6 +54,7 @@ import {
   startRedis,
   waitForPort,
 } from "./scale/_harness.ts";
+import { startAuthServer } from "./_oidc.ts";
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const CHECK_TIMEOUT_MS = 45_000;
@@ -74,8 +85,8 @@ const meta = {
 
 let nextId = 1;
 
-/** The headers and body of a 2026-07-28 request. */
-function request(method: string, params: Record<string, unknown>, name?: string) {
+/** The headers and body of a 2026-07-28 request (with an OAuth access token: signed in). */
+function request(method: string, params: Record<string, unknown>, name?: string, token?: string) {
   return {
     headers: {
       "content-type": "application/json",
@@ -83,6 +94,7 @@ function request(method: string, params: Record<string, unknown>, name?: string)
       "mcp-protocol-version": PROTOCOL,
       "mcp-method": method,
       ...(name === undefined ? {} : { "mcp-name": name }),
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
@@ -133,9 +145,15 @@ async function send(
   };
 }
 
-/** A 2026-07-28 request to `url`. */
-function post(url: string, method: string, params: Record<string, unknown>, name?: string) {
-  const { headers, body } = request(method, params, name);
+/** A 2026-07-28 request to `url` (with `token`: as the user it was issued to). */
+function post(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  name?: string,
+  token?: string,
+) {
+  const { headers, body } = request(method, params, name, token);
   return send(url, headers, body);
 }
 
@@ -657,6 +675,240 @@ async function main(): Promise<void> {
       return `${answered} plain calls during the restart, 0 failed; tasks and rounds across s1-s3`;
     },
   );
+
+  // i. OAuth: a trio of its own, so that the checks above keep their unauthenticated instances.
+  interface SignedIn {
+    readonly token: string;
+    readonly clientId: string;
+  }
+  let oauth:
+    | { front: string; trio: Instance[]; alice: SignedIn; bob: SignedIn; at: (a: Answer) => string }
+    | undefined;
+  await check(
+    "i. an OAuth trio (--auth-issuer, --public-url = its HAProxy, its own Redis) starts; without a token 401, naming the HAProxy URL",
+    async () => {
+      const as = await startAuthServer({ scopes: "mcp" });
+      cleanups.push(() => as.stop());
+      const oauthRedis = await startRedis();
+      cleanups.push(() => oauthRedis.child.stop());
+      const haproxyPort = freePort();
+      const publicUrl = `http://127.0.0.1:${haproxyPort}/mcp`;
+      const trio = ["o1", "o2", "o3"].map((name) =>
+        new Instance(name, freePort(), [
+          "--redis",
+          oauthRedis.url,
+          "--auth-issuer",
+          as.issuer,
+          "--public-url",
+          publicUrl,
+        ])
+      );
+      cleanups.push(() => Promise.all(trio.map((instance) => instance.stop())));
+      await Promise.all(trio.map((instance) => instance.start()));
+      const proxy = await startHaproxy(temp, trio.map((instance) => instance.port), haproxyPort);
+      cleanups.push(() => proxy.child.stop("SIGUSR1"));
+      note(
+        `issuer ${as.port}, redis ${oauthRedis.port}, ${
+          trio.map((instance) => `${instance.name} ${instance.port}`).join(", ")
+        }, haproxy ${proxy.port}`,
+      );
+
+      // The resource every instance names is HAProxy's, whichever instance answers.
+      const metadata = `http://127.0.0.1:${haproxyPort}/.well-known/oauth-protected-resource/mcp`;
+      for (const url of [proxy.url, trio[0].url]) {
+        const { headers, body } = request(
+          "tools/call",
+          { name: "caller", arguments: {} },
+          "caller",
+        );
+        const response = await fetch(url, {
+          method: "POST",
+          headers,
+          body,
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        await response.body?.cancel();
+        const challenge = response.headers.get("www-authenticate") ?? "";
+        assert(
+          response.status === 401 && challenge.includes(`resource_metadata="${metadata}"`),
+          `no token, at ${url}: HTTP ${response.status} ${challenge}`,
+        );
+      }
+
+      const signIn = async (user: string): Promise<SignedIn> => {
+        as.signInAs(user);
+        const login = await as.login({ scope: "mcp", resource: publicUrl });
+        return { token: login.accessToken, clientId: login.clientId };
+      };
+      const alice = await signIn("alice");
+      const bob = await signIn("bob");
+      /** The trio's instance that answered through HAProxy (X-Served-By says s1, s2 or s3). */
+      const at = (answer: Answer) =>
+        trio[Number(answer.servedBy.replace(/^s/, "")) - 1]?.name ?? `"${answer.servedBy}"`;
+      oauth = { front: proxy.url, trio, alice, bob, at };
+      return `HAProxy ${proxy.port} in front of o1-o3; alice and bob signed in`;
+    },
+  );
+  if (oauth !== undefined) {
+    const { front, trio, alice, bob, at } = oauth;
+    const [o1, o2, o3] = trio;
+    const users = [["alice", alice], ["bob", bob]] as const;
+    /** Calls `caller` as `user`; throws unless it printed that user, its client id and scope. */
+    const caller = async (url: string, [user, { token, clientId }]: (typeof users)[number]) => {
+      const answer = await post(
+        url,
+        "tools/call",
+        { name: "caller", arguments: {} },
+        "caller",
+        token,
+      );
+      const printed = text(answer) ?? "";
+      assert(
+        answer.status === 200 && !result(answer).isError &&
+          printed === `${user}\nclient_id: ${clientId}\nscopes: mcp`,
+        `caller as ${user} at ${url}: ${show(answer)}`,
+      );
+      return answer;
+    };
+
+    await check(
+      "i.a. the bash tool caller answers each caller's own subject: 24 calls through HAProxy at concurrency 6, alternating alice and bob, and both on each of o1-o3",
+      async () => {
+        const servedBy = { alice: new Set<string>(), bob: new Set<string>() };
+        let n = 0;
+        await callLoop(6, 24, async () => {
+          const who = users[n++ % 2];
+          servedBy[who[0]].add(at(await caller(front, who)));
+        });
+        for (const [user, names] of Object.entries(servedBy)) {
+          assert(names.size >= 2, `every call of ${user} on ${[...names]}`);
+        }
+        for (const instance of trio) {
+          for (const who of users) await caller(instance.url, who);
+        }
+        return `through HAProxy alice on ${[...servedBy.alice].sort()}, bob on ${
+          [...servedBy.bob].sort()
+        }`;
+      },
+    );
+
+    await check(
+      "i.b. a multi-round call begun by alice: bob's token cannot continue it on another instance, alice's does",
+      async () => {
+        const ask = { name: "ask_name", arguments: {} };
+        const answerName = { name: { action: "accept", content: { name: "Ada" } } };
+        /** Round 2 of `begun` as `token`, at `url`. */
+        const round2 = (url: string, begun: Answer, token: string) =>
+          post(
+            url,
+            "tools/call",
+            {
+              ...ask,
+              inputResponses: answerName,
+              requestState: result(begun).requestState,
+            },
+            ask.name,
+            token,
+          );
+        const refused = (answer: Answer) =>
+          text(answer) !== "Hello, Ada!" &&
+          /requestState was issued to another caller/.test(JSON.stringify(answer.body));
+
+        // Named instances: begun on o1, bob on o2, alice on o3.
+        const begun = await post(o1.url, "tools/call", ask, ask.name, alice.token);
+        assert(result(begun).requestState, `round 1 on o1: ${show(begun)}`);
+        const hijacked = await round2(o2.url, begun, bob.token);
+        assert(refused(hijacked), `bob's round 2 on o2: ${show(hijacked)}`);
+        const continued = await round2(o3.url, begun, alice.token);
+        assert(text(continued) === "Hello, Ada!", `alice's round 2 on o3: ${show(continued)}`);
+
+        // Through HAProxy: each round 2 served by another instance than round 1 (round robin).
+        let seen = "";
+        for (let attempt = 0; attempt < 5 && seen === ""; attempt++) {
+          const first = await post(front, "tools/call", ask, ask.name, alice.token);
+          assert(result(first).requestState, `round 1 through HAProxy: ${show(first)}`);
+          const theirs = await round2(front, first, bob.token);
+          assert(refused(theirs), `bob's round 2 through HAProxy: ${show(theirs)}`);
+          const hers = await round2(front, first, alice.token);
+          assert(text(hers) === "Hello, Ada!", `alice's round 2 through HAProxy: ${show(hers)}`);
+          if (at(theirs) !== at(first) && at(hers) !== at(first)) {
+            seen = `through HAProxy round 1 on ${at(first)}, bob refused on ${at(theirs)}, ` +
+              `alice's round 2 on ${at(hers)}`;
+          }
+        }
+        assert(seen, "5 attempts through HAProxy never had round 2 on another instance");
+        const error = hijacked.body?.error as { code?: number } | undefined;
+        return `bob refused on o2 (${error ? `error ${error.code}` : "an error result"}), ` +
+          `alice completed on o3; ${seen}`;
+      },
+    );
+
+    await check(
+      "i.c. alice's task created on o1: bob's tasks/get and tasks/cancel on o2 and through HAProxy are errors, never the task (as for a task that never existed); alice reads it on o3",
+      async () => {
+        const created = await post(
+          o1.url,
+          "tools/call",
+          {
+            name: "wait_for_cancel",
+            arguments: {},
+          },
+          "wait_for_cancel",
+          alice.token,
+        );
+        const taskId = result(created).taskId;
+        assert(
+          result(created).resultType === "task" && typeof taskId === "string",
+          `no task: ${show(created)}`,
+        );
+        /** The error `id` got, with the id itself left out. */
+        const errorOf = (answer: Answer, id: string) =>
+          JSON.stringify(answer.body?.error ?? null).replaceAll(id, "<id>");
+        /**
+         * Bob's attempt (his token accepted: HTTP 200): an error, no result, and the very error
+         * a task id that never existed gets from him there, so it tells him nothing of the task.
+         */
+        const refusedToBob = async (url: string, method: string, where: string) => {
+          const answer = await post(url, method, { taskId }, taskId, bob.token);
+          const ghostId = taskId.replace(/[^.]*$/, crypto.randomUUID()); // "o1.<another uuid>"
+          const ghost = await post(url, method, { taskId: ghostId }, ghostId, bob.token);
+          assert(
+            answer.status === 200 && answer.body?.error !== undefined &&
+              answer.body?.result === undefined,
+            `bob's ${method} ${where}: ${show(answer)}`,
+          );
+          assert(
+            errorOf(answer, taskId) === errorOf(ghost, ghostId),
+            `bob's ${method} ${where} is not the error of a task that never existed: ` +
+              `${show(answer)} against ${show(ghost)}`,
+          );
+          return { answer, error: answer.body.error as { code?: number } };
+        };
+        const refusals: string[] = [];
+        for (const method of ["tasks/get", "tasks/cancel"]) {
+          const { error } = await refusedToBob(o2.url, method, "on o2");
+          refusals.push(`${method} ${error.code}`);
+        }
+        const hers = await post(o3.url, "tasks/get", { taskId }, taskId, alice.token);
+        assert(result(hers).status === "working", `alice's tasks/get on o3: ${show(hers)}`);
+
+        const through: string[] = [];
+        for (const method of ["tasks/get", "tasks/cancel"]) {
+          const { answer } = await refusedToBob(front, method, "through HAProxy");
+          through.push(at(answer));
+        }
+        const still = await post(front, "tasks/get", { taskId }, taskId, alice.token);
+        assert(result(still).status === "working", `alice's tasks/get after: ${show(still)}`);
+
+        const cancelled = await post(o2.url, "tasks/cancel", { taskId }, taskId, alice.token);
+        assert(cancelled.status === 200 && !cancelled.body?.error, show(cancelled));
+        const after = await post(o1.url, "tasks/get", { taskId }, taskId, alice.token);
+        assert(result(after).status === "cancelled", `alice's tasks/get on o1: ${show(after)}`);
+        return `bob on o2: ${refusals.join(", ")}; through HAProxy refused on ${through}; ` +
+          `alice read it working on o3 and through HAProxy (${at(still)}), cancelled it on o2`;
+      },
+    );
+  }
 }
 
 const started = performance.now();

@@ -247,15 +247,16 @@ export async function startRedis(
 }
 
 /**
- * HAProxy running deploy/haproxy.cfg (copied into `temp`) on a free port, in front of
- * `ports` (one to three instances: the `server` lines past them are dropped).
+ * HAProxy running deploy/haproxy.cfg (copied into `temp`) on `port` (default: a free one), in
+ * front of `ports` (one to three instances: the `server` lines past them are dropped). A port
+ * chosen before the instances start lets them know HAProxy's URL (--public-url).
  */
 export async function startHaproxy(
   temp: string,
   ports: number[],
+  port = freePort(),
 ): Promise<{ child: Child; port: number; url: string }> {
   if (ports.length < 1 || ports.length > 3) throw new Error("HAProxy takes 1 to 3 instances");
-  const port = freePort();
   const config = `${temp}/haproxy-${port}.cfg`;
   const text = (await Deno.readTextFile(HAPROXY_CFG)).replaceAll(
     /^\s*server s([1-3]) .*\n/gm,
