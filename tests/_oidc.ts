@@ -48,6 +48,7 @@
 // development store) are kept out of the test output.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import * as jose from "npm:jose@6.2.18";
+import { dpopProof } from "./_dpop.ts";
 
 const PROVIDER = "npm:oidc-provider@9.13.3";
 const MEMORY_ADAPTER = "npm:oidc-provider@9.13.3/lib/adapters/memory_adapter.js";
@@ -88,7 +89,7 @@ export interface AuthServer {
   /** The private signing keys published, the signing one first (pass to restart with them). */
   readonly keys: readonly jose.JWK[];
   /** An access token from client_credentials: a JWT for `resource`, opaque for an opaque one. */
-  token(options: { scope: string; resource: string }): Promise<string>;
+  token(options: { scope: string; resource: string; dpop?: CryptoKeyPair }): Promise<string>;
   /** Follows an authorization URL unattended; resolves with the redirect back to the client. */
   authorize(url: string | URL): Promise<URL>;
   /** A whole authorization-code login (registration, PKCE, sign-in, exchange) with fetch. */
@@ -267,6 +268,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
             caller.clientAuthMethod !== "none",
         },
         registration: { enabled: true },
+        dPoP: { enabled: true },
         resourceIndicators: {
           enabled: true,
           defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string[]) => oneOf,
@@ -300,12 +302,18 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
       string
     >;
 
-  const form = async (url: string, fields: Record<string, string>, authorization?: string) => {
+  const form = async (
+    url: string,
+    fields: Record<string, string>,
+    authorization?: string,
+    dpop?: string,
+  ) => {
     const response = await fetch(url, {
       method: "POST",
       headers: {
         "content-type": "application/x-www-form-urlencoded",
         ...(authorization ? { authorization } : {}),
+        ...(dpop ? { dpop } : {}),
       },
       body: new URLSearchParams(fields),
     });
@@ -348,12 +356,15 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
     get keys() {
       return keys;
     },
-    async token({ scope, resource }) {
+    async token({ scope, resource, dpop }) {
       const { token_endpoint } = await metadata();
+      // With a key: a DPoP proof of it, and the token comes bound to it (cnf.jkt).
+      const proof = dpop && await dpopProof(dpop, { method: "POST", url: token_endpoint });
       const body = await form(
         token_endpoint,
         { grant_type: "client_credentials", scope, resource },
         basic(client),
+        proof,
       );
       return body.access_token;
     },

@@ -10,6 +10,7 @@ import { serverOf } from "../lib/server/server_of.ts";
 import { recorder } from "./_diagnostics.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
 import type { OAuthHttpOptions } from "../lib/transports/http/oauth.ts";
+import { DEFAULT_ALGORITHMS } from "../lib/auth/algorithms.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { type AuthServer, startAuthServer } from "./_oidc.ts";
 import { modernHeaders, serveForTest, type TestHttpServer } from "./_http_server.ts";
@@ -155,6 +156,7 @@ Deno.test("oauth: the protected resource metadata names the resource and its iss
         resource: server.url,
         authorization_servers: [as.issuer],
         bearer_methods_supported: ["header"],
+        dpop_signing_alg_values_supported: DEFAULT_ALGORITHMS,
         scopes_supported: ["mcp"],
       });
     }

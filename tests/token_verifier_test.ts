@@ -297,7 +297,7 @@ Deno.test("verify() refuses a JWT without an issuer or an expiry, one bound to a
     assertRefused(
       await verifier.verify(await signed(as.keys[0], { ...claims, cnf: { jkt: "0ZcOCORZ" } })),
       "invalid",
-      'The token is bound to a key ("cnf"), and this server accepts bearer tokens only',
+      'The token is bound to a key (DPoP): send it as "Authorization: DPoP" with a proof',
     );
     assertRefused(
       await verifier.verify(await signed(as.keys[0], claims, { typ: "logout+jwt" })),

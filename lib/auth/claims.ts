@@ -1,7 +1,7 @@
 // What a token's claims must say for this server to accept it, the same for a JWT's payload and
 // for an introspection answer, and the AuthInfo a handler reads from them.
 import type { AuthInfo } from "../primitives/types.ts";
-import type { JsonObject } from "../util/json.ts";
+import { isObject, type JsonObject } from "../util/json.ts";
 import { quoted } from "./token_shape.ts";
 
 /**
@@ -59,12 +59,37 @@ export function claimsProblem(
     const problem = audienceProblem(audience, resource);
     if (problem) return problem;
   }
-  if (claims.cnf !== undefined) {
-    // RFC 9449 §7 and RFC 8705 §3: a token bound to a key is no good without proof of the key,
-    // and this server takes bearer tokens only.
-    return 'The token is bound to a key ("cnf"), and this server accepts bearer tokens only';
-  }
   return undefined;
+}
+
+/**
+ * Why the token's key binding (`cnf`) does not match how it was sent, or undefined: a token
+ * bound to a key (DPoP, RFC 9449 §6) is good only with a proof signed by that key (`proofKey`,
+ * the proof key's RFC 7638 thumbprint), and a token sent with a proof must be bound to its key
+ * (§7.1). A certificate-bound token (RFC 8705) cannot be checked here, so it is refused.
+ */
+export function bindingProblem(
+  claims: JsonObject,
+  proofKey: string | undefined,
+): string | undefined {
+  const { cnf } = claims;
+  if (cnf === undefined) {
+    return proofKey === undefined
+      ? undefined
+      : "The token came with a DPoP proof but is not bound to a key: send it as Bearer";
+  }
+  if (!isObject(cnf)) return 'The token\'s "cnf" is not an object';
+  if (typeof cnf.jkt !== "string") {
+    return cnf["x5t#S256"] !== undefined
+      ? "The token is bound to a client certificate (RFC 8705), which this server cannot check"
+      : 'The token is bound to a key ("cnf") in a way this server cannot check';
+  }
+  if (proofKey === undefined) {
+    return 'The token is bound to a key (DPoP): send it as "Authorization: DPoP" with a proof';
+  }
+  return cnf.jkt === proofKey
+    ? undefined
+    : "The DPoP proof is signed with another key than the one the token is bound to";
 }
 
 /** RFC 8707 and the MCP spec's Token Handling: the token must have been issued for this server. */

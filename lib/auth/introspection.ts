@@ -116,8 +116,10 @@ function outcomeOf(
   const { issuer, resource, leeway } = context;
   const problem = claimsProblem(body, { issuer, resource, now, leeway, complete: false });
   if (problem) return { problem };
-  if (typeof body.token_type === "string" && body.token_type.toLowerCase() !== "bearer") {
-    return { problem: `The token's type ${quoted(body.token_type)} is not a bearer token's` };
+  // Bearer, or DPoP (RFC 9449 §6.2: a key-bound token, checked against its proof by the caller).
+  const type = typeof body.token_type === "string" ? body.token_type.toLowerCase() : "bearer";
+  if (type !== "bearer" && type !== "dpop") {
+    return { problem: `The token's type ${quoted(body.token_type)} is not an access token's` };
   }
   return { claims: body };
 }

@@ -45,7 +45,12 @@ export type Verification =
   | { readonly ok: false; readonly reason: "unavailable"; readonly message: string };
 
 export interface TokenVerifier {
-  verify(token: string): Promise<Verification>;
+  /**
+   * Who the token names, or why not. `proofKey` is the RFC 7638 thumbprint of the key that signed
+   * the request's DPoP proof (already checked, lib/auth/dpop.ts): a key-bound token must be bound
+   * to it, and without it a key-bound token is refused.
+   */
+  verify(token: string, proofKey?: string): Promise<Verification>;
   /**
    * The issuer's authorization-server metadata (cached), for diagnostics and for
    * `scopes_supported` if useful. Rejects with the reason when it cannot be had.

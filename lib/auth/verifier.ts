@@ -17,7 +17,7 @@
 // minute at most, whatever the number of requests that meet it.
 import { throttledReport } from "../util/throttled_report.ts";
 import type { JsonObject } from "../util/json.ts";
-import { authInfoOf } from "./claims.ts";
+import { authInfoOf, bindingProblem } from "./claims.ts";
 import { cachedDocument } from "./cached_document.ts";
 import { IssuerUnavailable } from "./issuer_fetch.ts";
 import { endpointOf, fetchIssuerMetadata } from "./issuer_metadata.ts";
@@ -26,23 +26,12 @@ import { issuerKeySet } from "./key_set.ts";
 import { introspector } from "./introspection.ts";
 import { quoted, shapeOf } from "./token_shape.ts";
 import type { Outcome, TokenVerifier, TokenVerifierOptions } from "./types.ts";
+import { DEFAULT_ALGORITHMS } from "./algorithms.ts";
 
 export type { TokenVerifier, TokenVerifierOptions, Verification } from "./types.ts";
 export { MAX_TOKEN_LENGTH } from "./token_shape.ts";
 
-/** The JWS algorithms accepted by default: the asymmetric ones RFC 7518 and RFC 8037 define. */
-export const DEFAULT_ALGORITHMS: readonly string[] = [
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "ES256",
-  "ES384",
-  "ES512",
-  "EdDSA",
-];
+export { DEFAULT_ALGORITHMS } from "./algorithms.ts";
 
 /**
  * The leeway for exp, nbf and iat, in seconds: clocks kept by NTP differ by well under a second,
@@ -132,12 +121,16 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   };
 
   return {
-    async verify(token) {
+    async verify(token, proofKey) {
       try {
         const outcome = await check(token);
-        return "claims" in outcome
+        if (!("claims" in outcome)) {
+          return { ok: false, reason: "invalid", message: outcome.problem };
+        }
+        const unbound = bindingProblem(outcome.claims, proofKey);
+        return unbound === undefined
           ? { ok: true, auth: authInfoOf(outcome.claims) }
-          : { ok: false, reason: "invalid", message: outcome.problem };
+          : { ok: false, reason: "invalid", message: unbound };
       } catch (error) {
         if (error instanceof IssuerUnavailable) {
           return { ok: false, reason: "unavailable", message: error.message };

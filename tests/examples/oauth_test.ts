@@ -13,6 +13,7 @@
 // challenge's, and oidc-provider would refuse them more), and no refresh tokens (1.32.2 answers
 // a 403 by refreshing, which cannot add a scope). Every network wait has a hang guard; both
 // processes are always stopped.
+import { DEFAULT_ALGORITHMS } from "../../lib/auth/algorithms.ts";
 import assert from "node:assert/strict";
 import {
   Client as ModernClient,
@@ -345,6 +346,7 @@ Deno.test("examples/oauth: a user signs in at issuer.ts, the tools see who, depl
         resource: url,
         authorization_servers: [issuer.url],
         bearer_methods_supported: ["header"],
+        dpop_signing_alg_values_supported: DEFAULT_ALGORITHMS,
         scopes_supported: ["mcp"],
       });
 

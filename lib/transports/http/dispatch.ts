@@ -51,7 +51,7 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
     message: RpcRequest | Notification | RpcResponse,
     exchange: Exchange,
   ): Response | Promise<Response> {
-    const { request: { headers }, connection, auth } = exchange;
+    const { request: { headers }, connection, auth, scopeChallenge } = exchange;
     const release = exchange.body!.release;
     if (message.kind === "request" && headers.get(SESSION_ID_HEADER) !== null) {
       const session = endpoint.sessionFor(message.id, headers, auth);
@@ -60,7 +60,14 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
         return session;
       }
       const canStream = acceptsEventStream(headers.get("accept"));
-      return endpoint.run(message, { canStream, releaseBody: release, connection, session, auth });
+      return endpoint.run(message, {
+        canStream,
+        releaseBody: release,
+        connection,
+        session,
+        auth,
+        scopeChallenge,
+      });
     }
     release();
     if (message.kind === "request") {
@@ -88,6 +95,7 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
         releaseBody: release,
         connection,
         auth: exchange.auth,
+        scopeChallenge: exchange.scopeChallenge,
       });
     }
     if (admission.kind !== "session") throw new Error(`Cannot dispatch "${admission.kind}"`);

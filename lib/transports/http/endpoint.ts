@@ -81,11 +81,6 @@ export interface EndpointOptions {
   readonly maxSessions?: number;
   /** The clock sessions age by, in milliseconds (`Date.now` unless a test drives it). */
   readonly now?: () => number;
-  /**
-   * With OAuth: the `WWW-Authenticate` of a 403 for a request whose token lacks the scopes
-   * `required` (the core's -32030, raised before any handler runs).
-   */
-  readonly scopeChallenge?: (required: readonly string[]) => string;
 }
 
 /** What `run` needs besides the request: its exchange's parts. */
@@ -99,6 +94,8 @@ export interface RunOptions {
   readonly session?: HttpSession;
   /** Who is calling, as the authentication step verified it. */
   readonly auth?: AuthInfo;
+  /** The challenge of a 403 refusing it for scopes (Exchange.scopeChallenge). */
+  readonly scopeChallenge?: (required: readonly string[]) => string;
 }
 
 export interface Endpoint {
@@ -273,7 +270,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
           if (response === undefined) {
             return resolve(jsonAnswer(errorMessage(request.id, shuttingDown()), 503));
           }
-          const challenge = scopeRefusal(response, options.scopeChallenge);
+          const challenge = scopeRefusal(response, how.scopeChallenge);
           if (challenge !== undefined) {
             // Either era: the 403 and its challenge are what make a client step up.
             return resolve(jsonAnswer(response, 403, { "www-authenticate": challenge }));

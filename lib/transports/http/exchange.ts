@@ -23,6 +23,11 @@ export interface Exchange {
   admission?: Admission;
   /** Who is calling, once an authentication step has verified it (OAuth). */
   auth?: AuthInfo;
+  /**
+   * With OAuth: the `WWW-Authenticate` of a 403 for this request when its token lacks the scopes
+   * `required` (the core's -32030, raised before any handler runs), in the token's scheme.
+   */
+  scopeChallenge?: (required: readonly string[]) => string;
 }
 
 /** A body read in full; `release` gives its bytes back to the budget (once). */

@@ -23,15 +23,12 @@ import { guardStep, hostNameOf, LOOPBACK_NAMES } from "./guard.ts";
 import { BODY_TIMEOUT_MS, type Connection } from "./listener.ts";
 import { methodAndTypeStep } from "./method_and_type.ts";
 import {
-  loadedVerifier,
-  metadataRoute,
   type OAuthHttpOptions,
   oauthStep,
-  resourceOf,
   type ResourceServer,
   resourceServerOf,
-  scopeChallenge,
 } from "./oauth.ts";
+import { metadataRoute } from "./oauth_metadata.ts";
 import { createSessionStreams } from "./streams.ts";
 
 /** The MCP endpoint's path unless told otherwise. */
@@ -99,10 +96,8 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
   const { diagnostics } = options;
   const path = options.path ?? MCP_PATH;
   const resourceServer = options.oauth && resourceServerFor(options.oauth, options, path);
-  const endpoint = createEndpoint({
-    ...options,
-    scopeChallenge: resourceServer && ((required) => scopeChallenge(resourceServer, required)),
-  });
+  const endpoint = createEndpoint(options);
+
   const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const mirroredOf: MirroredArguments = (tool) =>
     options.registry.current().tools.byKey.get(tool)?.headerParams;
@@ -214,20 +209,7 @@ function resourceServerFor(
         "is not one clients can use (a wildcard, or a server of one's own)",
     );
   }
-  const verifier = oauth.verifier ?? loadedVerifier({
-    issuer: oauth.issuer,
-    resource: resourceOf(publicUrl, path),
-    algorithms: oauth.algorithms,
-    introspection: oauth.introspection,
-    diagnostics: options.diagnostics,
-  });
-  return resourceServerOf({
-    publicUrl,
-    localPath: path,
-    issuer: oauth.issuer,
-    scopes: oauth.scopes ?? [],
-    verifier,
-  });
+  return resourceServerOf(oauth, { publicUrl, localPath: path }, options.diagnostics);
 }
 
 /** The answer to a request whose handling threw: a fault of the server's, 500. */
