@@ -12,6 +12,7 @@ import {
   MAX_TOKEN_LENGTH,
   type TokenVerifierOptions,
   type Verification,
+  VERIFIED_SECONDS,
 } from "../lib/auth/verifier.ts";
 import { type AuthServer, startAuthServer } from "./_oidc.ts";
 import { recorder } from "./_diagnostics.ts";
@@ -244,6 +245,38 @@ Deno.test("verify() refuses an expired token, after the leeway", async () => {
       `The token expired at "${new Date(exp * 1000).toISOString()}"`,
     );
   } finally {
+    await as.stop();
+  }
+});
+
+Deno.test("verify() checks a JWT's signature once, then trusts it by its hash until it expires, 5 minutes at most", async () => {
+  const as = await startAuthServer({ accessTokenSeconds: 3600, scopes: "tools:read tools:write" });
+  const subtle = crypto.subtle;
+  const real = subtle.verify.bind(subtle);
+  let checks = 0;
+  subtle.verify = ((...args: Parameters<SubtleCrypto["verify"]>) => {
+    checks++;
+    return real(...args);
+  }) as SubtleCrypto["verify"];
+  try {
+    const { verifier, time } = verifierFor(as);
+    const token = await as.token({ scope: "tools:read", resource: RESOURCE });
+    const other = await as.token({ scope: "tools:write", resource: RESOURCE });
+    for (let i = 0; i < 3; i++) assertOk(await verifier.verify(token));
+    assert.equal(checks, 1, "one signature check for three requests");
+    assert.deepEqual(assertOk(await verifier.verify(other)).scopes, ["tools:write"]);
+    assert.equal(checks, 2, "another token is checked on its own");
+    time.advance(VERIFIED_SECONDS - 1);
+    assertOk(await verifier.verify(token));
+    assert.equal(checks, 2);
+    time.advance(1);
+    assertOk(await verifier.verify(token));
+    assert.equal(checks, 3, "checked again after VERIFIED_SECONDS");
+    // What is kept is the token's claims, not a verdict on how it was sent: bound tokens still
+    // need their proof each time (verify's proofKey).
+    assertRefused(await verifier.verify(token, "some-key"), "invalid", /not bound to a key/);
+  } finally {
+    subtle.verify = real;
     await as.stop();
   }
 });

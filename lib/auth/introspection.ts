@@ -9,6 +9,7 @@ import { isObject } from "../util/json.ts";
 import { type AnswerCache, answerCache } from "./answer_cache.ts";
 import { backoff } from "./backoff.ts";
 import { claimsProblem } from "./claims.ts";
+import { tokenKey } from "./token_key.ts";
 import { askIssuer, type IssuerUnavailable } from "./issuer_fetch.ts";
 import { quoted } from "./token_shape.ts";
 import type { Outcome } from "./types.ts";
@@ -92,7 +93,7 @@ export function introspector(
 
   return {
     async check(token) {
-      const key = await sha256(token);
+      const key = tokenKey(token);
       const kept = cache.get(key, context.now());
       if (kept) return kept;
       let pending = asking.get(key);
@@ -122,9 +123,4 @@ function outcomeOf(
     return { problem: `The token's type ${quoted(body.token_type)} is not an access token's` };
   }
   return { claims: body };
-}
-
-async function sha256(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

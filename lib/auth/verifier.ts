@@ -18,6 +18,8 @@
 import { throttledReport } from "../util/throttled_report.ts";
 import type { JsonObject } from "../util/json.ts";
 import { authInfoOf, bindingProblem } from "./claims.ts";
+import { answerCache } from "./answer_cache.ts";
+import { tokenKey } from "./token_key.ts";
 import { cachedDocument } from "./cached_document.ts";
 import { IssuerUnavailable } from "./issuer_fetch.ts";
 import { endpointOf, fetchIssuerMetadata } from "./issuer_metadata.ts";
@@ -42,6 +44,12 @@ export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 30;
 
 /** How long the issuer's metadata is used before it is fetched again, in seconds. */
 export const METADATA_MAX_AGE_SECONDS = 3600;
+
+/**
+ * How long a verified JWT is trusted without checking it again, at most, in seconds: a key the
+ * issuer withdraws stops being honoured within this (plus the key set's 10 minutes).
+ */
+export const VERIFIED_SECONDS = 300;
 
 /** How often issuer trouble may reach the diagnostics, in milliseconds. */
 const REPORT_EVERY_MS = 60_000;
@@ -98,18 +106,31 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     onTrouble: report,
   });
 
+  // JWTs verified here, by their hash, until they expire or for VERIFIED_SECONDS at most: a client
+  // sends the same token with every request, and its signature check was ~17 times the CPU of a
+  // whole unauthenticated request (bench:http). Refusals are not kept: each costs its checks again.
+  const verified = answerCache();
   const check = async (token: string): Promise<Outcome> => {
+    const key = tokenKey(token);
+    const at = now();
+    const kept = verified.get(key, at);
+    if (kept !== undefined) return kept;
     const shape = shapeOf(token, algorithms);
     if (shape.kind === "invalid") return { problem: shape.message };
     if (shape.kind === "jwt") {
-      return await verifyJwt(token, shape.header, shape.claims, {
+      const outcome = await verifyJwt(token, shape.header, shape.claims, {
         keySet,
         issuer,
         resource,
         algorithms: [...algorithms],
         leeway,
-        now: now(),
+        now: at,
       });
+      if ("claims" in outcome) {
+        const exp = outcome.claims.exp as number; // required by verifyJwt
+        verified.set(key, outcome, Math.min(exp + leeway, at + VERIFIED_SECONDS), token.length);
+      }
+      return outcome;
     }
     if (introspection === undefined) {
       return {
