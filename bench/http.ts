@@ -1,15 +1,21 @@
 // deno-lint-ignore-file no-console -- a benchmark prints its tables for people
 // The HTTP benchmark (deno task bench:http): `tools/call` of an echo tool over Streamable
-// HTTP, 2026-07-28 stateless requests, against three real server processes on 127.0.0.1: a
-// bare `Deno.serve` that parses the body and answers (the ceiling), toolshed with `--http`,
-// and the official TypeScript SDK v2's stateless handler. The load generator is wrk (Debian
-// package `wrk`), at 1 and 64 connections. Contestants are measured round by round,
-// interleaved, each in a fresh process; every ratio is taken within a round before the median
-// is taken. Every answer is checked: before each timed run a few requests go out with `fetch`
-// and their whole answers are compared with the exact expected JSON, and during the run wrk's
-// script counts every answer that is not a 200 carrying the echoed text (any such answer
-// fails the benchmark). Memory: a fresh toolshed answers 10,000, then 100,000, then 300,000
-// requests in all, and its RSS is read after each.
+// HTTP, 2026-07-28 stateless requests, against real server processes on 127.0.0.1: a bare
+// `Deno.serve` that parses the body and answers (the ceiling), toolshed with `--http` three
+// ways (no authentication; the shared token of TOOLSHED_HTTP_TOKEN; OAuth with `--auth-issuer`
+// and a JWT access token in every request), and the official TypeScript SDK v2's stateless
+// handler. The OAuth contestant's authorization server is a stand-in served by this process
+// (bench/http/issuer.ts: metadata and keys only, tokens signed with jose); toolshed's
+// verification of each token is the real one, and the issuer's requests are counted. The load
+// generator is wrk (Debian package `wrk`), at 1 and 64 connections. Contestants are measured
+// round by round, interleaved, each in a fresh process; every ratio is taken within a round
+// before the median is taken. Every answer is checked: before each timed run a few requests go
+// out with `fetch` and their whole answers are compared with the exact expected JSON (and a
+// request without credentials must get 401 where credentials are asked for), and during the
+// run wrk's script counts every answer that is not a 200 carrying the echoed text (any such
+// answer fails the benchmark). Memory: a fresh toolshed answers 10,000, then 100,000, then
+// 300,000 requests in all, and its RSS is read after each; so does one with OAuth, once, in the
+// last round (at its pace that takes minutes; not with --quick).
 //
 //   deno run -A bench/http.ts [--rounds N] [--seconds S] [--quick] [--write-docs]
 //                             [--against DIR]
@@ -17,10 +23,17 @@
 import { parseArgs } from "node:util";
 import { median } from "./e2e/measure.ts";
 import { check } from "./http/request.ts";
-import { cpuSeconds, type HttpContestant, rssMb, start } from "./http/server.ts";
+import {
+  cpuSeconds,
+  type HttpContestant,
+  rssMb,
+  type RunningServer,
+  start,
+} from "./http/server.ts";
 import { removeScript, wrk, type WrkResult } from "./http/wrk.ts";
 import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
 import { againstCheckout, changeTable } from "./_against.ts";
+import { DEFAULT_ALGORITHM, type StandInIssuer, startIssuer } from "./http/issuer.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const LISTEN = "127.0.0.1:0";
@@ -77,6 +90,61 @@ const CONTESTANTS: HttpContestant[] = [
 
 const TOOLSHED = CONTESTANTS.find((contestant) => contestant.key === "toolshed")!;
 
+/** toolshed with one shared token every request must carry (TOOLSHED_HTTP_TOKEN, adr/0033). */
+function sharedTokenContestant(): HttpContestant {
+  const token = crypto.randomUUID();
+  return {
+    ...TOOLSHED,
+    key: "token",
+    label: "toolshed `--http`, shared token (`TOOLSHED_HTTP_TOKEN`)",
+    env: { TOOLSHED_HTTP_TOKEN: token },
+    authorization: () => Promise.resolve(`Bearer ${token}`),
+  };
+}
+
+/**
+ * toolshed (`main`) as an OAuth resource server of the stand-in issuer (adr/0038): every request
+ * carries one JWT access token minted for the process's own URL, which its verifier checks with
+ * the issuer's keys, cached after the first request.
+ */
+function oauthContestant(
+  key: string,
+  label: string,
+  main: string,
+  issuer: StandInIssuer,
+): HttpContestant {
+  return {
+    ...TOOLSHED,
+    key,
+    label,
+    args: [
+      "run",
+      "-A",
+      main,
+      "--http",
+      LISTEN,
+      "--tools",
+      `${ROOT}bench/tools`,
+      "--auth-issuer",
+      issuer.url,
+    ],
+    issuer,
+    authorization: async (url) => `Bearer ${await issuer.mint(url)}`,
+  };
+}
+
+/** Whether the toolshed at `main` knows `--auth-issuer` (a checkout from before OAuth does not). */
+async function hasOAuth(main: string): Promise<boolean> {
+  const { stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", main, "--help"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return (decoder.decode(stdout) + decoder.decode(stderr)).includes("--auth-issuer");
+}
+
 interface LoadFigures {
   rps: number;
   p50Ms: number;
@@ -84,27 +152,43 @@ interface LoadFigures {
   cpuUsPerRequest: number;
 }
 
+/** What a contestant's authorization server was asked. */
+interface IssuerRequests {
+  /** During the timed runs (with the key set cached, none is expected). */
+  timed: number;
+  /** Requests toolshed answered in those runs, each with its token verified. */
+  verified: number;
+  /** Over the process's whole life: checks, warm-up and timed runs. */
+  all: number;
+}
+
 interface RoundResult {
   /** By connection count. */
   load: Record<number, LoadFigures>;
   peakRssMb: number;
+  issuer?: IssuerRequests;
 }
 
 interface MemoryResult {
   /** RSS in MB after the number of requests in MEMORY_MARKS. */
   rssMb: number[];
   peakRssMb: number;
+  /** Requests to the contestant's authorization server over the process's life. */
+  issuerRequests?: number;
 }
 
 interface Round {
   byKey: Record<string, RoundResult>;
   memory: MemoryResult;
+  /** The same for toolshed with OAuth, measured in the last round only (not with --quick). */
+  oauthMemory?: MemoryResult;
 }
 
 interface Target {
   figure: string;
   wanted: string;
-  ratio(round: Round): number;
+  /** The round's ratio, or undefined when the round did not measure it. */
+  ratio(round: Round): number | undefined;
   holds(ratio: number): boolean;
 }
 
@@ -139,6 +223,31 @@ const TARGETS: Target[] = [
     ratio: (r) => r.memory.rssMb[1] / r.memory.rssMb[0],
     holds: (x) => x <= 1.1,
   },
+  {
+    figure: "memory flat with OAuth: RSS after 100,000 requests vs after 10,000",
+    wanted: "≤ 1.1×",
+    ratio: (r) => r.oauthMemory && r.oauthMemory.rssMb[1] / r.oauthMemory.rssMb[0],
+    holds: (x) => x <= 1.1,
+  },
+];
+
+/** A figure of one contestant in one round, for the tables of per-round ratios. */
+const load = (connections: number, name: keyof LoadFigures) => (round: Round, key: string) =>
+  round.byKey[key]?.load[connections]?.[name];
+const RATIO_FIGURES = [
+  { name: "req/s, 64 connections", of: load(64, "rps") },
+  { name: "CPU per request, 64 connections", of: load(64, "cpuUsPerRequest") },
+  { name: "req/s, 1 connection", of: load(1, "rps") },
+  { name: "p50, 1 connection", of: load(1, "p50Ms") },
+  { name: "p99, 1 connection", of: load(1, "p99Ms") },
+  { name: "peak RSS", of: (round: Round, key: string) => round.byKey[key]?.peakRssMb },
+];
+
+/** What authentication costs: each way of knowing callers ÷ another, within each round. */
+const AUTH_PAIRS = [
+  { label: "shared token ÷ none", after: "token", before: "toolshed" },
+  { label: "OAuth ÷ none", after: "oauth", before: "toolshed" },
+  { label: "OAuth ÷ shared token", after: "oauth", before: "token" },
 ];
 
 async function main(): Promise<void> {
@@ -155,18 +264,49 @@ async function main(): Promise<void> {
   });
   // With --against DIR, DIR's main.ts runs beside this one in every round (bench/_against.ts).
   const against = values.against === undefined ? undefined : await againstCheckout(values.against);
+  if (against !== undefined && values["write-docs"]) {
+    throw new Error("--against compares; it does not write the docs");
+  }
+  if (Deno.env.get("TOOLSHED_HTTP_TOKEN") !== undefined) {
+    // Every contestant inherits this environment: toolshed would ask all of them for the token.
+    throw new Error("Cannot run bench:http with TOOLSHED_HTTP_TOKEN set: unset it first");
+  }
+  const rounds = values.quick ? 1 : Number(values.rounds);
+  const seconds = values.quick ? 2 : Number(values.seconds);
+  await requireWrk();
+
+  const issuer = await startIssuer();
+  const oauth = oauthContestant(
+    "oauth",
+    `toolshed \`--http --auth-issuer\` (a JWT, ${DEFAULT_ALGORITHM}, key set cached)`,
+    `${ROOT}main.ts`,
+    issuer,
+  );
+  CONTESTANTS.splice(CONTESTANTS.indexOf(TOOLSHED) + 1, 0, sharedTokenContestant(), oauth);
+  const againstPairs = [{ label: "toolshed --http", after: "toolshed", before: "against" }];
+  const notes: string[] = [];
   if (against !== undefined) {
-    if (values["write-docs"]) throw new Error("--against compares; it does not write the docs");
     CONTESTANTS.push({
       ...TOOLSHED,
       key: "against",
       label: `${against.label} \`--http\``,
       args: ["run", "-A", against.main, "--http", LISTEN, "--tools", `${ROOT}bench/tools`],
     });
+    if (await hasOAuth(against.main)) {
+      const label = `${against.label} \`--http --auth-issuer\``;
+      CONTESTANTS.push(oauthContestant("against-oauth", label, against.main, issuer));
+      againstPairs.push({
+        label: "toolshed --http --auth-issuer",
+        after: "oauth",
+        before: "against-oauth",
+      });
+    } else {
+      notes.push(
+        `${against.label} has no --auth-issuer: its OAuth contestant is skipped, and OAuth is ` +
+          "compared with this commit's own rows only.",
+      );
+    }
   }
-  const rounds = values.quick ? 1 : Number(values.rounds);
-  const seconds = values.quick ? 2 : Number(values.seconds);
-  await requireWrk();
 
   const results: Round[] = [];
   try {
@@ -180,26 +320,24 @@ async function main(): Promise<void> {
       }
       progress(`Round ${round + 1}/${rounds}: toolshed memory over 300,000 requests`);
       results.push({ byKey, memory: await measureMemory(TOOLSHED) });
+      if (round === rounds - 1 && !values.quick) {
+        progress(`Round ${round + 1}/${rounds}: toolshed with OAuth, memory over 300,000 requests`);
+        results[round].oauthMemory = await measureMemory(oauth);
+      }
     }
   } finally {
     await removeScript();
+    await issuer.close();
   }
 
   const report = summarize(results, seconds);
   const tables = render(report);
   console.log(tables);
   if (against !== undefined) {
-    const load = (connections: number, name: keyof LoadFigures) => (round: Round, key: string) =>
-      round.byKey[key]?.load[connections]?.[name];
     console.log(
       `\nThis commit ÷ ${against.label}: medians of per-round ratios (each round's in brackets).\n\n` +
-        changeTable(results, [{ label: "toolshed --http", after: "toolshed", before: "against" }], [
-          { name: "req/s, 64 connections", of: load(64, "rps") },
-          { name: "CPU per request, 64 connections", of: load(64, "cpuUsPerRequest") },
-          { name: "req/s, 1 connection", of: load(1, "rps") },
-          { name: "p50, 1 connection", of: load(1, "p50Ms") },
-          { name: "peak RSS", of: (round, key) => round.byKey[key]?.peakRssMb },
-        ]),
+        changeTable(results, againstPairs, RATIO_FIGURES) +
+        notes.map((note) => `\n\n${note}`).join(""),
     );
   }
   if (values.json !== undefined) {
@@ -214,21 +352,32 @@ async function main(): Promise<void> {
 
 /** A fresh process: checked, warmed up, then one timed run per connection count. */
 async function measureRound(contestant: HttpContestant, seconds: number): Promise<RoundResult> {
+  const asked = () => contestant.issuer?.requests() ?? 0;
+  const askedBefore = asked();
   const server = await start(contestant);
   try {
-    await check(contestant, server.url);
+    await check(contestant, server);
     // Warm-up: let the JIT see the hot path, and every connection be opened once.
-    expectGood(contestant, await wrk({ url: server.url, connections: 64, seconds: 2 }));
+    expectGood(contestant, await wrk({ ...runOf(server), connections: 64, seconds: 2 }));
     const load: Record<number, LoadFigures> = {};
+    const issuer: IssuerRequests = { timed: 0, verified: 0, all: 0 };
     for (const connections of CONNECTIONS) {
-      await check(contestant, server.url);
+      await check(contestant, server);
       const cpuBefore = cpuSeconds(server.pid);
-      const run = expectGood(contestant, await wrk({ url: server.url, connections, seconds }));
+      const askedBeforeRun = asked();
+      const run = expectGood(contestant, await wrk({ ...runOf(server), connections, seconds }));
       const cpuUsPerRequest = (cpuSeconds(server.pid) - cpuBefore) * 1e6 / run.requests;
+      issuer.timed += asked() - askedBeforeRun;
+      issuer.verified += run.requests;
       load[connections] = { rps: run.rps, p50Ms: run.p50Ms, p99Ms: run.p99Ms, cpuUsPerRequest };
     }
-    await check(contestant, server.url);
-    return { load, peakRssMb: rssMb(server.pid, "VmHWM") };
+    await check(contestant, server);
+    issuer.all = asked() - askedBefore;
+    return {
+      load,
+      peakRssMb: rssMb(server.pid, "VmHWM"),
+      ...(contestant.issuer === undefined ? {} : { issuer }),
+    };
   } finally {
     await server.close();
   }
@@ -236,14 +385,16 @@ async function measureRound(contestant: HttpContestant, seconds: number): Promis
 
 /** A fresh process answers MEMORY_MARKS requests in all at 64 connections; RSS at each. */
 async function measureMemory(contestant: HttpContestant): Promise<MemoryResult> {
+  const asked = () => contestant.issuer?.requests() ?? 0;
+  const askedBefore = asked();
   const server = await start(contestant);
   try {
-    await check(contestant, server.url);
+    await check(contestant, server);
     const rss: number[] = [];
     let answered = 0;
     for (const mark of MEMORY_MARKS) {
       const run = await wrk({
-        url: server.url,
+        ...runOf(server),
         connections: 64,
         seconds: 600,
         limit: mark - answered,
@@ -251,11 +402,20 @@ async function measureMemory(contestant: HttpContestant): Promise<MemoryResult> 
       answered += expectGood(contestant, run).requests;
       rss.push(rssMb(server.pid, "VmRSS"));
     }
-    await check(contestant, server.url);
-    return { rssMb: rss, peakRssMb: rssMb(server.pid, "VmHWM") };
+    await check(contestant, server);
+    return {
+      rssMb: rss,
+      peakRssMb: rssMb(server.pid, "VmHWM"),
+      ...(contestant.issuer === undefined ? {} : { issuerRequests: asked() - askedBefore }),
+    };
   } finally {
     await server.close();
   }
+}
+
+/** What wrk needs of a running server: its URL and the credentials its requests carry. */
+function runOf(server: RunningServer): { url: string; authorization?: string } {
+  return { url: server.url, authorization: server.authorization };
 }
 
 function expectGood(contestant: HttpContestant, run: WrkResult): WrkResult {
@@ -283,13 +443,22 @@ function summarize(results: Round[], seconds: number) {
     }
     medians[key] = { load, peakRssMb: median(mine.map((r) => r.peakRssMb)) };
   }
-  const memory = {
-    rssMb: MEMORY_MARKS.map((_, i) => median(results.map((r) => r.memory.rssMb[i]))),
-    peakRssMb: median(results.map((r) => r.memory.peakRssMb)),
+  const memoryOf = (runs: MemoryResult[]) => ({
+    rssMb: MEMORY_MARKS.map((_, i) => median(runs.map((run) => run.rssMb[i]))),
+    peakRssMb: median(runs.map((run) => run.peakRssMb)),
+  });
+  const oauthMemoryRounds = results.flatMap((round) => round.oauthMemory ?? []);
+  // The issuer's requests are summed over the rounds: any at all during a timed run is news.
+  const oauthRounds = results.map((round) => round.byKey.oauth.issuer!);
+  const issuer = {
+    timed: sum(oauthRounds.map((r) => r.timed)),
+    verified: sum(oauthRounds.map((r) => r.verified)),
+    perProcess: oauthRounds.map((r) => r.all),
+    overMemoryRun: results.flatMap((round) => round.oauthMemory?.issuerRequests ?? []),
   };
   const targets = TARGETS.map((target) => {
-    const perRound = results.map(target.ratio);
-    const ratio = median(perRound);
+    const perRound = results.flatMap((round) => target.ratio(round) ?? []);
+    const ratio = perRound.length === 0 ? NaN : median(perRound);
     return {
       figure: target.figure,
       wanted: target.wanted,
@@ -307,13 +476,20 @@ function summarize(results: Round[], seconds: number) {
     secondsPerRun: seconds,
     contestants: CONTESTANTS.map(({ key, label }) => ({ key, label })),
     medians,
-    memory,
+    memory: memoryOf(results.map((round) => round.memory)),
+    oauthMemory: oauthMemoryRounds.length === 0 ? undefined : memoryOf(oauthMemoryRounds),
+    issuer,
+    authentication: changeTable(results, AUTH_PAIRS, RATIO_FIGURES),
     targets,
     rounds_raw: results,
   };
 }
 
 type Report = ReturnType<typeof summarize>;
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}
 
 function render(report: Report): string {
   const fixed = (value: number, digits: number) =>
@@ -339,23 +515,50 @@ function render(report: Report): string {
       } | ${fixed(many.cpuUsPerRequest, 1)} | ${fixed(r.peakRssMb, 1)} |`,
     );
   }
-  const [after10k, after100k, after300k] = report.memory.rssMb;
+  const rssLine = (who: string, memory: Report["memory"]) => {
+    const [after10k, after100k, after300k] = memory.rssMb;
+    return `${who} (a fresh process, 64 connections, every answer checked): ` +
+      `${fixed(after10k, 1)} MB after 10,000 requests, ${fixed(after100k, 1)} MB after ` +
+      `100,000, ${fixed(after300k, 1)} MB after 300,000 (peak ${fixed(memory.peakRssMb, 1)} MB).`;
+  };
+  const { issuer, oauthMemory } = report;
   lines.push(
     "",
-    `toolshed's RSS (a fresh process, 64 connections, every answer checked): ` +
-      `${fixed(after10k, 1)} MB after 10,000 requests, ${fixed(after100k, 1)} MB after ` +
-      `100,000, ${fixed(after300k, 1)} MB after 300,000 (peak ${
-        fixed(report.memory.peakRssMb, 1)
-      } MB).`,
+    rssLine("toolshed's RSS", report.memory),
+    "",
+    oauthMemory === undefined
+      ? "With OAuth: not measured (--quick)."
+      : rssLine("With OAuth, measured once in the last round", oauthMemory),
+    "",
+    `What authentication costs per request: toolshed \`--http\` with no authentication ` +
+      `("none"), with the shared token, and with OAuth (\`--auth-issuer\`: one JWT access token ` +
+      `in every request, ${DEFAULT_ALGORITHM}, \`typ: at+jwt\`, for the audience ` +
+      `\`http://127.0.0.1:PORT/mcp\` of the process under test, checked by toolshed's real ` +
+      `verifier, lib/auth with jose, against the issuer's key set cached after the first ` +
+      `request), each ÷ another: the median of per-round ratios (each round's in brackets).`,
+    "",
+    report.authentication,
+    "",
+    `The authorization server is a stand-in (\`bench/http/issuer.ts\`, served on 127.0.0.1 by ` +
+      `the benchmark process): RFC 8414 metadata with \`issuer\` and \`jwks_uri\`, and a key ` +
+      `set of one ${DEFAULT_ALGORITHM} key; tokens signed with jose 6.2.18; no sign-in, token ` +
+      `endpoint or introspection. It was asked ${issuer.timed} times during the OAuth ` +
+      `contestant's timed runs, in which toolshed verified ${fixed(issuer.verified, 0)} tokens; ` +
+      `each OAuth process asked it ${issuer.perProcess.join(", ")} times in all (per round)` +
+      (issuer.overMemoryRun.length === 0
+        ? "."
+        : `, and the one that answered 300,000 requests ${issuer.overMemoryRun.join(", ")}.`),
     "",
     "| target | wanted | toolshed | per round |",
     "|---|---|---|---|",
   );
   for (const target of report.targets) {
     lines.push(
-      `| ${target.figure} | ${target.wanted} | ${fixed(target.ratio, 2)}×${
-        target.wanted === "—" ? "" : target.holds ? " ✓ met" : " ✗ missed"
-      } | ${target.perRound.map((x) => fixed(x, 2)).join(", ")} |`,
+      target.perRound.length === 0
+        ? `| ${target.figure} | ${target.wanted} | not measured (--quick) | — |`
+        : `| ${target.figure} | ${target.wanted} | ${fixed(target.ratio, 2)}×${
+          target.wanted === "—" ? "" : target.holds ? " ✓ met" : " ✗ missed"
+        } | ${target.perRound.map((x) => fixed(x, 2)).join(", ")} |`,
     );
   }
   return lines.join("\n");

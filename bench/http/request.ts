@@ -1,7 +1,9 @@
 // The request every contestant gets: a 2026-07-28 stateless `tools/call` of `echo`, with the
 // headers the transport requires and the `_meta` claim in the body. `check` sends a few with
-// `fetch` and compares each whole answer with the exact JSON the contestant should send.
-import type { HttpContestant } from "./server.ts";
+// `fetch` and compares each whole answer with the exact JSON the contestant should send; for a
+// contestant that asks for credentials, it first makes sure that a request without them is
+// refused, so that a server which let everyone in could not pass for a cheap authentication.
+import type { HttpContestant, RunningServer } from "./server.ts";
 
 export const HEADERS: Record<string, string> = {
   "Content-Type": "application/json",
@@ -30,14 +32,38 @@ export function echoBody(id: number, text: string): string {
   });
 }
 
-/** Sends `count` echoes one after another and throws unless each answer is exactly right. */
-export async function check(contestant: HttpContestant, url: string, count = 3): Promise<void> {
+/**
+ * Sends `count` echoes one after another and throws unless each answer is exactly right; with
+ * credentials, one echo without them first, which must be refused with 401.
+ */
+export async function check(
+  contestant: HttpContestant,
+  server: Pick<RunningServer, "url" | "authorization">,
+  count = 3,
+): Promise<void> {
+  const { url, authorization } = server;
+  if (authorization !== undefined) {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: HEADERS,
+      body: echoBody(1, LOAD_TEXT),
+    });
+    const body = await response.text();
+    if (response.status !== 401) {
+      throw new Error(
+        `${contestant.label}: answered ${response.status} without credentials, not 401: ${
+          body.slice(0, 300)
+        }`,
+      );
+    }
+  }
+  const headers = authorization === undefined ? HEADERS : { ...HEADERS, authorization };
   for (let i = 0; i < count; i++) {
     const id = 1 + i;
     const text = i === 0 ? LOAD_TEXT : `check ${i} ${crypto.randomUUID()}`;
     const response = await fetch(url, {
       method: "POST",
-      headers: HEADERS,
+      headers,
       body: echoBody(id, text),
     });
     const body = await response.text();

@@ -6,6 +6,15 @@ export interface HttpContestant {
   label: string;
   /** Arguments to `deno`; the process prints `listening on http://HOST:PORT/mcp` on stderr. */
   args: string[];
+  /** Environment variables added to the benchmark's own. */
+  env?: Record<string, string>;
+  /**
+   * The `Authorization` value every request carries, once the endpoint's URL is known (an
+   * OAuth access token names it as its audience); none when the contestant asks for none.
+   */
+  authorization?(url: string): Promise<string>;
+  /** The authorization server the contestant asks, whose requests are counted. */
+  issuer?: { requests(): number };
   /** The exact `result` this contestant answers for an echo of `text`. */
   result(text: string): unknown;
 }
@@ -13,6 +22,8 @@ export interface HttpContestant {
 export interface RunningServer {
   pid: number;
   url: string;
+  /** The `Authorization` value for this process, when its contestant asks for one. */
+  authorization?: string;
   /** Stops the process (SIGTERM, then SIGKILL after 10 s) and waits for it. */
   close(): Promise<void>;
 }
@@ -23,6 +34,7 @@ const decoder = new TextDecoder();
 export async function start(contestant: HttpContestant): Promise<RunningServer> {
   const child = new Deno.Command(Deno.execPath(), {
     args: contestant.args,
+    env: contestant.env,
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -44,9 +56,11 @@ export async function start(contestant: HttpContestant): Promise<RunningServer> 
   const drained = (async () => {
     while (!(await reader.read()).done) { /* discard */ }
   })().catch(() => {});
+  const authorization = await contestant.authorization?.(url);
   return {
     pid: child.pid,
     url,
+    authorization,
     async close() {
       child.kill("SIGTERM");
       const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);

@@ -1,7 +1,9 @@
 // Drives a server with wrk (the Debian package, 4.1), through a Lua script that sends the
 // benchmark's request, checks every answer (status 200 and the echoed text in the body) and
 // reports its figures as one JSON line. A run lasts a duration, or stops after a number of
-// answers (`limit`, with one wrk thread, exiting from the script) for the memory phase.
+// answers (`limit`, with one wrk thread, exiting from the script) for the memory phase. A
+// contestant's `Authorization` value reaches the script in the environment, not on the command
+// line.
 import { echoBody, HEADERS, LOAD_TEXT } from "./request.ts";
 
 export interface WrkResult {
@@ -20,12 +22,16 @@ export interface WrkRun {
   seconds: number;
   /** Stop once this many answers arrived (the run then uses one thread). */
   limit?: number;
+  /** The `Authorization` header of every request, if any. */
+  authorization?: string;
 }
 
 const SCRIPT = `
 wrk.method = "POST"
 wrk.body = [==[${echoBody(1, LOAD_TEXT)}]==]
 ${Object.entries(HEADERS).map(([k, v]) => `wrk.headers["${k}"] = "${v}"`).join("\n")}
+local authorization = os.getenv("WRK_AUTHORIZATION") or ""
+if authorization ~= "" then wrk.headers["Authorization"] = authorization end
 local needle = [==["text":"${LOAD_TEXT}"]==]
 local limit = tonumber(os.getenv("WRK_LIMIT") or "0")
 local threads = {}
@@ -72,7 +78,7 @@ export async function wrk(run: WrkRun): Promise<WrkResult> {
       scriptPath,
       run.url,
     ],
-    env: { WRK_LIMIT: String(run.limit ?? 0) },
+    env: { WRK_LIMIT: String(run.limit ?? 0), WRK_AUTHORIZATION: run.authorization ?? "" },
     stdout: "piped",
     stderr: "piped",
   }).output();
