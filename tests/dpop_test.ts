@@ -113,6 +113,17 @@ Deno.test("dpop: every broken proof, and a bound token without one, is a 401 say
     const proof = (options: Partial<ProofOptions> = {}, signer = key) =>
       dpopProof(signer, { method: "POST", url: server.url, token, ...options });
     const replayed = await proof();
+    // A GET's proof names GET: past the token check, a GET without a session is the endpoint's
+    // 400 (a stream belongs to a 2025-era session), not a 401.
+    const get = await fetch(server.url, {
+      headers: {
+        authorization: `DPoP ${token}`,
+        dpop: await proof({ method: "GET" }),
+        accept: "text/event-stream",
+      },
+    });
+    strictEqual(get.status, 400, "a GET with its own proof passes the token check");
+    match((await get.json()).error.message, /Mcp-Session-Id header is required/);
     const first = await call(server.url, "whoami", `DPoP ${token}`, replayed);
     await first.body?.cancel();
     strictEqual(first.status, 200, "the proof's first use");
