@@ -212,7 +212,11 @@ Deno.test("scopes: a listen subscribing to resources asks the scopes of each", a
   const { ask } = await fixture();
   const refused = await ask(
     "subscriptions/listen",
-    { resourceSubscriptions: ["docs://readme", "docs://plan", "notes://secret/1"] },
+    {
+      notifications: {
+        resourceSubscriptions: ["docs://readme", "docs://plan", "notes://secret/1"],
+      },
+    },
     callerWith("docs:read"),
   );
   deepStrictEqual((refused.error as JsonObject).data, {

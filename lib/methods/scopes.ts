@@ -32,7 +32,8 @@ export function readScopes(call: MethodCall): readonly string[] {
 
 /** `subscriptions/listen`: every scope of every resource it subscribes to. */
 export function listenScopes(call: MethodCall): readonly string[] {
-  const uris = call.params.resourceSubscriptions;
+  const { notifications } = call.params;
+  const uris = isObject(notifications) ? notifications.resourceSubscriptions : undefined;
   if (!Array.isArray(uris)) return NO_SCOPES;
   const all = new Set<string>();
   for (const uri of uris) {
