@@ -92,6 +92,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     return 1;
   }
   const { loaded, folders } = server;
+  if (server.metrics !== undefined) logError(`metrics on ${server.metrics.url}`);
   // What loads but is probably a mistake (a tool in a subdirectory, a ".tsx" module …).
   for (const warning of await surveyServer(folders!, loaded)) logError(warning.message);
   const { skipped } = loaded.tools;
@@ -180,11 +181,13 @@ async function runUntilSignal(
 ): Promise<number> {
   onTerminationSignal(exit, async (signal) => {
     await Promise.all([served.shutdown(`received ${signal}`), server.drainTasks()]);
+    await server.metrics?.close();
     await stderrLog.flush(FLUSH_STDERR_MS);
     exit(0);
   });
   await served.done;
   await server.drainTasks();
+  await server.metrics?.close();
   return 0;
 }
 

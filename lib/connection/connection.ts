@@ -110,6 +110,11 @@ export interface Connection {
   /** Requests taken and not yet answered, long-lived ones included. */
   size(): number;
   /**
+   * Requests running now (long-lived ones included; a synchronous one is over before anyone
+   * could look) and requests waiting for a slot: the gauges of --metrics.
+   */
+  load(): { running: number; waiting: number };
+  /**
    * Ends the connection: what it awaits from the client is rejected, and it hears of no more
    * changes; with `abort`, its requests are aborted and the waiting ones end without running.
    */
@@ -396,6 +401,7 @@ export function createConnection(options: ConnectionOptions): Connection {
       return new Promise((resolve) => boundWaiters.push(resolve));
     },
     size: () => live.size,
+    load: () => ({ running: running + longLived.size, waiting }),
     close(reason, abort = true) {
       unwatch?.();
       outbound.close(reason);

@@ -58,6 +58,11 @@ export interface CoreOptions extends MethodOptions {
    * server directory's `middleware/`) run inside these.
    */
   readonly middleware?: readonly Middleware[];
+  /**
+   * The middleware that counts requests (core/metrics.ts), given only when metrics are on
+   * (--metrics): without it nothing of metrics is composed in, or even imported.
+   */
+  readonly metrics?: CoreMiddleware;
 }
 
 export interface Core {
@@ -103,12 +108,7 @@ export function createCore(given: CoreOptions): Core {
         "call fails whenever its next round lands on another instance",
     );
   };
-  const builtins: readonly CoreMiddleware[] = [
-    authorize(),
-    stamp(options.listTtlMs),
-    channels(),
-    rounds(ring, sealedElsewhere),
-  ];
+  const builtins = builtinsOf(options, ring, sealedElsewhere);
   const outer = options.middleware ?? [];
   /** By snapshot: a snapshot never changes, so what it makes is made once. */
   const made = new WeakMap<Snapshot, Made>();
@@ -243,6 +243,24 @@ export function createCore(given: CoreOptions): Core {
     changeNotices: (previous, next, session) =>
       changeNotices(previous, next, session, options.listChanged === true),
   };
+}
+
+/**
+ * The built-in middleware, outermost first: metrics (only when on), authorize, stamp, channels,
+ * rounds. A refusal thrown inside (authorize's -32030) reaches the outer ones as an outcome.
+ */
+export function builtinsOf(
+  options: Pick<CoreOptions, "metrics" | "listTtlMs">,
+  ring: KeyRing,
+  sealedElsewhere: () => void,
+): CoreMiddleware[] {
+  return [
+    ...(options.metrics === undefined ? [] : [options.metrics]),
+    authorize(),
+    stamp(options.listTtlMs),
+    channels(),
+    rounds(ring, sealedElsewhere),
+  ];
 }
 
 /**

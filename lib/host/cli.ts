@@ -89,6 +89,8 @@ export interface Options {
   watch?: boolean;
   /** Keep what instances share (tasks, the bus) in Redis at this URL (--redis). */
   redis?: string;
+  /** Serve Prometheus metrics at http://ADDRESS/metrics (--metrics); absent: none, at no cost. */
+  metrics?: ListenAddress;
   /** Diagnostics with stacks (--verbose). */
   verbose?: boolean;
 }
@@ -185,6 +187,10 @@ Options of serve:
                              recently used idle one is ended (default: ${MAX_SESSIONS})
   --instance NAME            With --http: the name this instance's session ids begin
                              with, for routing sessions by prefix (default: random)
+  --metrics ADDRESS          Count requests and serve Prometheus metrics on
+                             http://ADDRESS/metrics, a listener of their own (stdio or
+                             HTTP); ADDRESS as --http's (host 127.0.0.1). Unauthenticated:
+                             bind it where only your Prometheus reaches
   --redis URL                Keep tasks in Redis (redis://HOST:PORT) and pass task
                              answers and cancellations between instances through it, so
                              that any instance behind a load balancer serves any task
@@ -269,6 +275,7 @@ const FLAGS = {
   "auth-lists": { type: "string" },
   "log-requests": { type: "boolean" },
   redis: { type: "string" },
+  metrics: { type: "string" },
   instance: { type: "string" },
   verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
@@ -350,6 +357,17 @@ export function parseCommand(
       };
     }
     options.redis = values.redis;
+  }
+  if (values.metrics !== undefined) {
+    const address = parseListenAddress(values.metrics);
+    if (address === undefined) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --metrics: "${values.metrics}" is not HOST:PORT, ` +
+          "[IPV6]:PORT, :PORT or PORT with a port from 0 to 65535",
+      };
+    }
+    options.metrics = address;
   }
   const secret = env(STATE_KEY_ENV);
   if (secret !== undefined) {

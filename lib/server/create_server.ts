@@ -48,6 +48,7 @@ import type { HttpOptions, HttpServer } from "../transports/http/server.ts";
 import type { McpHttp } from "../transports/http/handler.ts";
 import type { OAuthHttpOptions } from "../transports/http/oauth.ts";
 import { settlesWithin } from "../util/settles_within.ts";
+import type { Load } from "./metrics.ts";
 import {
   DEFAULTS,
   OUTPUT_BOUND_CHARS,
@@ -113,6 +114,12 @@ export interface ServerConfig {
   readonly oauth?: OAuthConfig;
   /** Keep tasks, and the keys of requestState unless `stateKeys` are given, in Redis. */
   readonly redis?: string;
+  /**
+   * Count requests and serve Prometheus metrics at `http://HOSTNAME:PORT/metrics`, on a
+   * listener of their own (`--metrics`; port 0 picks a free one). Unauthenticated: bind it
+   * where only what scrapes it can reach. Without it nothing of metrics is loaded.
+   */
+  readonly metrics?: { readonly hostname: string; readonly port: number };
   /** Secrets that seal requestState, the current one first (TOOLSHED_STATE_KEY and previous). */
   readonly stateKeys?: readonly string[];
 
@@ -222,11 +229,23 @@ export interface Server {
   reloaded(): Promise<void>;
   /** Lets the tasks running here end within the shutdown grace; the rest are failed. */
   drainTasks(): Promise<void>;
+  /** With `metrics`: where they are served, and their text now; else undefined. */
+  readonly metrics: ServedMetrics | undefined;
   /**
    * Stops watching; drains what `fetch` serves (from now on a request gets 503; those in flight
    * have the shutdown grace, then are aborted) and the tasks running here (within the same
    * grace); then closes the link to Redis. Called again, it gives the same promise.
    */
+  close(): Promise<void>;
+}
+
+/** Metrics being served (`config.metrics`). */
+export interface ServedMetrics {
+  /** `http://127.0.0.1:9464/metrics`, the port bound. */
+  readonly url: string;
+  /** The text exposition now, as the listener answers it. */
+  text(): string;
+  /** Stops listening (close() does it too). */
   close(): Promise<void>;
 }
 
@@ -259,7 +278,35 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   // The HTTP transport is loaded only for a server that serves HTTP (a stdio server, which
   // every client starts, pays nothing for it: ~0.5 MB of RSS, bench:e2e); `fetch` loads it.
   const http = config.http ? await loadHttp() : undefined;
-  return assemble(config, diagnostics, { loaded, folders, load, instance, shared, http });
+  // Metrics are loaded only when on (adr/0042): off, nothing of them is imported or composed.
+  const metrics = config.metrics ? await loadMetrics() : undefined;
+  try {
+    return assemble(config, diagnostics, {
+      loaded,
+      folders,
+      load,
+      instance,
+      shared,
+      http,
+      metrics,
+    });
+  } catch (error) {
+    await shared?.close(); // the metrics' address taken, say
+    throw error;
+  }
+}
+
+/** The modules of --metrics: what is measured, and its listener. */
+type MetricsModules =
+  & typeof import("./metrics.ts")
+  & typeof import("./metrics_listener.ts");
+
+async function loadMetrics(): Promise<MetricsModules> {
+  const [measured, listener] = await Promise.all([
+    import("./metrics.ts"),
+    import("./metrics_listener.ts"),
+  ]);
+  return { ...measured, ...listener };
 }
 
 /** The HTTP transport's module: `serveHttp`, and `createMcpHttp` for `fetch`. */
@@ -276,7 +323,7 @@ function loadHttp(): Promise<HttpModule> {
  */
 export function composeLoaded(
   primitives: NonNullable<ServerConfig["primitives"]>,
-  config: Omit<ServerConfig, "primitives" | "redis" | "watch">,
+  config: Omit<ServerConfig, "primitives" | "redis" | "watch" | "metrics">,
   http: HttpModule,
 ): Server {
   const diagnostics = config.diagnostics ?? CONSOLE_DIAGNOSTICS;
@@ -287,6 +334,7 @@ export function composeLoaded(
     instance: config.http ? config.instanceName ?? randomInstanceName() : undefined,
     shared: undefined,
     http,
+    metrics: undefined,
   });
 }
 
@@ -301,6 +349,7 @@ function assemble(
     instance: string | undefined;
     shared: SharedState | undefined;
     http: HttpModule | undefined;
+    metrics: MetricsModules | undefined;
   },
 ): Server {
   const { loaded, folders, load, instance, shared, http } = parts;
@@ -345,6 +394,20 @@ function assemble(
   // The tasks that calls become (adr/0016): in Redis with `redis`, else in this process.
   const tasks = shared?.tasks ??
     createTasks(createMemoryTaskStore(), createMemoryBus(), Date.now, instance);
+  // With `metrics`: the counting and the gauges, and their listener (which may throw: taken).
+  const metrics = parts.metrics?.createMetrics({
+    tasks,
+    redisUp: shared && (() => shared.health() === undefined),
+  });
+  const metricsListener = metrics &&
+    parts.metrics!.listenForMetrics(config.metrics!, metrics.text, diagnostics);
+  /** Adds a transport's load to the gauges until it is done. */
+  const watched = <T extends { done: Promise<void> }>(served: T, load: () => Load): T => {
+    if (metrics === undefined) return served;
+    const unwatch = metrics.watch(load);
+    served.done.then(unwatch, unwatch);
+    return served;
+  };
 
   let reloader: Reloader | undefined;
   if (config.watch) {
@@ -367,10 +430,12 @@ function assemble(
     methods: config.methods,
     middleware: config.middleware,
     listed: config.oauth?.lists,
+    metrics: metrics?.middleware,
   });
   const degraded = () => shared?.health();
   let lastId = 0;
   const embedding: EmbeddedHttp = typeof config.http === "object" ? config.http : {};
+  const outerSteps = metrics && [metrics.httpStep];
   /** What `fetch` serves through, made at its first request. */
   let embedded: Promise<McpHttp> | undefined;
   const embeddedHttp = () =>
@@ -386,8 +451,12 @@ function assemble(
         maxMessageBytes,
         instanceName: instance,
         degraded,
+        outerSteps,
       })
-    );
+    ).then((mcp) => {
+      metrics?.watch(mcp.endpoint.counts);
+      return mcp;
+    });
   /** Set by close(): its work, done once. */
   let closing: Promise<void> | undefined;
 
@@ -399,8 +468,8 @@ function assemble(
     instance,
     tasks,
     degraded,
-    serveStdio: (io) =>
-      serve({
+    serveStdio(io) {
+      const served = serve({
         input: io.input,
         output: io.output,
         core,
@@ -411,7 +480,9 @@ function assemble(
         outputBoundChars: config.outputBoundChars ?? OUTPUT_BOUND_CHARS,
         waitingBoundBytes: config.waitingBoundBytes ?? WAITING_BOUND_BYTES,
         diagnostics,
-      }),
+      });
+      return watched(served, served.load);
+    },
     serveHttp(listen) {
       if (http === undefined) {
         throw new Error(
@@ -419,7 +490,7 @@ function assemble(
             "loads the HTTP transport)",
         );
       }
-      return http.serveHttp({
+      const served = http.serveHttp({
         instanceName: instance,
         degraded,
         allowedHosts: [],
@@ -431,7 +502,9 @@ function assemble(
         ...listen,
         core,
         registry,
+        outerSteps,
       });
+      return watched(served, served.counts);
     },
     async fetch(request) {
       const mcp = await embeddedHttp();
@@ -475,6 +548,11 @@ function assemble(
     },
     reloaded: () => reloader?.settled() ?? Promise.resolve(),
     drainTasks: () => tasks.drain(shutdownGraceMs),
+    metrics: metricsListener && {
+      url: metricsListener.url,
+      text: metrics!.text,
+      close: metricsListener.close,
+    },
     close() {
       closing ??= (async () => {
         reloader?.close();
@@ -490,7 +568,7 @@ function assemble(
           }
         };
         await Promise.all([drainHttp(), tasks.drain(shutdownGraceMs)]);
-        await shared?.close();
+        await Promise.all([shared?.close(), metricsListener?.close()]);
       })();
       return closing;
     },

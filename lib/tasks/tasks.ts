@@ -86,6 +86,11 @@ export interface Tasks {
    * (through the bus); returns how to stop.
    */
   onChange(listener: (task: TaskRecord, caller: string | undefined) => void): () => void;
+  /**
+   * The tasks running on this instance now, by status (`working`, `input_required`): the gauge
+   * of --metrics. Finished tasks live in the store (shared, with Redis), not counted here.
+   */
+  running(): { working: number; input_required: number };
   /** Stops renewing leases and listening to the bus. */
   close(): void;
   /**
@@ -400,6 +405,11 @@ export function createTasks(
       };
     },
     get: stored,
+    running() {
+      let asking = 0;
+      for (const task of running.values()) if (task.record.status === "input_required") asking++;
+      return { working: running.size - asking, input_required: asking };
+    },
     async update(taskId, responses, caller) {
       const task = running.get(taskId);
       if (task !== undefined) {

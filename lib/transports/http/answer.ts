@@ -184,13 +184,15 @@ interface Body {
  * A body written later; `onClosed` runs if the client leaves first, or if the ledger drops
  * the body because its client stopped reading (then the connection closes). Chunks wait in
  * a queue of its own and go to Deno one at a time, as the client takes them, so that the
- * ledger counts exactly what waits: a chunk counts until Deno asks for the next one.
+ * ledger counts exactly what waits: a chunk counts until Deno asks for the next one. An
+ * `eventStream` is counted among the ledger's open streams until its account closes.
  */
 function bodyOf(
   headers: Record<string, string>,
   onClosed: () => void,
   unsent: UnsentLedger,
   status = 200,
+  eventStream = false,
 ): Body {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const queue: Uint8Array[] = [];
@@ -213,7 +215,7 @@ function bodyOf(
   const account = unsent.open(() => {
     leave();
     controller.error(new Error("the client did not read its answer"));
-  });
+  }, eventStream);
   /** Gives Deno the next chunk; false when there is none yet. */
   const deliver = (): boolean => {
     account.taken(handed);
@@ -319,11 +321,17 @@ function eventBody(
   // Assigned once the body exists, and read by its cancel handler, declared before it.
   // deno-lint-ignore prefer-const
   let log: StreamLog | undefined;
-  const body = bodyOf(headers, () => {
-    stop();
-    log?.detach(sink);
-    onClosed();
-  }, unsent);
+  const body = bodyOf(
+    headers,
+    () => {
+      stop();
+      log?.detach(sink);
+      onClosed();
+    },
+    unsent,
+    200,
+    true,
+  );
   const push = (bytes: Uint8Array) => {
     lastSent = performance.now();
     body.push(bytes);

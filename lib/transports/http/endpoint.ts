@@ -128,6 +128,8 @@ export interface Endpoint {
   run(request: RpcRequest, how: RunOptions): Response | Promise<Response>;
   /** The readiness probe's text: `ready (2 running, 1 waiting)`. */
   load(): string;
+  /** The same and more as numbers, for the gauges of --metrics. */
+  counts(): EndpointCounts;
   /**
    * Begins the drain: new requests get 503, long-lived requests are asked to close, what the
    * sessions await from clients is rejected and the sessions end; resolves once no request
@@ -136,6 +138,17 @@ export interface Endpoint {
   drain(): Promise<void>;
   /** Aborts what runs, and ends what waits with 503 (the grace period is over). */
   abort(reason: string): void;
+}
+
+/** What the endpoint holds now. */
+export interface EndpointCounts {
+  /** Requests running (listen streams included) and waiting for a slot. */
+  readonly running: number;
+  readonly waiting: number;
+  /** Live 2025-era sessions. */
+  readonly sessions: number;
+  /** Event streams open (a call's answer, a session's GET stream, a listen). */
+  readonly streams: number;
 }
 
 export function createEndpoint(options: EndpointOptions): Endpoint {
@@ -315,6 +328,12 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       const waiting = slots.waiting();
       return `${slots.held() + listens} running, ${waiting} waiting`;
     },
+    counts: () => ({
+      running: slots.held() + listens,
+      waiting: slots.waiting(),
+      sessions: sessions.size,
+      streams: unsent.streams(),
+    }),
     drain() {
       // Once: a second call (a second signal, a second close()) waits for the same drain.
       if (drained === undefined) {

@@ -60,6 +60,11 @@ export interface McpHttpOptions extends EndpointOptions {
   /** Where the endpoint is served (default /mcp). */
   readonly path?: string;
   /**
+   * Steps the composition root puts around the endpoint's own, outermost first (the count of
+   * answers by status, with --metrics); none unless a feature that needs one is on.
+   */
+  readonly outerSteps?: readonly HttpStep[];
+  /**
    * What this instance cannot do now while staying ready (Redis unreachable: adr/0022), a
    * sentence /readyz adds to its 200; undefined when nothing.
    */
@@ -105,6 +110,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
   const cors = options.corsOrigins?.length ? corsOriginsOf(options.corsOrigins) : undefined;
   // The endpoint's steps, in order; the dispatch to the engines is the last.
   const steps: HttpStep[] = [
+    ...options.outerSteps ?? [],
     ...(cors === undefined ? [] : [corsStep(cors)]),
     guardStep([
       ...LOOPBACK_NAMES,

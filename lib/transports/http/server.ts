@@ -12,6 +12,8 @@ import type { Registry } from "../../primitives/registry.ts";
 import type { Core } from "../../core/handle.ts";
 import { createMcpHttp, failed, MCP_PATH, type McpHttp } from "./handler.ts";
 import type { OAuthHttpOptions } from "./oauth.ts";
+import type { EndpointCounts } from "./endpoint.ts";
+import type { HttpStep } from "./exchange.ts";
 import { corsOriginsOf } from "./cors.ts";
 import { hostNameOf } from "./guard.ts";
 import {
@@ -82,6 +84,8 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** Answer bytes waiting for clients, all together, past which the stalest go (64 MiB). */
   maxUnsentBytes?: number;
+  /** Steps around the endpoint's own, outermost first (handler.ts `outerSteps`). */
+  outerSteps?: readonly HttpStep[];
 }
 
 export interface HttpServer {
@@ -95,19 +99,8 @@ export interface HttpServer {
    * then the listener closes. A second call while that is under way aborts them now.
    */
   shutdown(reason: string): Promise<void>;
-}
-
-export interface HttpServer {
-  /** The endpoint's URL with the port actually bound: `http://127.0.0.1:8080/mcp`. */
-  readonly url: string;
-  /** Resolves once the server has closed. */
-  readonly done: Promise<void>;
-  /**
-   * Drains and closes: readiness fails and new requests get 503 at once, requests in
-   * flight may finish within the grace period (then they are aborted, which answers them),
-   * then the listener closes. A second call while that is under way aborts them now.
-   */
-  shutdown(reason: string): Promise<void>;
+  /** What the endpoint holds now: requests, sessions, streams (the gauges of --metrics). */
+  counts(): EndpointCounts;
 }
 
 export function serveHttp(options: HttpOptions): HttpServer {
@@ -168,6 +161,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     url: `http://${literal(address.hostname)}:${address.port}${http.path}`,
     done: server.finished,
     shutdown,
+    counts: endpoint.counts,
   };
 }
 

@@ -19,10 +19,15 @@ export interface UnsentAccount {
 }
 
 export interface UnsentLedger {
-  /** An account for a new body; `evict` drops that body when the bound calls for it. */
-  open(evict: () => void): UnsentAccount;
+  /**
+   * An account for a new body; `evict` drops that body when the bound calls for it. `stream`:
+   * the body is an event stream, counted by `streams()` until its account closes.
+   */
+  open(evict: () => void, stream?: boolean): UnsentAccount;
   /** Bytes unsent now, and answers dropped so far. */
   counts(): { bytes: number; evicted: number };
+  /** Event streams open now: their bodies have neither ended nor lost their client. */
+  streams(): number;
 }
 
 interface Entry {
@@ -43,6 +48,7 @@ export function createUnsentLedger(
   const holding = new Set<Entry>();
   let total = 0;
   let evicted = 0;
+  let streams = 0;
 
   /** Drops the stalest entries but `keep` until the total fits. */
   const fit = (keep: Entry) => {
@@ -64,9 +70,10 @@ export function createUnsentLedger(
   };
 
   return {
-    open(evict) {
+    open(evict, stream = false) {
       const entry: Entry = { bytes: 0, progress: performance.now(), evict };
       let closed = false;
+      if (stream) streams++;
       return {
         add(size) {
           if (closed || size === 0) return;
@@ -86,6 +93,7 @@ export function createUnsentLedger(
         close() {
           if (closed) return;
           closed = true;
+          if (stream) streams--;
           total -= entry.bytes;
           entry.bytes = 0;
           holding.delete(entry);
@@ -93,6 +101,7 @@ export function createUnsentLedger(
       };
     },
     counts: () => ({ bytes: total, evicted }),
+    streams: () => streams,
   };
 }
 
@@ -103,11 +112,12 @@ export function createUnsentLedger(
  */
 export function closingWith(ledger: UnsentLedger, close: () => void): UnsentLedger {
   return {
-    open: (evict) =>
+    open: (evict, stream) =>
       ledger.open(() => {
         evict();
         close();
-      }),
+      }, stream),
     counts: ledger.counts,
+    streams: ledger.streams,
   };
 }

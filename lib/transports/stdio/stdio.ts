@@ -54,6 +54,8 @@ export interface Server {
    * second call while that is under way aborts what is still running.
    */
   shutdown(reason: string): Promise<void>;
+  /** Requests running and waiting for a slot now (the gauges of --metrics). */
+  load(): { running: number; waiting: number };
 }
 
 const READ_CHUNK_BYTES = 64 * 1024;
@@ -222,7 +224,7 @@ export function serve(options: ServerOptions): Server {
       if (why === "end of input") return shutdown("end of input");
       return stopping ?? shutdown("end of input");
     }).finally(() => connection.close("the connection is closed", false));
-  return { done, shutdown };
+  return { done, shutdown, load: connection.load };
 }
 
 function errorResponse(id: RequestId | null, error: RpcError) {
