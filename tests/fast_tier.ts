@@ -34,6 +34,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/interop_primitives_test.ts", // 1 s: the SDK clients over main.ts processes
   "tests/remote_run_test.ts", // 1 s: main.ts run from a URL in a process
   "tests/cors_browser_test.ts", // 5 s: headless Chromium calling the server from two pages
+  "tests/prometheus_test.ts", // 5 s: a real Prometheus scraping main.ts --metrics
   "tests/examples/audit_log_test.ts", // 5 s: toolshed check in a process, the SDK clients over main.ts
   "tests/examples/oauth_test.ts", // 4 s: issuer.ts and main.ts processes, sign-ins by fetch and the SDK clients
 ];

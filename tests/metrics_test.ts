@@ -19,6 +19,7 @@ import { recorder } from "./_diagnostics.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import { modernHeaders } from "./_http_server.ts";
 import { readLines, spawnHttpServer, withHangGuard } from "./_server_process.ts";
+import { RUN_REDIS, startRedis, until } from "./_redis.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const FIXTURE_TOOLS = new URL("./fixtures/tools", import.meta.url).pathname;
@@ -421,6 +422,40 @@ Deno.test("createServer rejects metrics on an address already taken, saying wher
   } finally {
     taken.close();
   }
+});
+
+Deno.test({
+  name: "toolshed_redis_up is 1 while Redis answers, 0 once it stops, and absent without --redis",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const redis = await startRedis();
+    const server = await createServer({
+      primitives: { tools: [] },
+      redis: redis.url,
+      metrics: ON_LOOPBACK,
+      diagnostics: recorder(),
+    });
+    try {
+      strictEqual(samples(server.metrics!.text()).get("toolshed_redis_up"), 1);
+      await redis.stop();
+      const up = await until(
+        () => samples(server.metrics!.text()).get("toolshed_redis_up"),
+        (value) => value === 0,
+      );
+      strictEqual(up, 0);
+    } finally {
+      await server.close();
+      await redis.stop();
+    }
+    const without = await serverWith([]);
+    try {
+      const text = without.metrics!.text();
+      strictEqual(samples(text).has("toolshed_redis_up"), false);
+      strictEqual(text.includes("toolshed_redis_up"), false);
+    } finally {
+      await without.close();
+    }
+  },
 });
 
 /** The TCP ports a process listens on (Linux: its socket fds against /proc/net/tcp{,6}). */
