@@ -4,7 +4,10 @@
 // ratio is taken within a round before the median is taken, so machine noise that hits
 // one round hits every contestant in it.
 //
-//   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-docs] [--against DIR]
+//   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-docs] [--against DIR] [--metrics]
+//
+// With --metrics, toolshed with `--metrics 127.0.0.1:0` runs beside it in every round, and what
+// counting requests costs is printed as its ratios to toolshed without (adr/0042).
 //
 // Prints the tables, writes bench/results/e2e-latest.json, and with --write-docs puts
 // the tables into docs/performance.md between the e2e markers.
@@ -113,6 +116,7 @@ async function main(): Promise<void> {
       quick: { type: "boolean", default: false },
       "write-docs": { type: "boolean", default: false },
       against: { type: "string" },
+      metrics: { type: "boolean", default: false },
     },
   });
   // With --against DIR, DIR's main.ts runs beside this one in every round (bench/_against.ts).
@@ -127,6 +131,18 @@ async function main(): Promise<void> {
         }`,
         args: ["run", "-A", against.main, "--tools", `${ROOT}bench/tools`, ...BIG_LINES],
         era,
+      });
+    }
+  }
+  if (values.metrics) {
+    if (values["write-docs"]) throw new Error("--metrics compares; it does not write the docs");
+    for (const era of ["modern", "legacy"] as const) {
+      const plain = CONTESTANTS.find((contestant) => contestant.key === `toolshed-${era}`)!;
+      CONTESTANTS.push({
+        ...plain,
+        key: `metrics-${era}`,
+        label: `${plain.label}, --metrics`,
+        args: [...plain.args, "--metrics", "127.0.0.1:0"],
       });
     }
   }
@@ -178,8 +194,26 @@ async function main(): Promise<void> {
         ]),
     );
   }
-  // The latest figures of this commit alone: a comparison (--against) leaves them as they are.
-  if (against === undefined) {
+  if (values.metrics) {
+    const figure = (name: keyof RoundResult) => (round: Record<string, RoundResult>, key: string) =>
+      round[key]?.[name] as number | undefined;
+    console.log(
+      `\nWith --metrics ÷ without: medians of per-round ratios (each round's in brackets).\n\n` +
+        changeTable(results, [
+          { label: "2026-07-28", after: "metrics-modern", before: "toolshed-modern" },
+          { label: "2025-11-25", after: "metrics-legacy", before: "toolshed-legacy" },
+        ], [
+          { name: "pipelined req/s", of: figure("pipelinedRps") },
+          { name: "sequential p50", of: figure("seqP50Ms") },
+          { name: "CPU per request", of: figure("cpuUsPerRequest") },
+          { name: "cold start", of: figure("coldStartMs") },
+          { name: "peak RSS", of: figure("peakRssMb") },
+          { name: "1 MiB echo", of: (round, key) => round[key]?.payloadMs[MIB] },
+        ]),
+    );
+  }
+  // The latest figures of this commit alone: a comparison (--against, --metrics) leaves them.
+  if (against === undefined && !values.metrics) {
     const out = `${ROOT}bench/results/e2e-latest.json`;
     await Deno.mkdir(`${ROOT}bench/results`, { recursive: true });
     await Deno.writeTextFile(out, JSON.stringify(report, null, 2) + "\n");

@@ -19,7 +19,10 @@
 //
 //   deno run -A bench/http.ts [--rounds N] [--seconds S] [--quick] [--write-docs]
 //                             [--against DIR]
-//                             [--json PATH]
+//                             [--json PATH] [--metrics]
+//
+// With --metrics, toolshed `--http` with `--metrics 127.0.0.1:0` runs beside the others in every
+// round, and what counting requests costs is printed as its ratios to toolshed without (adr/0042).
 import { parseArgs } from "node:util";
 import { median } from "./e2e/measure.ts";
 import { check } from "./http/request.ts";
@@ -260,6 +263,7 @@ async function main(): Promise<void> {
       "write-docs": { type: "boolean", default: false },
       json: { type: "string" },
       against: { type: "string" },
+      metrics: { type: "boolean", default: false },
     },
   });
   // With --against DIR, DIR's main.ts runs beside this one in every round (bench/_against.ts).
@@ -308,6 +312,16 @@ async function main(): Promise<void> {
     }
   }
 
+  if (values.metrics) {
+    if (values["write-docs"]) throw new Error("--metrics compares; it does not write the docs");
+    CONTESTANTS.push({
+      ...TOOLSHED,
+      key: "metrics",
+      label: "toolshed `--http --metrics`",
+      args: [...TOOLSHED.args, "--metrics", "127.0.0.1:0"],
+    });
+  }
+
   const results: Round[] = [];
   try {
     for (let round = 0; round < rounds; round++) {
@@ -338,6 +352,14 @@ async function main(): Promise<void> {
       `\nThis commit ÷ ${against.label}: medians of per-round ratios (each round's in brackets).\n\n` +
         changeTable(results, againstPairs, RATIO_FIGURES) +
         notes.map((note) => `\n\n${note}`).join(""),
+    );
+  }
+  if (values.metrics) {
+    console.log(
+      `\nWith --metrics ÷ without: medians of per-round ratios (each round's in brackets).\n\n` +
+        changeTable(results, [
+          { label: "toolshed --http --metrics", after: "metrics", before: "toolshed" },
+        ], RATIO_FIGURES),
     );
   }
   if (values.json !== undefined) {
