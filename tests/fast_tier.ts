@@ -36,6 +36,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/cors_browser_test.ts", // 5 s: headless Chromium calling the server from two pages
   "tests/prometheus_test.ts", // 5 s: a real Prometheus scraping main.ts --metrics
   "tests/examples/audit_log_test.ts", // 5 s: toolshed check in a process, the SDK clients over main.ts
+  "tests/examples/metrics_test.ts", // toolshed check in a process, promtool
   "tests/examples/oauth_test.ts", // 4 s: issuer.ts and main.ts processes, sign-ins by fetch and the SDK clients
 ];
 

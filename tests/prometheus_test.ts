@@ -1,5 +1,5 @@
-// A real Prometheus scrapes toolshed (adr/0042): Debian's `prometheus` runs on 127.0.0.1 with a
-// configuration scraping main.ts's --metrics every second, a tool is called a known number of
+// A real Prometheus scrapes toolshed (adr/0042): Debian's `prometheus` runs on 127.0.0.1 with the
+// configuration of examples/metrics (its target main.ts's --metrics, its interval one second), a tool is called a known number of
 // times over HTTP, and Prometheus's query API is asked until it answers that count for the tool:
 // what a dashboard or an alert would read. Nothing here asserts a time; every wait is bounded.
 //
@@ -12,6 +12,7 @@ import { spawnHttpServer, withHangGuard } from "./_server_process.ts";
 const PROMETHEUS = "/usr/bin/prometheus";
 const UNDER_CI = Deno.env.get("CI") === "true";
 const FIXTURE_TOOLS = new URL("./fixtures/tools", import.meta.url).pathname;
+const EXAMPLE_CONFIG = new URL("../examples/metrics/prometheus.yml", import.meta.url);
 /** Calls of the tool; the count Prometheus must come to answer. */
 const CALLS = 7;
 
@@ -61,22 +62,20 @@ interface Prometheus {
   stop(): Promise<void>;
 }
 
+/** The example's configuration, scraping `target` (host:port) every second. */
+async function configFor(target: string): Promise<string> {
+  const example = await Deno.readTextFile(EXAMPLE_CONFIG);
+  const replaced = example
+    .replace('targets: ["127.0.0.1:9464"]', `targets: ["${target}"]`)
+    .replace("scrape_interval: 15s", "scrape_interval: 1s");
+  ok(replaced.includes(target) && replaced.includes("1s"), `unexpected ${EXAMPLE_CONFIG}`);
+  return replaced;
+}
+
 /** Prometheus on a free port of 127.0.0.1, scraping `target` (host:port) every second. */
 async function startPrometheus(target: string, dir: string): Promise<Prometheus> {
   const config = `${dir}/prometheus.yml`;
-  await Deno.writeTextFile(
-    config,
-    [
-      "global:",
-      "  scrape_interval: 1s",
-      "  evaluation_interval: 1s",
-      "scrape_configs:",
-      "  - job_name: toolshed",
-      "    static_configs:",
-      `      - targets: ["${target}"]`,
-      "",
-    ].join("\n"),
-  );
+  await Deno.writeTextFile(config, await configFor(target));
   const port = freePort();
   const child = new Deno.Command(PROMETHEUS, {
     args: [
