@@ -139,6 +139,10 @@ Deno.test("--metrics reads an address as --http does, on 127.0.0.1 when only a p
   const bad = parseCommand(["--metrics", "here"]);
   ok(bad.kind === "usage-error");
   match(bad.message, /Invalid value for --metrics: "here"/);
+  const same = parseCommand(["--http", "8080", "--metrics", "127.0.0.1:8080"]);
+  ok(same.kind === "usage-error");
+  match(same.message, /is --http's address/);
+  ok(parseCommand(["--http", "127.0.0.1:0", "--metrics", ":0"]).kind === "serve");
   const none = parseCommand([]);
   ok(none.kind === "serve");
   strictEqual(none.options.metrics, undefined);

@@ -367,6 +367,14 @@ export function parseCommand(
           "[IPV6]:PORT, :PORT or PORT with a port from 0 to 65535",
       };
     }
+    const http = values.http === undefined ? undefined : parseListenAddress(values.http);
+    if (address.port !== 0 && http?.port === address.port && http.hostname === address.hostname) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --metrics: "${values.metrics}" is --http's address; ` +
+          "metrics are served on a listener of their own",
+      };
+    }
     options.metrics = address;
   }
   const secret = env(STATE_KEY_ENV);
