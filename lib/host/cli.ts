@@ -1,6 +1,7 @@
 // Command-line flags, parsed by lib/host/args.ts (node:util costs ~5 ms of start-up, adr/0008).
 import { INSTANCE_NAME } from "../util/instance.ts";
 import { parseArgs } from "./args.ts";
+import { LOG_FORMATS, type LogFormat } from "./log_lines.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { ENV_NAME } from "../programs/executable.ts";
@@ -89,6 +90,8 @@ export interface Options {
   watch?: boolean;
   /** Keep what instances share (tasks, the bus) in Redis at this URL (--redis). */
   redis?: string;
+  /** How stderr's lines are written: for people, or one JSON object each (--log-format). */
+  logFormat?: LogFormat;
   /** Diagnostics with stacks (--verbose). */
   verbose?: boolean;
 }
@@ -166,6 +169,9 @@ Options of serve:
                              token does not grant (default: all, so it can step up)
   --log-requests             With --http: one line per request on stderr (method, path,
                              status, JSON-RPC method, duration)
+  --log-format text|json     How stderr's lines are written: for people (text, the
+                             default), or one JSON object each (time, level, message,
+                             and the request's method, tool, subject, trace, duration)
   --max-connections N        With --http: connections open at once; one more gets 503
                              and is closed (default: ${MAX_CONNECTIONS}, at most half the
                              open-file limit)
@@ -268,6 +274,7 @@ const FLAGS = {
   "auth-scope": { type: "string", multiple: true },
   "auth-lists": { type: "string" },
   "log-requests": { type: "boolean" },
+  "log-format": { type: "string" },
   redis: { type: "string" },
   instance: { type: "string" },
   verbose: { type: "boolean", short: "v" },
@@ -342,6 +349,13 @@ export function parseCommand(
   if (values["allow-outside-symlinks"]) options.allowOutsideSymlinks = true;
   if (values.watch) options.watch = true;
   if (values.verbose) options.verbose = true;
+  if (values["log-format"] !== undefined) {
+    const format = logFormatNamed(values["log-format"]);
+    if (format === undefined) {
+      return { kind: "usage-error", message: badLogFormat(values["log-format"]) };
+    }
+    options.logFormat = format;
+  }
   if (values.redis !== undefined) {
     if (!/^rediss?:\/\/[^\s]+$/.test(values.redis)) {
       return {
@@ -556,4 +570,27 @@ function withSuggestion(message: string): string {
   if (unknown === undefined) return message;
   const meant = closest(unknown, Object.keys(FLAGS));
   return meant === undefined ? message : `${message}; did you mean --${meant}?`;
+}
+
+/**
+ * The --log-format the arguments ask for, read before anything else so that even a mistake in
+ * them is said in that format: "text" when none, undefined when the value is not a format (the
+ * parse says so). The last one given wins, as in the parse.
+ */
+export function requestedLogFormat(args: readonly string[]): LogFormat | undefined {
+  let named: string | undefined = "text";
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--") break;
+    if (args[i] === "--log-format") named = args[++i];
+    else if (args[i].startsWith("--log-format=")) named = args[i].slice("--log-format=".length);
+  }
+  return named === undefined ? undefined : logFormatNamed(named);
+}
+
+function logFormatNamed(name: string): LogFormat | undefined {
+  return (LOG_FORMATS as readonly string[]).includes(name) ? name as LogFormat : undefined;
+}
+
+function badLogFormat(value: string): string {
+  return `Invalid value for --log-format: "${value}" (use ${LOG_FORMATS.join(" or ")})`;
 }

@@ -476,7 +476,7 @@ async function forwardStderr(
   let midLine = false;
   let noted = false;
   const flush = async () => {
-    if (lines > 0) await diagnostics.forward(out, lines, source);
+    if (lines > 0) await diagnostics.forward(out, lines, source, ctx.toolName);
     out = "";
     lines = 0;
   };

@@ -6,7 +6,7 @@
 // when asked, and builds the one request core that every way of serving shares: stdio, HTTP,
 // web-standard fetch, and single requests in process.
 import { type JsonObject, messageOf } from "../util/json.ts";
-import type { Diagnostics } from "../util/diagnostics.ts";
+import { type Diagnostics, warn } from "../util/diagnostics.ts";
 import { randomInstanceName } from "../util/instance.ts";
 import { extract } from "../wire/extract.ts";
 import {
@@ -327,14 +327,16 @@ function assemble(
   );
   if (shared === undefined && config.http) {
     if (config.stateKeys === undefined) {
-      diagnostics.error(
+      warn(
+        diagnostics,
         `${STATE_KEY_ENV} is not set: the requestState of input_required answers is sealed ` +
           "with a random key of this process, which no other instance can open (set it to the " +
           "same secret on every instance behind a load balancer, or give them --redis)",
       );
     }
     if (loaded.tools.tools.some((tool) => tool.task !== undefined)) {
-      diagnostics.error(
+      warn(
+        diagnostics,
         "Tasks are kept in this process's memory: no other instance can answer for them " +
           "(pass --redis URL to every instance behind a load balancer)",
       );

@@ -6,7 +6,7 @@
 // `initialize` (sessions.ts), sends its id with every later POST, GETs its stream and DELETEs
 // it. Shutdown drains: readiness fails, new requests get 503, long-lived requests close,
 // sessions end, and requests in flight have the grace period to finish; then connections close.
-import type { Diagnostics } from "../../util/diagnostics.ts";
+import { type Diagnostics, inform } from "../../util/diagnostics.ts";
 import { settlesWithin } from "../../util/settles_within.ts";
 import type { Registry } from "../../primitives/registry.ts";
 import type { Core } from "../../core/handle.ts";
@@ -144,7 +144,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       endpoint.abort(SHUTTING_DOWN);
       return stopping;
     }
-    diagnostics.error(`Shutting down: ${reason}`);
+    inform(diagnostics, `Shutting down: ${reason}`);
     const idle = endpoint.drain();
     stopping = (async () => {
       if (await settlesWithin(idle, options.shutdownGraceMs) === "timed out") {

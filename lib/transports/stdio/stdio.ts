@@ -17,7 +17,7 @@ import { createSession } from "../../methods/session.ts";
 import type { Registry } from "../../primitives/registry.ts";
 import { createLineFramer } from "./framing.ts";
 import { settlesWithin } from "../../util/settles_within.ts";
-import type { Diagnostics } from "../../util/diagnostics.ts";
+import { type Diagnostics, inform } from "../../util/diagnostics.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
 import { type ByteSink, createWriter } from "./writer.ts";
 
@@ -205,7 +205,7 @@ export function serve(options: ServerOptions): Server {
     connection.close("the connection is closing", false);
     stopping = (async () => {
       if (reason !== "end of input" && reason !== "the output is closed") {
-        logError(`Shutting down: ${reason}`);
+        inform(options.diagnostics, `Shutting down: ${reason}`);
       }
       await finish();
     })();
