@@ -3,7 +3,7 @@
 // console and a program's stderr become lines of their own; the text form is unchanged.
 import assert, { deepStrictEqual, match, strictEqual } from "node:assert/strict";
 import { createStderrLog } from "../lib/host/stderr_log.ts";
-import { forwardedJsonLines, jsonLine, logLine } from "../lib/host/log_lines.ts";
+import { forwardedJsonLines, isoTime, jsonLine, logLine } from "../lib/host/log_lines.ts";
 import { readActiveSpanWith } from "../lib/util/active_span.ts";
 import { spawnHttpServer, spawnServer, withHangGuard } from "./_server_process.ts";
 import { requestedLogFormat } from "../lib/host/cli.ts";
@@ -201,13 +201,19 @@ Deno.test("--log-format json with --log-requests over HTTP: the request's line c
 });
 
 Deno.test("jsonLine(): the fields a record carries, never over time, level, message or error; the active span's ids when telemetry gives them", () => {
-  const at = new Date("2026-12-02T10:00:00.000Z");
+  const at = Date.parse("2026-12-02T10:00:00.007Z");
   const line = JSON.parse(jsonLine({
     level: "warn",
     message: "m",
     fields: { tool: "t", level: "forged", time: "forged", gone: undefined, n: 3 },
   }, at));
-  deepStrictEqual(line, { time: at.toISOString(), level: "warn", message: "m", tool: "t", n: 3 });
+  deepStrictEqual(line, {
+    time: "2026-12-02T10:00:00.007Z",
+    level: "warn",
+    message: "m",
+    tool: "t",
+    n: 3,
+  });
 
   readActiveSpanWith(() => ({ traceId: "a".repeat(32), spanId: "b".repeat(16) }));
   try {
@@ -222,6 +228,15 @@ Deno.test("jsonLine(): the fields a record carries, never over time, level, mess
   strictEqual(failed.error, "Error: why");
   // The text form is the one people always had.
   strictEqual(logLine("text", { level: "info", message: "hello" }), "toolshed: hello\n");
+});
+
+Deno.test("isoTime() is toISOString(), within a second and across seconds, days and years", () => {
+  for (
+    const at of [0, 999, 1_000, 1_764_669_599_999, 1_764_669_600_000, 1_798_761_599_998, Date.now()]
+  ) {
+    strictEqual(isoTime(at), new Date(at).toISOString());
+    strictEqual(isoTime(at + 1), new Date(at + 1).toISOString());
+  }
 });
 
 Deno.test("forwardedJsonLines(): one JSON line per line of a program's stderr, its prefix taken off", () => {
@@ -244,7 +259,7 @@ Deno.test("createStderrLog() says what it dropped in the log's own format", asyn
     },
     10,
     1_000,
-    (message) => jsonLine({ level: "warn", message }, new Date()),
+    (message) => jsonLine({ level: "warn", message }, Date.now()),
   );
   log.write("first\n");
   log.write("12345\n");
