@@ -4,7 +4,7 @@
 // semantic conventions' attributes, in the trace the client named in `_meta`; a tool's `fetch`
 // inside it; an executable's TRACEPARENT; the duration histograms. Over stdio too. What arrives
 // is awaited by polling until it is there, within a generous bound; nothing measures time.
-import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
 import { events, spawnHttpServer, spawnServer, withHangGuard } from "./_server_process.ts";
 import { formatTraceparent, parseTraceparent } from "../lib/core/telemetry.ts";
 import { builtinsOf, type CoreOptions } from "../lib/core/handle.ts";
@@ -571,4 +571,17 @@ Deno.test("only create_server.ts imports core/telemetry.ts, and lazily: a server
   deepStrictEqual(importers, []);
   const root = await Deno.readTextFile(new URL("server/create_server.ts", lib));
   ok(root.includes(`await import("../core/telemetry.ts")`));
+});
+
+Deno.test({
+  name:
+    "createServer({ telemetry: true }) refuses to start, saying why, where Deno's OpenTelemetry is off",
+  ignore: Deno.env.get("OTEL_DENO")?.toLowerCase() === "true",
+  async fn() {
+    const { createServer } = await import("../lib/server/create_server.ts");
+    await rejects(
+      () => createServer({ primitives: { tools: [] }, telemetry: true }),
+      /^Error: Cannot record telemetry: Deno's OpenTelemetry is off in this process \(start it with OTEL_DENO=true\)/,
+    );
+  },
 });

@@ -283,7 +283,14 @@ type Telemetry = ReturnType<typeof import("../core/telemetry.ts").createTelemetr
 
 async function loadTelemetry(): Promise<Telemetry> {
   const { createTelemetry } = await import("../core/telemetry.ts");
-  return createTelemetry();
+  try {
+    return createTelemetry();
+  } catch (error) {
+    throw new Error(
+      `Cannot record telemetry: Deno's OpenTelemetry is off in this process (start it with ` +
+        `OTEL_DENO=true): ${messageOf(error)}`,
+    );
+  }
 }
 
 /** The HTTP transport's module: `serveHttp`, and `createMcpHttp` for `fetch`. */
