@@ -38,9 +38,13 @@ export interface ServerProcess {
   finish(): Promise<{ code: number; rest: string[]; stderr: string }>;
 }
 
-export function spawnServer(args: string[] = ["--tools", FIXTURE_TOOLS]): ServerProcess {
+export function spawnServer(
+  args: string[] = ["--tools", FIXTURE_TOOLS],
+  env: Record<string, string> = {},
+): ServerProcess {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, ...args],
+    env,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

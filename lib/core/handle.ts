@@ -2,8 +2,9 @@
 // the transport. It routes by era and method (the era pin of adr/0004 lives in the session,
 // when there is one); routing errors are thrown before any handler or middleware runs, at
 // once, so that a transport can give them statuses of their own. Then it runs the chain of
-// the registry snapshot of the moment (adr/0025): the built-in middleware (stamp, channels,
-// rounds), the configuration's and the server directory's middleware, the method's handler.
+// the registry snapshot of the moment (adr/0025): the built-in middleware (telemetry when it
+// is on, authorize, stamp, channels, rounds), the configuration's and the server directory's
+// middleware, the method's handler.
 import { messageOf } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
 import { isThenable, type MaybePromise } from "../util/maybe.ts";
@@ -33,6 +34,7 @@ import type {
   MethodEntry,
   MethodOptions,
   MethodTable,
+  MethodTelemetry,
 } from "../methods/call.ts";
 import { capabilitiesOf, METHODS } from "../methods/table.ts";
 import { UNINITIALIZED } from "../methods/session.ts";
@@ -58,6 +60,11 @@ export interface CoreOptions extends MethodOptions {
    * server directory's `middleware/`) run inside these.
    */
   readonly middleware?: readonly Middleware[];
+  /**
+   * Given only when telemetry is on (OTEL_DENO=true: core/telemetry.ts, imported then): its
+   * middleware is the outermost built-in; off, nothing of it is composed in.
+   */
+  readonly telemetry?: MethodTelemetry & { readonly middleware: CoreMiddleware };
 }
 
 export interface Core {
@@ -103,12 +110,7 @@ export function createCore(given: CoreOptions): Core {
         "call fails whenever its next round lands on another instance",
     );
   };
-  const builtins: readonly CoreMiddleware[] = [
-    authorize(),
-    stamp(options.listTtlMs),
-    channels(),
-    rounds(ring, sealedElsewhere),
-  ];
+  const builtins = builtinsOf(options, ring, sealedElsewhere);
   const outer = options.middleware ?? [];
   /** By snapshot: a snapshot never changes, so what it makes is made once. */
   const made = new WeakMap<Snapshot, Made>();
@@ -243,6 +245,24 @@ export function createCore(given: CoreOptions): Core {
     changeNotices: (previous, next, session) =>
       changeNotices(previous, next, session, options.listChanged === true),
   };
+}
+
+/**
+ * The built-in middleware, outermost first: telemetry (only when it is given), authorize,
+ * stamp, channels, rounds.
+ */
+export function builtinsOf(
+  options: CoreOptions,
+  ring: KeyRing,
+  sealedElsewhere: () => void,
+): readonly CoreMiddleware[] {
+  const builtins = [
+    authorize(),
+    stamp(options.listTtlMs),
+    channels(),
+    rounds(ring, sealedElsewhere),
+  ];
+  return options.telemetry === undefined ? builtins : [options.telemetry.middleware, ...builtins];
 }
 
 /**

@@ -24,6 +24,9 @@ import {
   parseListenAddress,
 } from "./listen_address.ts";
 
+/** The environment variable that turns Deno's OpenTelemetry on, read as the process starts. */
+export const OTEL_ENV = "OTEL_DENO";
+
 /** The environment variable holding the bearer token HTTP requests must carry. */
 export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
 /** Keys of a rotation that still open state they sealed, separated by commas. */
@@ -94,6 +97,8 @@ export interface Options {
   logFormat?: LogFormat;
   /** Diagnostics with stacks (--verbose). */
   verbose?: boolean;
+  /** Deno's OpenTelemetry is on ($OTEL_DENO=true): traces and metrics of MCP (adr/0041). */
+  telemetry?: boolean;
 }
 
 export type Command =
@@ -283,7 +288,7 @@ const FLAGS = {
 } as const;
 
 /**
- * Reads the command line; `env` reads the environment ($TOOLSHED_STATE_KEY, and
+ * Reads the command line; `env` reads the environment ($TOOLSHED_STATE_KEY, $OTEL_DENO, and
  * $TOOLSHED_HTTP_TOKEN only with --http).
  */
 export function parseCommand(
@@ -356,6 +361,9 @@ export function parseCommand(
     }
     options.logFormat = format;
   }
+  // Deno's OpenTelemetry is on for this process (it reads OTEL_DENO as it starts, "true" in
+  // any case): toolshed adds its spans and metrics (adr/0041).
+  if (env(OTEL_ENV)?.toLowerCase() === "true") options.telemetry = true;
   if (values.redis !== undefined) {
     if (!/^rediss?:\/\/[^\s]+$/.test(values.redis)) {
       return {

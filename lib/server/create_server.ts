@@ -8,6 +8,7 @@
 import { type JsonObject, messageOf } from "../util/json.ts";
 import { type Diagnostics, warn } from "../util/diagnostics.ts";
 import { randomInstanceName } from "../util/instance.ts";
+import { readActiveSpanWith } from "../util/active_span.ts";
 import { extract } from "../wire/extract.ts";
 import {
   META_CLIENT_CAPABILITIES,
@@ -125,6 +126,12 @@ export interface ServerConfig {
   readonly diagnostics?: Diagnostics;
   /** The methods served (tests that add one); default: every method toolshed serves. */
   readonly methods?: MethodTable;
+  /**
+   * Traces and metrics through Deno's OpenTelemetry (adr/0041), which must be on in this
+   * process (OTEL_DENO=true when it started; main.ts sets this from it). Off (the default),
+   * nothing of it is loaded or composed in.
+   */
+  readonly telemetry?: boolean;
 }
 
 /** Toolshed as an OAuth 2.1 resource server (`--auth-issuer` and the flags beside it). */
@@ -236,7 +243,9 @@ export interface Server {
  */
 export async function createServer(config: ServerConfig = {}): Promise<Server> {
   const diagnostics = config.diagnostics ?? CONSOLE_DIAGNOSTICS;
-  const load = loadOptionsOf(config, diagnostics);
+  // Telemetry is loaded only for a server that has it on (a module and its instruments).
+  const telemetry = config.telemetry ? await loadTelemetry() : undefined;
+  const load = loadOptionsOf(config, diagnostics, telemetry);
   let folders: ServerFolders | undefined;
   let loaded: LoadedServer;
   if (config.primitives !== undefined) loaded = loadedOf(config.primitives);
@@ -259,7 +268,33 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   // The HTTP transport is loaded only for a server that serves HTTP (a stdio server, which
   // every client starts, pays nothing for it: ~0.5 MB of RSS, bench:e2e); `fetch` loads it.
   const http = config.http ? await loadHttp() : undefined;
-  return assemble(config, diagnostics, { loaded, folders, load, instance, shared, http });
+  return assemble(config, diagnostics, {
+    loaded,
+    folders,
+    load,
+    instance,
+    shared,
+    http,
+    telemetry,
+  });
+}
+
+/** Traces and metrics through Deno's OpenTelemetry (core/telemetry.ts), made once it is on. */
+type Telemetry = ReturnType<typeof import("../core/telemetry.ts").createTelemetry>;
+
+async function loadTelemetry(): Promise<Telemetry> {
+  const { createTelemetry } = await import("../core/telemetry.ts");
+  try {
+    const telemetry = createTelemetry();
+    // Lines of a structured log name the span they are said in (adr/0044).
+    readActiveSpanWith(telemetry.activeSpanIds);
+    return telemetry;
+  } catch (error) {
+    throw new Error(
+      `Cannot record telemetry: Deno's OpenTelemetry is off in this process (start it with ` +
+        `OTEL_DENO=true): ${messageOf(error)}`,
+    );
+  }
 }
 
 /** The HTTP transport's module: `serveHttp`, and `createMcpHttp` for `fetch`. */
@@ -287,6 +322,7 @@ export function composeLoaded(
     instance: config.http ? config.instanceName ?? randomInstanceName() : undefined,
     shared: undefined,
     http,
+    telemetry: undefined,
   });
 }
 
@@ -301,9 +337,11 @@ function assemble(
     instance: string | undefined;
     shared: SharedState | undefined;
     http: HttpModule | undefined;
+    telemetry: Telemetry | undefined;
   },
 ): Server {
-  const { loaded, folders, load, instance, shared, http } = parts;
+  const { loaded, folders, load, instance, shared, http, telemetry } = parts;
+  const sessionEnded = telemetry?.sessionEnded;
   // Middleware given in code is checked as a middleware/ file is, naming where it was given.
   config.middleware?.forEach((middleware, index) => {
     try {
@@ -369,6 +407,7 @@ function assemble(
     methods: config.methods,
     middleware: config.middleware,
     listed: config.oauth?.lists,
+    telemetry,
   });
   const degraded = () => shared?.health();
   let lastId = 0;
@@ -388,6 +427,7 @@ function assemble(
         maxMessageBytes,
         instanceName: instance,
         degraded,
+        sessionEnded,
       })
     );
   /** Set by close(): its work, done once. */
@@ -413,6 +453,7 @@ function assemble(
         outputBoundChars: config.outputBoundChars ?? OUTPUT_BOUND_CHARS,
         waitingBoundBytes: config.waitingBoundBytes ?? WAITING_BOUND_BYTES,
         diagnostics,
+        ended: sessionEnded,
       }),
     serveHttp(listen) {
       if (http === undefined) {
@@ -430,6 +471,7 @@ function assemble(
         shutdownGraceMs,
         diagnostics,
         oauth: config.oauth,
+        sessionEnded,
         ...listen,
         core,
         registry,
@@ -530,8 +572,13 @@ function pathOf(location: string | URL | undefined): string | undefined {
   return decodeURIComponent(location.pathname);
 }
 
-function loadOptionsOf(config: ServerConfig, diagnostics: Diagnostics): ServerLoadOptions {
+function loadOptionsOf(
+  config: ServerConfig,
+  diagnostics: Diagnostics,
+  telemetry?: Telemetry,
+): ServerLoadOptions {
   return {
+    traceEnvironment: telemetry?.traceEnvironment,
     passEnv: config.passEnv ?? DEFAULTS.passEnv,
     maxOutputBytes: config.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
     maxPrograms: config.maxPrograms ?? DEFAULTS.maxPrograms,

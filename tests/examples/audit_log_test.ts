@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.3
 import { type HttpServerProcess, spawnHttpServer, withHangGuard } from "../_server_process.ts";
 import { modernHeaders } from "../_http_server.ts";
 import { startAuthServer } from "../_oidc.ts";
+import { otelEnv, startReceiver } from "../_otlp.ts";
 import { REDACTED, redacted } from "../../examples/audit-log/middleware/_redact.ts";
 import {
   assertChecks,
@@ -274,5 +275,52 @@ Deno.test("examples/audit-log with OAuth: a subject in DENY_SUBJECTS is refused 
   } finally {
     await server?.stop();
     await as.stop();
+  }
+});
+
+Deno.test("examples/audit-log with telemetry on: the call's span carries the arguments redacted, never the secret", async () => {
+  const receiver = startReceiver();
+  const scratch = await Deno.makeTempDir({ prefix: "toolshed_audit_otel_" });
+  try {
+    const server = await spawnHttpServer(["--dir", DIR], {
+      ...otelEnv(receiver),
+      AUDIT_LOG: `${scratch}/audit.log`,
+      npm_lifecycle_event: "",
+      npm_config_user_agent: "",
+      INIT_CWD: "",
+    });
+    try {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: modernHeaders("tools/call", "sign"),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "sign",
+            arguments: { message: "hello", secret: "hunter2" },
+            _meta: modernMeta(),
+          },
+        }),
+      });
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+    } finally {
+      await server.stop();
+    }
+    await receiver.until(
+      "the call's span",
+      () => receiver.spans.some((span) => span.name === "tools/call sign"),
+    );
+    const span = receiver.spans.find((span) => span.name === "tools/call sign")!;
+    assert.deepEqual(
+      JSON.parse(String(span.attributes["gen_ai.tool.call.arguments"])),
+      { message: "hello", secret: REDACTED },
+    );
+    assert.ok(!JSON.stringify(receiver.spans).includes("hunter2"));
+  } finally {
+    await receiver.close();
+    await Deno.remove(scratch, { recursive: true });
   }
 });

@@ -10,6 +10,7 @@ import { type Diagnostics, inform } from "../../util/diagnostics.ts";
 import { settlesWithin } from "../../util/settles_within.ts";
 import type { Registry } from "../../primitives/registry.ts";
 import type { Core } from "../../core/handle.ts";
+import type { SessionEnd } from "../../methods/session.ts";
 import { createMcpHttp, failed, MCP_PATH, type McpHttp } from "./handler.ts";
 import type { OAuthHttpOptions } from "./oauth.ts";
 import { corsOriginsOf } from "./cors.ts";
@@ -57,6 +58,8 @@ export interface HttpOptions {
   maxSessions?: number;
   /** The clock sessions age by, in milliseconds (`Date.now` unless a test drives it). */
   now?: () => number;
+  /** Told of each 2025-era session that ends (telemetry, when it is on). */
+  sessionEnded?: (end: SessionEnd) => void;
   /** Listen streams the server may hold open at once, all clients together (default 1,024). */
   maxListens?: number;
   /**
