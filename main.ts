@@ -7,9 +7,18 @@
 //
 // main.ts is the process: flags, signals, stderr; lib/server/create_server.ts puts the
 // server together, as it does for tests, commands and benches.
-import { type Options, parseCommand, usage } from "./lib/host/cli.ts";
+import { type Options, parseCommand, requestedLogFormat, usage } from "./lib/host/cli.ts";
 import type { ListenAddress } from "./lib/host/listen_address.ts";
-import { logError, showStacks, stderrDiagnostics, stderrLog } from "./lib/host/stderr_log.ts";
+import {
+  logError,
+  logInfo,
+  logWarning,
+  setLogFormat,
+  showStacks,
+  stderrDiagnostics,
+  stderrLog,
+  writeRecord,
+} from "./lib/host/stderr_log.ts";
 import { guardProcess } from "./lib/host/process_guard.ts";
 import { guardStdout } from "./lib/host/stdout_guard.ts";
 import { createServer, type Server } from "./lib/server/create_server.ts";
@@ -28,6 +37,17 @@ const FLUSH_STDERR_MS = 1_000;
 async function main(args: string[], exit: (code: number) => never): Promise<number> {
   const stdout = guardStdout();
   const choice = chooseCommand(args);
+  // The log's format is known before anything is said, a mistake in the arguments included;
+  // a format that is not one is that mistake, said for people.
+  if (choice.kind === "serve") {
+    const format = requestedLogFormat(choice.args);
+    if (format === "json") {
+      setLogFormat(format);
+      // What a tool module prints with console.* becomes lines of JSON too.
+      const { consoleAsRecords } = await import("./lib/host/json_console.ts");
+      consoleAsRecords();
+    }
+  }
   switch (choice.kind) {
     case "unknown":
       logError(`${choice.message}\n(toolshed --help lists the commands)`);
@@ -87,17 +107,21 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
         `Cannot start: ${error.problems.length} problem(s) in the server directory\n  ${
           error.problems.join("\n  ")
         }`,
+        undefined,
+        { problems: error.problems.length },
       );
     } else logError(`Cannot start: ${messageOf(error)}`);
     return 1;
   }
   const { loaded, folders } = server;
-  if (server.metrics !== undefined) logError(`metrics on ${server.metrics.url}`);
+  if (server.metrics !== undefined) {
+    logInfo(`metrics on ${server.metrics.url}`, { url: server.metrics.url });
+  }
   // What loads but is probably a mistake (a tool in a subdirectory, a ".tsx" module …).
-  for (const warning of await surveyServer(folders!, loaded)) logError(warning.message);
+  for (const warning of await surveyServer(folders!, loaded)) logWarning(warning.message);
   const { skipped } = loaded.tools;
   if (skipped.length > 0) {
-    logError(
+    logWarning(
       `Not serving the ${skipped.length} executable tool(s) embedded in this binary ` +
         `(${skipped.join(", ")}): a compiled binary cannot run programs it embeds; ` +
         `serve them from a directory on disk with --tools DIR`,
@@ -162,9 +186,11 @@ async function serveOverHttp(
     logError(`Cannot listen on "${address.hostname}" port ${address.port}: ${messageOf(error)}`);
     return 1;
   }
-  logError(`listening on ${http.url}`);
+  logInfo(`listening on ${http.url}`, { url: http.url });
   if (options.oauth !== undefined) {
-    logError(`callers sign in with OAuth: access tokens from ${options.oauth.issuer}`);
+    logInfo(`callers sign in with OAuth: access tokens from ${options.oauth.issuer}`, {
+      issuer: options.oauth.issuer,
+    });
   }
   return await runUntilSignal(http, exit, server);
 }
@@ -223,11 +249,21 @@ function announce(loaded: LoadedServer, folders: ServerFolders, over: string): v
   }
   const middleware = loaded.middleware.length;
   if (middleware > 0) part(folders.middleware?.location, `${middleware} middleware`);
-  stderrLog.write(
-    `${SERVER_INFO.name} ${SERVER_INFO.version}: serving ${
+  writeRecord({
+    level: "info",
+    message: `${SERVER_INFO.name} ${SERVER_INFO.version}: serving ${
       parts.length === 0 ? "nothing" : parts.join(", ")
-    } over ${over}\n`,
-  );
+    } over ${over}`,
+    plain: true,
+    fields: {
+      version: SERVER_INFO.version,
+      tools: loaded.tools.tools.length,
+      resources,
+      templates,
+      prompts: loaded.prompts.length,
+      transport: over,
+    },
+  });
 }
 
 /** Tells a person who started the server in a terminal what it is and how to use it. */
@@ -239,7 +275,7 @@ async function greet(loaded: LoadedServer): Promise<void> {
   // The command as this person types it (a clone's task, a binary, a URL): only in a terminal.
   const { commandLine } = await import("./lib/commands/invocation.ts");
   const toolshed = commandLine();
-  logError(
+  logInfo(
     `${names.length === 0 ? "" : `Names: ${names.join(", ")}\n`}This is an MCP server ` +
       "speaking JSON-RPC on stdin/stdout: type JSON-RPC lines here (Ctrl+D quits), or\n" +
       `  ${toolshed} config CLIENT   prints a client's configuration\n` +

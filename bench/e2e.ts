@@ -4,11 +4,14 @@
 // ratio is taken within a round before the median is taken, so machine noise that hits
 // one round hits every contestant in it.
 //
-//   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-docs] [--against DIR] [--metrics]
+//   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-docs] [--against DIR] [--otel]
+//                            [--metrics]
 //
 // With --metrics, toolshed with `--metrics 127.0.0.1:0` runs beside it in every round, and what
 // counting requests costs is printed as its ratios to toolshed without (adr/0042).
 //
+// --otel runs this commit's toolshed with Deno's OpenTelemetry on, exporting to a sink served
+// here (bench/_otel.ts); against a copy of this commit, the ratios are telemetry's cost.
 // Prints the tables, writes bench/results/e2e-latest.json, and with --write-docs puts
 // the tables into docs/performance.md between the e2e markers.
 import { parseArgs } from "node:util";
@@ -16,6 +19,7 @@ import type { Contestant } from "./e2e/client.ts";
 import { measureRound, median, type RoundResult, type Workload } from "./e2e/measure.ts";
 import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
 import { againstCheckout, changeTable } from "./_against.ts";
+import { startOtlpSink } from "./_otel.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const KIB = 1024;
@@ -116,9 +120,16 @@ async function main(): Promise<void> {
       quick: { type: "boolean", default: false },
       "write-docs": { type: "boolean", default: false },
       against: { type: "string" },
+      otel: { type: "boolean", default: false },
       metrics: { type: "boolean", default: false },
     },
   });
+  const sink = values.otel ? startOtlpSink() : undefined;
+  if (sink !== undefined) {
+    for (const contestant of CONTESTANTS) {
+      if (TOOLSHED.includes(contestant.key)) contestant.env = sink.env;
+    }
+  }
   // With --against DIR, DIR's main.ts runs beside this one in every round (bench/_against.ts).
   const against = values.against === undefined ? undefined : await againstCheckout(values.against);
   if (against !== undefined) {
@@ -173,6 +184,10 @@ async function main(): Promise<void> {
     results.push(byKey);
   }
 
+  if (sink !== undefined) {
+    console.log(`With --otel: ${sink.exports()} OTLP exports received from this commit's servers`);
+    await sink.close();
+  }
   const report = summarize(results, work);
   const tables = render(report);
   console.log(tables);

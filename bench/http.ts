@@ -18,8 +18,12 @@
 // last round (at its pace that takes minutes; not with --quick).
 //
 //   deno run -A bench/http.ts [--rounds N] [--seconds S] [--quick] [--write-docs]
-//                             [--against DIR]
+//                             [--against DIR] [--otel]
 //                             [--json PATH] [--metrics]
+//
+// --otel runs this commit's `toolshed --http` (the unauthenticated contestant) with Deno's
+// OpenTelemetry on, exporting to a sink served here (bench/_otel.ts); against a copy of this
+// commit, the ratios are telemetry's cost.
 //
 // With --metrics, toolshed `--http` with `--metrics 127.0.0.1:0` runs beside the others in every
 // round, and what counting requests costs is printed as its ratios to toolshed without (adr/0042).
@@ -36,6 +40,7 @@ import {
 import { removeScript, wrk, type WrkResult } from "./http/wrk.ts";
 import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
 import { againstCheckout, changeTable } from "./_against.ts";
+import { startOtlpSink } from "./_otel.ts";
 import { DEFAULT_ALGORITHM, type StandInIssuer, startIssuer } from "./http/issuer.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -263,9 +268,11 @@ async function main(): Promise<void> {
       "write-docs": { type: "boolean", default: false },
       json: { type: "string" },
       against: { type: "string" },
+      otel: { type: "boolean", default: false },
       metrics: { type: "boolean", default: false },
     },
   });
+  const sink = values.otel ? startOtlpSink() : undefined;
   // With --against DIR, DIR's main.ts runs beside this one in every round (bench/_against.ts).
   const against = values.against === undefined ? undefined : await againstCheckout(values.against);
   if (against !== undefined && values["write-docs"]) {
@@ -287,11 +294,14 @@ async function main(): Promise<void> {
     issuer,
   );
   CONTESTANTS.splice(CONTESTANTS.indexOf(TOOLSHED) + 1, 0, sharedTokenContestant(), oauth);
+  // Only this commit's unauthenticated contestant has telemetry on (the others copied it first).
+  if (sink !== undefined) TOOLSHED.env = sink.env;
   const againstPairs = [{ label: "toolshed --http", after: "toolshed", before: "against" }];
   const notes: string[] = [];
   if (against !== undefined) {
     CONTESTANTS.push({
       ...TOOLSHED,
+      env: undefined,
       key: "against",
       label: `${against.label} \`--http\``,
       args: ["run", "-A", against.main, "--http", LISTEN, "--tools", `${ROOT}bench/tools`],
@@ -342,6 +352,10 @@ async function main(): Promise<void> {
   } finally {
     await removeScript();
     await issuer.close();
+    if (sink !== undefined) {
+      console.log(`With --otel: ${sink.exports()} OTLP exports received from toolshed --http`);
+      await sink.close();
+    }
   }
 
   const report = summarize(results, seconds);

@@ -38,9 +38,13 @@ export interface ServerProcess {
   finish(): Promise<{ code: number; rest: string[]; stderr: string }>;
 }
 
-export function spawnServer(args: string[] = ["--tools", FIXTURE_TOOLS]): ServerProcess {
+export function spawnServer(
+  args: string[] = ["--tools", FIXTURE_TOOLS],
+  env: Record<string, string> = {},
+): ServerProcess {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, ...args],
+    env,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -137,6 +141,12 @@ export interface Launch {
   denoFlags?: string[];
 }
 
+/** The URL of a "listening on" line, for people or as JSON (`--log-format json`). */
+function listeningUrl(line: string): string | undefined {
+  const said = line.startsWith("{") ? (JSON.parse(line) as { message?: string }).message : line;
+  return said?.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
+}
+
 /** Starts `main.ts --http 127.0.0.1:0 <args>` and waits for its "listening on" line. */
 export async function spawnHttpServer(
   args: string[],
@@ -175,7 +185,7 @@ export async function spawnHttpServer(
     const next = await withHangGuard(lines.next(), "the listening line");
     if (next.done) break;
     seen.push(next.value);
-    url = next.value.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
+    url = listeningUrl(next.value);
   }
   if (url === undefined) {
     await status;

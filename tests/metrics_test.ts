@@ -127,6 +127,15 @@ Deno.test("builtinsOf() composes the metrics middleware first, and nothing of it
   strictEqual(off.includes(metrics), false);
   strictEqual(on.length, off.length + 1);
   strictEqual(on[0], metrics);
+  // With telemetry too: telemetry outermost, then metrics, then authorize and the rest.
+  const telemetry = { middleware: requestMetrics(createMetricRegistry()) };
+  const both = builtinsOf(
+    { metrics, telemetry: telemetry as unknown as Parameters<typeof builtinsOf>[0]["telemetry"] },
+    ring,
+    () => {},
+  );
+  deepStrictEqual(both.slice(0, 2), [telemetry.middleware, metrics]);
+  strictEqual(both.length, off.length + 2);
 });
 
 Deno.test("--metrics reads an address as --http does, on 127.0.0.1 when only a port is given", () => {

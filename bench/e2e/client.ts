@@ -11,6 +11,8 @@ export interface Contestant {
   key: string;
   args: string[];
   era: Era;
+  /** Environment variables added to the benchmark's own (`--otel`). */
+  env?: Record<string, string>;
 }
 
 const META = {
@@ -36,6 +38,7 @@ export interface Connection {
 export function spawn(contestant: Contestant): Connection {
   const child = new Deno.Command(Deno.execPath(), {
     args: contestant.args,
+    env: contestant.env,
     stdin: "piped",
     stdout: "piped",
     stderr: "null",

@@ -2,8 +2,9 @@
 // the transport. It routes by era and method (the era pin of adr/0004 lives in the session,
 // when there is one); routing errors are thrown before any handler or middleware runs, at
 // once, so that a transport can give them statuses of their own. Then it runs the chain of
-// the registry snapshot of the moment (adr/0025): the built-in middleware (stamp, channels,
-// rounds), the configuration's and the server directory's middleware, the method's handler.
+// the registry snapshot of the moment (adr/0025): the built-in middleware (telemetry when it
+// is on, authorize, stamp, channels, rounds), the configuration's and the server directory's
+// middleware, the method's handler.
 import { messageOf } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
 import { isThenable, type MaybePromise } from "../util/maybe.ts";
@@ -33,6 +34,7 @@ import type {
   MethodEntry,
   MethodOptions,
   MethodTable,
+  MethodTelemetry,
 } from "../methods/call.ts";
 import { capabilitiesOf, METHODS } from "../methods/table.ts";
 import { UNINITIALIZED } from "../methods/session.ts";
@@ -58,6 +60,11 @@ export interface CoreOptions extends MethodOptions {
    * server directory's `middleware/`) run inside these.
    */
   readonly middleware?: readonly Middleware[];
+  /**
+   * Given only when telemetry is on (OTEL_DENO=true: core/telemetry.ts, imported then): its
+   * middleware is the outermost built-in; off, nothing of it is composed in.
+   */
+  readonly telemetry?: MethodTelemetry & { readonly middleware: CoreMiddleware };
   /**
    * The middleware that counts requests (core/metrics.ts), given only when metrics are on
    * (--metrics): without it nothing of metrics is composed in, or even imported.
@@ -246,15 +253,17 @@ export function createCore(given: CoreOptions): Core {
 }
 
 /**
- * The built-in middleware, outermost first: metrics (only when on), authorize, stamp, channels,
- * rounds. A refusal thrown inside (authorize's -32030) reaches the outer ones as an outcome.
+ * The built-in middleware, outermost first: telemetry and metrics (each only when given),
+ * authorize, stamp, channels, rounds. A refusal thrown inside (authorize's -32030, a rate
+ * limit's -32031) reaches the outer ones as an outcome.
  */
 export function builtinsOf(
-  options: Pick<CoreOptions, "metrics" | "listTtlMs">,
+  options: Pick<CoreOptions, "telemetry" | "metrics" | "listTtlMs">,
   ring: KeyRing,
   sealedElsewhere: () => void,
-): CoreMiddleware[] {
+): readonly CoreMiddleware[] {
   return [
+    ...(options.telemetry === undefined ? [] : [options.telemetry.middleware]),
     ...(options.metrics === undefined ? [] : [options.metrics]),
     authorize(),
     stamp(options.listTtlMs),

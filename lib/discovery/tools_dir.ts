@@ -50,6 +50,8 @@ export interface LoadOptions {
   skipExecutables: boolean;
   /** Where programs' stderr and notes about them go. */
   diagnostics: Diagnostics;
+  /** With telemetry on: the environment carrying a call's trace context to its program. */
+  traceEnvironment?: () => Record<string, string>;
 }
 
 /** The flags' defaults; only where diagnostics go has none. */
@@ -283,6 +285,7 @@ async function loadExecutableTool(
     output: outputMode(output, fields.outputSchema !== undefined),
     slots,
     diagnostics: options.diagnostics,
+    traceEnvironment: options.traceEnvironment,
   });
   return checkDefinition(
     { ...fields, handler },

@@ -1,6 +1,7 @@
 // Command-line flags, parsed by lib/host/args.ts (node:util costs ~5 ms of start-up, adr/0008).
 import { INSTANCE_NAME } from "../util/instance.ts";
 import { parseArgs } from "./args.ts";
+import { LOG_FORMATS, type LogFormat } from "./log_lines.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { ENV_NAME } from "../programs/executable.ts";
@@ -22,6 +23,9 @@ import {
   parseAllowedHost,
   parseListenAddress,
 } from "./listen_address.ts";
+
+/** The environment variable that turns Deno's OpenTelemetry on, read as the process starts. */
+export const OTEL_ENV = "OTEL_DENO";
 
 /** The environment variable holding the bearer token HTTP requests must carry. */
 export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
@@ -91,8 +95,12 @@ export interface Options {
   redis?: string;
   /** Serve Prometheus metrics at http://ADDRESS/metrics (--metrics); absent: none, at no cost. */
   metrics?: ListenAddress;
+  /** How stderr's lines are written: for people, or one JSON object each (--log-format). */
+  logFormat?: LogFormat;
   /** Diagnostics with stacks (--verbose). */
   verbose?: boolean;
+  /** Deno's OpenTelemetry is on ($OTEL_DENO=true): traces and metrics of MCP (adr/0041). */
+  telemetry?: boolean;
 }
 
 export type Command =
@@ -168,6 +176,9 @@ Options of serve:
                              token does not grant (default: all, so it can step up)
   --log-requests             With --http: one line per request on stderr (method, path,
                              status, JSON-RPC method, duration)
+  --log-format text|json     How stderr's lines are written: for people (text, the
+                             default), or one JSON object each (time, level, message,
+                             and the request's method, tool, subject, trace, duration)
   --max-connections N        With --http: connections open at once; one more gets 503
                              and is closed (default: ${MAX_CONNECTIONS}, at most half the
                              open-file limit)
@@ -274,6 +285,7 @@ const FLAGS = {
   "auth-scope": { type: "string", multiple: true },
   "auth-lists": { type: "string" },
   "log-requests": { type: "boolean" },
+  "log-format": { type: "string" },
   redis: { type: "string" },
   metrics: { type: "string" },
   instance: { type: "string" },
@@ -283,7 +295,7 @@ const FLAGS = {
 } as const;
 
 /**
- * Reads the command line; `env` reads the environment ($TOOLSHED_STATE_KEY, and
+ * Reads the command line; `env` reads the environment ($TOOLSHED_STATE_KEY, $OTEL_DENO, and
  * $TOOLSHED_HTTP_TOKEN only with --http).
  */
 export function parseCommand(
@@ -349,6 +361,16 @@ export function parseCommand(
   if (values["allow-outside-symlinks"]) options.allowOutsideSymlinks = true;
   if (values.watch) options.watch = true;
   if (values.verbose) options.verbose = true;
+  if (values["log-format"] !== undefined) {
+    const format = logFormatNamed(values["log-format"]);
+    if (format === undefined) {
+      return { kind: "usage-error", message: badLogFormat(values["log-format"]) };
+    }
+    options.logFormat = format;
+  }
+  // Deno's OpenTelemetry is on for this process (it reads OTEL_DENO as it starts, "true" in
+  // any case): toolshed adds its spans and metrics (adr/0041).
+  if (env(OTEL_ENV)?.toLowerCase() === "true") options.telemetry = true;
   if (values.redis !== undefined) {
     if (!/^rediss?:\/\/[^\s]+$/.test(values.redis)) {
       return {
@@ -582,4 +604,27 @@ function withSuggestion(message: string): string {
   if (unknown === undefined) return message;
   const meant = closest(unknown, Object.keys(FLAGS));
   return meant === undefined ? message : `${message}; did you mean --${meant}?`;
+}
+
+/**
+ * The --log-format the arguments ask for, read before anything else so that even a mistake in
+ * them is said in that format: "text" when none, undefined when the value is not a format (the
+ * parse says so). The last one given wins, as in the parse.
+ */
+export function requestedLogFormat(args: readonly string[]): LogFormat | undefined {
+  let named: string | undefined = "text";
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--") break;
+    if (args[i] === "--log-format") named = args[++i];
+    else if (args[i].startsWith("--log-format=")) named = args[i].slice("--log-format=".length);
+  }
+  return named === undefined ? undefined : logFormatNamed(named);
+}
+
+function logFormatNamed(name: string): LogFormat | undefined {
+  return (LOG_FORMATS as readonly string[]).includes(name) ? name as LogFormat : undefined;
+}
+
+function badLogFormat(value: string): string {
+  return `Invalid value for --log-format: "${value}" (use ${LOG_FORMATS.join(" or ")})`;
 }

@@ -11,8 +11,8 @@
 // lines dropped, counted and reported, so that the program is not stuck on its own writes.
 import type { ByteSink } from "../transports/stdio/writer.ts";
 import { concatBytes } from "../util/bytes.ts";
-import { type Diagnostics, diagnosticText } from "../util/diagnostics.ts";
-import { withoutModuleVersions } from "../discovery/import_module.ts";
+import type { Diagnostics, LogFields } from "../util/diagnostics.ts";
+import { forwardedJsonLines, type LogFormat, logLine, type LogRecord } from "./log_lines.ts";
 
 export interface StderrLog {
   /** Queues text for stderr, or drops it when the queue is full. */
@@ -42,10 +42,16 @@ const WRITE_BYTES = 64 * 1024;
 
 const encoder = new TextEncoder();
 
+/** The line that says `message` in the log's format (`toolshed: message\n` for people). */
+export type NoticeLine = (message: string) => string;
+
+const TEXT_NOTICE: NoticeLine = (message) => `toolshed: ${message}\n`;
+
 export function createStderrLog(
   sink: ByteSink,
   boundBytes: number,
   stallMs: number = STALL_MS,
+  noticeLine: NoticeLine = TEXT_NOTICE,
 ): StderrLog {
   // Forwarded text fills at most half the queue, keeping the rest for diagnostics.
   const forwardBoundBytes = Math.floor(boundBytes / 2);
@@ -87,17 +93,17 @@ export function createStderrLog(
   function notices(): Uint8Array[] {
     const parts: Uint8Array[] = [];
     if (dropped > 0) {
-      parts.push(encoder.encode(
-        `toolshed: ${dropped} line(s) of diagnostics dropped: the queue of unwritten stderr ` +
-          `text passed its bound of ${sizeText(boundBytes)}\n`,
-      ));
+      parts.push(encoder.encode(noticeLine(
+        `${dropped} line(s) of diagnostics dropped: the queue of unwritten stderr ` +
+          `text passed its bound of ${sizeText(boundBytes)}`,
+      )));
       dropped = 0;
     }
     for (const [source, count] of droppedFrom) {
-      parts.push(encoder.encode(
-        `toolshed: ${count} line(s) of ${source} dropped: the server's stderr took no writes ` +
-          `for ${durationText(stallMs)}\n`,
-      ));
+      parts.push(encoder.encode(noticeLine(
+        `${count} line(s) of ${source} dropped: the server's stderr took no writes ` +
+          `for ${durationText(stallMs)}`,
+      )));
     }
     droppedFrom.clear();
     return parts;
@@ -205,11 +211,36 @@ function durationText(ms: number): string {
 export const stderrLog: StderrLog = createStderrLog(
   { write: (bytes) => Deno.stderr.write(bytes) },
   LOG_BOUND_BYTES,
+  STALL_MS,
+  (message) => logLine(format, { level: "warn", message }),
 );
 
+/** How stderr's lines are written: for people (the default) or one JSON object each. */
+let format: LogFormat = "text";
+
+/** Sets how stderr's lines are written (`--log-format`), before anything is said. */
+export function setLogFormat(chosen: LogFormat): void {
+  format = chosen;
+}
+
+/** Writes one record to stderr in the format chosen. */
+export function writeRecord(record: LogRecord): void {
+  stderrLog.write(logLine(format, record));
+}
+
 /** Writes one diagnostic line to stderr, with the error's stack when there is one. */
-export function logError(message: string, error?: unknown): void {
-  stderrLog.write(withoutModuleVersions(diagnosticText(message, error)));
+export function logError(message: string, error?: unknown, fields?: LogFields): void {
+  writeRecord({ level: "error", message, error, fields });
+}
+
+/** Writes a line about something that is probably a mistake (a tool in a subdirectory). */
+export function logWarning(message: string, fields?: LogFields): void {
+  writeRecord({ level: "warn", message, fields });
+}
+
+/** Writes a line of news (what is served, where it listens). */
+export function logInfo(message: string, fields?: LogFields): void {
+  writeRecord({ level: "info", message, fields });
 }
 
 /** Whether diagnostics carry stacks (--verbose); else one line each. */
@@ -227,13 +258,20 @@ export function showStacks(on: boolean): void {
  * line says once.
  */
 export const stderrDiagnostics: Diagnostics = {
-  error: (message, error) => {
-    if (stacks || !(error instanceof Error)) return logError(message, error);
-    stderrLog.write(diagnosticText(message, error, false));
+  error: (message, error, fields) => {
+    if (stacks || !(error instanceof Error)) return logError(message, error, fields);
+    writeRecord({ level: "error", message, error, stack: false, fields });
     if (!stacksHinted) {
       stacksHinted = true;
-      stderrLog.write("toolshed: (start with --verbose to see the stacks of such errors)\n");
+      logInfo("(start with --verbose to see the stacks of such errors)");
     }
   },
-  forward: (text, lines, source) => stderrLog.forward(text, lines, source),
+  info: logInfo,
+  warning: logWarning,
+  forward: (text, lines, source, tool) =>
+    stderrLog.forward(
+      format === "json" ? forwardedJsonLines(text, source, tool) : text,
+      lines,
+      source,
+    ),
 };

@@ -9,6 +9,7 @@ import type { Registry, Snapshot } from "../primitives/registry.ts";
 import type { Call, Channels } from "../primitives/types.ts";
 import type { Tasks } from "../tasks/tasks.ts";
 import type { RequestContext } from "./context.ts";
+import type { CallToolResult } from "../primitives/tool_call.ts";
 
 /** Server capabilities a method can need (the keys of `ServerCapabilities`). */
 export type Capability = "tools" | "resources" | "prompts" | "completions" | "logging";
@@ -67,6 +68,17 @@ export interface MethodOptions {
    * ("permitted"; a 2026-07-28 list is then private to the caller).
    */
   readonly listed?: "all" | "permitted";
+  /** Present only when telemetry is on (core/telemetry.ts): what handlers trace. */
+  readonly telemetry?: MethodTelemetry;
+}
+
+/** What handlers ask of telemetry, when it is on. */
+export interface MethodTelemetry {
+  /**
+   * Runs one tool call in a span of its own (`execute_tool NAME`), current while the handler
+   * runs, and ended when the call's result is there.
+   */
+  tool(name: string, run: () => MaybePromise<CallToolResult>): MaybePromise<CallToolResult>;
 }
 
 export interface MethodEntry {

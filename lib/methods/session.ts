@@ -30,6 +30,22 @@ export interface Session {
   readonly subscriptions: Set<string>;
 }
 
+/**
+ * What a transport tells, when asked, of a session at its end (a stdio connection, a 2025-era
+ * HTTP session): telemetry's `mcp.server.session.duration`.
+ */
+export interface SessionEnd {
+  readonly transport: "stdio" | "http";
+  /** The version its `initialize` agreed, when it had one. */
+  readonly protocolVersion: string | undefined;
+  readonly seconds: number;
+}
+
+/** The version a session's `initialize` agreed, if it has had one. */
+export function agreedVersion(session: Session): string | undefined {
+  return session.pin.era === "session" ? session.pin.client.protocolVersion : undefined;
+}
+
 export function createSession(): Session {
   return { pin: { era: "open" }, logLevel: undefined, subscriptions: new Set() };
 }

@@ -12,7 +12,7 @@
 import type { JsonObject } from "../util/json.ts";
 import { isThenable, type MaybePromise } from "../util/maybe.ts";
 import { internalError, ProtocolError } from "../wire/errors.ts";
-import { callTool, type CallToolResult } from "../primitives/tool_call.ts";
+import { type CallOptions, callTool, type CallToolResult } from "../primitives/tool_call.ts";
 import type { Tool } from "../primitives/tools.ts";
 import type { Channels } from "../primitives/types.ts";
 import { CLIENT_CAPABILITY, refusal } from "../rounds/input_rounds.ts";
@@ -63,7 +63,7 @@ export function callAsTask(
     closeStream: () => task === undefined && call.channels.closeStream(),
   };
   const runMs = tool.timeoutMs ?? call.options.toolTimeoutMs;
-  const result = callTool(tool, args, {
+  const options: CallOptions = {
     controller,
     defaultTimeoutMs: call.options.toolTimeoutMs,
     diagnostics: call.options.diagnostics,
@@ -75,7 +75,12 @@ export function callAsTask(
       clientInfo: call.client.clientInfo,
       clientCapabilities: declared,
     },
-  });
+  };
+  // Traced, the tool's span lasts as long as its handler runs: past the request, as a task.
+  const { telemetry } = call.options;
+  const result = telemetry === undefined
+    ? callTool(tool, args, options)
+    : telemetry.tool(tool.name, () => callTool(tool, args, options));
   if (!isThenable(result)) {
     request.removeEventListener("abort", follow);
     return answer(result);

@@ -8,7 +8,7 @@ import type { MaybePromise } from "../util/maybe.ts";
 import { invalidParams, missingClientCapability } from "../wire/errors.ts";
 import { page } from "../primitives/paging.ts";
 import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts";
-import type { CallToolResult } from "../primitives/tool_call.ts";
+import type { CallOptions, CallToolResult } from "../primitives/tool_call.ts";
 import type { MethodCall } from "./call.ts";
 import { sessionCallResult, sessionTool, statelessTool } from "./results.ts";
 import { listResult } from "./list_page.ts";
@@ -68,7 +68,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
     }
     if (tool.task === "required") throw missingTasksExtension(`tool "${name}"`);
   }
-  const result = callTool(tool, args, {
+  const options: CallOptions = {
     controller: call.ctx.controller,
     defaultTimeoutMs: call.options.toolTimeoutMs,
     diagnostics: call.options.diagnostics,
@@ -80,7 +80,11 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
       clientInfo: client.clientInfo,
       clientCapabilities: client.clientCapabilities,
     },
-  });
+  };
+  const { telemetry } = call.options;
+  const result = telemetry === undefined
+    ? callTool(tool, args, options)
+    : telemetry.tool(tool.name, () => callTool(tool, args, options));
   if (features.era === "stateless") {
     // A task is the core's to create (tool_tasks.ts), never a handler's to claim.
     const allowed = (call.entry.incomplete ?? []).filter((type) => type !== "task");

@@ -152,7 +152,7 @@ function failure(tool: Tool, options: CallOptions, error: unknown): CallToolResu
   }
   // A JSON-RPC error the tool means to answer with (McpError in mod.ts), not a tool error.
   if (error instanceof ProtocolError) throw error;
-  options.diagnostics.error(`Tool "${tool.name}" failed`, error);
+  options.diagnostics.error(`Tool "${tool.name}" failed`, error, { tool: tool.name });
   return errorResult(messageOf(error));
 }
 

@@ -161,6 +161,11 @@ export interface ExecutableOptions {
   launcher?: Launcher;
   /** Where the program's stderr and the server's notes about it go. */
   diagnostics: Diagnostics;
+  /**
+   * With telemetry on: the trace context of the call, as TRACEPARENT (and TRACESTATE) for the
+   * program, read when the handler starts, inside the call's span (core/telemetry.ts).
+   */
+  traceEnvironment?: () => Record<string, string>;
 }
 
 const encoder = new TextEncoder();
@@ -175,6 +180,7 @@ export function executableHandler(
 ): (args: JsonObject, ctx: ToolContext) => Promise<unknown> {
   const names = [...BASE_ENV, ...options.passEnv];
   return (args, ctx) => {
+    const trace = options.traceEnvironment?.();
     const spawn = () => {
       // Read at each call: without --allow-env this fails the call, not the server's start.
       const env: Record<string, string> = {};
@@ -182,7 +188,7 @@ export function executableHandler(
         const value = Deno.env.get(name);
         if (value !== undefined) env[name] = value;
       }
-      Object.assign(env, contextEnv(ctx, options.diagnostics));
+      Object.assign(env, contextEnv(ctx, options.diagnostics), trace);
       return spawnLeader({ program: options.program, env, launcher: options.launcher });
     };
     return run(options, spawn, args, ctx);
@@ -476,7 +482,7 @@ async function forwardStderr(
   let midLine = false;
   let noted = false;
   const flush = async () => {
-    if (lines > 0) await diagnostics.forward(out, lines, source);
+    if (lines > 0) await diagnostics.forward(out, lines, source, ctx.toolName);
     out = "";
     lines = 0;
   };

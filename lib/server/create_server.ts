@@ -6,8 +6,9 @@
 // when asked, and builds the one request core that every way of serving shares: stdio, HTTP,
 // web-standard fetch, and single requests in process.
 import { type JsonObject, messageOf } from "../util/json.ts";
-import type { Diagnostics } from "../util/diagnostics.ts";
+import { type Diagnostics, warn } from "../util/diagnostics.ts";
 import { randomInstanceName } from "../util/instance.ts";
+import { readActiveSpanWith } from "../util/active_span.ts";
 import { extract } from "../wire/extract.ts";
 import {
   META_CLIENT_CAPABILITIES,
@@ -132,6 +133,12 @@ export interface ServerConfig {
   readonly diagnostics?: Diagnostics;
   /** The methods served (tests that add one); default: every method toolshed serves. */
   readonly methods?: MethodTable;
+  /**
+   * Traces and metrics through Deno's OpenTelemetry (adr/0041), which must be on in this
+   * process (OTEL_DENO=true when it started; main.ts sets this from it). Off (the default),
+   * nothing of it is loaded or composed in.
+   */
+  readonly telemetry?: boolean;
 }
 
 /** Toolshed as an OAuth 2.1 resource server (`--auth-issuer` and the flags beside it). */
@@ -255,7 +262,9 @@ export interface ServedMetrics {
  */
 export async function createServer(config: ServerConfig = {}): Promise<Server> {
   const diagnostics = config.diagnostics ?? CONSOLE_DIAGNOSTICS;
-  const load = loadOptionsOf(config, diagnostics);
+  // Telemetry is loaded only for a server that has it on (a module and its instruments).
+  const telemetry = config.telemetry ? await loadTelemetry() : undefined;
+  const load = loadOptionsOf(config, diagnostics, telemetry);
   let folders: ServerFolders | undefined;
   let loaded: LoadedServer;
   if (config.primitives !== undefined) loaded = loadedOf(config.primitives);
@@ -288,6 +297,7 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
       instance,
       shared,
       http,
+      telemetry,
       metrics,
     });
   } catch (error) {
@@ -307,6 +317,24 @@ async function loadMetrics(): Promise<MetricsModules> {
     import("./metrics_listener.ts"),
   ]);
   return { ...measured, ...listener };
+}
+
+/** Traces and metrics through Deno's OpenTelemetry (core/telemetry.ts), made once it is on. */
+type Telemetry = ReturnType<typeof import("../core/telemetry.ts").createTelemetry>;
+
+async function loadTelemetry(): Promise<Telemetry> {
+  const { createTelemetry } = await import("../core/telemetry.ts");
+  try {
+    const telemetry = createTelemetry();
+    // Lines of a structured log name the span they are said in (adr/0044).
+    readActiveSpanWith(telemetry.activeSpanIds);
+    return telemetry;
+  } catch (error) {
+    throw new Error(
+      `Cannot record telemetry: Deno's OpenTelemetry is off in this process (start it with ` +
+        `OTEL_DENO=true): ${messageOf(error)}`,
+    );
+  }
 }
 
 /** The HTTP transport's module: `serveHttp`, and `createMcpHttp` for `fetch`. */
@@ -334,6 +362,7 @@ export function composeLoaded(
     instance: config.http ? config.instanceName ?? randomInstanceName() : undefined,
     shared: undefined,
     http,
+    telemetry: undefined,
     metrics: undefined,
   });
 }
@@ -349,10 +378,12 @@ function assemble(
     instance: string | undefined;
     shared: SharedState | undefined;
     http: HttpModule | undefined;
+    telemetry: Telemetry | undefined;
     metrics: MetricsModules | undefined;
   },
 ): Server {
-  const { loaded, folders, load, instance, shared, http } = parts;
+  const { loaded, folders, load, instance, shared, http, telemetry } = parts;
+  const sessionEnded = telemetry?.sessionEnded;
   // Middleware given in code is checked as a middleware/ file is, naming where it was given.
   config.middleware?.forEach((middleware, index) => {
     try {
@@ -376,14 +407,16 @@ function assemble(
   );
   if (shared === undefined && config.http) {
     if (config.stateKeys === undefined) {
-      diagnostics.error(
+      warn(
+        diagnostics,
         `${STATE_KEY_ENV} is not set: the requestState of input_required answers is sealed ` +
           "with a random key of this process, which no other instance can open (set it to the " +
           "same secret on every instance behind a load balancer, or give them --redis)",
       );
     }
     if (loaded.tools.tools.some((tool) => tool.task !== undefined)) {
-      diagnostics.error(
+      warn(
+        diagnostics,
         "Tasks are kept in this process's memory: no other instance can answer for them " +
           "(pass --redis URL to every instance behind a load balancer)",
       );
@@ -430,6 +463,7 @@ function assemble(
     methods: config.methods,
     middleware: config.middleware,
     listed: config.oauth?.lists,
+    telemetry,
     metrics: metrics?.middleware,
   });
   const degraded = () => shared?.health();
@@ -451,6 +485,7 @@ function assemble(
         maxMessageBytes,
         instanceName: instance,
         degraded,
+        sessionEnded,
         outerSteps,
       })
     ).then((mcp) => {
@@ -480,6 +515,7 @@ function assemble(
         outputBoundChars: config.outputBoundChars ?? OUTPUT_BOUND_CHARS,
         waitingBoundBytes: config.waitingBoundBytes ?? WAITING_BOUND_BYTES,
         diagnostics,
+        ended: sessionEnded,
       });
       return watched(served, served.load);
     },
@@ -499,6 +535,7 @@ function assemble(
         shutdownGraceMs,
         diagnostics,
         oauth: config.oauth,
+        sessionEnded,
         ...listen,
         core,
         registry,
@@ -606,8 +643,13 @@ function pathOf(location: string | URL | undefined): string | undefined {
   return decodeURIComponent(location.pathname);
 }
 
-function loadOptionsOf(config: ServerConfig, diagnostics: Diagnostics): ServerLoadOptions {
+function loadOptionsOf(
+  config: ServerConfig,
+  diagnostics: Diagnostics,
+  telemetry?: Telemetry,
+): ServerLoadOptions {
   return {
+    traceEnvironment: telemetry?.traceEnvironment,
     passEnv: config.passEnv ?? DEFAULTS.passEnv,
     maxOutputBytes: config.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
     maxPrograms: config.maxPrograms ?? DEFAULTS.maxPrograms,

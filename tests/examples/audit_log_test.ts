@@ -2,14 +2,28 @@
 // type error in middleware/ is one `toolshed check` reports); every tool call leaves one JSON
 // line in the file AUDIT_LOG names, whether it came from `toolshed call`, from the official SDK
 // client over stdio (a real main.ts process), or from a 2025-era HTTP session (its id in the
-// line); a failed call is logged as a tool error; other methods are not logged.
+// line); a failed call is logged as a tool error; other methods are not logged. Secrets among the
+// arguments are "[redacted]" in the line while the tool still gets them; with OAuth (a real
+// oidc-provider), a subject in DENY_SUBJECTS is refused and audited by name, others are not.
 import assert from "node:assert/strict";
 import { Client as ModernClient } from "npm:@modelcontextprotocol/client@2.4.0";
 import { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/stdio";
 import { Client as LegacyClient } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
-import { withHangGuard } from "../_server_process.ts";
-import { assertChecks, exampleDir, freePort, ROOT, toolshed, waitForPort } from "./_example.ts";
+import { type HttpServerProcess, spawnHttpServer, withHangGuard } from "../_server_process.ts";
+import { modernHeaders } from "../_http_server.ts";
+import { startAuthServer } from "../_oidc.ts";
+import { otelEnv, startReceiver } from "../_otlp.ts";
+import { REDACTED, redacted } from "../../examples/audit-log/middleware/_redact.ts";
+import {
+  assertChecks,
+  exampleDir,
+  freePort,
+  modernMeta,
+  ROOT,
+  toolshed,
+  waitForPort,
+} from "./_example.ts";
 
 const DIR = exampleDir("audit-log");
 const CLIENT_INFO = { name: "audit-example-test", version: "1.0.0" };
@@ -145,4 +159,168 @@ Deno.test("examples/audit-log: calls from the official SDK client over stdio and
       session: "a session id",
     },
   ]);
+});
+
+Deno.test("examples/audit-log: a secret argument is redacted in the line, and the tool still signs with it", async () => {
+  const jwt = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl";
+  let signed = "";
+  const lines = await audited(async (env) => {
+    const run = await toolshed(
+      ["call", "sign", `message=${jwt}`, "secret=hunter2", "--dir", "examples/audit-log"],
+      env,
+    );
+    assert.equal(run.code, 0, run.stdout);
+    signed = run.stdout.trim();
+  });
+  // The HMAC the tool answered is the one of the real secret, so the tool was given it.
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode("hunter2"),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const expected = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(jwt)),
+  );
+  assert.equal(signed, Array.from(expected, (b) => b.toString(16).padStart(2, "0")).join(""));
+  assert.equal(lines.length, 1);
+  // The secret by its key, the token by its look; neither reaches the log.
+  assert.deepEqual(lines[0].arguments, { message: REDACTED, secret: REDACTED });
+  const text = JSON.stringify(lines);
+  assert.ok(!text.includes("hunter2") && !text.includes(jwt), text);
+});
+
+Deno.test("examples/audit-log: redacted() takes secrets out by key and by look, at any depth, and leaves the rest", () => {
+  assert.deepEqual(
+    redacted({
+      city: "Lyon",
+      count: 3,
+      api_key: { nested: "x" },
+      Authorization: "Bearer abc",
+      headers: [{ "X-Api-Key": "k" }, "Bearer abcdef", "plain"],
+      note: "sk-abcdefghijklmnopqrstuvwx",
+      aws: "AKIAABCDEFGHIJKLMNOP",
+      pem: "-----BEGIN RSA PRIVATE KEY-----\nMIIE…",
+      list: ["ghp_abcdefghijklmnopqrstuvwxyz0123456789"],
+    }),
+    {
+      city: "Lyon",
+      count: 3,
+      api_key: REDACTED,
+      Authorization: REDACTED,
+      headers: [{ "X-Api-Key": REDACTED }, REDACTED, "plain"],
+      note: REDACTED,
+      aws: REDACTED,
+      pem: REDACTED,
+      list: [REDACTED],
+    },
+  );
+  let deep: unknown = "bottom";
+  for (let i = 0; i < 20; i++) deep = { next: deep };
+  assert.ok(JSON.stringify(redacted(deep)).includes("[too deep]"));
+});
+
+Deno.test("examples/audit-log with OAuth: a subject in DENY_SUBJECTS is refused every request and audited by name; another is served", async () => {
+  const as = await startAuthServer({ scopes: "mcp" });
+  let server: HttpServerProcess | undefined;
+  try {
+    const lines = await audited(async (env) => {
+      server = await spawnHttpServer(["--dir", DIR, "--auth-issuer", as.issuer], {
+        ...env,
+        DENY_SUBJECTS: "mallory, eve",
+        npm_lifecycle_event: "",
+        npm_config_user_agent: "",
+        INIT_CWD: "",
+      });
+      const url = server.url;
+      as.signInAs("alice");
+      const alice = await as.login({ scope: "mcp", resource: url });
+      as.signInAs("mallory");
+      const mallory = await as.login({ scope: "mcp", resource: url });
+      const send = async (token: string, method: string, params: Record<string, unknown>) => {
+        const response = await fetch(url, {
+          method: "POST",
+          headers: {
+            ...modernHeaders(method, method === "tools/call" ? String(params.name) : undefined),
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method,
+            params: { ...params, _meta: modernMeta() },
+          }),
+        });
+        return { status: response.status, body: await response.json() };
+      };
+      const add = { name: "add", arguments: { a: 1, b: 2 } };
+      const served = await send(alice.accessToken, "tools/call", add);
+      assert.equal(served.status, 200);
+      assert.deepEqual(served.body.result.content, [{ type: "text", text: "3" }]);
+      const refused = await send(mallory.accessToken, "tools/call", add);
+      assert.equal(refused.status, 200);
+      assert.equal(refused.body.error?.code, -32040, JSON.stringify(refused.body));
+      assert.match(refused.body.error.message, /"mallory" may not use this server/);
+      const listed = await send(mallory.accessToken, "tools/list", {});
+      assert.equal(listed.body.error?.code, -32040, JSON.stringify(listed.body));
+    });
+    assert.deepEqual(
+      lines.map(({ tool, outcome, subject }) => ({ tool, outcome, subject })),
+      [
+        { tool: "add", outcome: "ok", subject: "alice" },
+        { tool: "add", outcome: "error", subject: "mallory" },
+      ],
+    );
+  } finally {
+    await server?.stop();
+    await as.stop();
+  }
+});
+
+Deno.test("examples/audit-log with telemetry on: the call's span carries the arguments redacted, never the secret", async () => {
+  const receiver = startReceiver();
+  const scratch = await Deno.makeTempDir({ prefix: "toolshed_audit_otel_" });
+  try {
+    const server = await spawnHttpServer(["--dir", DIR], {
+      ...otelEnv(receiver),
+      AUDIT_LOG: `${scratch}/audit.log`,
+      npm_lifecycle_event: "",
+      npm_config_user_agent: "",
+      INIT_CWD: "",
+    });
+    try {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: modernHeaders("tools/call", "sign"),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "sign",
+            arguments: { message: "hello", secret: "hunter2" },
+            _meta: modernMeta(),
+          },
+        }),
+      });
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+    } finally {
+      await server.stop();
+    }
+    await receiver.until(
+      "the call's span",
+      () => receiver.spans.some((span) => span.name === "tools/call sign"),
+    );
+    const span = receiver.spans.find((span) => span.name === "tools/call sign")!;
+    assert.deepEqual(
+      JSON.parse(String(span.attributes["gen_ai.tool.call.arguments"])),
+      { message: "hello", secret: REDACTED },
+    );
+    assert.ok(!JSON.stringify(receiver.spans).includes("hunter2"));
+  } finally {
+    await receiver.close();
+    await Deno.remove(scratch, { recursive: true });
+  }
 });

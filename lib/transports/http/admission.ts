@@ -155,7 +155,10 @@ export function admissionStep(mirroredOf: MirroredArguments): HttpStep {
   return (next) => (exchange) => {
     const body = exchange.body!;
     const admission = admit(body.bytes, exchange.request.headers, mirroredOf);
-    if (exchange.note) exchange.note.rpcMethod = methodOf(admission);
+    if (exchange.note) {
+      exchange.note.rpcMethod = methodOf(admission);
+      exchange.note.tool = toolOf(admission);
+    }
     switch (admission.kind) {
       case "refused":
         body.release();
@@ -168,6 +171,18 @@ export function admissionStep(mirroredOf: MirroredArguments): HttpStep {
         return next(exchange);
     }
   };
+}
+
+/** The tool a `tools/call` names, for the request log; undefined for anything else. */
+function toolOf(admission: Admission): string | undefined {
+  const message = admission.kind === "dispatch"
+    ? admission.request
+    : admission.kind === "session" && admission.message.kind !== "response"
+    ? admission.message
+    : undefined;
+  if (message?.method !== "tools/call") return undefined;
+  const name = message.params?.name;
+  return typeof name === "string" ? name : undefined;
 }
 
 /** The JSON-RPC method an admitted message names, for the request log. */

@@ -17,7 +17,7 @@ import type { Registry } from "../../primitives/registry.ts";
 import type { AuthInfo } from "../../primitives/types.ts";
 import { callerOf } from "../../methods/caller.ts";
 import type { Origin, Outbound } from "../../methods/context.ts";
-import type { Session } from "../../methods/session.ts";
+import type { Session, SessionEnd } from "../../methods/session.ts";
 import type { Core } from "../../core/handle.ts";
 import { type Connection, createConnection, MAX_LONG_LIVED } from "../../connection/connection.ts";
 import {
@@ -81,6 +81,8 @@ export interface EndpointOptions {
   readonly maxSessions?: number;
   /** The clock sessions age by, in milliseconds (`Date.now` unless a test drives it). */
   readonly now?: () => number;
+  /** Told of each 2025-era session that ends (telemetry, when it is on). */
+  readonly sessionEnded?: (end: SessionEnd) => void;
 }
 
 /** What `run` needs besides the request: its exchange's parts. */
@@ -184,6 +186,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     events: createEventBudget(),
     now: options.now,
     connect,
+    ended: options.sessionEnded,
   });
   const bodies = createBodyBudget(options.maxBodyBytes ?? 2 * options.maxMessageBytes);
   const maxUnsent = options.maxUnsentBytes ?? MAX_UNSENT_BYTES;

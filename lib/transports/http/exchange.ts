@@ -50,6 +50,8 @@ export type Admission =
 export interface RequestNote {
   /** The JSON-RPC method of the message, once it is read. */
   rpcMethod?: string;
+  /** The tool a `tools/call` names. */
+  tool?: string;
   /** Who is calling (the token's subject, else its client), once an OAuth token is checked. */
   subject?: string;
 }

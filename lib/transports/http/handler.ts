@@ -8,7 +8,8 @@
 // routes of its own.
 import { messageOf } from "../../util/json.ts";
 import { compose } from "../../util/compose.ts";
-import type { Diagnostics } from "../../util/diagnostics.ts";
+import { activeSpan } from "../../util/active_span.ts";
+import { type Diagnostics, inform } from "../../util/diagnostics.ts";
 import { internalError } from "../../wire/errors.ts";
 import { admissionStep, type MirroredArguments } from "./admission.ts";
 import { jsonAnswer } from "./answer.ts";
@@ -160,15 +161,30 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     info: Deno.ServeHandlerInfo | undefined,
   ): Promise<Response> {
     const started = performance.now();
+    // The request's span is current only while it is being handled, not once it is sent.
+    const span = activeSpan();
     const note: RequestNote = {};
     const response = await route({ request, connection, note });
     const log = () => {
-      const ms = (performance.now() - started).toFixed(1);
+      const ms = performance.now() - started;
       const who = note.subject === undefined ? "" : ` by ${JSON.stringify(note.subject)}`;
-      diagnostics.error(
-        `${request.method} ${pathnameOf(request.url)} ${response.status} ${
-          note.rpcMethod ?? "-"
-        }${who} ${ms} ms`,
+      const path = pathnameOf(request.url);
+      inform(
+        diagnostics,
+        `${request.method} ${path} ${response.status} ${note.rpcMethod ?? "-"}${who} ${
+          ms.toFixed(1)
+        } ms`,
+        {
+          http_method: request.method,
+          path,
+          status: response.status,
+          method: note.rpcMethod,
+          tool: note.tool,
+          subject: note.subject,
+          duration_ms: Math.round(ms * 10) / 10,
+          trace_id: span?.traceId,
+          span_id: span?.spanId,
+        },
       );
     };
     if (info) info.completed.then(log, log);

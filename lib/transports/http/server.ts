@@ -6,10 +6,11 @@
 // `initialize` (sessions.ts), sends its id with every later POST, GETs its stream and DELETEs
 // it. Shutdown drains: readiness fails, new requests get 503, long-lived requests close,
 // sessions end, and requests in flight have the grace period to finish; then connections close.
-import type { Diagnostics } from "../../util/diagnostics.ts";
+import { type Diagnostics, inform } from "../../util/diagnostics.ts";
 import { settlesWithin } from "../../util/settles_within.ts";
 import type { Registry } from "../../primitives/registry.ts";
 import type { Core } from "../../core/handle.ts";
+import type { SessionEnd } from "../../methods/session.ts";
 import { createMcpHttp, failed, MCP_PATH, type McpHttp } from "./handler.ts";
 import type { OAuthHttpOptions } from "./oauth.ts";
 import type { EndpointCounts } from "./endpoint.ts";
@@ -59,6 +60,8 @@ export interface HttpOptions {
   maxSessions?: number;
   /** The clock sessions age by, in milliseconds (`Date.now` unless a test drives it). */
   now?: () => number;
+  /** Told of each 2025-era session that ends (telemetry, when it is on). */
+  sessionEnded?: (end: SessionEnd) => void;
   /** Listen streams the server may hold open at once, all clients together (default 1,024). */
   maxListens?: number;
   /**
@@ -137,7 +140,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
       endpoint.abort(SHUTTING_DOWN);
       return stopping;
     }
-    diagnostics.error(`Shutting down: ${reason}`);
+    inform(diagnostics, `Shutting down: ${reason}`);
     const idle = endpoint.drain();
     stopping = (async () => {
       if (await settlesWithin(idle, options.shutdownGraceMs) === "timed out") {

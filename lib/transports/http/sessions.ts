@@ -15,7 +15,7 @@ import type { JsonObject } from "../../util/json.ts";
 import type { EventStream } from "./answer.ts";
 import { createSessionEvents, type EventBudget, type SessionEvents } from "./events.ts";
 import type { Connection } from "../../connection/connection.ts";
-import type { Session } from "../../methods/session.ts";
+import { agreedVersion, type Session, type SessionEnd } from "../../methods/session.ts";
 import type { Origin } from "../../methods/context.ts";
 import type { AuthInfo } from "../../primitives/types.ts";
 import { callerOf } from "../../methods/caller.ts";
@@ -60,6 +60,8 @@ export interface HttpSession {
   readonly bytes: number;
   /** What its event streams sent, kept for a GET with `Last-Event-ID`. */
   readonly events: SessionEvents;
+  /** When it was opened (the table's clock). */
+  readonly opened: number;
   lastUsed: number;
   /**
    * The standalone stream a GET opened, for what the server sends outside any call; at most
@@ -83,6 +85,8 @@ export interface SessionTableOptions {
    * standalone stream, when one is open).
    */
   connect(session: Session, origin: Origin, send: (message: JsonObject) => void): Connection;
+  /** Told of each session that ends, however it ends (telemetry, when it is on). */
+  ended?: (end: SessionEnd) => void;
 }
 
 export interface SessionTable {
@@ -128,6 +132,11 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
     standalone?.close();
     session.events.close();
     if (sessions.size === 0) stopTimer();
+    options.ended?.({
+      transport: "http",
+      protocolVersion: agreedVersion(session.core),
+      seconds: (now() - session.opened) / 1000,
+    });
   }
 
   function stopTimer(): void {
@@ -188,6 +197,7 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
       const size = SESSION_BYTES + (core.pin.era === "session" ? core.pin.client.keptBytes : 0);
       const id = idOf(options.instance);
       const origin: Origin = Object.freeze({ transport: "http", sessionId: id });
+      const opened = now();
       const session: HttpSession = {
         id,
         owner: callerOf(auth),
@@ -197,7 +207,8 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
         connection: options.connect(core, origin, (message) => session.standalone?.send(message)),
         bytes: size,
         events: createSessionEvents(options.events),
-        lastUsed: now(),
+        opened,
+        lastUsed: opened,
         standalone: undefined,
       };
       sessions.set(session.id, session);

@@ -13,11 +13,11 @@ import type { Core } from "../../core/handle.ts";
 import { createConnection } from "../../connection/connection.ts";
 import { createSlots } from "../../util/slots.ts";
 import type { Origin } from "../../methods/context.ts";
-import { createSession } from "../../methods/session.ts";
+import { agreedVersion, createSession, type SessionEnd } from "../../methods/session.ts";
 import type { Registry } from "../../primitives/registry.ts";
 import { createLineFramer } from "./framing.ts";
 import { settlesWithin } from "../../util/settles_within.ts";
-import type { Diagnostics } from "../../util/diagnostics.ts";
+import { type Diagnostics, inform } from "../../util/diagnostics.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
 import { type ByteSink, createWriter } from "./writer.ts";
 
@@ -44,6 +44,8 @@ export interface ServerOptions {
   diagnostics: Diagnostics;
   /** When what is served can change (--watch): the connection is told of each change. */
   registry?: Registry;
+  /** Told when the connection ends (telemetry, when it is on). */
+  ended?: (end: SessionEnd) => void;
 }
 
 export interface Server {
@@ -86,9 +88,11 @@ export function serve(options: ServerOptions): Server {
     writer.send(serialize(message));
   }
 
+  const opened = performance.now();
+  const session = createSession();
   const connection = createConnection({
     core: options.core,
-    session: createSession(),
+    session,
     origin: STDIO,
     send,
     slots: createSlots(options.maxConcurrency),
@@ -207,7 +211,7 @@ export function serve(options: ServerOptions): Server {
     connection.close("the connection is closing", false);
     stopping = (async () => {
       if (reason !== "end of input" && reason !== "the output is closed") {
-        logError(`Shutting down: ${reason}`);
+        inform(options.diagnostics, `Shutting down: ${reason}`);
       }
       await finish();
     })();
@@ -223,7 +227,14 @@ export function serve(options: ServerOptions): Server {
       if (outputClosed) return shutdown("the output is closed");
       if (why === "end of input") return shutdown("end of input");
       return stopping ?? shutdown("end of input");
-    }).finally(() => connection.close("the connection is closed", false));
+    }).finally(() => {
+      connection.close("the connection is closed", false);
+      options.ended?.({
+        transport: "stdio",
+        protocolVersion: agreedVersion(session),
+        seconds: (performance.now() - opened) / 1000,
+      });
+    });
   return { done, shutdown, load: connection.load };
 }
 
