@@ -39,6 +39,7 @@ import { UNINITIALIZED } from "../methods/session.ts";
 import { type CallChain, chainOf, type CoreMiddleware } from "./chain.ts";
 import { channels, SESSION_CHANNELS, STATELESS_CHANNELS } from "./channels.ts";
 import { authorize } from "./authorize.ts";
+import type { RateLimiter } from "./rate_limit.ts";
 import { rounds } from "./rounds.ts";
 import { stamp } from "./stamp.ts";
 
@@ -58,6 +59,11 @@ export interface CoreOptions extends MethodOptions {
    * server directory's `middleware/`) run inside these.
    */
   readonly middleware?: readonly Middleware[];
+  /**
+   * The rate limits (adr/0043), composed after authorize in the chain of every snapshot they
+   * apply to; undefined when none is configured (nothing of them runs).
+   */
+  readonly rateLimit?: RateLimiter;
 }
 
 export interface Core {
@@ -109,6 +115,9 @@ export function createCore(given: CoreOptions): Core {
     channels(),
     rounds(ring, sealedElsewhere),
   ];
+  // With a rate limit: the same, the limit after authorize (a refusal for scopes takes no token).
+  const limiter = options.rateLimit;
+  const limited = limiter && [builtins[0], limiter.middleware, ...builtins.slice(1)];
   const outer = options.middleware ?? [];
   /** By snapshot: a snapshot never changes, so what it makes is made once. */
   const made = new WeakMap<Snapshot, Made>();
@@ -122,7 +131,11 @@ export function createCore(given: CoreOptions): Core {
       found = {
         stateless: advertised("stateless"),
         session: advertised("session"),
-        chain: chainOf(builtins, outer, snapshot.middleware),
+        chain: chainOf(
+          limiter?.applies(snapshot) ? limited! : builtins,
+          outer,
+          snapshot.middleware,
+        ),
       };
       made.set(snapshot, found);
     }

@@ -4,6 +4,7 @@ import { parseArgs } from "./args.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { ENV_NAME } from "../programs/executable.ts";
+import { parseRate } from "../primitives/rate.ts";
 import { DEFAULTS, STATE_KEY_ENV } from "../server/defaults.ts";
 import { BEARER_TOKEN } from "../transports/http/auth.ts";
 import { parseCorsOrigin } from "../transports/http/cors.ts";
@@ -89,6 +90,8 @@ export interface Options {
   watch?: boolean;
   /** Keep what instances share (tasks, the bus) in Redis at this URL (--redis). */
   redis?: string;
+  /** Every caller's rate limit across its requests, as written (--rate-limit "60/min"). */
+  rateLimit?: string;
   /** Diagnostics with stacks (--verbose). */
   verbose?: boolean;
 }
@@ -188,6 +191,12 @@ Options of serve:
   --redis URL                Keep tasks in Redis (redis://HOST:PORT) and pass task
                              answers and cancellations between instances through it, so
                              that any instance behind a load balancer serves any task
+  --rate-limit RATE          Every caller's limit across its requests (all but ping):
+                             "60/min", "5/s", "1000/h", "60/min burst 10"; over it a
+                             request is refused (HTTP 429 with Retry-After). The caller
+                             is the OAuth subject, else the 2025-era session, else the
+                             client address; shared through --redis when it is given
+                             (docs/operating/rate-limits.md)
   -v, --verbose              Diagnostics with stacks: a tool that throws is one line on
                              stderr per call without it
   -h, --help                 Show this help
@@ -269,6 +278,7 @@ const FLAGS = {
   "auth-lists": { type: "string" },
   "log-requests": { type: "boolean" },
   redis: { type: "string" },
+  "rate-limit": { type: "string" },
   instance: { type: "string" },
   verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
@@ -350,6 +360,17 @@ export function parseCommand(
       };
     }
     options.redis = values.redis;
+  }
+  if (values["rate-limit"] !== undefined) {
+    try {
+      parseRate(values["rate-limit"]);
+    } catch (error) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --rate-limit: ${messageOf(error)}`,
+      };
+    }
+    options.rateLimit = values["rate-limit"];
   }
   const secret = env(STATE_KEY_ENV);
   if (secret !== undefined) {
