@@ -5,6 +5,10 @@
 // one round hits every contestant in it.
 //
 //   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-docs] [--against DIR]
+//                            [--rate-limit]
+//
+// With --rate-limit, toolshed runs a second time in each era with `--rate-limit` set too high to
+// ever refuse (every request checks its caller's bucket), and a table gives limited ÷ unlimited.
 //
 // Prints the tables, writes bench/results/e2e-latest.json, and with --write-docs puts
 // the tables into docs/performance.md between the e2e markers.
@@ -49,6 +53,8 @@ const CONTESTANTS: Contestant[] = [
 ];
 
 const TOOLSHED = ["toolshed-modern", "toolshed-legacy"];
+/** A per-caller limit no benchmark reaches: every request is checked, none is refused. */
+const NEVER_REFUSED = "1000000000/s";
 
 interface Target {
   figure: string;
@@ -113,6 +119,7 @@ async function main(): Promise<void> {
       quick: { type: "boolean", default: false },
       "write-docs": { type: "boolean", default: false },
       against: { type: "string" },
+      "rate-limit": { type: "boolean", default: false },
     },
   });
   // With --against DIR, DIR's main.ts runs beside this one in every round (bench/_against.ts).
@@ -127,6 +134,18 @@ async function main(): Promise<void> {
         }`,
         args: ["run", "-A", against.main, "--tools", `${ROOT}bench/tools`, ...BIG_LINES],
         era,
+      });
+    }
+  }
+  if (values["rate-limit"]) {
+    if (values["write-docs"]) throw new Error("--rate-limit compares; it does not write the docs");
+    for (const key of TOOLSHED) {
+      const unlimited = CONTESTANTS.find((contestant) => contestant.key === key)!;
+      CONTESTANTS.push({
+        ...unlimited,
+        key: `${key}-limited`,
+        label: `${unlimited.label}, --rate-limit ${NEVER_REFUSED}`,
+        args: [...unlimited.args, "--rate-limit", NEVER_REFUSED],
       });
     }
   }
@@ -178,8 +197,29 @@ async function main(): Promise<void> {
         ]),
     );
   }
-  // The latest figures of this commit alone: a comparison (--against) leaves them as they are.
-  if (against === undefined) {
+  if (values["rate-limit"]) {
+    console.log(
+      `\nWith --rate-limit ${NEVER_REFUSED} ÷ without: medians of per-round ratios (each round's ` +
+        `in brackets).\n\n` +
+        changeTable(
+          results,
+          TOOLSHED.map((key) => ({
+            label: key === "toolshed-modern" ? "2026-07-28" : "2025-11-25",
+            after: `${key}-limited`,
+            before: key,
+          })),
+          [
+            { name: "pipelined req/s", of: (round, key) => round[key]?.pipelinedRps },
+            { name: "sequential p50", of: (round, key) => round[key]?.seqP50Ms },
+            { name: "CPU per request", of: (round, key) => round[key]?.cpuUsPerRequest },
+            { name: "cold start", of: (round, key) => round[key]?.coldStartMs },
+            { name: "peak RSS", of: (round, key) => round[key]?.peakRssMb },
+          ],
+        ),
+    );
+  }
+  // The latest figures of this commit alone: a comparison (--against, --rate-limit) leaves them.
+  if (against === undefined && !values["rate-limit"]) {
     const out = `${ROOT}bench/results/e2e-latest.json`;
     await Deno.mkdir(`${ROOT}bench/results`, { recursive: true });
     await Deno.writeTextFile(out, JSON.stringify(report, null, 2) + "\n");

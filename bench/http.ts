@@ -19,7 +19,11 @@
 //
 //   deno run -A bench/http.ts [--rounds N] [--seconds S] [--quick] [--write-docs]
 //                             [--against DIR]
-//                             [--json PATH]
+//                             [--json PATH] [--rate-limit]
+//
+// With --rate-limit, toolshed runs twice more in each round with `--rate-limit` set too high to
+// ever refuse: its buckets in its memory, and in a redis-server this process starts on loopback
+// (one EVALSHA per request); a table gives each ÷ toolshed without a limit.
 import { parseArgs } from "node:util";
 import { median } from "./e2e/measure.ts";
 import { check } from "./http/request.ts";
@@ -130,6 +134,36 @@ function oauthContestant(
     ],
     issuer,
     authorization: async (url) => `Bearer ${await issuer.mint(url)}`,
+  };
+}
+
+/** A per-caller limit no benchmark reaches: every request is checked, none is refused. */
+const NEVER_REFUSED = "1000000000/s";
+
+/** A redis-server on a free loopback port, without persistence, for the Redis contestant. */
+async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = probe.addr.port;
+  probe.close();
+  const child = new Deno.Command("redis-server", {
+    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  for (let i = 0; i < 200; i++) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
   };
 }
 
@@ -260,6 +294,7 @@ async function main(): Promise<void> {
       "write-docs": { type: "boolean", default: false },
       json: { type: "string" },
       against: { type: "string" },
+      "rate-limit": { type: "boolean", default: false },
     },
   });
   // With --against DIR, DIR's main.ts runs beside this one in every round (bench/_against.ts).
@@ -308,6 +343,20 @@ async function main(): Promise<void> {
     }
   }
 
+  const redis = values["rate-limit"] ? await startRedis() : undefined;
+  if (redis !== undefined) {
+    if (values["write-docs"]) throw new Error("--rate-limit compares; it does not write the docs");
+    const limited = (key: string, label: string, extra: string[]): HttpContestant => ({
+      ...TOOLSHED,
+      key,
+      label: `toolshed \`--http --rate-limit ${NEVER_REFUSED}\`${label}`,
+      args: [...TOOLSHED.args, "--rate-limit", NEVER_REFUSED, ...extra],
+    });
+    CONTESTANTS.push(
+      limited("limited", "", []),
+      limited("limited-redis", ` --redis`, ["--redis", redis.url]),
+    );
+  }
   const results: Round[] = [];
   try {
     for (let round = 0; round < rounds; round++) {
@@ -328,6 +377,7 @@ async function main(): Promise<void> {
   } finally {
     await removeScript();
     await issuer.close();
+    await redis?.stop();
   }
 
   const report = summarize(results, seconds);
@@ -338,6 +388,16 @@ async function main(): Promise<void> {
       `\nThis commit ÷ ${against.label}: medians of per-round ratios (each round's in brackets).\n\n` +
         changeTable(results, againstPairs, RATIO_FIGURES) +
         notes.map((note) => `\n\n${note}`).join(""),
+    );
+  }
+  if (redis !== undefined) {
+    console.log(
+      `\nWith --rate-limit ${NEVER_REFUSED} ÷ without: medians of per-round ratios (each round's ` +
+        `in brackets).\n\n` +
+        changeTable(results, [
+          { label: "local buckets", after: "limited", before: "toolshed" },
+          { label: "buckets in Redis", after: "limited-redis", before: "toolshed" },
+        ], RATIO_FIGURES),
     );
   }
   if (values.json !== undefined) {
