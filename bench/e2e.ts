@@ -5,7 +5,10 @@
 // one round hits every contestant in it.
 //
 //   deno run -A bench/e2e.ts [--rounds N] [--quick] [--write-docs] [--against DIR] [--otel]
-//                            [--metrics]
+//                            [--metrics] [--rate-limit]
+//
+// With --rate-limit, toolshed runs a second time in each era with `--rate-limit` set too high to
+// ever refuse (every request checks its caller's bucket), and a table gives limited ÷ unlimited.
 //
 // With --metrics, toolshed with `--metrics 127.0.0.1:0` runs beside it in every round, and what
 // counting requests costs is printed as its ratios to toolshed without (adr/0042).
@@ -56,6 +59,8 @@ const CONTESTANTS: Contestant[] = [
 ];
 
 const TOOLSHED = ["toolshed-modern", "toolshed-legacy"];
+/** A per-caller limit no benchmark reaches: every request is checked, none is refused. */
+const NEVER_REFUSED = "1000000000/s";
 
 interface Target {
   figure: string;
@@ -122,6 +127,7 @@ async function main(): Promise<void> {
       against: { type: "string" },
       otel: { type: "boolean", default: false },
       metrics: { type: "boolean", default: false },
+      "rate-limit": { type: "boolean", default: false },
     },
   });
   const sink = values.otel ? startOtlpSink() : undefined;
@@ -154,6 +160,18 @@ async function main(): Promise<void> {
         key: `metrics-${era}`,
         label: `${plain.label}, --metrics`,
         args: [...plain.args, "--metrics", "127.0.0.1:0"],
+      });
+    }
+  }
+  if (values["rate-limit"]) {
+    if (values["write-docs"]) throw new Error("--rate-limit compares; it does not write the docs");
+    for (const key of TOOLSHED) {
+      const unlimited = CONTESTANTS.find((contestant) => contestant.key === key)!;
+      CONTESTANTS.push({
+        ...unlimited,
+        key: `${key}-limited`,
+        label: `${unlimited.label}, --rate-limit ${NEVER_REFUSED}`,
+        args: [...unlimited.args, "--rate-limit", NEVER_REFUSED],
       });
     }
   }
@@ -227,8 +245,30 @@ async function main(): Promise<void> {
         ]),
     );
   }
-  // The latest figures of this commit alone: a comparison (--against, --metrics) leaves them.
-  if (against === undefined && !values.metrics) {
+  if (values["rate-limit"]) {
+    console.log(
+      `\nWith --rate-limit ${NEVER_REFUSED} ÷ without: medians of per-round ratios (each round's ` +
+        `in brackets).\n\n` +
+        changeTable(
+          results,
+          TOOLSHED.map((key) => ({
+            label: key === "toolshed-modern" ? "2026-07-28" : "2025-11-25",
+            after: `${key}-limited`,
+            before: key,
+          })),
+          [
+            { name: "pipelined req/s", of: (round, key) => round[key]?.pipelinedRps },
+            { name: "sequential p50", of: (round, key) => round[key]?.seqP50Ms },
+            { name: "CPU per request", of: (round, key) => round[key]?.cpuUsPerRequest },
+            { name: "cold start", of: (round, key) => round[key]?.coldStartMs },
+            { name: "peak RSS", of: (round, key) => round[key]?.peakRssMb },
+          ],
+        ),
+    );
+  }
+  // The latest figures of this commit alone: a comparison (--against, --metrics, --rate-limit)
+  // leaves them.
+  if (against === undefined && !values.metrics && !values["rate-limit"]) {
     const out = `${ROOT}bench/results/e2e-latest.json`;
     await Deno.mkdir(`${ROOT}bench/results`, { recursive: true });
     await Deno.writeTextFile(out, JSON.stringify(report, null, 2) + "\n");

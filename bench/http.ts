@@ -19,7 +19,7 @@
 //
 //   deno run -A bench/http.ts [--rounds N] [--seconds S] [--quick] [--write-docs]
 //                             [--against DIR] [--otel]
-//                             [--json PATH] [--metrics]
+//                             [--json PATH] [--metrics] [--rate-limit]
 //
 // --otel runs this commit's `toolshed --http` (the unauthenticated contestant) with Deno's
 // OpenTelemetry on, exporting to a sink served here (bench/_otel.ts); against a copy of this
@@ -27,6 +27,10 @@
 //
 // With --metrics, toolshed `--http` with `--metrics 127.0.0.1:0` runs beside the others in every
 // round, and what counting requests costs is printed as its ratios to toolshed without (adr/0042).
+//
+// With --rate-limit, toolshed runs twice more in each round with `--rate-limit` set too high to
+// ever refuse: its buckets in its memory, and in a redis-server this process starts on loopback
+// (one EVALSHA per request); a table gives each ÷ toolshed without a limit.
 import { parseArgs } from "node:util";
 import { median } from "./e2e/measure.ts";
 import { check } from "./http/request.ts";
@@ -138,6 +142,36 @@ function oauthContestant(
     ],
     issuer,
     authorization: async (url) => `Bearer ${await issuer.mint(url)}`,
+  };
+}
+
+/** A per-caller limit no benchmark reaches: every request is checked, none is refused. */
+const NEVER_REFUSED = "1000000000/s";
+
+/** A redis-server on a free loopback port, without persistence, for the Redis contestant. */
+async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = probe.addr.port;
+  probe.close();
+  const child = new Deno.Command("redis-server", {
+    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  for (let i = 0; i < 200; i++) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
   };
 }
 
@@ -270,6 +304,7 @@ async function main(): Promise<void> {
       against: { type: "string" },
       otel: { type: "boolean", default: false },
       metrics: { type: "boolean", default: false },
+      "rate-limit": { type: "boolean", default: false },
     },
   });
   const sink = values.otel ? startOtlpSink() : undefined;
@@ -332,6 +367,20 @@ async function main(): Promise<void> {
     });
   }
 
+  const redis = values["rate-limit"] ? await startRedis() : undefined;
+  if (redis !== undefined) {
+    if (values["write-docs"]) throw new Error("--rate-limit compares; it does not write the docs");
+    const limited = (key: string, label: string, extra: string[]): HttpContestant => ({
+      ...TOOLSHED,
+      key,
+      label: `toolshed \`--http --rate-limit ${NEVER_REFUSED}\`${label}`,
+      args: [...TOOLSHED.args, "--rate-limit", NEVER_REFUSED, ...extra],
+    });
+    CONTESTANTS.push(
+      limited("limited", "", []),
+      limited("limited-redis", ` --redis`, ["--redis", redis.url]),
+    );
+  }
   const results: Round[] = [];
   try {
     for (let round = 0; round < rounds; round++) {
@@ -356,6 +405,7 @@ async function main(): Promise<void> {
       console.log(`With --otel: ${sink.exports()} OTLP exports received from toolshed --http`);
       await sink.close();
     }
+    await redis?.stop();
   }
 
   const report = summarize(results, seconds);
@@ -373,6 +423,16 @@ async function main(): Promise<void> {
       `\nWith --metrics ÷ without: medians of per-round ratios (each round's in brackets).\n\n` +
         changeTable(results, [
           { label: "toolshed --http --metrics", after: "metrics", before: "toolshed" },
+        ], RATIO_FIGURES),
+    );
+  }
+  if (redis !== undefined) {
+    console.log(
+      `\nWith --rate-limit ${NEVER_REFUSED} ÷ without: medians of per-round ratios (each round's ` +
+        `in brackets).\n\n` +
+        changeTable(results, [
+          { label: "local buckets", after: "limited", before: "toolshed" },
+          { label: "buckets in Redis", after: "limited-redis", before: "toolshed" },
         ], RATIO_FIGURES),
     );
   }

@@ -38,6 +38,10 @@
 //    with hers on a third, by name and through HAProxy; i.c. alice's task created on o1 is an
 //    error, never the task, to bob's tasks/get and tasks/cancel on o2 and through HAProxy, and
 //    still `working` to alice on o3.
+// j. rate limits (issue 25) on the OAuth trio: the tool `limited` allows each caller 3 calls a
+//    minute (`rateLimit`), its buckets in the trio's Redis. Alice's 3 calls through HAProxy are
+//    answered; her 4th is 429 with Retry-After (-32031) on each of o1-o3 and through HAProxy;
+//    bob's calls on the same instances are answered.
 
 import {
   Child,
@@ -906,6 +910,45 @@ async function main(): Promise<void> {
         assert(result(after).status === "cancelled", `alice's tasks/get on o1: ${show(after)}`);
         return `bob on o2: ${refusals.join(", ")}; through HAProxy refused on ${through}; ` +
           `alice read it working on o3 and through HAProxy (${at(still)}), cancelled it on o2`;
+      },
+    );
+
+    await check(
+      "j. a caller over a tool's rate limit (3/min, buckets in Redis) is refused with 429 and Retry-After on each of o1-o3 and through HAProxy; another caller is not",
+      async () => {
+        const limited = (url: string, token: string) =>
+          post(url, "tools/call", { name: "limited", arguments: {} }, "limited", token);
+        const servedBy = new Set<string>();
+        for (let i = 0; i < 3; i++) {
+          const answer = await limited(front, alice.token);
+          assert(answer.status === 200 && /^\d+$/.test(text(answer) ?? ""), show(answer));
+          servedBy.add(at(answer));
+        }
+        const waits: string[] = [];
+        for (const url of [o1.url, o2.url, o3.url, front]) {
+          const response = await fetch(url, {
+            method: "POST",
+            ...request("tools/call", { name: "limited", arguments: {} }, "limited", alice.token),
+            signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+          });
+          const body = await response.json();
+          const retryAfter = Number(response.headers.get("retry-after"));
+          assert(
+            response.status === 429 && body.error?.code === -32031 && retryAfter >= 1 &&
+              body.error.data?.retryAfterSeconds === retryAfter,
+            `alice's 4th call at ${url}: HTTP ${response.status} ${JSON.stringify(body)}`,
+          );
+          waits.push(String(retryAfter));
+        }
+        for (const url of [o1.url, o2.url, front]) {
+          const answer = await limited(url, bob.token);
+          assert(
+            answer.status === 200 && /^\d+$/.test(text(answer) ?? ""),
+            `bob at ${url}: ${show(answer)}`,
+          );
+        }
+        return `alice's 3 calls on ${[...servedBy].sort()}, then 429 on o1, o2, o3 and HAProxy ` +
+          `(Retry-After ${waits.join(", ")} s); bob answered on o1, o2 and HAProxy`;
       },
     );
   }

@@ -69,6 +69,8 @@ export interface RequestOptions {
   readonly onPending?: () => void;
   /** Who is calling, as the transport verified it (OAuth over HTTP). */
   readonly auth?: AuthInfo;
+  /** The client's network address, when the transport read it (RequestContext.address). */
+  readonly address?: string;
 }
 
 /** A request taken by the engine. */
@@ -216,7 +218,16 @@ export function createConnection(options: ConnectionOptions): Connection {
     }
     if (!live.has(entry)) enter(entry);
     if (release !== undefined) running++;
-    entry.onPending?.();
+    if (entry.onPending !== undefined) {
+      // A decision under way (a rate limit in Redis): a refusal must still get its own status.
+      const deciding = entry.deciding;
+      if (deciding === undefined) entry.onPending();
+      else {
+        deciding.then((goesOn) => {
+          if (goesOn && entry.state === "running") entry.onPending!();
+        });
+      }
+    }
     (outcome as Promise<JsonObject>).then((response) => {
       if (release !== undefined) {
         running--;
@@ -279,6 +290,8 @@ export function createConnection(options: ConnectionOptions): Connection {
       },
       origin: options.origin,
       auth: given.auth,
+      address: given.address,
+      deciding: undefined,
       bytes: given.bytes ?? 0,
       state: "waiting",
       cancelled: false,

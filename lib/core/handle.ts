@@ -41,6 +41,7 @@ import { UNINITIALIZED } from "../methods/session.ts";
 import { type CallChain, chainOf, type CoreMiddleware } from "./chain.ts";
 import { channels, SESSION_CHANNELS, STATELESS_CHANNELS } from "./channels.ts";
 import { authorize } from "./authorize.ts";
+import type { RateLimiter } from "./rate_limit.ts";
 import { rounds } from "./rounds.ts";
 import { stamp } from "./stamp.ts";
 
@@ -70,6 +71,11 @@ export interface CoreOptions extends MethodOptions {
    * (--metrics): without it nothing of metrics is composed in, or even imported.
    */
   readonly metrics?: CoreMiddleware;
+  /**
+   * The rate limits (adr/0043), composed after authorize in the chain of every snapshot they
+   * apply to; undefined when none is configured (nothing of them runs).
+   */
+  readonly rateLimit?: RateLimiter;
 }
 
 export interface Core {
@@ -116,6 +122,9 @@ export function createCore(given: CoreOptions): Core {
     );
   };
   const builtins = builtinsOf(options, ring, sealedElsewhere);
+  // With a rate limit: the same, the limit after authorize (a refusal for scopes takes no token).
+  const limiter = options.rateLimit;
+  const limited = limiter && builtinsOf(options, ring, sealedElsewhere, limiter.middleware);
   const outer = options.middleware ?? [];
   /** By snapshot: a snapshot never changes, so what it makes is made once. */
   const made = new WeakMap<Snapshot, Made>();
@@ -129,7 +138,11 @@ export function createCore(given: CoreOptions): Core {
       found = {
         stateless: advertised("stateless"),
         session: advertised("session"),
-        chain: chainOf(builtins, outer, snapshot.middleware),
+        chain: chainOf(
+          limiter?.applies(snapshot) ? limited! : builtins,
+          outer,
+          snapshot.middleware,
+        ),
       };
       made.set(snapshot, found);
     }
@@ -254,18 +267,20 @@ export function createCore(given: CoreOptions): Core {
 
 /**
  * The built-in middleware, outermost first: telemetry and metrics (each only when given),
- * authorize, stamp, channels, rounds. A refusal thrown inside (authorize's -32030, a rate
+ * authorize, the rate limit (when given), stamp, channels, rounds. A refusal thrown inside (authorize's -32030, a rate
  * limit's -32031) reaches the outer ones as an outcome.
  */
 export function builtinsOf(
   options: Pick<CoreOptions, "telemetry" | "metrics" | "listTtlMs">,
   ring: KeyRing,
   sealedElsewhere: () => void,
+  rateLimit?: CoreMiddleware,
 ): readonly CoreMiddleware[] {
   return [
     ...(options.telemetry === undefined ? [] : [options.telemetry.middleware]),
     ...(options.metrics === undefined ? [] : [options.metrics]),
     authorize(),
+    ...(rateLimit === undefined ? [] : [rateLimit]),
     stamp(options.listTtlMs),
     channels(),
     rounds(ring, sealedElsewhere),

@@ -5,6 +5,7 @@ import { LOG_FORMATS, type LogFormat } from "./log_lines.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { ENV_NAME } from "../programs/executable.ts";
+import { parseRate } from "../primitives/rate.ts";
 import { DEFAULTS, STATE_KEY_ENV } from "../server/defaults.ts";
 import { BEARER_TOKEN } from "../transports/http/auth.ts";
 import { parseCorsOrigin } from "../transports/http/cors.ts";
@@ -97,6 +98,8 @@ export interface Options {
   metrics?: ListenAddress;
   /** How stderr's lines are written: for people, or one JSON object each (--log-format). */
   logFormat?: LogFormat;
+  /** Every caller's rate limit across its requests, as written (--rate-limit "60/min"). */
+  rateLimit?: string;
   /** Diagnostics with stacks (--verbose). */
   verbose?: boolean;
   /** Deno's OpenTelemetry is on ($OTEL_DENO=true): traces and metrics of MCP (adr/0041). */
@@ -205,6 +208,12 @@ Options of serve:
   --redis URL                Keep tasks in Redis (redis://HOST:PORT) and pass task
                              answers and cancellations between instances through it, so
                              that any instance behind a load balancer serves any task
+  --rate-limit RATE          Every caller's limit across its requests (all but ping):
+                             "60/min", "5/s", "1000/h", "60/min burst 10"; over it a
+                             request is refused (HTTP 429 with Retry-After). The caller
+                             is the OAuth subject, else the 2025-era session, else the
+                             client address; shared through --redis when it is given
+                             (docs/operating/rate-limits.md)
   -v, --verbose              Diagnostics with stacks: a tool that throws is one line on
                              stderr per call without it
   -h, --help                 Show this help
@@ -288,6 +297,7 @@ const FLAGS = {
   "log-format": { type: "string" },
   redis: { type: "string" },
   metrics: { type: "string" },
+  "rate-limit": { type: "string" },
   instance: { type: "string" },
   verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
@@ -398,6 +408,17 @@ export function parseCommand(
       };
     }
     options.metrics = address;
+  }
+  if (values["rate-limit"] !== undefined) {
+    try {
+      parseRate(values["rate-limit"]);
+    } catch (error) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --rate-limit: ${messageOf(error)}`,
+      };
+    }
+    options.rateLimit = values["rate-limit"];
   }
   const secret = env(STATE_KEY_ENV);
   if (secret !== undefined) {

@@ -19,6 +19,17 @@ export interface RequestContext {
   readonly origin: Origin;
   /** Who is calling, as the HTTP authentication step verified it (OAuth); else undefined. */
   readonly auth?: AuthInfo;
+  /**
+   * The client's network address (HTTP, read only when a rate limit may key callers by it);
+   * else undefined.
+   */
+  readonly address?: string;
+  /**
+   * Set while the core handles it, by a built-in middleware whose decision takes a round trip
+   * (a rate limit kept in Redis): true once the request goes on, false when it is refused. A
+   * transport that commits to a status once an answer is pending (HTTP's 200) waits for it.
+   */
+  deciding?: Promise<boolean>;
 }
 
 /** How a request arrived, as middleware sees it (`Call.transport`, `Call.sessionId`). */

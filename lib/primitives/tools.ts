@@ -8,6 +8,7 @@ import { compileSchema, dynamicRefProblem, type SchemaCheck } from "../schema/co
 import type { ToolDefinition } from "./types.ts";
 import { didYouMean } from "../util/suggest.ts";
 import { checkScopes } from "./scopes.ts";
+import { checkRateLimit, type Rate } from "./rate.ts";
 
 /** A tool as the dispatcher serves it: its definition plus what start-up compiled. */
 export interface Tool {
@@ -29,6 +30,8 @@ export interface Tool {
   task: "optional" | "required" | undefined;
   /** The OAuth scopes a caller's token must grant to call it (none: any caller may). */
   scopes: readonly string[];
+  /** How often one caller may call it (`rateLimit`, adr/0043); undefined: no limit of its own. */
+  rateLimit: Rate | undefined;
 }
 
 /** An argument mirrored into the HTTP header `Mcp-Param-<header>` (SEP-2243). */
@@ -57,6 +60,7 @@ export const DEFINITION_FIELDS = [
   "requiredClientCapabilities",
   "task",
   "scopes",
+  "rateLimit",
 ];
 const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
 /** Checks a definition field by field; throws with the first problem found. */
@@ -123,6 +127,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     throw new Error('task must be "optional" or "required"');
   }
   const scopes = checkScopes(definition.scopes);
+  const rateLimit = checkRateLimit(definition.rateLimit);
   checkWireFields(definition);
   const headerParams = headerParamsOf(inputSchema);
   return {
@@ -141,6 +146,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     headerParams,
     task,
     scopes,
+    rateLimit,
   };
 }
 
@@ -224,7 +230,7 @@ function headerParamsOf(inputSchema: JsonObject): HeaderParam[] {
 const WIRE_FIELDS = [
   ...DEFINITION_FIELDS.filter((field) =>
     field !== "timeoutMs" && field !== "requiredClientCapabilities" && field !== "task" &&
-    field !== "scopes"
+    field !== "scopes" && field !== "rateLimit"
   ),
   "_meta",
 ];

@@ -162,6 +162,12 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    */
   scopes?: string[];
   /**
+   * How often each caller may call it: `"60/min"`, `"5/s"`, `"1000/h"`, `"60/min burst 10"` (a
+   * token bucket per caller of this tool, shared through Redis with `--redis`); a call over it
+   * is refused with -32031 (HTTP 429 with Retry-After). docs/operating/rate-limits.md
+   */
+  rateLimit?: string;
+  /**
    * Client capabilities a call needs, e.g. `{ sampling: {} }`: a client that did not declare
    * each of these keys is refused before the handler runs (2026-07-28: JSON-RPC error
    * -32021 with `data.requiredCapabilities`; a 2025 session: an `isError` result).

@@ -43,6 +43,9 @@ import { createMemoryBus } from "../tasks/bus.ts";
 import type { MethodTable } from "../methods/call.ts";
 import { IN_PROCESS } from "../methods/context.ts";
 import { type Core, createCore } from "../core/handle.ts";
+import type { RateLimiter } from "../core/rate_limit.ts";
+import type { Buckets, LocalBuckets } from "../util/token_buckets.ts";
+import { parseRate, type Rate } from "../primitives/rate.ts";
 import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
 import type { ByteSink } from "../transports/stdio/writer.ts";
 import type { HttpOptions, HttpServer } from "../transports/http/server.ts";
@@ -123,6 +126,12 @@ export interface ServerConfig {
   readonly metrics?: { readonly hostname: string; readonly port: number };
   /** Secrets that seal requestState, the current one first (TOOLSHED_STATE_KEY and previous). */
   readonly stateKeys?: readonly string[];
+  /**
+   * Every caller's rate limit across its requests (`--rate-limit`): `"60/min"`, `"5/s"`,
+   * `"1000/h"`, `"60/min burst 10"`; shared through Redis with `redis` (adr/0043). Tools with a
+   * `rateLimit` of their own are limited per caller whether or not this is set.
+   */
+  readonly rateLimit?: string;
 
   /**
    * Middleware around every request's handler, the first outermost; the server directory's
@@ -284,6 +293,7 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   const shared = config.redis === undefined
     ? undefined
     : await sharedState(config.redis, config.stateKeys === undefined, instance, diagnostics);
+  const rateLimit = await rateLimiterOf(config, loaded, shared, diagnostics);
   // The HTTP transport is loaded only for a server that serves HTTP (a stdio server, which
   // every client starts, pays nothing for it: ~0.5 MB of RSS, bench:e2e); `fetch` loads it.
   const http = config.http ? await loadHttp() : undefined;
@@ -299,10 +309,43 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
       http,
       telemetry,
       metrics,
+      rateLimit,
     });
   } catch (error) {
     await shared?.close(); // the metrics' address taken, say
     throw error;
+  }
+}
+
+/**
+ * The rate limits (adr/0043), when any may apply: a per-caller limit, a tool with its own, or a
+ * watched directory (a reload may bring one). Their module is imported only then; with Redis,
+ * their buckets are shared through it.
+ */
+async function rateLimiterOf(
+  config: ServerConfig,
+  loaded: LoadedServer,
+  shared: SharedState | undefined,
+  diagnostics: Diagnostics,
+): Promise<RateLimiter | undefined> {
+  const perCaller = config.rateLimit === undefined ? undefined : rateOf(config.rateLimit);
+  const toolLimits = loaded.tools.tools.some((tool) => tool.rateLimit !== undefined);
+  if (perCaller === undefined && !toolLimits && !config.watch) return undefined;
+  const [{ createRateLimiter }, { createLocalBuckets }] = await Promise.all([
+    import("../core/rate_limit.ts"),
+    import("../util/token_buckets.ts"),
+  ]);
+  const local = createLocalBuckets();
+  const buckets = shared === undefined ? local : await shared.rateBuckets(local, diagnostics);
+  return createRateLimiter({ perCaller, buckets });
+}
+
+/** The per-caller rate, or a start-up error naming where it came from. */
+function rateOf(text: string): Rate {
+  try {
+    return parseRate(text);
+  } catch (error) {
+    throw new Error(`Invalid rate limit: ${messageOf(error)}`);
   }
 }
 
@@ -380,9 +423,10 @@ function assemble(
     http: HttpModule | undefined;
     telemetry: Telemetry | undefined;
     metrics: MetricsModules | undefined;
+    rateLimit?: RateLimiter;
   },
 ): Server {
-  const { loaded, folders, load, instance, shared, http, telemetry } = parts;
+  const { loaded, folders, load, instance, shared, http, telemetry, rateLimit } = parts;
   const sessionEnded = telemetry?.sessionEnded;
   // Middleware given in code is checked as a middleware/ file is, naming where it was given.
   config.middleware?.forEach((middleware, index) => {
@@ -465,6 +509,7 @@ function assemble(
     listed: config.oauth?.lists,
     telemetry,
     metrics: metrics?.middleware,
+    rateLimit,
   });
   const degraded = () => shared?.health();
   let lastId = 0;
@@ -487,6 +532,7 @@ function assemble(
         degraded,
         sessionEnded,
         outerSteps,
+        callerAddresses: rateLimit !== undefined,
       })
     ).then((mcp) => {
       metrics?.watch(mcp.endpoint.counts);
@@ -536,6 +582,7 @@ function assemble(
         diagnostics,
         oauth: config.oauth,
         sessionEnded,
+        callerAddresses: rateLimit !== undefined,
         ...listen,
         core,
         registry,
@@ -679,6 +726,8 @@ function loadedOf(primitives: NonNullable<ServerConfig["primitives"]>): LoadedSe
 interface SharedState {
   readonly tasks: Tasks;
   readonly keyRing: KeyRing | undefined;
+  /** Rate-limit buckets in Redis, deciding with `local` while Redis does not answer. */
+  rateBuckets(local: LocalBuckets, diagnostics: Diagnostics): Promise<Buckets>;
   health(): string | undefined;
   close(): Promise<void>;
 }
@@ -702,6 +751,10 @@ async function sharedState(
   return {
     tasks: createTasks(createRedisTaskStore(link), bus, Date.now, instance),
     keyRing: shareKeys ? createRedisKeyRing(link) : undefined,
+    async rateBuckets(local, diagnostics) {
+      const { createRedisBuckets } = await import("../redis/rate_buckets.ts");
+      return createRedisBuckets(link, local, diagnostics);
+    },
     health: link.health,
     close: () => link.close(),
   };

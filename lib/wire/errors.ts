@@ -30,6 +30,11 @@ export const ErrorCode = {
    * whose `WWW-Authenticate` challenge is what a client acts on.
    */
   InsufficientScope: -32030,
+  /**
+   * The caller is over a rate limit (toolshed's own code; `data.retryAfterSeconds`, adr/0043).
+   * Over HTTP it is the body of a 429 with `Retry-After`.
+   */
+  RateLimited: -32031,
 } as const;
 
 /** A protocol error raised deep in a handler and mapped to a JSON-RPC error response. */
@@ -81,6 +86,24 @@ export function insufficientScope(required: readonly string[], what: string): Pr
     }, which the access token does not grant`,
     { requiredScopes: [...required] },
   );
+}
+
+/**
+ * A request over a rate limit: `what` says which (`this caller's limit of "60/min"`), `limit` is
+ * the rate as written; the wait is rounded up to whole seconds, at least 1 (as Retry-After).
+ */
+export function rateLimited(what: string, limit: string, retryAfterMs: number): ProtocolError {
+  const retryAfterSeconds = retryAfterSecondsOf(retryAfterMs);
+  return new ProtocolError(
+    ErrorCode.RateLimited,
+    `Rate limited: ${what} is used up; retry after ${retryAfterSeconds} s`,
+    { retryAfterSeconds, limit },
+  );
+}
+
+/** A wait in whole seconds, rounded up, at least 1: what Retry-After carries. */
+export function retryAfterSecondsOf(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
 }
 
 export function internalError(detail: string): RpcError {

@@ -13,7 +13,7 @@ import type {
 import type { Origin } from "../../methods/context.ts";
 import { createSession } from "../../methods/session.ts";
 import { jsonAnswer } from "./answer.ts";
-import type { Endpoint } from "./endpoint.ts";
+import { type Endpoint, rateRefusal } from "./endpoint.ts";
 import { errorMessage, sessionRequired } from "./errors.ts";
 import type { Exchange, HttpHandler } from "./exchange.ts";
 import type { AuthInfo } from "../../primitives/types.ts";
@@ -30,7 +30,11 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
    * Runs a claim-less `initialize` on a fresh core session; keeps the session if it pins, for
    * its caller alone (`auth`: only the same subject's tokens reach it later).
    */
-  async function openSession(request: RpcRequest, auth: AuthInfo | undefined): Promise<Response> {
+  async function openSession(
+    request: RpcRequest,
+    auth: AuthInfo | undefined,
+    address: string | undefined,
+  ): Promise<Response> {
     if (endpoint.draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
     const session = createSession();
     const response = await core.handle({
@@ -41,8 +45,13 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
       outlet: { notify() {}, outbound: undefined },
       origin: OPENING,
       auth,
+      address,
     });
-    if (session.pin.era !== "session") return jsonAnswer(response, 400);
+    if (session.pin.era !== "session") {
+      const retryAfter = rateRefusal(response);
+      if (retryAfter !== undefined) return jsonAnswer(response, 429, { "retry-after": retryAfter });
+      return jsonAnswer(response, 400);
+    }
     const opened = sessions.open(session, auth);
     return jsonAnswer(response, 200, { [SESSION_ID_HEADER]: opened.id });
   }
@@ -67,12 +76,15 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
         session,
         auth,
         scopeChallenge,
+        address: exchange.address,
       });
     }
     release();
     if (message.kind === "request") {
       if (endpoint.draining) return jsonAnswer(errorMessage(message.id, shuttingDown()), 503);
-      if (message.method === "initialize") return openSession(message, auth);
+      if (message.method === "initialize") {
+        return openSession(message, auth, exchange.address);
+      }
       return jsonAnswer(errorMessage(message.id, sessionRequired()), 400);
     }
     const session = endpoint.sessionFor(undefined, headers, auth);
@@ -96,6 +108,7 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
         connection,
         auth: exchange.auth,
         scopeChallenge: exchange.scopeChallenge,
+        address: exchange.address,
       });
     }
     if (admission.kind !== "session") throw new Error(`Cannot dispatch "${admission.kind}"`);

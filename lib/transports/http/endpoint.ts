@@ -98,6 +98,8 @@ export interface RunOptions {
   readonly auth?: AuthInfo;
   /** The challenge of a 403 refusing it for scopes (Exchange.scopeChallenge). */
   readonly scopeChallenge?: (required: readonly string[]) => string;
+  /** The client's address, when a rate limit may key callers by it (Exchange.address). */
+  readonly address?: string;
 }
 
 export interface Endpoint {
@@ -250,6 +252,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       let streamed: StreamedAnswer | undefined;
       const flight = engine.request(request, {
         auth: how.auth,
+        address: how.address,
         outlet: {
           notify: answer.notify,
           // 2026-07-28: the server sends no requests. In a session, they go on this request's
@@ -286,10 +289,17 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
           if (response === undefined) {
             return resolve(jsonAnswer(errorMessage(request.id, shuttingDown()), 503));
           }
-          const challenge = scopeRefusal(response, how.scopeChallenge);
-          if (challenge !== undefined) {
-            // Either era: the 403 and its challenge are what make a client step up.
-            return resolve(jsonAnswer(response, 403, { "www-authenticate": challenge }));
+          if (response.error !== undefined) {
+            const challenge = scopeRefusal(response, how.scopeChallenge);
+            if (challenge !== undefined) {
+              // Either era: the 403 and its challenge are what make a client step up.
+              return resolve(jsonAnswer(response, 403, { "www-authenticate": challenge }));
+            }
+            // Either era: a client backs off on the status, whatever the body says.
+            const retryAfter = rateRefusal(response);
+            if (retryAfter !== undefined) {
+              return resolve(jsonAnswer(response, 429, { "retry-after": retryAfter }));
+            }
           }
           const status = session ? sessionStatusOf(request, response) : statusOf(response);
           resolve(answer.complete(response, status));
@@ -400,6 +410,17 @@ function scopeRefusal(
     ? data.requiredScopes.filter((scope): scope is string => typeof scope === "string")
     : [];
   return challengeOf(required);
+}
+
+/**
+ * The Retry-After of an answer refusing a request over a rate limit (-32031, adr/0043), whole
+ * seconds; undefined for any other answer.
+ */
+export function rateRefusal(response: JsonObject): string | undefined {
+  const error = response.error;
+  if (!isObject(error) || error.code !== ErrorCode.RateLimited) return undefined;
+  const seconds = isObject(error.data) ? error.data.retryAfterSeconds : undefined;
+  return String(typeof seconds === "number" && seconds >= 1 ? Math.ceil(seconds) : 1);
 }
 
 /** The way back for a session's request whose client accepts no event stream: none. */

@@ -28,6 +28,11 @@ export interface Exchange {
    * `required` (the core's -32030, raised before any handler runs), in the token's scheme.
    */
   scopeChallenge?: (required: readonly string[]) => string;
+  /**
+   * The client's network address (the listener's remote address: behind a proxy, the proxy's),
+   * read only when a rate limit may key callers by it (adr/0043).
+   */
+  readonly address?: string;
 }
 
 /** A body read in full; `release` gives its bytes back to the budget (once). */

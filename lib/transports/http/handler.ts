@@ -70,6 +70,11 @@ export interface McpHttpOptions extends EndpointOptions {
    * sentence /readyz adds to its 200; undefined when nothing.
    */
   readonly degraded?: () => string | undefined;
+  /**
+   * Read each request's remote address for the core (a rate limit keys callers without a token
+   * or a session by it, adr/0043); off, nothing is read.
+   */
+  readonly callerAddresses?: boolean;
 }
 
 export interface McpHttp {
@@ -164,7 +169,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     // The request's span is current only while it is being handled, not once it is sent.
     const span = activeSpan();
     const note: RequestNote = {};
-    const response = await route({ request, connection, note });
+    const response = await route({ request, connection, note, address: addressOf(info) });
     const log = () => {
       const ms = performance.now() - started;
       const who = note.subject === undefined ? "" : ` by ${JSON.stringify(note.subject)}`;
@@ -192,8 +197,12 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     return response;
   }
 
+  const addressOf = options.callerAddresses ? remoteAddress : () => undefined;
   const handle = options.logRequests
     ? logged
+    : options.callerAddresses
+    ? (request: Request, connection: Connection, info: Deno.ServeHandlerInfo | undefined) =>
+      route({ request, connection, note: undefined, address: remoteAddress(info) })
     : (request: Request, connection: Connection) => route({ request, connection, note: undefined });
   const embedded = embeddedConnection(bodyTimeoutMs);
   return {
@@ -280,6 +289,15 @@ function embeddedConnection(bodyTimeoutMs: number): Connection {
     readingStarted() {},
     readingEnded() {},
   };
+}
+
+/**
+ * The address a request came from, as the listener saw it (behind a proxy: the proxy's); the
+ * X-Forwarded-For a client or proxy writes is not read (adr/0043).
+ */
+function remoteAddress(info: Deno.ServeHandlerInfo | undefined): string | undefined {
+  const addr = info?.remoteAddr;
+  return addr !== undefined && "hostname" in addr ? addr.hostname : undefined;
 }
 
 /** Request URLs whose path is remembered; past it the memory starts over. */

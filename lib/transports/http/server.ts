@@ -74,6 +74,8 @@ export interface HttpOptions {
    * sentence /readyz adds to its 200; undefined when nothing.
    */
   degraded?: () => string | undefined;
+  /** Read each request's remote address for the core's rate limit (adr/0043). */
+  callerAddresses?: boolean;
   /** Connections open at once (default 1,000, at most half the open-file limit). */
   maxConnections?: number;
   /** A connection with no request in progress this long is closed (default 30 s). */
