@@ -1,8 +1,9 @@
 // What a rate limit costs per request in process, with no I/O (adr/0043): 1,000 pipelined echo
 // calls through serve() of the same tools, without a limit (the baseline), with `--rate-limit`
 // set too high to refuse (the caller's bucket checked on every call, in memory), and with the
-// tool's own `rateLimit` as well (two buckets per call). The bucket arithmetic alone is timed
-// beside it. Redis's cost is a round trip: `deno task bench:http --rate-limit`.
+// tool's own `rateLimit` as well (two buckets per call), and over its limit after the first call
+// (what a caller who floods costs the server: a refusal answered before any handler runs). The
+// bucket arithmetic alone is timed beside it. Redis's cost is a round trip: `deno task bench:http --rate-limit`.
 //
 //   deno run -A bench/rate_limit.ts [ROUNDS]
 //
@@ -62,6 +63,8 @@ const config = {
 };
 const unlimited = { ...config, primitives: { tools } };
 const perCaller = { ...unlimited, rateLimit: NEVER_REFUSED };
+/** Over its limit after the first call: what a caller who floods costs the server per request. */
+const refused = { ...unlimited, rateLimit: "1/h" };
 const both = {
   ...perCaller,
   primitives: { tools: tools.map((tool) => tool === echo ? limitedEcho : tool) },
@@ -86,6 +89,7 @@ const CONTESTANTS = [
   ["no rate limit", unlimited],
   ["--rate-limit (one bucket per call)", perCaller],
   ["--rate-limit and the tool's rateLimit (two buckets)", both],
+  ["--rate-limit 1/h: all but the first call refused", refused],
 ] as const;
 const rounds = Number(Deno.args[0] ?? 31);
 const ratios: number[][] = CONTESTANTS.map(() => []);
