@@ -7,6 +7,7 @@
 import { createServer, type Server } from "../lib/server/create_server.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
+import { stdinOf } from "./_stdin.ts";
 
 const REQUESTS = 1_000;
 const encoder = new TextEncoder();
@@ -38,24 +39,10 @@ const counted = await createServer({ ...config, metrics: { hostname: "127.0.0.1"
 // The listener must not keep the bench's process up once the benches are done.
 globalThis.addEventListener("unload", () => counted.close());
 
-/** A source that yields the requests in 64 KiB reads, as stdin would, then ends. */
-function source() {
-  let offset = 0;
-  return {
-    read(buffer: Uint8Array): Promise<number | null> {
-      if (offset >= input.length) return Promise.resolve(null);
-      const count = Math.min(buffer.length, input.length - offset);
-      buffer.set(input.subarray(offset, offset + count));
-      offset += count;
-      return Promise.resolve(count);
-    },
-  };
-}
-
 const sink = { write: (bytes: Uint8Array) => Promise.resolve(bytes.length) };
 
 async function through(server: Server): Promise<void> {
-  await server.serveStdio({ input: source(), output: sink }).done;
+  await server.serveStdio({ input: stdinOf(input), output: sink }).done;
 }
 
 Deno.bench(

@@ -4,6 +4,7 @@
 import { serverOf } from "../lib/server/server_of.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
+import { stdinOf } from "./_stdin.ts";
 
 const REQUESTS = 1_000;
 const encoder = new TextEncoder();
@@ -32,20 +33,6 @@ function requests(era: "modern" | "legacy"): Uint8Array {
 const modern = requests("modern");
 const legacy = requests("legacy");
 
-/** A source that yields `input` in 64 KiB reads, as stdin would, then ends. */
-function source(input: Uint8Array) {
-  let offset = 0;
-  return {
-    read(buffer: Uint8Array): Promise<number | null> {
-      if (offset >= input.length) return Promise.resolve(null);
-      const count = Math.min(buffer.length, input.length - offset);
-      buffer.set(input.subarray(offset, offset + count));
-      offset += count;
-      return Promise.resolve(count);
-    },
-  };
-}
-
 const sink = { write: (bytes: Uint8Array) => Promise.resolve(bytes.length) };
 
 async function throughToolshed(input: Uint8Array): Promise<void> {
@@ -58,7 +45,7 @@ async function throughToolshed(input: Uint8Array): Promise<void> {
     outputBoundChars: 16 * 1024 * 1024,
     maxConcurrency: 64,
     waitingBoundBytes: 16 * 1024 * 1024,
-  }).serveStdio({ input: source(input), output: sink });
+  }).serveStdio({ input: stdinOf(input), output: sink });
   await server.done;
 }
 

@@ -16,6 +16,7 @@ import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import { createLocalBuckets } from "../lib/util/token_buckets.ts";
 import { recorder } from "../tests/_diagnostics.ts";
+import { stdinOf } from "./_stdin.ts";
 
 const REQUESTS = 1_000;
 const NEVER_REFUSED = "1000000000/s";
@@ -40,20 +41,6 @@ for (let id = 1; id <= REQUESTS; id++) {
   text += JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }) + "\n";
 }
 const input = encoder.encode(text);
-
-/** A source that yields `input` in 64 KiB reads, as stdin would, then ends. */
-function source() {
-  let offset = 0;
-  return {
-    read(buffer: Uint8Array): Promise<number | null> {
-      if (offset >= input.length) return Promise.resolve(null);
-      const count = Math.min(buffer.length, input.length - offset);
-      buffer.set(input.subarray(offset, offset + count));
-      offset += count;
-      return Promise.resolve(count);
-    },
-  };
-}
 
 const config = {
   diagnostics: recorder(),
@@ -80,7 +67,7 @@ async function through(given: typeof unlimited): Promise<void> {
       return Promise.resolve(bytes.length);
     },
   };
-  await server.serveStdio({ input: source(), output: sink }).done;
+  await server.serveStdio({ input: stdinOf(input), output: sink }).done;
   await server.close();
   if (lines !== REQUESTS) throw new Error(`${lines} answers of ${REQUESTS}`);
 }

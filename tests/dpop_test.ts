@@ -5,37 +5,12 @@
 // untyped; each refusal a 401 in the DPoP scheme saying why. A Bearer token sent as DPoP is
 // refused too (RFC 9449 §7.1).
 import { match, strictEqual } from "node:assert/strict";
-import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
-import type { ToolContext } from "../lib/primitives/types.ts";
-import type { JsonObject } from "../lib/util/json.ts";
+import { OAUTH_TOOLS } from "./_oauth_tools.ts";
 import { type AuthServer, startAuthServer } from "./_oidc.ts";
 import { dpopKey, dpopProof, type ProofOptions, thumbprintOf } from "./_dpop.ts";
 import { modernHeaders, serveForTest, type TestHttpServer } from "./_http_server.ts";
 
-const tools: Tool[] = [
-  checkDefinition(
-    {
-      description: "Says who is calling, and the key the token is bound to",
-      inputSchema: { type: "object" },
-      handler: (_args: unknown, ctx: ToolContext) => ({
-        subject: ctx.auth?.subject ?? null,
-        jkt: (ctx.auth?.claims.cnf as JsonObject | undefined)?.jkt ?? null,
-      }),
-    },
-    "whoami",
-    "tools/whoami.ts",
-  ),
-  checkDefinition(
-    {
-      description: "Deploys",
-      inputSchema: { type: "object" },
-      scopes: ["deploy"],
-      handler: () => "deployed",
-    },
-    "deploy",
-    "tools/deploy.ts",
-  ),
-];
+const tools = OAUTH_TOOLS;
 
 async function withServer(run: (server: TestHttpServer, as: AuthServer) => Promise<void>) {
   const as = await startAuthServer({ scopes: "mcp deploy" });

@@ -14,6 +14,7 @@ import { DEFAULT_ALGORITHMS } from "../lib/auth/algorithms.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { type AuthServer, startAuthServer } from "./_oidc.ts";
 import { modernHeaders, serveForTest, type TestHttpServer } from "./_http_server.ts";
+import { DEPLOY_TOOL } from "./_oauth_tools.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 
@@ -27,16 +28,7 @@ const tools: Tool[] = [
     "whoami",
     "tools/whoami.ts",
   ),
-  checkDefinition(
-    {
-      description: "Deploys",
-      inputSchema: { type: "object" },
-      scopes: ["deploy"],
-      handler: () => "deployed",
-    },
-    "deploy",
-    "tools/deploy.ts",
-  ),
+  DEPLOY_TOOL,
   checkDefinition(
     {
       description: "Asks the user, then answers",

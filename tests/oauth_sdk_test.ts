@@ -30,37 +30,12 @@ import {
 } from "npm:@modelcontextprotocol/client@2.4.0";
 import * as jose from "npm:jose@6.2.18";
 import { DEFAULT_ALGORITHMS } from "../lib/auth/algorithms.ts";
-import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
-import type { ToolContext } from "../lib/primitives/types.ts";
-import type { JsonObject } from "../lib/util/json.ts";
+import { OAUTH_TOOLS } from "./_oauth_tools.ts";
 import { type AuthServer, startAuthServer } from "./_oidc.ts";
 import { serveForTest } from "./_http_server.ts";
 import { withHangGuard } from "./_server_process.ts";
 
-const tools: Tool[] = [
-  checkDefinition(
-    {
-      description: "Says who is calling, and the key the token is bound to (DPoP)",
-      inputSchema: { type: "object" },
-      handler: (_args: unknown, ctx: ToolContext) => ({
-        subject: ctx.auth?.subject ?? null,
-        jkt: (ctx.auth?.claims.cnf as JsonObject | undefined)?.jkt ?? null,
-      }),
-    },
-    "whoami",
-    "tools/whoami.ts",
-  ),
-  checkDefinition(
-    {
-      description: "Deploys",
-      inputSchema: { type: "object" },
-      scopes: ["deploy"],
-      handler: () => "deployed",
-    },
-    "deploy",
-    "tools/deploy.ts",
-  ),
-];
+const tools = OAUTH_TOOLS;
 
 /** Where the authorization server sends the user back to the client (nothing listens there). */
 const REDIRECT_URL = "http://127.0.0.1:1/callback";

@@ -1,7 +1,8 @@
 // Where issue 25's features meet: a rate limit's refusal as metrics count it (the outcome and the
 // limit), as the log says it (--log-format json with --log-requests: a 429 line naming the tool),
 // and over HTTP with both at once, through a real main.ts.
-import assert, { strictEqual } from "node:assert/strict";
+import assert, { deepStrictEqual, strictEqual } from "node:assert/strict";
+import { ProtocolError, rateLimited } from "../lib/wire/errors.ts";
 import { createServer } from "../lib/server/create_server.ts";
 import { spawnHttpServer } from "./_server_process.ts";
 import { modernHeaders } from "./_http_server.ts";
@@ -112,4 +113,15 @@ Deno.test("main.ts --rate-limit --metrics --log-format json --log-requests: the 
   } finally {
     await server.stop();
   }
+});
+
+Deno.test("rateLimited() is a ProtocolError like any other (made without an Error's ~6 µs: no stack), answered with its code, message and data", () => {
+  const error = rateLimited('this caller\'s limit of "1/h"', "1/h", 1_500);
+  assert(error instanceof ProtocolError && error instanceof Error);
+  strictEqual(error.name, "ProtocolError");
+  deepStrictEqual(error.toRpcError(), {
+    code: -32031,
+    message: 'Rate limited: this caller\'s limit of "1/h" is used up; retry after 2 s',
+    data: { retryAfterSeconds: 2, limit: "1/h" },
+  });
 });
