@@ -5,7 +5,7 @@
 // allowed Host names, readiness failing while liveness holds during the drain on SIGTERM, and a
 // termination grace period long enough for the preStop sleep and the drain. Loopback only; nothing
 // here measures time: waits are events, loops are bounded.
-import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, match, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { loadAll } from "npm:js-yaml@5.5.0";
 import {
   events,
@@ -66,7 +66,7 @@ interface Deployment {
     };
     selector: { matchLabels: Record<string, string> };
     template: {
-      metadata: { labels: Record<string, string> };
+      metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
       spec: { terminationGracePeriodSeconds?: number; containers: Container[] };
     };
   };
@@ -166,6 +166,19 @@ Deno.test("deploy/kubernetes.yaml: the probes' port names the containerPort of t
   strictEqual(containerPortOf(targetPort), port, `targetPort ${targetPort}`);
 });
 
+Deno.test("deploy/kubernetes.yaml: --metrics listens on the containerPort named metrics, which the pod's scrape annotations name, and the Service leaves out", () => {
+  const address = valueOfOption(container.args, "--metrics");
+  match(address, /^0\.0\.0\.0:\d+$/);
+  const port = Number(address.slice(address.lastIndexOf(":") + 1));
+  strictEqual(containerPortOf("metrics"), port);
+  notStrictEqual(port, httpPort());
+  const annotations = deployment.spec.template.metadata.annotations ?? {};
+  strictEqual(annotations["prometheus.io/scrape"], "true");
+  strictEqual(annotations["prometheus.io/port"], String(port));
+  strictEqual(annotations["prometheus.io/path"], "/metrics");
+  ok(!service.spec.ports.some((each) => each.targetPort === "metrics" || each.targetPort === port));
+});
+
 Deno.test("deploy/kubernetes.yaml: the Service selects the Deployment's pods", () => {
   deepStrictEqual(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels);
   for (const [label, value] of Object.entries(service.spec.selector)) {
@@ -238,7 +251,14 @@ Deno.test("deploy/kubernetes.yaml: main.ts accepts the container's args, answers
   // --http 0.0.0.0:8080 becomes 127.0.0.1:0 (spawnHttpServer passes it: never 0.0.0.0 in a
   // test), and --redis $(REDIS_URL) goes (there is no Redis here: each replica's tasks and
   // key ring stay in its memory); the tools come from --dir instead of the image.
-  const args = [...without(without(expandedArgs(), "--http"), "--redis"), "--dir", SERVER_DIR];
+  // --metrics 0.0.0.0:9464 becomes a free loopback port too.
+  const args = [
+    ...without(without(without(expandedArgs(), "--http"), "--redis"), "--metrics"),
+    "--metrics",
+    "127.0.0.1:0",
+    "--dir",
+    SERVER_DIR,
+  ];
   const readiness = container.readinessProbe.httpGet.path;
   const liveness = container.livenessProbe.httpGet.path;
   // Set in the first step (`as`: so that TypeScript does not take it for always undefined).
@@ -284,6 +304,18 @@ Deno.test("deploy/kubernetes.yaml: main.ts accepts the container's args, answers
       async () => {
         strictEqual((await probe(port, readiness)).status, 200, readiness);
         strictEqual((await probe(port, liveness)).status, 200, liveness);
+      },
+    );
+
+    await t.step(
+      "the metrics listener answers GET /metrics with toolshed's exposition",
+      async () => {
+        const said = server!.stderr().find((line) => line.includes("metrics on "));
+        ok(said, server!.stderr().join("\n"));
+        const url = said.slice(said.indexOf("metrics on ") + "metrics on ".length);
+        const response = await fetch(url);
+        strictEqual(response.status, 200);
+        match(await response.text(), /^toolshed_build_info\{/m);
       },
     );
 
