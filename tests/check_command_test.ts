@@ -7,8 +7,8 @@ import { command, typeErrors } from "../lib/commands/check.ts";
 import { lintForModels } from "../lib/schema/model_lint.ts";
 import { exampleTools } from "./_examples.ts";
 
-const TOOL =
-  'export default { description: "d", inputSchema: { type: "object" }, handler: () => "" };';
+const TOOL = 'export default { description: "d", inputSchema: { type: "object" },\n' +
+  '  annotations: { readOnlyHint: true }, handler: () => "" };';
 const REPO = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
 
 /** A scratch server directory holding `files`, removed when `body` ends. */
@@ -66,8 +66,8 @@ Deno.test("check refuses a positional argument or a mistyped flag with exit 2", 
 Deno.test("check exits 0 on a clean directory, resolving @toolshed/toolshed wherever it is", async () => {
   // Outside the repository: the import resolves only through toolshed's own deno.json.
   const typed = 'import type { ToolDefinition } from "@toolshed/toolshed";\n' +
-    'export default { description: "d", inputSchema: { type: "object" }, handler: () => "" } ' +
-    "satisfies ToolDefinition;\n";
+    'export default { description: "d", inputSchema: { type: "object" }, handler: () => "",\n' +
+    "  annotations: { readOnlyHint: true } } satisfies ToolDefinition;\n";
   await withDir({ "tools/typed.ts": typed }, async (dir) => {
     assert.deepEqual(await check(["--dir", dir], dir), {
       code: 0,
@@ -96,7 +96,8 @@ Deno.test("check exits 1 on a problem that stops start-up, grouped under its fil
 
 Deno.test("check exits 1 on a type error, naming the file and the line", async () => {
   const typo = 'export default { description: "d", inputSchema: { type: "object" },\n' +
-    '  handler: () => { const n: number = "one"; return String(n); } };\n';
+    '  handler: () => { const n: number = "one"; return String(n); },\n' +
+    "  annotations: { readOnlyHint: true } };\n";
   await withDir({ "tools/typo.ts": typo }, async (dir) => {
     assert.deepEqual(await check(["--dir", dir], dir), {
       code: 1,
@@ -117,6 +118,7 @@ Deno.test("check exits 1 on a type error, naming the file and the line", async (
 
 Deno.test("check warns on a model-API finding, and fails on it only with --strict", async () => {
   const dotted = 'export default { name: "math.add", description: "d", handler: () => "",\n' +
+    "  annotations: { destructiveHint: false },\n" +
     '  inputSchema: { type: "object", properties: { tags: { type: "array" } } } };\n';
   await withDir({ "tools/add.ts": dotted }, async (dir) => {
     const expected = "DIR/tools/add.ts\n" +
@@ -170,6 +172,7 @@ Deno.test("check warns on what start-up passes over, and fails on it only with -
 
 Deno.test("check --json gives every finding with its source, file and schema pointer", async () => {
   const tool = 'export default { description: "d", handler: () => "",\n' +
+    "  annotations: { readOnlyHint: false, destructiveHint: true },\n" +
     '  inputSchema: { type: "object", properties: { n: { type: ["string", "null"] } } } };\n';
   await withDir({ "tools/add.ts": tool }, async (dir) => {
     const { code, out } = await check(["--dir", dir, "--no-types", "--json"], dir);
@@ -192,6 +195,48 @@ Deno.test("check --json gives every finding with its source, file and schema poi
         apis: ["Gemini"],
       }],
     });
+  });
+});
+
+Deno.test("check warns on what clients refuse or cut, naming the client and the file", async () => {
+  // 41 tools, one of them without hints: Cursor's cap is about the folder, the hint about the file.
+  const files: Record<string, string> = {};
+  for (let index = 1; index <= 40; index++) {
+    files[`tools/t${String(index).padStart(2, "0")}.ts`] = TOOL;
+  }
+  files["tools/t00.ts"] = 'export default { description: "d", inputSchema: { type: "object" },\n' +
+    '  annotations: { title: "T" }, handler: () => "" };';
+  await withDir(files, async (dir) => {
+    const expected = "DIR/tools\n" +
+      "  warning: the directory serves 41 tools: Cursor sends only the first 40 of all its " +
+      "servers' tools to its agent and drops the rest without a word (serve fewer, or split them " +
+      "across servers)\n" +
+      "DIR/tools/t00.ts\n" +
+      "  warning: no readOnlyHint or destructiveHint in annotations: OpenAI's app review refuses " +
+      "a tool whose hints are unset, and clients take it to be destructive (set " +
+      '"readOnlyHint": true if it changes nothing, else "destructiveHint")\n' +
+      "Type checking skipped (--no-types)\n" +
+      "0 errors, 2 warnings in 41 tools, 0 resources, 0 prompts\n";
+    assert.deepEqual(await check(["--dir", dir, "--no-types"], dir), {
+      code: 0,
+      out: expected,
+      err: "",
+    });
+    assert.equal((await check(["--dir", dir, "--no-types", "--strict"], dir)).code, 1);
+    const json = JSON.parse((await check(["--dir", dir, "--no-types", "--json"], dir)).out);
+    assert.deepEqual(
+      json.findings.map((found: Record<string, unknown>) => [
+        found.source,
+        found.file,
+        found.tool,
+        found.rule,
+        found.clients,
+      ]),
+      [
+        ["clients", "DIR/tools/t00.ts", "t00", "openai-hints", ["OpenAI"]],
+        ["clients", "DIR/tools", undefined, "cursor-tool-count", ["Cursor"]],
+      ],
+    );
   });
 });
 

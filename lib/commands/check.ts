@@ -1,12 +1,14 @@
 // toolshed check: everything start-up checks, what start-up would pass over in silence (the
-// survey), the type errors of TypeScript files, and what common model APIs would refuse in
-// the tools' names and schemas, reported together with an exit code for CI.
+// survey), the type errors of TypeScript files, what common model APIs would refuse in the
+// tools' names and schemas, and what MCP clients refuse, cut or truncate (hints, the number of
+// tools, descriptions), reported together with an exit code for CI.
 import { EXIT, type Io } from "./command.ts";
 import { DIR_FLAGS, DIR_FLAGS_HELP, openServer, parseCommandArgs } from "./open_server.ts";
 import { type ServerFolders, serverFolders } from "../discovery/server_dir.ts";
 import { folderOf } from "../discovery/folder.ts";
 import { surveyServer } from "../discovery/survey.ts";
 import { lintForModels } from "../schema/model_lint.ts";
+import { lintForClients } from "../schema/client_lint.ts";
 import { messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 
@@ -15,8 +17,10 @@ export const USAGE = `Usage: toolshed check [--dir DIR] [options]
 Checks a server directory: loads it as serve does (every problem that stops start-up is an
 error), warns about files it would pass over (a tool in a subdirectory, a ".tsx" module, a
 script without its executable bit, a folder that serves nothing), type-checks its TypeScript
-tools, resources and prompts, and lints the tools for what the Anthropic, OpenAI and Gemini
-APIs refuse (names, descriptions, inputSchema keywords).
+tools, resources and prompts, lints the tools for what the Anthropic, OpenAI and Gemini APIs
+refuse (names, descriptions, inputSchema keywords), and warns about what MCP clients refuse, cut
+or truncate (a tool without readOnlyHint or destructiveHint, more tools than Cursor or VS Code
+take, a description Claude Code truncates), naming the client.
 
 Exits 0 when there are no errors, 1 when there are (with --strict, warnings too), 2 when
 the command line is wrong.
@@ -38,7 +42,7 @@ const FLAGS = {
 export interface Finding {
   readonly severity: "error" | "warning";
   /** Which step found it. */
-  readonly source: "load" | "survey" | "types" | "models";
+  readonly source: "load" | "survey" | "types" | "models" | "clients";
   /** The file (or folder) it is about, as messages show it; undefined for the directory. */
   readonly file: string | undefined;
   readonly message: string;
@@ -49,6 +53,9 @@ export interface Finding {
   readonly field?: string;
   readonly pointer?: string;
   readonly apis?: readonly string[];
+  /** For a client finding: the rule (lib/schema/client_limits.ts) and the clients it names. */
+  readonly rule?: string;
+  readonly clients?: readonly string[];
 }
 
 export const command = {
@@ -129,6 +136,24 @@ export const command = {
             apis: found.apis,
           });
         }
+      }
+      const { tools, byName } = opened.loaded.tools;
+      const toolsFolder = folderOf(folders.tools?.location ?? "tools").shown;
+      const linted = tools.map(({ name, definition: { description, annotations } }) => ({
+        name,
+        description,
+        annotations,
+      }));
+      for (const found of lintForClients(linted)) {
+        findings.push({
+          severity: found.severity,
+          source: "clients",
+          file: found.tool === undefined ? toolsFolder : byName.get(found.tool)?.file,
+          message: found.message,
+          ...(found.tool === undefined ? {} : { tool: found.tool }),
+          rule: found.rule,
+          clients: found.clients,
+        });
       }
     }
 

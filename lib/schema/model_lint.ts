@@ -30,6 +30,7 @@
 // (`parametersJsonSchema`), where it is accepted; flagging it would bury the rest.
 // outputSchema is not linted: clients validate results against it, no model API receives it.
 import { isObject } from "../util/json.ts";
+import { OPENAI_DESCRIPTION, TOOL_NAME_LENGTH } from "./client_limits.ts";
 
 /** One thing a model API would refuse or mangle. */
 export interface ModelFinding {
@@ -55,8 +56,8 @@ export interface LintedTool {
 
 const ANTHROPIC_OPENAI_NAME = /^[a-zA-Z0-9_-]+$/;
 const GEMINI_NAME_START = /^[a-zA-Z_]/;
-const MAX_NAME = 64;
-const OPENAI_MAX_DESCRIPTION = 1024;
+const MAX_NAME = TOOL_NAME_LENGTH.limit;
+const OPENAI_MAX_DESCRIPTION = OPENAI_DESCRIPTION.limit;
 const ANTHROPIC_PROPERTY_KEY = /^[a-zA-Z0-9_.-]{1,64}$/;
 const GEMINI_PARAMETER_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
 /** Combinators OpenAI refuses at the root of parameters (Anthropic: the first three). */

@@ -4,6 +4,7 @@ import type { ToolDefinition } from "@toolshed/toolshed";
 export default {
   description: "Asks the user's name, then greets them",
   inputSchema: { type: "object" },
+  annotations: { readOnlyHint: true },
   handler: async (_args, ctx) => {
     const answer = await ctx.request("elicitation/create", {
       message: "What is your name?",

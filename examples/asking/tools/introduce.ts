@@ -18,6 +18,7 @@ async function askText(ctx: ToolContext, key: string, message: string) {
 export default {
   description: "Asks the user's name and city in one round, then introduces them",
   inputSchema: { type: "object" },
+  annotations: { readOnlyHint: true },
   handler: async (_args, ctx) => {
     const [name, city] = await Promise.all([
       askText(ctx, "name", "What is your name?"),

@@ -6,6 +6,7 @@ export default {
     properties: { dividend: { type: "number" }, divisor: { type: "number" } },
     required: ["dividend", "divisor"],
   },
+  annotations: { readOnlyHint: true },
   handler: ({ dividend, divisor }: { dividend: number; divisor: number }) => {
     if (divisor === 0) throw new Error(`Cannot divide "${dividend}" by zero`);
     return String(dividend / divisor);

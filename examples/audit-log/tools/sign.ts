@@ -8,6 +8,7 @@ export default {
     properties: { message: { type: "string" }, secret: { type: "string", minLength: 1 } },
     required: ["message", "secret"],
   },
+  annotations: { readOnlyHint: true },
   handler: async ({ message, secret }: { message: string; secret: string }) => {
     const encoder = new TextEncoder();
     const key = await crypto.subtle.importKey(

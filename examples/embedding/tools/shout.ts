@@ -6,5 +6,6 @@ export default {
     properties: { text: { type: "string" } },
     required: ["text"],
   },
+  annotations: { readOnlyHint: true },
   handler: ({ text }: { text: string }) => text.toUpperCase(),
 };

@@ -10,6 +10,7 @@ export default {
     required: ["seconds"],
     additionalProperties: false,
   },
+  annotations: { readOnlyHint: true },
   handler: async ({ seconds }, ctx) => {
     for (let left = seconds; left > 0; left--) {
       ctx.progress(seconds - left, seconds, `${left} s left`);

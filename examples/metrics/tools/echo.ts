@@ -9,5 +9,6 @@ export default {
     required: ["text"],
     additionalProperties: false,
   },
+  annotations: { readOnlyHint: true },
   handler: ({ text }) => text,
 } satisfies ToolDefinition<{ text: string }>;

@@ -6,6 +6,7 @@ import type { ToolDefinition } from "@toolshed/toolshed";
 export default {
   description: "Says who is signed in: the user, the client they signed in with, their scopes",
   inputSchema: { type: "object", additionalProperties: false },
+  annotations: { readOnlyHint: true },
   handler: (_args, ctx) => {
     if (ctx.auth === undefined) return "Nobody is signed in: this server runs without OAuth";
     const { subject, clientId, scopes } = ctx.auth;

@@ -10,6 +10,7 @@ export default {
     required: ["seconds"],
     additionalProperties: false,
   },
+  annotations: { readOnlyHint: true },
   task: "optional",
   handler: async ({ seconds }, ctx) => {
     await new Promise<void>((resolve, reject) => {

@@ -24,6 +24,7 @@ export default {
     required: ["steps"],
     additionalProperties: false,
   },
+  annotations: { readOnlyHint: true },
   task: "optional",
   handler: async ({ steps, stepMs }, ctx) => {
     for (let step = 1; step <= steps; step++) {

@@ -1,0 +1,92 @@
+// What MCP clients do to a server's tools that start-up and the model APIs accept: a tool whose
+// hints say nothing of what it changes (OpenAI's app review refuses it, and clients take it to
+// be destructive), more tools than a host passes on (Cursor drops past 40, VS Code refuses past
+// 128), a description Claude Code truncates. The numbers and their sources are in
+// client_limits.ts; these are warnings, since a client other than the one named works.
+import {
+  CLAUDE_CODE_DESCRIPTION,
+  type Client,
+  CURSOR_TOOL_CAP,
+  OPENAI_HINTS,
+  VSCODE_TOOL_CAP,
+} from "./client_limits.ts";
+
+/** One thing a client would refuse, cut or truncate. */
+export interface ClientFinding {
+  readonly severity: "warning";
+  /** The tool it is about, or undefined for the server's list of tools as a whole. */
+  readonly tool: string | undefined;
+  /** The rule's id in client_limits.ts. */
+  readonly rule: string;
+  readonly clients: readonly Client[];
+  /** What is wrong and what the client does, one sentence without the tool's name. */
+  readonly message: string;
+}
+
+/** What of a tool the clients' rules read. */
+export interface ClientLintedTool {
+  readonly name: string;
+  readonly description: string;
+  /** Its `annotations`, of which the hints are read. */
+  readonly annotations?: { readonly readOnlyHint?: unknown; readonly destructiveHint?: unknown };
+}
+
+/** Every finding for a server's tools: each tool's in their order, then the count's. */
+export function lintForClients(tools: readonly ClientLintedTool[]): ClientFinding[] {
+  return [...tools.flatMap(lintTool), ...lintCount(tools.length)];
+}
+
+function lintTool(tool: ClientLintedTool): ClientFinding[] {
+  const found: ClientFinding[] = [];
+  const hints = tool.annotations ?? {};
+  if (typeof hints.readOnlyHint !== "boolean" && typeof hints.destructiveHint !== "boolean") {
+    found.push({
+      severity: "warning",
+      tool: tool.name,
+      rule: OPENAI_HINTS.id,
+      clients: [OPENAI_HINTS.client],
+      message: "no readOnlyHint or destructiveHint in annotations: OpenAI's app review refuses " +
+        "a tool whose hints are unset, and clients take it to be destructive (set " +
+        '"readOnlyHint": true if it changes nothing, else "destructiveHint")',
+    });
+  }
+  const { limit } = CLAUDE_CODE_DESCRIPTION;
+  if (tool.description.length > limit) {
+    found.push({
+      severity: "warning",
+      tool: tool.name,
+      rule: CLAUDE_CODE_DESCRIPTION.id,
+      clients: [CLAUDE_CODE_DESCRIPTION.client],
+      message: `the description is ${tool.description.length} characters long: Claude Code ` +
+        `truncates it at ${limit}, so the model never reads the rest (put what matters first)`,
+    });
+  }
+  return found;
+}
+
+function lintCount(count: number): ClientFinding[] {
+  const found: ClientFinding[] = [];
+  if (count > CURSOR_TOOL_CAP.limit) {
+    found.push({
+      severity: "warning",
+      tool: undefined,
+      rule: CURSOR_TOOL_CAP.id,
+      clients: [CURSOR_TOOL_CAP.client],
+      message: `the directory serves ${count} tools: Cursor sends only the first ` +
+        `${CURSOR_TOOL_CAP.limit} of all its servers' tools to its agent and drops the rest ` +
+        "without a word (serve fewer, or split them across servers)",
+    });
+  }
+  if (count > VSCODE_TOOL_CAP.limit) {
+    found.push({
+      severity: "warning",
+      tool: undefined,
+      rule: VSCODE_TOOL_CAP.id,
+      clients: [VSCODE_TOOL_CAP.client],
+      message: `the directory serves ${count} tools: VS Code refuses a chat request with more ` +
+        `than ${VSCODE_TOOL_CAP.limit} ("You may not include more than ${VSCODE_TOOL_CAP.limit} ` +
+        'tools in your request") until the user deselects some',
+    });
+  }
+  return found;
+}
