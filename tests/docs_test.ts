@@ -324,22 +324,22 @@ Deno.test("docs: the rule's checks catch a changed example, a bare code block, a
     "```",
   ].join("\n");
   assert.deepEqual(await codeProblems("page.md", page), [
-    "page.md:24: the example marker is not followed by a fence",
-    `page.md:2: the block differs from "${example}" at line 9 of the file: copy the file into ` +
+    "page.md:25: the example marker is not followed by a fence",
+    `page.md:2: the block differs from "${example}" at line 10 of the file: copy the file into ` +
     "the block",
-    'page.md:15: a "json" block must be an example file: put <!-- example: examples/… --> ' +
+    'page.md:16: a "json" block must be an example file: put <!-- example: examples/… --> ' +
     "before the fence (only sh commands and text output go without)",
-    "page.md:19: a script to save must be an example file: put it in examples/ and " +
+    "page.md:20: a script to save must be an example file: put it in examples/ and " +
     "<!-- example: examples/… --> before the fence",
-    'page.md:35: fence the example as "ts ignore": deno test --doc cannot run it, and the ' +
+    'page.md:36: fence the example as "ts ignore": deno test --doc cannot run it, and the ' +
     "example's own test does",
-    'page.md:48: an "ignore" block is tested by nothing: make it an example file and put ' +
+    'page.md:50: an "ignore" block is tested by nothing: make it an example file and put ' +
     "<!-- example: examples/… --> before the fence",
   ]);
   assert.deepEqual(await linkProblems("page.md", page), [
-    'page.md:32: "docs/nowhere.md" names "docs/nowhere.md", which does not exist',
-    'page.md:32: "docs/README.md#nowhere": "docs/README.md" has no heading "#nowhere"',
-    'page.md:32: "../../etc/passwd" leads outside the repository',
+    'page.md:33: "docs/nowhere.md" names "docs/nowhere.md", which does not exist',
+    'page.md:33: "docs/README.md#nowhere": "docs/README.md" has no heading "#nowhere"',
+    'page.md:33: "../../etc/passwd" leads outside the repository',
   ]);
   assert.deepEqual(
     [...anchorsOf("# A\n## `call`: it\n## Types, schema libraries\n## A\n```sh\n# not\n```\n")],

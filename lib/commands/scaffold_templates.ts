@@ -90,6 +90,9 @@ export default {
     required: ["text"],
     additionalProperties: false,
   },
+  // What calling it does to the world, for clients (some platforms refuse a tool without it):
+  // readOnlyHint when it changes nothing, else destructiveHint true or false.
+  annotations: { readOnlyHint: true },
   // ctx.signal is aborted when the client cancels: pass it to fetch, timers and subprocesses.
   handler: ({ text }, _ctx) => \`${name} received: \${text}\`,
 } satisfies ToolDefinition<{ text: string }>;
@@ -98,7 +101,15 @@ export default {
 
 function sidecar(name: string): string {
   return `${
-    JSON.stringify({ description: toolDescription(name), inputSchema: INPUT_SCHEMA }, null, 2)
+    JSON.stringify(
+      {
+        description: toolDescription(name),
+        inputSchema: INPUT_SCHEMA,
+        annotations: { readOnlyHint: true },
+      },
+      null,
+      2,
+    )
   }\n`;
 }
 

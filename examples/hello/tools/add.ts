@@ -6,5 +6,6 @@ export default {
     properties: { a: { type: "number" }, b: { type: "number" } },
     required: ["a", "b"],
   },
+  annotations: { readOnlyHint: true },
   handler: ({ a, b }: { a: number; b: number }) => String(a + b),
 };
