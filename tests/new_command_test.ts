@@ -299,7 +299,10 @@ Deno.test("new refuses a command line it cannot read, saying how to fix it", asy
   await withTempDir(async (dir) => {
     const hint = "(toolshed new --help shows how)\n";
     const cases: [string[], string][] = [
-      [[], "toolshed: toolshed new needs what to create: tool, prompt, resource or skill, then a NAME\n"],
+      [
+        [],
+        "toolshed: toolshed new needs what to create: tool, prompt, resource or skill, then a NAME\n",
+      ],
       [
         ["tol", "x"],
         'toolshed: Cannot create a "tol": toolshed new creates a tool, a prompt, a resource or a skill; ' +
