@@ -247,6 +247,9 @@ function announce(loaded: LoadedServer, folders: ServerFolders, over: string): v
   if (loaded.prompts.length > 0) {
     part(folders.prompts?.location, count(loaded.prompts.length, "prompt"));
   }
+  if (loaded.skills.length > 0) {
+    part(folders.skills?.location, count(loaded.skills.length, "skill"));
+  }
   const middleware = loaded.middleware.length;
   if (middleware > 0) part(folders.middleware?.location, `${middleware} middleware`);
   writeRecord({

@@ -239,6 +239,7 @@ Deno.test("serverFolders() serves DIR/<kind> for --dir DIR, each optional, a nam
       tools: { location: `${prefix}tools`, required: false },
       resources: { location: `${prefix}resources`, required: false },
       prompts: { location: `${prefix}prompts`, required: false },
+      skills: { location: `${prefix}skills`, required: false },
       middleware: { location: `${prefix}middleware`, required: false },
     });
   }
@@ -250,6 +251,7 @@ Deno.test("serverFolders() serves DIR/<kind> for --dir DIR, each optional, a nam
     tools: { location: "tools", required: false },
     resources: { location: "resources", required: false },
     prompts: { location: "prompts", required: false },
+    skills: { location: "skills", required: false },
     middleware: { location: "middleware", required: false },
   });
   // A folder named alone is all that is served: `--tools DIR` keeps its old meaning, and

@@ -32,6 +32,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/interop_test.ts", // 2 s: the SDK clients over main.ts processes
   "tests/validator_differential_test.ts", // 2 s: 46,000 random values against upstream
   "tests/interop_primitives_test.ts", // 1 s: the SDK clients over main.ts processes
+  "tests/skills_test.ts", // 1 s: the SDK's SkillsClient over main.ts --watch processes
   "tests/remote_run_test.ts", // 1 s: main.ts run from a URL in a process
   "tests/cors_browser_test.ts", // 5 s: headless Chromium calling the server from two pages
   "tests/prometheus_test.ts", // 5 s: a real Prometheus scraping main.ts --metrics

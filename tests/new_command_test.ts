@@ -299,10 +299,13 @@ Deno.test("new refuses a command line it cannot read, saying how to fix it", asy
   await withTempDir(async (dir) => {
     const hint = "(toolshed new --help shows how)\n";
     const cases: [string[], string][] = [
-      [[], "toolshed: toolshed new needs what to create: tool, prompt or resource, then a NAME\n"],
+      [
+        [],
+        "toolshed: toolshed new needs what to create: tool, prompt, resource or skill, then a NAME\n",
+      ],
       [
         ["tol", "x"],
-        'toolshed: Cannot create a "tol": toolshed new creates a tool, a prompt or a resource; ' +
+        'toolshed: Cannot create a "tol": toolshed new creates a tool, a prompt, a resource or a skill; ' +
         "did you mean tool?\n",
       ],
       [["prompt"], "toolshed: toolshed new prompt needs a NAME\n"],
@@ -379,7 +382,7 @@ Deno.test("new never overwrites: it names the file that holds the name, and writ
 Deno.test("new --help prints the usage on stdout", async () => {
   const { code, out, err } = await runNew(["--help"], "/");
   assert.deepEqual({ code, out, err }, { code: 0, out: `${command.usage}\n`, err: "" });
-  assert.match(command.usage, /^Usage: toolshed new tool\|prompt\|resource NAME/);
+  assert.match(command.usage, /^Usage: toolshed new tool\|prompt\|resource\|skill NAME/);
 });
 
 Deno.test("toolshed new in a real process writes a tool that the server then calls", async () => {
@@ -411,5 +414,25 @@ Deno.test("toolshed new in a real process writes a tool that the server then cal
       params: { name: "hello", arguments: { text: "there" } },
     }]);
     assert.equal(textOf(result), "hello received: there");
+  });
+});
+
+Deno.test("new skill: skills/NAME/SKILL.md that loads and is listed by skills/list; a bad name or a taken folder writes nothing", async () => {
+  await withTempDir(async (dir) => {
+    const made = await runNew(["skill", "pdf-forms"], dir);
+    assert.equal(made.code, 0, made.err);
+    assert.deepEqual(await filesUnder(dir), ["skills/pdf-forms/SKILL.md"]);
+    const [listed] = await ask(dir, [{ method: "skills/list", params: { _meta: META } }]);
+    const [skill] = listed.skills as { uri: string; frontmatter: { name: string } }[];
+    assert.equal(skill.uri, "skill://pdf-forms/SKILL.md");
+    assert.equal(skill.frontmatter.name, "pdf-forms");
+
+    const again = await runNew(["skill", "pdf-forms"], dir);
+    assert.equal(again.code, 1);
+    assert.match(again.err, /"skills\/pdf-forms" exists already/);
+    const bad = await runNew(["skill", "PDF_forms"], dir);
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /1-64 lowercase letters, digits and single hyphens/);
+    assert.deepEqual(await filesUnder(dir), ["skills/pdf-forms/SKILL.md"]);
   });
 });

@@ -17,10 +17,11 @@ export const USAGE = `Usage: toolshed check [--dir DIR] [options]
 Checks a server directory: loads it as serve does (every problem that stops start-up is an
 error), warns about files it would pass over (a tool in a subdirectory, a ".tsx" module, a
 script without its executable bit, a folder that serves nothing), type-checks its TypeScript
-tools, resources and prompts, lints the tools for what the Anthropic, OpenAI and Gemini APIs
-refuse (names, descriptions, inputSchema keywords), and warns about what MCP clients refuse, cut
-or truncate (a tool without readOnlyHint or destructiveHint, more tools than Cursor or VS Code
-take, a description Claude Code truncates), naming the client.
+tools, resources and prompts, checks skills/ as the skills extension (SEP-2640) and the
+Agent Skills specification say (names, descriptions, front matter), lints the tools for what the
+Anthropic, OpenAI and Gemini APIs refuse (names, descriptions, inputSchema keywords), and warns
+about what MCP clients refuse, cut or truncate (a tool without readOnlyHint or destructiveHint,
+more tools than Cursor or VS Code take, a description Claude Code truncates), naming the client.
 
 Exits 0 when there are no errors, 1 when there are (with --strict, warnings too), 2 when
 the command line is wrong.
@@ -89,7 +90,7 @@ export const command = {
       onProblems: (problems) => loadErrors.push(...problems),
     });
     if (opened === EXIT.usage) return EXIT.usage;
-    let served: { tools: number; resources: number; prompts: number } | undefined;
+    let served: Served | undefined;
     let folders: ServerFolders;
     if (typeof opened === "number") {
       for (const problem of loadErrors) findings.push(finding("error", "load", problem));
@@ -101,6 +102,7 @@ export const command = {
         tools: loaded.tools.tools.length,
         resources: loaded.resources.length + loaded.templates.length,
         prompts: loaded.prompts.length,
+        ...loaded.skills.length > 0 ? { skills: loaded.skills.length } : undefined,
       };
       for (const warning of await surveyServer(folders, loaded)) {
         findings.push({ ...finding("warning", "survey", warning.message), file: warning.path });
@@ -181,7 +183,7 @@ function report(
   notes: readonly string[],
   errors: number,
   warnings: number,
-  served: { tools: number; resources: number; prompts: number } | undefined,
+  served: Served | undefined,
 ): string {
   const groups = new Map<string, Finding[]>();
   for (const found of findings) {
@@ -203,9 +205,18 @@ function report(
     served === undefined
       ? `${tally}: the server directory did not load`
       : `${tally} in ${count(served.tools, "tool")}, ${count(served.resources, "resource")}, ` +
-        `${count(served.prompts, "prompt")}`,
+        `${count(served.prompts, "prompt")}` +
+        (served.skills === undefined ? "" : `, ${count(served.skills, "skill")}`),
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** What a directory that loaded serves (skills only when it has some). */
+interface Served {
+  tools: number;
+  resources: number;
+  prompts: number;
+  skills?: number;
 }
 
 /** A TypeScript file to check: its URL and its path as messages show it. */

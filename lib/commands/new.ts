@@ -2,6 +2,7 @@
 // server loads it from. The name passes the loader's own check first, and nothing that exists
 // is ever overwritten, so running it twice is harmless.
 import { checkDefinition } from "../primitives/tools.ts";
+import { SKILL_NAME } from "../primitives/skills.ts";
 import { messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { EXIT, type Io } from "./command.ts";
@@ -17,7 +18,7 @@ import {
   scaffoldFiles,
 } from "./scaffold_templates.ts";
 
-const KINDS: readonly Kind[] = ["tool", "prompt", "resource"];
+const KINDS: readonly Kind[] = ["tool", "prompt", "resource", "skill"];
 const ALL_LANGS: readonly Lang[] = ["ts", "bash", "python", "md"];
 /** Extensions a name may not end with: the file's extension is --lang's business. */
 const EXTENSION = /\.(ts|mts|js|mjs|sh|py|json|md)$/;
@@ -28,16 +29,17 @@ const FLAGS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const USAGE = `Usage: toolshed new tool|prompt|resource NAME [--dir DIR] [--lang LANG]
+const USAGE = `Usage: toolshed new tool|prompt|resource|skill NAME [--dir DIR] [--lang LANG]
 
-Writes a working tool, prompt or resource named NAME to start from, into DIR/tools/,
-DIR/prompts/ or DIR/resources/ (creating the folder). Never overwrites a file.
+Writes a working tool, prompt, resource or skill named NAME to start from, into DIR/tools/,
+DIR/prompts/, DIR/resources/ or DIR/skills/ (creating the folder). Never overwrites a file.
 
   tool       --lang ts (default): tools/NAME.ts
              --lang bash: tools/NAME.sh (executable) and its sidecar tools/NAME.json
              --lang python: tools/NAME.py (executable) and its sidecar tools/NAME.json
   prompt     --lang ts (default): prompts/NAME.ts; --lang md: prompts/NAME.md
   resource   --lang ts (default): resources/NAME.ts; --lang md: resources/NAME.md
+  skill      skills/NAME/SKILL.md (--lang md, the only one)
 
 Options:
   --dir DIR     The server directory (default: the working directory)
@@ -61,12 +63,14 @@ async function run(args: string[], io: Io): Promise<number> {
   };
   const [kindGiven, name, ...extra] = positionals;
   if (kindGiven === undefined) {
-    return usageError("toolshed new needs what to create: tool, prompt or resource, then a NAME");
+    return usageError(
+      "toolshed new needs what to create: tool, prompt, resource or skill, then a NAME",
+    );
   }
   if (!KINDS.includes(kindGiven as Kind)) {
     const meant = closest(kindGiven, KINDS);
     return usageError(
-      `Cannot create a "${kindGiven}": toolshed new creates a tool, a prompt or a resource` +
+      `Cannot create a "${kindGiven}": toolshed new creates a tool, a prompt, a resource or a skill` +
         (meant === undefined ? "" : `; did you mean ${meant}?`),
     );
   }
@@ -96,7 +100,7 @@ async function run(args: string[], io: Io): Promise<number> {
     );
   }
 
-  const nameProblem = problemWithName(name);
+  const nameProblem = kind === "skill" ? problemWithSkillName(name) : problemWithName(name);
   if (nameProblem !== undefined) {
     io.err(`toolshed: Cannot create ${kind} "${name}": ${nameProblem}\n`);
     return EXIT.failed;
@@ -161,6 +165,13 @@ function problemWithName(name: string): string | undefined {
   return undefined;
 }
 
+/** Why skills/NAME would not load as a skill (the Agent Skills name rule), or undefined. */
+function problemWithSkillName(name: string): string | undefined {
+  return name.length <= 64 && SKILL_NAME.test(name)
+    ? undefined
+    : "a skill's name is 1-64 lowercase letters, digits and single hyphens (pdf-forms)";
+}
+
 /**
  * The first file in `folder` that already holds `name` (a file to write, or another file the
  * loader would give the same name), or undefined.
@@ -171,7 +182,8 @@ async function takenBy(
   name: string,
   files: readonly ScaffoldFile[],
 ): Promise<string | undefined> {
-  const candidates = new Set([
+  // A skill is a folder: one of its name is taken, whatever it holds.
+  const candidates = kind === "skill" ? new Set([name]) : new Set([
     ...files.map((file) => file.fileName),
     ...["ts", "mts", "js", "mjs"].map((extension) => `${name}.${extension}`),
     ...(kind === "tool" ? [`${name}.json`] : kind === "prompt" ? [`${name}.md`] : []),
@@ -196,6 +208,9 @@ async function writeAll(folder: string, files: readonly ScaffoldFile[]): Promise
   try {
     for (const file of files) {
       const path = `${folder}/${file.fileName}`;
+      if (file.fileName.includes("/")) {
+        await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      }
       await Deno.writeTextFile(path, file.text, {
         createNew: true,
         mode: file.executable ? 0o755 : 0o644,

@@ -1,9 +1,9 @@
-// What `toolshed new` writes: for each kind (tool, prompt, resource) and language, the files
+// What `toolshed new` writes: for each kind (tool, prompt, resource, skill) and language, the files
 // of one working primitive named NAME, ready to edit. A name is letters, digits, "_", "-"
 // and "." only (the loader's rule, checked before this runs), so it is safe to put inside
 // TypeScript, Bash, Python, JSON and YAML text as it is.
 
-export type Kind = "tool" | "prompt" | "resource";
+export type Kind = "tool" | "prompt" | "resource" | "skill";
 export type Lang = "ts" | "bash" | "python" | "md";
 
 /** One file to write, by its name in the kind's folder. */
@@ -19,6 +19,7 @@ export const FOLDERS: Readonly<Record<Kind, string>> = {
   tool: "tools",
   prompt: "prompts",
   resource: "resources",
+  skill: "skills",
 };
 
 /** The languages each kind can be written in; the first is the default. */
@@ -26,6 +27,7 @@ export const LANGS: Readonly<Record<Kind, readonly Lang[]>> = {
   tool: ["ts", "bash", "python"],
   prompt: ["ts", "md"],
   resource: ["ts", "md"],
+  skill: ["md"],
 };
 
 /** What each language is, in a message. */
@@ -58,6 +60,8 @@ export function scaffoldFiles(kind: Kind, lang: Lang, name: string): ScaffoldFil
       return [file(`${name}.ts`, resourceModule(name))];
     case "resource:md":
       return [file(`${name}.md`, markdownResource(name))];
+    case "skill:md":
+      return [file(`${name}/SKILL.md`, skillManifest(name))];
   }
   throw new Error(`No scaffold for a ${kind} in "${lang}"`);
 }
@@ -209,5 +213,22 @@ function markdownResource(name: string): string {
 
 A file in resources/ is served as it is, read afresh on every request: this one as
 toolshed:///${name}.md, text/markdown. Replace this text with what clients should read.
+`;
+}
+
+function skillManifest(name: string): string {
+  return `---
+name: ${name}
+description: ${
+    JSON.stringify(
+      `Says what ${name} does and when to use it (a host shows this to choose the skill)`,
+    )
+  }
+---
+
+# ${name}
+
+Write here what the model should do, step by step. Put long references in files beside this
+one (references/GUIDE.md) and link them, so a host loads them only when they are needed.
 `;
 }

@@ -23,6 +23,7 @@ import { folderOf } from "./folder.ts";
 import type { LoadedResources } from "./resources_dir.ts";
 import type { Prompt } from "../primitives/prompts.ts";
 import type { Tool } from "../primitives/tools.ts";
+import { SKILLS_EXTENSION } from "../primitives/skill_id.ts";
 import { loadServerParts, type ServerFolders, type ServerLoadOptions } from "./server_dir.ts";
 
 /** A burst of file events (an editor's save, a git checkout) is one reload after this quiet. */
@@ -218,6 +219,20 @@ export function watchAndReload(options: {
           templates = lastGood(partial.loaded.templates, partial.failed, templates, (t) => t.name);
         }
       }
+      // What skills made of resources is made again below, from the skills now served.
+      const ownResources = resources.filter((each) => !before.skills.byKey.has(each.uri));
+      const ownTemplates = before.skills.items.length === 0
+        ? templates
+        : templates.filter((each) => each.name !== SKILLS_EXTENSION);
+      let skills = before.skills.items;
+      if ("loaded" in parts.skills) skills = parts.skills.loaded;
+      else partialOf("skills", parts.skills.error);
+      ({ resources, templates } = skills.length === 0
+        ? { resources: ownResources, templates: ownTemplates }
+        : (await import("../primitives/skills.ts")).withSkillResources(
+          { resources: ownResources, templates: ownTemplates },
+          skills,
+        ));
       let prompts = before.prompts.items;
       if ("loaded" in parts.prompts) prompts = parts.prompts.loaded;
       else {
@@ -230,7 +245,7 @@ export function watchAndReload(options: {
       if ("loaded" in parts.middleware) {
         middleware = parts.middleware.loaded.map((each) => each.middleware);
       } else partialOf("middleware", parts.middleware.error);
-      registry.swap(contentsOf(tools, { resources, templates, prompts, middleware }));
+      registry.swap(contentsOf(tools, { resources, templates, prompts, skills, middleware }));
       if (problems.length > 0) {
         diagnostics.error(
           `Reloaded, but ${[...kept].join("; ")}: ${problems.length} problem(s)\n  ` +

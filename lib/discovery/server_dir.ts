@@ -1,7 +1,7 @@
 // A server directory: up to three folders of primitives, tools/, resources/ and prompts/, each
 // optional under the directory and each replaceable by a folder of its own (--tools,
-// --resources, --prompts), which must then exist; and middleware/, optional, around every
-// request (adr/0025). Folders named on their own without --dir are all that is served (so
+// --resources, --prompts), which must then exist; skills/, optional, served as the skills
+// extension says (adr/0047); and middleware/, optional, around every request (adr/0025). Folders named on their own without --dir are all that is served (so
 // `--tools DIR` alone serves what it always did, whatever the working directory holds). All
 // load at once and every problem is reported together.
 import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
@@ -10,8 +10,9 @@ import { DirectoryLoadError } from "./load_error.ts";
 import { type LoadedTools, type LoadOptions, loadTools } from "./tools_dir.ts";
 import { folderOf } from "./folder.ts";
 import type { LoadedMiddleware } from "./middleware_dir.ts";
+import type { Skill } from "../primitives/skills.ts";
 
-export type FolderKind = "tools" | "resources" | "prompts" | "middleware";
+export type FolderKind = "tools" | "resources" | "prompts" | "skills" | "middleware";
 
 /** Where one folder is, and whether it must exist (it was named on its own). */
 export interface Folder {
@@ -27,6 +28,16 @@ export interface LoadedServer {
   readonly resources: readonly Resource[];
   readonly templates: readonly ResourceTemplate[];
   readonly prompts: readonly Prompt[];
+  /** The skills of skills/, by URI (their files are served as resources besides). */
+  readonly skills: readonly Skill[];
+  /**
+   * With skills, `resources` and `templates` and what serves the skills' files after them
+   * (primitives/skills.ts): what the registry serves.
+   */
+  readonly skillFiles?: {
+    readonly resources: readonly Resource[];
+    readonly templates: readonly ResourceTemplate[];
+  };
   /** The directory's middleware, in file-name order (empty without a middleware/ folder). */
   readonly middleware: readonly LoadedMiddleware[];
 }
@@ -48,7 +59,7 @@ export function serverFolders(
   const alone = given.dir === undefined &&
     KINDS.some((kind) => given[kind] !== undefined);
   const folder = (kind: FolderKind): Folder | undefined => {
-    const named = kind === "middleware" ? undefined : given[kind];
+    const named = kind === "middleware" || kind === "skills" ? undefined : given[kind];
     if (named !== undefined) return { location: named, required: true };
     if (alone) return undefined;
     if (given.dir !== undefined) {
@@ -58,7 +69,7 @@ export function serverFolders(
     return { location: base ? new URL(`./${kind}/`, base) : kind, required: false };
   };
   const folders: Partial<Record<FolderKind, Folder>> = {};
-  for (const kind of [...KINDS, "middleware"] as const) {
+  for (const kind of [...KINDS, "skills", "middleware"] as const) {
     const found = folder(kind);
     if (found !== undefined) folders[kind] = found;
   }
@@ -79,6 +90,7 @@ export interface LoadedParts {
   readonly tools: Part<LoadedTools>;
   readonly resources: Part<{ resources: Resource[]; templates: ResourceTemplate[] }>;
   readonly prompts: Part<Prompt[]>;
+  readonly skills: Part<Skill[]>;
   readonly middleware: Part<LoadedMiddleware[]>;
 }
 
@@ -92,11 +104,19 @@ export async function loadServerDir(
   if (problems.length > 0) throw new DirectoryLoadError(problems);
   const loaded = <T>(part: Part<T>) => (part as { loaded: T }).loaded;
   const { resources, templates } = loaded(parts.resources);
+  const skills = loaded(parts.skills);
   return {
     tools: loaded(parts.tools),
     resources,
     templates,
     prompts: loaded(parts.prompts),
+    skills,
+    skillFiles: skills.length === 0
+      ? undefined
+      : (await import("../primitives/skills.ts")).withSkillResources(
+        { resources, templates },
+        skills,
+      ),
     middleware: loaded(parts.middleware),
   };
 }
@@ -114,7 +134,9 @@ export async function loadServerParts(
     if (folder === undefined) return undefined;
     return folder.required || await exists(folder.location) ? kind : undefined;
   }));
-  const kinds = new Set(present.filter((kind) => kind !== undefined));
+  const kinds = new Set<FolderKind>(present.filter((kind) => kind !== undefined));
+  const skillsFolder = folders.skills;
+  if (skillsFolder !== undefined && await exists(skillsFolder.location)) kinds.add("skills");
   if (kinds.size === 0) {
     const looked = KINDS.flatMap((kind) => folders[kind] ? [`"${shown(folders[kind])}"`] : []);
     throw new DirectoryLoadError([
@@ -135,7 +157,7 @@ export async function loadServerParts(
   };
   const noPrompts: Part<Prompt[]> = { loaded: [] };
   const middlewareFolder = folders.middleware;
-  const [tools, resources, prompts, middleware] = await Promise.all([
+  const [tools, resources, prompts, skills, middleware] = await Promise.all([
     kinds.has("tools") ? collect(() => loadTools(folders.tools!.location, options)) : noTools,
     kinds.has("resources")
       ? collect(
@@ -158,6 +180,13 @@ export async function loadServerParts(
           }),
       )
       : noPrompts,
+    kinds.has("skills")
+      ? collect(async () =>
+        (await import("./skills_dir.ts")).loadSkills(skillsFolder!.location, {
+          diagnostics: options.diagnostics,
+        })
+      )
+      : { loaded: [] },
     middlewareFolder !== undefined && await exists(middlewareFolder.location)
       ? collect(async () =>
         (await import("./middleware_dir.ts")).loadMiddleware(middlewareFolder.location, {
@@ -166,7 +195,7 @@ export async function loadServerParts(
       )
       : { loaded: [] },
   ]);
-  return { tools, resources, prompts, middleware };
+  return { tools, resources, prompts, skills, middleware };
 }
 
 /**

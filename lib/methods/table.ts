@@ -21,6 +21,8 @@ import { listenMethod } from "./listen.ts";
 import { completionScopes, listenScopes, promptScopes, readScopes, toolScopes } from "./scopes.ts";
 import { cancelTaskMethod, getTaskMethod, updateTaskMethod } from "./tasks.ts";
 import { TASKS_EXTENSION } from "../tasks/tasks.ts";
+import { SKILLS_EXTENSION } from "../primitives/skill_id.ts";
+import { getSkillMethod, listSkillsMethod } from "./skills.ts";
 
 const hasResources = (snapshot: Snapshot) =>
   snapshot.resources.items.length > 0 || snapshot.templates.items.length > 0;
@@ -31,6 +33,15 @@ const taskMethod = (handler: MethodEntry["handler"]): MethodEntry => ({
   eras: ["stateless"],
   extension: TASKS_EXTENSION,
   available: hasTaskTools,
+  handler,
+});
+const hasSkills = (snapshot: Snapshot) => snapshot.skills.items.length > 0;
+/** A method of the skills extension: in both eras, as the official SDK serves it. */
+const skillMethod = (handler: MethodEntry["handler"]): MethodEntry => ({
+  eras: ["stateless", "session"],
+  extension: SKILLS_EXTENSION,
+  available: hasSkills,
+  cacheable: true,
   handler,
 });
 const canComplete = (snapshot: Snapshot) =>
@@ -126,6 +137,8 @@ export const METHODS: MethodTable = new Map<string, MethodEntry>([
     scopes: listenScopes,
     handler: listenMethod,
   }],
+  ["skills/list", skillMethod(listSkillsMethod)],
+  ["skills/get", skillMethod(getSkillMethod)],
   ["tasks/get", taskMethod(getTaskMethod)],
   ["tasks/update", taskMethod(updateTaskMethod)],
   ["tasks/cancel", taskMethod(cancelTaskMethod)],

@@ -75,7 +75,7 @@ export async function markdownPrompt(text: string, defaultName: string): Promise
  * The front matter as a value, read with the YAML 1.2 core schema (no dates or other types
  * JSON cannot carry); throws with the library's error and the file's line.
  */
-async function parseFrontMatter(source: string): Promise<unknown> {
+export async function parseFrontMatter(source: string): Promise<unknown> {
   // Nothing between the two "---" lines: no fields (this library refuses an empty input).
   if (source.trim() === "") return null;
   const { load, CORE_SCHEMA } = await yaml();

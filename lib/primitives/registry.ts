@@ -6,6 +6,7 @@ import type { Tool } from "./tools.ts";
 import type { Resource, ResourceTemplate } from "./resources.ts";
 import type { Prompt } from "./prompts.ts";
 import type { Middleware } from "./types.ts";
+import type { Skill } from "./skills.ts";
 
 /** Primitives of one kind, sorted by key (the order lists are paged in), and an index. */
 export interface Catalog<P> {
@@ -24,15 +25,18 @@ export interface Snapshot {
   /** By name (the order of `resources/templates/list`); a read tries them in that order. */
   readonly templates: Catalog<ResourceTemplate>;
   readonly prompts: Catalog<Prompt>;
+  /** By the URI of their SKILL.md (the skills extension; their files are also resources). */
+  readonly skills: Catalog<Skill>;
   /** The server directory's middleware (`middleware/`), in file-name order, the first outermost. */
   readonly middleware: readonly Middleware[];
 }
 
-/** Resources, templates, prompts and middleware: what a server directory holds besides tools. */
+/** Resources, templates, prompts, skills and middleware: what a server directory holds besides tools. */
 export interface OtherPrimitives {
   readonly resources?: readonly Resource[];
   readonly templates?: readonly ResourceTemplate[];
   readonly prompts?: readonly Prompt[];
+  readonly skills?: readonly Skill[];
   readonly middleware?: readonly Middleware[];
 }
 
@@ -68,6 +72,7 @@ export function contentsOf(
     resources: catalogOf(others.resources ?? [], (resource) => resource.uri),
     templates: catalogOf(others.templates ?? [], (template) => template.name),
     prompts: catalogOf(others.prompts ?? [], (prompt) => prompt.name),
+    skills: catalogOf(others.skills ?? [], (skill) => skill.uri),
     middleware: Object.freeze([...others.middleware ?? []]),
   };
 }

@@ -446,6 +446,8 @@ function assemble(
   const registry = createRegistry(
     contentsOf(loaded.tools.tools, {
       ...loaded,
+      // Skills add their files to resources (made when they loaded).
+      ...loaded.skillFiles,
       middleware: loaded.middleware.map((each) => each.middleware),
     }),
   );
@@ -719,6 +721,7 @@ function loadedOf(primitives: NonNullable<ServerConfig["primitives"]>): LoadedSe
     resources,
     templates,
     prompts,
+    skills: [],
     middleware: [],
   };
 }
