@@ -250,7 +250,7 @@ Deno.test("main.ts warns at start-up of what its folders hold but it does not se
   const dir = await Deno.makeTempDir({ prefix: "toolshed_survey_" });
   try {
     await Deno.mkdir(`${dir}/tools/sub`, { recursive: true });
-    await Deno.writeTextFile(`${dir}/tools/sub/nested.ts`, "export default {};\n");
+    await Deno.writeTextFile(`${dir}/tools/sub/nested.tsx`, "export default {};\n");
     await Deno.writeTextFile(`${dir}/tools/widget.tsx`, "export default {};\n");
     const server = spawnServer(["--dir", dir]);
     const { code, stderr } = await server.finish();
@@ -259,8 +259,8 @@ Deno.test("main.ts warns at start-up of what its folders hold but it does not se
       `toolshed: Serving nothing: "${dir}/tools" holds no tool, resource or prompt`,
       `toolshed: Not serving "${dir}/tools/widget.tsx": tool modules end in ".ts", ".mts", ` +
       `".js" or ".mjs" (rename it, or start its name with "_" if it is not a tool)`,
-      `toolshed: Not serving "${dir}/tools/sub/nested.ts": tools in subdirectories of ` +
-      `"${dir}/tools" are not loaded (move them up, or rename the folder "_sub" if it holds helpers)`,
+      `toolshed: Not serving "${dir}/tools/sub/nested.tsx": tool modules end in ".ts", ".mts", ` +
+      `".js" or ".mjs" (rename it, or start its name with "_" if it is not a tool)`,
       "toolshed 0.1.0: serving nothing over stdio",
       "",
     ]);

@@ -85,23 +85,15 @@ Deno.test("surveyServer() names each folder that exists but serves nothing", asy
   ]);
 });
 
-Deno.test("surveyServer() names the tools in a subdirectory of tools/", async () => {
+Deno.test("surveyServer() surveys a toolset's folder as it does tools/ (adr/0045)", async () => {
   assert.deepEqual(
-    await survey({ "tools/add.ts": TOOL, "tools/math/sub.ts": TOOL, "tools/math/mul.json": "" }),
+    await survey({ "tools/add.ts": TOOL, "tools/math/sub.ts": TOOL, "tools/math/mul.tsx": TOOL }),
     [
-      'Not serving "DIR/tools/math/mul.json" and "DIR/tools/math/sub.ts": tools in ' +
-      'subdirectories of "DIR/tools" are not loaded (move them up, or rename the folder ' +
-      '"_math" if it holds helpers)',
+      'Not serving "DIR/tools/math/mul.tsx": tool modules end in ".ts", ".mts", ".js" or ' +
+      '".mjs" (rename it, or start its name with "_" if it is not a tool)',
     ],
   );
-  const many = Object.fromEntries(
-    ["a", "b", "c", "d", "e", "f", "g"].map((name) => [`tools/more/${name}.ts`, TOOL]),
-  );
-  assert.deepEqual(await survey({ "tools/add.ts": TOOL, ...many }), [
-    'Not serving "DIR/tools/more/a.ts", "DIR/tools/more/b.ts", "DIR/tools/more/c.ts", ' +
-    '"DIR/tools/more/d.ts", "DIR/tools/more/e.ts" and 2 more: tools in subdirectories of ' +
-    '"DIR/tools" are not loaded (move them up, or rename the folder "_more" if it holds helpers)',
-  ]);
+  assert.deepEqual(await survey({ "tools/add.ts": TOOL, "tools/math/sub.ts": TOOL }), []);
 });
 
 Deno.test("surveyServer() names modules whose extension the loader does not import", async () => {

@@ -253,7 +253,7 @@ Deno.test("loadTools() loads a draft-04 inputSchema", async () => {
   });
 });
 
-Deno.test("loadTools() loads .ts, .mts, .js and .mjs files and skips other files that are not executable", async () => {
+Deno.test("loadTools() loads .ts, .mts, .js and .mjs files and skips other files that are not executable, and _ and . folders", async () => {
   const throwing = (flag: string) =>
     `(globalThis as Record<string, unknown>)[${JSON.stringify(flag)}] = true;\n` +
     `throw new Error("${flag} must not be imported");\n`;
@@ -273,8 +273,11 @@ Deno.test("loadTools() loads .ts, .mts, .js and .mjs files and skips other files
     "_data.json": '{ "description": "not a tool" }',
     "component.tsx": throwing("toolshedTestImportedTsx"),
     "README.md": "# not a tool",
-    "sub/inner.ts": toolSource(),
-    "folder.ts/inside.ts": toolSource(),
+    // Folders are toolsets (tests/toolsets_test.ts) unless their names start with "_" or ".";
+    // a folder inside a toolset is not read, and an empty one serves nothing.
+    "_sub/inner.ts": throwing("toolshedTestImportedSub"),
+    ".git/inside.ts": throwing("toolshedTestImportedGit"),
+    "set/deeper/inner.ts": throwing("toolshedTestImportedDeeper"),
     "empty": null,
   }, async (dir) => {
     const registry = await loadTools(dir, { diagnostics: recorder() });
@@ -292,6 +295,9 @@ Deno.test("loadTools() loads .ts, .mts, .js and .mjs files and skips other files
         "toolshedTestImported_helper",
         "toolshedTestImportedHidden",
         "toolshedTestImportedTsx",
+        "toolshedTestImportedSub",
+        "toolshedTestImportedGit",
+        "toolshedTestImportedDeeper",
       ]
     ) {
       assert.strictEqual(global[flag], undefined, `${flag} was imported`);

@@ -7,8 +7,14 @@ import { ask, DIR_FLAGS, DIR_FLAGS_HELP, openServer, parseCommandArgs } from "./
 import type { Folder } from "../discovery/server_dir.ts";
 import type { Server } from "../server/create_server.ts";
 import { promptText, resourceText, toolText } from "./render.ts";
+import { parseToolsets } from "../primitives/toolsets.ts";
 
-const FLAGS = { ...DIR_FLAGS, json: { type: "boolean" } } as const;
+const FLAGS = {
+  ...DIR_FLAGS,
+  json: { type: "boolean" },
+  toolsets: { type: "string" },
+  "read-only": { type: "boolean" },
+} as const;
 
 /** The four lists, by the field each result carries them in. */
 const LISTS = [
@@ -31,6 +37,9 @@ annotations), resources, resource templates and prompts, as an MCP client would 
 
 Options:
 ${DIR_FLAGS_HELP}
+  --toolsets SET,SET         Only these toolsets (folders of tools/) and the top-level
+                             tools, as serve --toolsets serves them
+  --read-only                Only tools marked readOnlyHint, as serve --read-only
   --json                     Print the tools/list, resources/list, resources/templates/list
                              and prompts/list results as one JSON object:
                              {"tools":[…],"resources":[…],"resourceTemplates":[…],"prompts":[…]}
@@ -50,7 +59,10 @@ Examples:
       );
       return EXIT.usage;
     }
-    const opened = await openServer(values, io);
+    const opened = await openServer(values, io, {
+      toolsets: values.toolsets === undefined ? undefined : parseToolsets(values.toolsets),
+      readOnly: values["read-only"] === true,
+    });
     if (typeof opened === "number") return opened;
     const { server } = opened;
     const snapshot = server.registry.current();
@@ -68,13 +80,16 @@ Examples:
       return EXIT.ok;
     }
     const { folders } = opened;
-    const tasks = new Map(snapshot.tools.items.map((tool) => [tool.name, tool.task]));
+    const byName = snapshot.tools.byKey;
     const sections = [
       section(
         "tool(s)",
         "tools",
         folders.tools,
-        lists.tools.map((tool) => toolText(tool, tasks.get(String(tool.name)))),
+        lists.tools.map((tool) => {
+          const found = byName.get(String(tool.name));
+          return toolText(tool, found?.task, found?.toolset);
+        }),
       ),
       section(
         "resource(s)",

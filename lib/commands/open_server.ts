@@ -1,5 +1,6 @@
 // What `list`, `call` and `check` share: the flags that say where the server directory is,
 // and loading it exactly as `toolshed serve` does, with every problem reported the same way.
+import { UnknownToolsetError } from "../primitives/toolsets.ts";
 import { parseArgs } from "../host/args.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
 import type { LoadedServer, ServerFolders } from "../discovery/server_dir.ts";
@@ -81,6 +82,10 @@ export interface OpenOptions {
   readonly onProblems?: (problems: readonly string[]) => void;
   /** As `--tool-timeout`. */
   readonly toolTimeoutMs?: number;
+  /** As `--toolsets`: serve only these toolsets and the top-level tools (adr/0045). */
+  readonly toolsets?: readonly string[];
+  /** As `--read-only`. */
+  readonly readOnly?: boolean;
 }
 
 /**
@@ -122,10 +127,16 @@ export async function openServer(
       passEnv,
       allowOutsideSymlinks: values["allow-outside-symlinks"] === true,
       toolTimeoutMs: options.toolTimeoutMs,
+      toolsets: options.toolsets,
+      readOnly: options.readOnly,
       diagnostics: options.diagnostics ?? ioDiagnostics(io),
     });
     return { folders: server.folders!, loaded: server.loaded, server };
   } catch (error) {
+    if (error instanceof UnknownToolsetError) {
+      io.err(`toolshed: ${error.message}\n`);
+      return EXIT.usage;
+    }
     if (!(error instanceof DirectoryLoadError)) throw error;
     if (options.onProblems !== undefined) options.onProblems(error.problems);
     else {

@@ -113,13 +113,14 @@ export function propertyLines(schema: unknown, root: unknown, indent: string): s
 }
 
 /** A tool of `tools/list` (2026-07-28), for a person; `task` is the server's own setting. */
-export function toolText(tool: JsonObject, task?: string): string {
+export function toolText(tool: JsonObject, task?: string, toolset?: string): string {
   const lines = [
     typeof tool.title === "string" && tool.title !== tool.name
       ? `  ${tool.name} (${tool.title})`
       : `  ${tool.name}`,
   ];
   if (typeof tool.description === "string") lines.push(...wrapped(tool.description, "    "));
+  if (toolset !== undefined) lines.push(`    Toolset: ${toolset}`);
   const input = tool.inputSchema;
   const parameters = propertyLines(input, input, "      ");
   if (parameters.length > 0) lines.push("    Arguments:", ...parameters);

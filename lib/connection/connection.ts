@@ -11,6 +11,7 @@
 // HTTP POST, whose stream must end with an answer). Cancelled, a request answers nothing on the
 // connection (its client forgot the id); with a reply of its own, a running request still gives
 // its answer there, and one cancelled while waiting gives `undefined`.
+import type { ToolView } from "../primitives/toolsets.ts";
 import { idInUse, internalError } from "../wire/errors.ts";
 import type { Notification, Request, Response } from "../wire/extract.ts";
 import type { RequestId, RpcError } from "../wire/types.ts";
@@ -71,6 +72,8 @@ export interface RequestOptions {
   readonly auth?: AuthInfo;
   /** The client's network address, when the transport read it (RequestContext.address). */
   readonly address?: string;
+  /** The tools a stateless request chose (RequestContext.view). */
+  readonly view?: ToolView;
 }
 
 /** A request taken by the engine. */
@@ -291,6 +294,7 @@ export function createConnection(options: ConnectionOptions): Connection {
       origin: options.origin,
       auth: given.auth,
       address: given.address,
+      view: given.view,
       deciding: undefined,
       bytes: given.bytes ?? 0,
       state: "waiting",

@@ -44,6 +44,7 @@ import { authorize } from "./authorize.ts";
 import type { RateLimiter } from "./rate_limit.ts";
 import { rounds } from "./rounds.ts";
 import { stamp } from "./stamp.ts";
+import { type ToolView, viewOf } from "../primitives/toolsets.ts";
 
 export interface CoreOptions extends MethodOptions {
   readonly registry: Registry;
@@ -76,6 +77,11 @@ export interface CoreOptions extends MethodOptions {
    * apply to; undefined when none is configured (nothing of them runs).
    */
   readonly rateLimit?: RateLimiter;
+  /**
+   * The tools served when a connection chooses none (`--toolsets`, `--read-only`, adr/0045);
+   * undefined: all of them.
+   */
+  readonly view?: ToolView;
 }
 
 export interface Core {
@@ -207,7 +213,10 @@ export function createCore(given: CoreOptions): Core {
     client: ClientView,
     era: Era,
   ): MaybePromise<JsonObject> {
-    const snapshot = options.registry.current();
+    const view = ctx.session?.view ?? ctx.view ?? options.view;
+    const snapshot = view === undefined
+      ? options.registry.current()
+      : viewOf(options.registry.current(), view);
     const { chain, [era]: capabilities } = madeFor(snapshot);
     if (entry.capability !== undefined && !(entry.capability in capabilities)) {
       // Served, but this server has nothing of the kind (no prompts: no `prompts/*`).
@@ -260,8 +269,17 @@ export function createCore(given: CoreOptions): Core {
       }
     },
     method: (name) => table.get(name),
-    changeNotices: (previous, next, session) =>
-      changeNotices(previous, next, session, options.listChanged === true),
+    changeNotices(previous, next, session) {
+      const view = session.view ?? options.view;
+      return view === undefined
+        ? changeNotices(previous, next, session, options.listChanged === true)
+        : changeNotices(
+          viewOf(previous, view),
+          viewOf(next, view),
+          session,
+          options.listChanged === true,
+        );
+    },
   };
 }
 

@@ -1,8 +1,8 @@
 // What loads but is probably a mistake: the cases the folder loaders pass over without a
-// word, because a file there may be anything (a note, a helper, data). A tool in a
+// word, because a file there may be anything (a note, a helper, data). A prompt in a
 // subdirectory, a `.tsx` module, a script without its executable bit: each is a tool the
 // author expects and no client sees. Start-up prints these as warnings, so the survey is
-// cheap (one readDir per folder, and per subdirectory of tools/ and prompts/, plus a stat
+// cheap (one readDir per folder, and per subdirectory of prompts/, plus a stat
 // for the few files that look like programs) and never throws.
 import type { LoadedServer, ServerFolders } from "./server_dir.ts";
 import { folderOf } from "./folder.ts";
@@ -114,6 +114,24 @@ async function surveyTools(
 ): Promise<{ shown: string; warnings: SurveyWarning[] } | undefined> {
   const listing = await listFolder(location);
   if (listing === undefined) return undefined;
+  // Folders of tools/ are toolsets (adr/0045), loaded like tools/ itself: surveyed alike.
+  const sets = await Promise.all(
+    listing.entries.filter((entry) => entry.isDirectory && !HIDDEN.test(entry.name)).map(
+      async (entry) => {
+        const set = await listFolder(new URL(`${encodeURIComponent(entry.name)}/`, listing.url));
+        return set && { ...set, shown: `${listing.shown}/${entry.name}` };
+      },
+    ),
+  );
+  const warnings: SurveyWarning[] = [];
+  for (const each of [listing, ...sets]) {
+    if (each !== undefined) warnings.push(...await surveyToolFiles(each));
+  }
+  return { shown: listing.shown, warnings };
+}
+
+/** The files of one folder of tools that look meant as tools but are not served. */
+async function surveyToolFiles(listing: Listing): Promise<SurveyWarning[]> {
   const { url, shown, entries } = listing;
   const names = new Set(entries.map((entry) => entry.name));
   // A file with a sidecar is the loader's to judge (it reports a program that is not
@@ -156,10 +174,7 @@ async function surveyTools(
       });
     }
   });
-  warnings.push(
-    ...await nested(listing, (name) => MODULE.test(name) || name.endsWith(".json"), "tools"),
-  );
-  return { shown, warnings };
+  return warnings;
 }
 
 async function surveyPrompts(
@@ -193,7 +208,7 @@ async function surveyPrompts(
 async function nested(
   listing: Listing,
   wouldServe: (name: string) => boolean,
-  kind: "tools" | "prompts",
+  kind: "prompts",
 ): Promise<SurveyWarning[]> {
   const subdirectories = listing.entries.filter((entry) =>
     entry.isDirectory && !HIDDEN.test(entry.name)

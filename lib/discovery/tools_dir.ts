@@ -17,6 +17,7 @@ import type { Diagnostics } from "../util/diagnostics.ts";
 import { DirectoryLoadError, type PartialLoad } from "./load_error.ts";
 import { didYouMean } from "../util/suggest.ts";
 import { folderOf } from "./folder.ts";
+import { TOOLSET_NAME } from "../primitives/toolsets.ts";
 
 export { directoryUrl } from "./folder.ts";
 import { byUniqueName, importDefault } from "./import_module.ts";
@@ -77,9 +78,10 @@ const SIDECAR_FIELDS = new Set([...DEFINITION_FIELDS, "env", "output"]);
 
 /**
  * Loads every tool in `dir`, a path (relative to the working directory) or a directory
- * URL: modules (`.ts`, `.mts`, `.js`, `.mjs`) and executables with a `.json` sidecar.
- * Files whose names start with `_` or `.`, subdirectories and other files without the
- * executable bit are not tools.
+ * URL: modules (`.ts`, `.mts`, `.js`, `.mjs`) and executables with a `.json` sidecar, in it
+ * and in each of its folders, which are toolsets (adr/0045). Files and folders whose names
+ * start with `_` or `.`, folders inside a toolset and other files without the executable bit
+ * are not tools.
  */
 export async function loadTools(
   dir: string | URL,
@@ -94,15 +96,47 @@ export async function loadTools(
     throw new ToolLoadError([`Cannot read the tools directory "${shownDir}": ${messageOf(error)}`]);
   }
 
-  const sources: Source[] = entries.modules.map((fileName) => ({
-    fileName,
-    load: () => loadTool(new URL(fileName, dirUrl), fileName, `${shownDir}/${fileName}`),
-  }));
-  if (!options.skipExecutables) {
-    // One set of slots for every program this server runs.
-    const slots = createSlots(options.maxPrograms);
-    sources.push(...executableSources(entries, dirUrl, shownDir, options, slots));
-    sources.sort((a, b) => a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0);
+  // Each folder of tools/ not starting with "_" or "." is a toolset (adr/0045), read the
+  // same way; a set's tool is named by its file alone, so names are unique across sets.
+  const badSet = entries.folders.find((name) => !TOOLSET_NAME.test(name));
+  if (badSet !== undefined) {
+    throw new ToolLoadError([
+      `Cannot load the toolset "${shownDir}/${badSet}": a toolset's name is letters, digits, ` +
+      `"_" and "-" (rename the folder, or start its name with "_" if it holds helpers)`,
+    ]);
+  }
+  const folders: { set: string | undefined; entries: Entries }[] = [{ set: undefined, entries }];
+  for (const set of entries.folders) {
+    try {
+      folders.push({ set, entries: await readEntries(new URL(`${set}/`, dirUrl)) });
+    } catch (error) {
+      throw new ToolLoadError([
+        `Cannot read the toolset "${shownDir}/${set}": ${messageOf(error)}`,
+      ]);
+    }
+  }
+  // One set of slots for every program this server runs.
+  const slots = options.skipExecutables ? undefined : createSlots(options.maxPrograms);
+  const sources: Source[] = [];
+  const skippedSidecars: string[] = [];
+  for (const { set, entries: found } of folders) {
+    const prefix = set === undefined ? "" : `${set}/`;
+    const url = set === undefined ? dirUrl : new URL(prefix, dirUrl);
+    const shown = `${shownDir}${set === undefined ? "" : `/${set}`}`;
+    const inSet: Source[] = found.modules.map((fileName) => ({
+      fileName,
+      load: () => loadTool(new URL(fileName, url), fileName, `${shown}/${fileName}`),
+    }));
+    if (slots !== undefined) {
+      inSet.push(...executableSources(found, url, shown, options, slots));
+      inSet.sort((a, b) => a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0);
+    } else skippedSidecars.push(...found.sidecars.map((fileName) => `${prefix}${fileName}`));
+    sources.push(...inSet.map((source) => ({
+      fileName: `${prefix}${source.fileName}`,
+      load: set === undefined
+        ? source.load
+        : () => source.load().then((tool) => ({ ...tool, toolset: set })),
+    })));
   }
   // Tools load in parallel; names are checked in file order, so messages are stable.
   const loaded = await Promise.allSettled(sources.map((source) => loadSafely(source)));
@@ -117,9 +151,7 @@ export async function loadTools(
     });
   }
   const tools = [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  const skipped = options.skipExecutables
-    ? entries.sidecars.map((fileName) => `${shownDir}/${fileName}`)
-    : [];
+  const skipped = skippedSidecars.map((fileName) => `${shownDir}/${fileName}`);
   return { tools, byName, skipped };
 }
 
@@ -147,14 +179,21 @@ interface Entries {
   sidecars: string[];
   /** Every other regular file (or symlink to one), and whether it has an executable bit. */
   others: Map<string, boolean>;
+  /** Folders whose names start with neither "_" nor "." (toolsets, in tools/ itself), sorted. */
+  folders: string[];
 }
 
 async function readEntries(dirUrl: URL): Promise<Entries> {
   const modules: string[] = [];
   const sidecars: string[] = [];
   const otherNames: string[] = [];
+  const folders: string[] = [];
   for await (const entry of Deno.readDir(dirUrl)) {
-    if (entry.isDirectory || /^[_.]/.test(entry.name)) continue;
+    if (/^[_.]/.test(entry.name)) continue;
+    if (entry.isDirectory) {
+      folders.push(entry.name);
+      continue;
+    }
     if (TOOL_EXTENSIONS.test(entry.name)) modules.push(entry.name);
     else if (entry.name.endsWith(".json")) sidecars.push(entry.name);
     else otherNames.push(entry.name);
@@ -168,7 +207,7 @@ async function readEntries(dirUrl: URL): Promise<Entries> {
       // A dangling symlink: not a file, so not a tool.
     }
   }));
-  return { modules: modules.sort(), sidecars: sidecars.sort(), others };
+  return { modules: modules.sort(), sidecars: sidecars.sort(), others, folders: folders.sort() };
 }
 
 /**

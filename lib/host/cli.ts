@@ -6,6 +6,7 @@ import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { ENV_NAME } from "../programs/executable.ts";
 import { parseRate } from "../primitives/rate.ts";
+import { parseToolsets, TOOLSET_NAME } from "../primitives/toolsets.ts";
 import { DEFAULTS, STATE_KEY_ENV } from "../server/defaults.ts";
 import { BEARER_TOKEN } from "../transports/http/auth.ts";
 import { parseCorsOrigin } from "../transports/http/cors.ts";
@@ -100,6 +101,10 @@ export interface Options {
   logFormat?: LogFormat;
   /** Every caller's rate limit across its requests, as written (--rate-limit "60/min"). */
   rateLimit?: string;
+  /** Serve only these toolsets and the top-level tools (--toolsets a,b; adr/0045). */
+  toolsets?: string[];
+  /** Serve only tools marked readOnlyHint (--read-only). */
+  readOnly?: boolean;
   /** Diagnostics with stacks (--verbose). */
   verbose?: boolean;
   /** Deno's OpenTelemetry is on ($OTEL_DENO=true): traces and metrics of MCP (adr/0041). */
@@ -155,6 +160,11 @@ Options of serve:
                              (repeatable; PATH, HOME, LANG, LC_ALL, TZ, TMPDIR always are)
   --allow-outside-symlinks   Serve executables and sidecars that are symlinks to files
                              outside the tools directory
+  --toolsets SET,SET         Serve only these toolsets (folders of tools/) and the
+                             top-level tools; over HTTP a client may narrow it with
+                             /mcp/SET or the Mcp-Toolsets header (default: every set;
+                             docs/authoring/tools.md#toolsets)
+  --read-only                Serve only tools marked readOnlyHint: true
   --watch                    Watch the server directory: reload what changes and tell
                              connected clients (deno task start turns it on)
   --http ADDRESS             Serve Streamable HTTP (protocol version 2026-07-28) on
@@ -285,6 +295,8 @@ const FLAGS = {
   "pass-env": { type: "string", multiple: true },
   "allow-outside-symlinks": { type: "boolean" },
   watch: { type: "boolean" },
+  toolsets: { type: "string" },
+  "read-only": { type: "boolean" },
   http: { type: "string" },
   "allow-host": { type: "string", multiple: true },
   "cors-origin": { type: "string", multiple: true },
@@ -409,6 +421,20 @@ export function parseCommand(
     }
     options.metrics = address;
   }
+  if (values.toolsets !== undefined) {
+    const sets = parseToolsets(values.toolsets);
+    const bad = sets.find((set) => !TOOLSET_NAME.test(set));
+    if (sets.length === 0 || bad !== undefined) {
+      return {
+        kind: "usage-error",
+        message: `Invalid value for --toolsets: ${
+          bad === undefined ? "name at least one toolset" : `"${bad}" is not a toolset's name`
+        } (folders of tools/, comma-separated: --toolsets issues,repos)`,
+      };
+    }
+    options.toolsets = sets;
+  }
+  if (values["read-only"]) options.readOnly = true;
   if (values["rate-limit"] !== undefined) {
     try {
       parseRate(values["rate-limit"]);

@@ -5,6 +5,7 @@ import type { JsonObject } from "../util/json.ts";
 import type { Request, Response } from "../wire/extract.ts";
 import type { AuthInfo, Call } from "../primitives/types.ts";
 import type { Session } from "./session.ts";
+import type { ToolView } from "../primitives/toolsets.ts";
 
 export interface RequestContext {
   readonly request: Request;
@@ -19,6 +20,11 @@ export interface RequestContext {
   readonly origin: Origin;
   /** Who is calling, as the HTTP authentication step verified it (OAuth); else undefined. */
   readonly auth?: AuthInfo;
+  /**
+   * The tools a stateless HTTP request chose (`/mcp/<set>`, `Mcp-Toolsets`, adr/0045); a
+   * session's are its own (`Session.view`); undefined: the server's.
+   */
+  readonly view?: ToolView;
   /**
    * The client's network address (HTTP, read only when a rate limit may key callers by it);
    * else undefined.

@@ -2,6 +2,7 @@
 // A stateless request (a 2026-07-28 HTTP POST) has none.
 import { isObject, type JsonObject } from "../util/json.ts";
 import { SESSION_VERSIONS } from "../wire/versions.ts";
+import type { ToolView } from "../primitives/toolsets.ts";
 
 /** What a 2025-era session learnt from `initialize`; shared by its calls, so frozen. */
 export interface SessionClient {
@@ -28,6 +29,8 @@ export interface Session {
   logLevel: string | undefined;
   /** URIs the client subscribed to with `resources/subscribe` (2025 era), bounded. */
   readonly subscriptions: Set<string>;
+  /** The tools it was opened with (an HTTP path or header, adr/0045); undefined: the server's. */
+  view?: ToolView;
 }
 
 /**

@@ -32,6 +32,8 @@ export interface Tool {
   scopes: readonly string[];
   /** How often one caller may call it (`rateLimit`, adr/0043); undefined: no limit of its own. */
   rateLimit: Rate | undefined;
+  /** The toolset it belongs to (its folder `tools/<set>/`, adr/0045); undefined: top-level. */
+  toolset?: string;
 }
 
 /** An argument mirrored into the HTTP header `Mcp-Param-<header>` (SEP-2243). */

@@ -26,6 +26,12 @@ import {
   type Registry,
 } from "../primitives/registry.ts";
 import type { Tool } from "../primitives/tools.ts";
+import {
+  type ToolView,
+  toolView,
+  unknownToolset,
+  UnknownToolsetError,
+} from "../primitives/toolsets.ts";
 import type { Middleware } from "../primitives/types.ts";
 import {
   type LoadedServer,
@@ -132,6 +138,13 @@ export interface ServerConfig {
    * `rateLimit` of their own are limited per caller whether or not this is set.
    */
   readonly rateLimit?: string;
+  /**
+   * Serve only these toolsets (`tools/<set>/` folders) and the top-level tools (`--toolsets`,
+   * adr/0045); a connection over HTTP may narrow it further. Default: every set.
+   */
+  readonly toolsets?: readonly string[];
+  /** Serve only tools marked `annotations.readOnlyHint: true` (`--read-only`, adr/0045). */
+  readonly readOnly?: boolean;
 
   /**
    * Middleware around every request's handler, the first outermost; the server directory's
@@ -468,6 +481,7 @@ function assemble(
       );
     }
   }
+  const { view, toolsetsHttp } = toolsetsOf(config, loaded);
   const keyRing: KeyRing | undefined = shared?.keyRing ??
     (config.stateKeys === undefined ? undefined : createKeyRing([...config.stateKeys]));
   // The tasks that calls become (adr/0016): in Redis with `redis`, else in this process.
@@ -512,6 +526,7 @@ function assemble(
     telemetry,
     metrics: metrics?.middleware,
     rateLimit,
+    view,
   });
   const degraded = () => shared?.health();
   let lastId = 0;
@@ -535,6 +550,7 @@ function assemble(
         sessionEnded,
         outerSteps,
         callerAddresses: rateLimit !== undefined,
+        toolsets: toolsetsHttp,
       })
     ).then((mcp) => {
       metrics?.watch(mcp.endpoint.counts);
@@ -585,6 +601,7 @@ function assemble(
         oauth: config.oauth,
         sessionEnded,
         callerAddresses: rateLimit !== undefined,
+        toolsets: toolsetsHttp,
         ...listen,
         core,
         registry,
@@ -659,6 +676,34 @@ function assemble(
       return closing;
     },
   };
+}
+
+/**
+ * The server's own view of its tools (`toolsets`, `readOnly`), checked against the sets the
+ * directory holds, and whether HTTP reads a choice of toolsets: when there are sets, when a
+ * reload may bring some, or when the server's view narrows (adr/0045). Neither: nothing of
+ * toolsets is composed in.
+ */
+function toolsetsOf(
+  config: ServerConfig,
+  loaded: LoadedServer,
+): { view: ToolView | undefined; toolsetsHttp: { base: ToolView | undefined } | undefined } {
+  const held = [...new Set(loaded.tools.tools.flatMap((tool) => tool.toolset ?? []))].sort();
+  if (config.toolsets !== undefined) {
+    const unknown = unknownToolset(config.toolsets, held);
+    if (unknown !== undefined || config.toolsets.length === 0) {
+      throw new UnknownToolsetError(
+        `Cannot serve the toolsets asked for: ${unknown ?? "none is named"}`,
+      );
+    }
+  }
+  const view = config.toolsets !== undefined || config.readOnly
+    ? toolView(config.toolsets, config.readOnly === true)
+    : undefined;
+  const toolsetsHttp = held.length > 0 || config.watch || view !== undefined
+    ? { base: view }
+    : undefined;
+  return { view, toolsetsHttp };
 }
 
 /** Who a request sent in process says it comes from. */

@@ -17,6 +17,7 @@ import { type Endpoint, rateRefusal } from "./endpoint.ts";
 import { errorMessage, sessionRequired } from "./errors.ts";
 import type { Exchange, HttpHandler } from "./exchange.ts";
 import type { AuthInfo } from "../../primitives/types.ts";
+import type { ToolView } from "../../primitives/toolsets.ts";
 import { acceptsEventStream } from "./headers.ts";
 import { SESSION_ID_HEADER } from "./sessions.ts";
 
@@ -34,9 +35,12 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
     request: RpcRequest,
     auth: AuthInfo | undefined,
     address: string | undefined,
+    view: ToolView | undefined,
   ): Promise<Response> {
     if (endpoint.draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
     const session = createSession();
+    // The tools its path or header chose are the session's from now on (adr/0045).
+    if (view !== undefined) session.view = view;
     const response = await core.handle({
       request,
       controller: new AbortController(),
@@ -83,7 +87,7 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
     if (message.kind === "request") {
       if (endpoint.draining) return jsonAnswer(errorMessage(message.id, shuttingDown()), 503);
       if (message.method === "initialize") {
-        return openSession(message, auth, exchange.address);
+        return openSession(message, auth, exchange.address, exchange.view);
       }
       return jsonAnswer(errorMessage(message.id, sessionRequired()), 400);
     }
@@ -109,6 +113,7 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
         auth: exchange.auth,
         scopeChallenge: exchange.scopeChallenge,
         address: exchange.address,
+        view: exchange.view,
       });
     }
     if (admission.kind !== "session") throw new Error(`Cannot dispatch "${admission.kind}"`);

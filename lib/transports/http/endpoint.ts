@@ -4,6 +4,7 @@
 // the drain. `run` hands one admitted request to its engine and turns what the engine says
 // into the HTTP answer: JSON at once, or, when the answer comes later, a 200 whose body carries
 // it (an event stream when the request may send something first).
+import type { ToolView } from "../../primitives/toolsets.ts";
 import { isObject, type JsonObject } from "../../util/json.ts";
 import type { Diagnostics } from "../../util/diagnostics.ts";
 import { createSlots, type Slots } from "../../util/slots.ts";
@@ -100,6 +101,8 @@ export interface RunOptions {
   readonly scopeChallenge?: (required: readonly string[]) => string;
   /** The client's address, when a rate limit may key callers by it (Exchange.address). */
   readonly address?: string;
+  /** The tools a stateless request chose (Exchange.view). */
+  readonly view?: ToolView;
 }
 
 export interface Endpoint {
@@ -253,6 +256,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       const flight = engine.request(request, {
         auth: how.auth,
         address: how.address,
+        view: how.view,
         outlet: {
           notify: answer.notify,
           // 2026-07-28: the server sends no requests. In a session, they go on this request's

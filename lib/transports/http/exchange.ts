@@ -9,6 +9,7 @@ import type {
 } from "../../wire/extract.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
 import type { AuthInfo } from "../../primitives/types.ts";
+import type { ToolView } from "../../primitives/toolsets.ts";
 import type { Connection } from "./listener.ts";
 
 export interface Exchange {
@@ -33,6 +34,10 @@ export interface Exchange {
    * read only when a rate limit may key callers by it (adr/0043).
    */
   readonly address?: string;
+  /** The toolsets the path names (`/mcp/<set>`), set by the route (adr/0045). */
+  toolsetPath?: string;
+  /** The tools the toolsets step chose for it (path, `Mcp-Toolsets`); undefined: the server's. */
+  view?: ToolView;
 }
 
 /** A body read in full; `release` gives its bytes back to the budget (once). */

@@ -31,6 +31,8 @@ import {
 } from "./oauth.ts";
 import { metadataRoute } from "./oauth_metadata.ts";
 import { createSessionStreams } from "./streams.ts";
+import { toolsetsStep } from "./toolsets.ts";
+import type { ToolView } from "../../primitives/toolsets.ts";
 
 /** The MCP endpoint's path unless told otherwise. */
 export const MCP_PATH = "/mcp";
@@ -75,6 +77,11 @@ export interface McpHttpOptions extends EndpointOptions {
    * or a session by it, adr/0043); off, nothing is read.
    */
   readonly callerAddresses?: boolean;
+  /**
+   * Serve toolsets (adr/0045): `/mcp/<set>` and the `Mcp-Toolsets` header choose among them,
+   * within `base` (the server's own view, when it has one). Undefined: neither is read.
+   */
+  readonly toolsets?: { readonly base: ToolView | undefined };
 }
 
 export interface McpHttp {
@@ -125,6 +132,9 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     ], cors),
     ...(options.bearerToken === undefined ? [] : [bearerStep(options.bearerToken)]),
     ...(resourceServer === undefined ? [] : [oauthStep(resourceServer)]),
+    ...(options.toolsets === undefined
+      ? []
+      : [toolsetsStep(options.registry, options.toolsets.base)]),
     methodAndTypeStep(createSessionStreams(endpoint)),
     bodyStep({ limitBytes: options.maxMessageBytes, budget: endpoint.bodies, bodyTimeoutMs }),
     admissionStep(mirroredOf),
@@ -134,6 +144,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     const metadata = metadataRoute(resourceServer);
     for (const at of resourceServer.metadataPaths) routes.set(at, metadata);
   }
+  const setsPrefix = `${path}/`;
   routes.set("/healthz", probe(() => [200, "ok"]));
   routes.set("/readyz", probe(() => [endpoint.draining ? 503 : 200, readiness()]));
 
@@ -156,6 +167,14 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     }
     const handler = routes.get(pathname);
     if (handler !== undefined) return handler(exchange);
+    // `/mcp/<set>`: the endpoint, for the toolsets the rest of the path names.
+    if (options.toolsets !== undefined && pathname.startsWith(setsPrefix)) {
+      const sets = pathname.slice(setsPrefix.length);
+      if (sets !== "" && !sets.includes("/")) {
+        exchange.toolsetPath = sets;
+        return routes.get(path)!(exchange);
+      }
+    }
     return new Response(`Not found: MCP is served on ${path}\n`, { status: 404, headers: TEXT });
   }
 

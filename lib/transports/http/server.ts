@@ -11,7 +11,7 @@ import { settlesWithin } from "../../util/settles_within.ts";
 import type { Registry } from "../../primitives/registry.ts";
 import type { Core } from "../../core/handle.ts";
 import type { SessionEnd } from "../../methods/session.ts";
-import { createMcpHttp, failed, MCP_PATH, type McpHttp } from "./handler.ts";
+import { createMcpHttp, failed, MCP_PATH, type McpHttp, type McpHttpOptions } from "./handler.ts";
 import type { OAuthHttpOptions } from "./oauth.ts";
 import type { EndpointCounts } from "./endpoint.ts";
 import type { HttpStep } from "./exchange.ts";
@@ -54,6 +54,8 @@ export interface HttpOptions {
   shutdownGraceMs: number;
   /** Where the transport's own troubles (a failed request, shutdown) are reported. */
   diagnostics: Diagnostics;
+  /** Toolsets chosen by path and header (adr/0045); undefined: neither is read. */
+  toolsets?: McpHttpOptions["toolsets"];
   /** A 2025-era session unused this long is forgotten (default 30 minutes). */
   sessionTtlMs?: number;
   /** Live 2025-era sessions past which the least recently used is ended (default 10,000). */
