@@ -240,6 +240,7 @@ Deno.test("serverFolders() serves DIR/<kind> for --dir DIR, each optional, a nam
       resources: { location: `${prefix}resources`, required: false },
       prompts: { location: `${prefix}prompts`, required: false },
       middleware: { location: `${prefix}middleware`, required: false },
+      ui: { location: `${prefix}ui`, required: false },
     });
   }
   assert.deepStrictEqual(serverFolders({ dir: "srv", prompts: "mine" }).prompts, {
@@ -251,6 +252,7 @@ Deno.test("serverFolders() serves DIR/<kind> for --dir DIR, each optional, a nam
     resources: { location: "resources", required: false },
     prompts: { location: "prompts", required: false },
     middleware: { location: "middleware", required: false },
+    ui: { location: "ui", required: false },
   });
   // A folder named alone is all that is served: `--tools DIR` keeps its old meaning, and
   // runs no middleware.
