@@ -299,10 +299,14 @@ Deno.test("new refuses a command line it cannot read, saying how to fix it", asy
   await withTempDir(async (dir) => {
     const hint = "(toolshed new --help shows how)\n";
     const cases: [string[], string][] = [
-      [[], "toolshed: toolshed new needs what to create: tool, prompt or resource, then a NAME\n"],
+      [
+        [],
+        "toolshed: toolshed new needs what to create: tool, prompt, resource or app, then a NAME\n",
+      ],
       [
         ["tol", "x"],
-        'toolshed: Cannot create a "tol": toolshed new creates a tool, a prompt or a resource; ' +
+        'toolshed: Cannot create a "tol": toolshed new creates a tool, a prompt, a resource or ' +
+        "an app; " +
         "did you mean tool?\n",
       ],
       [["prompt"], "toolshed: toolshed new prompt needs a NAME\n"],
@@ -379,7 +383,7 @@ Deno.test("new never overwrites: it names the file that holds the name, and writ
 Deno.test("new --help prints the usage on stdout", async () => {
   const { code, out, err } = await runNew(["--help"], "/");
   assert.deepEqual({ code, out, err }, { code: 0, out: `${command.usage}\n`, err: "" });
-  assert.match(command.usage, /^Usage: toolshed new tool\|prompt\|resource NAME/);
+  assert.match(command.usage, /^Usage: toolshed new tool\|prompt\|resource\|app NAME/);
 });
 
 Deno.test("toolshed new in a real process writes a tool that the server then calls", async () => {
@@ -411,5 +415,38 @@ Deno.test("toolshed new in a real process writes a tool that the server then cal
       params: { name: "hello", arguments: { text: "there" } },
     }]);
     assert.equal(textOf(result), "hello received: there");
+  });
+});
+
+Deno.test("new app writes a page, its sidecar and the tool it calls, which load linked", async () => {
+  await withTempDir(async (dir) => {
+    const made = await runNew(["app", "board", "--dir", dir], dir);
+    assert.equal(made.code, 0, made.err);
+    assert.deepEqual(await filesUnder(dir), ["tools/board.ts", "ui/board.html", "ui/board.json"]);
+    assert.match(made.out, /^Created .*\/ui\/board\.html\nCreated .*\/ui\/board\.json\n/);
+    assert.match(made.out, /Created .*\/tools\/board\.ts\nNext: .* call board text=hello/);
+    const page = await Deno.readTextFile(`${dir}/ui/board.html`);
+    assert.match(page, /app\.callServerTool\(\{ name: "board", arguments: \{ text \} \}\)/);
+    const [list, read, call] = await ask(dir, [
+      { method: "tools/list", params: {} },
+      { method: "resources/read", params: { uri: "ui://board" } },
+      { method: "tools/call", params: { name: "board", arguments: { text: "hi" } } },
+    ]);
+    const [tool] = list.tools as { _meta: Record<string, unknown> }[];
+    assert.deepEqual(tool._meta, {
+      ui: { resourceUri: "ui://board" },
+      "ui/resourceUri": "ui://board",
+    });
+    const [contents] = read.contents as { mimeType: string; text: string; _meta: unknown }[];
+    assert.equal(contents.mimeType, "text/html;profile=mcp-app");
+    assert.equal(contents.text, page);
+    assert.deepEqual(contents._meta, {
+      ui: { csp: { resourceDomains: ["https://unpkg.com"] }, prefersBorder: true },
+    });
+    assert.equal(textOf(call), "board received: hi");
+    // Twice: it names the file that holds the name and writes nothing.
+    const again = await runNew(["app", "board", "--dir", dir], dir);
+    assert.equal(again.code, 1);
+    assert.match(again.err, /"[^"]*ui\/board\.html" exists already/);
   });
 });

@@ -17,10 +17,10 @@ import {
   scaffoldFiles,
 } from "./scaffold_templates.ts";
 
-const KINDS: readonly Kind[] = ["tool", "prompt", "resource"];
-const ALL_LANGS: readonly Lang[] = ["ts", "bash", "python", "md"];
+const KINDS: readonly Kind[] = ["tool", "prompt", "resource", "app"];
+const ALL_LANGS: readonly Lang[] = ["ts", "bash", "python", "md", "html"];
 /** Extensions a name may not end with: the file's extension is --lang's business. */
-const EXTENSION = /\.(ts|mts|js|mjs|sh|py|json|md)$/;
+const EXTENSION = /\.(ts|mts|js|mjs|sh|py|json|md|html)$/;
 
 const FLAGS = {
   dir: { type: "string" },
@@ -28,16 +28,18 @@ const FLAGS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const USAGE = `Usage: toolshed new tool|prompt|resource NAME [--dir DIR] [--lang LANG]
+const USAGE = `Usage: toolshed new tool|prompt|resource|app NAME [--dir DIR] [--lang LANG]
 
-Writes a working tool, prompt or resource named NAME to start from, into DIR/tools/,
-DIR/prompts/ or DIR/resources/ (creating the folder). Never overwrites a file.
+Writes a working tool, prompt, resource or MCP App named NAME to start from, into DIR/tools/,
+DIR/prompts/, DIR/resources/ or DIR/ui/ (creating the folder). Never overwrites a file.
 
   tool       --lang ts (default): tools/NAME.ts
              --lang bash: tools/NAME.sh (executable) and its sidecar tools/NAME.json
              --lang python: tools/NAME.py (executable) and its sidecar tools/NAME.json
   prompt     --lang ts (default): prompts/NAME.ts; --lang md: prompts/NAME.md
   resource   --lang ts (default): resources/NAME.ts; --lang md: resources/NAME.md
+  app        ui/NAME.html, its sidecar ui/NAME.json, and tools/NAME.ts, the tool it shows
+             and calls back
 
 Options:
   --dir DIR     The server directory (default: the working directory)
@@ -61,12 +63,15 @@ async function run(args: string[], io: Io): Promise<number> {
   };
   const [kindGiven, name, ...extra] = positionals;
   if (kindGiven === undefined) {
-    return usageError("toolshed new needs what to create: tool, prompt or resource, then a NAME");
+    return usageError(
+      "toolshed new needs what to create: tool, prompt, resource or app, then a NAME",
+    );
   }
   if (!KINDS.includes(kindGiven as Kind)) {
     const meant = closest(kindGiven, KINDS);
     return usageError(
-      `Cannot create a "${kindGiven}": toolshed new creates a tool, a prompt or a resource` +
+      `Cannot create a "${kindGiven}": toolshed new creates a tool, a prompt, a resource ` +
+        `or an app` +
         (meant === undefined ? "" : `; did you mean ${meant}?`),
     );
   }
@@ -103,20 +108,39 @@ async function run(args: string[], io: Io): Promise<number> {
   }
 
   const dirShown = values.dir?.replace(/(.)\/+$/, "$1");
-  const folderShown = dirShown === undefined ? FOLDERS[kind] : `${dirShown}/${FOLDERS[kind]}`;
-  const folder = absolute(io.cwd, folderShown);
+  const shownOf = (folder: string) => dirShown === undefined ? folder : `${dirShown}/${folder}`;
+  const folderShown = shownOf(FOLDERS[kind]);
   const files = scaffoldFiles(kind, lang, name);
-  const taken = await takenBy(folder, kind, name, files);
-  if (taken !== undefined) {
-    io.err(
-      `toolshed: Cannot create ${kind} "${name}": "${folderShown}/${taken}" exists already ` +
-        `(toolshed new never overwrites a file; pick another name or remove it)\n`,
-    );
-    return EXIT.failed;
+  // Each folder written to, with its files (an app's tool goes in tools/).
+  const groups = new Map<string, ScaffoldFile[]>();
+  for (const file of files) {
+    const folder = file.folder ?? FOLDERS[kind];
+    groups.set(folder, [...groups.get(folder) ?? [], file]);
+  }
+  for (const [folder, inIt] of groups) {
+    const folderKind = folder === FOLDERS[kind] ? kind : "tool";
+    const taken = await takenBy(absolute(io.cwd, shownOf(folder)), folderKind, name, inIt);
+    if (taken !== undefined) {
+      io.err(
+        `toolshed: Cannot create ${kind} "${name}": "${shownOf(folder)}/${taken}" exists ` +
+          `already (toolshed new never overwrites a file; pick another name or remove it)\n`,
+      );
+      return EXIT.failed;
+    }
   }
   try {
-    await Deno.mkdir(folder, { recursive: true });
-    await writeAll(folder, files);
+    const written: string[] = [];
+    try {
+      for (const [folder, inIt] of groups) {
+        const path = absolute(io.cwd, shownOf(folder));
+        await Deno.mkdir(path, { recursive: true });
+        await writeAll(path, inIt);
+        written.push(...inIt.map((file) => `${path}/${file.fileName}`));
+      }
+    } catch (error) {
+      await Promise.all(written.map((path) => Deno.remove(path).catch(() => {})));
+      throw error;
+    }
   } catch (error) {
     io.err(`toolshed: Cannot create ${kind} "${name}" in "${folderShown}": ${messageOf(error)}\n`);
     return EXIT.failed;
@@ -125,9 +149,10 @@ async function run(args: string[], io: Io): Promise<number> {
   // The next command as the user types toolshed (deno task toolshed, a binary's path, …).
   const toolshed = commandLine();
   io.out(
-    files.map((file) => `Created ${folderShown}/${file.fileName}\n`).join("") +
+    files.map((file) => `Created ${shownOf(file.folder ?? FOLDERS[kind])}/${file.fileName}\n`)
+      .join("") +
       `Next: edit it, then ${
-        kind === "tool"
+        kind === "tool" || kind === "app"
           ? `try it with: ${toolshed} call ${name} text=hello${dirFlag}`
           : `see it listed with: ${toolshed} list${dirFlag}`
       }\n`,
