@@ -234,7 +234,9 @@ function announce(loaded: LoadedServer, folders: ServerFolders, over: string): v
   if (loaded.tools.tools.length > 0) {
     part(folders.tools?.location, count(loaded.tools.tools.length, "tool"));
   }
-  const resources = loaded.resources.length;
+  // The apps of ui/ are resources too (ui://, adr/0048), said apart.
+  const apps = loaded.resources.filter((resource) => resource.uri.startsWith("ui://")).length;
+  const resources = loaded.resources.length - apps;
   const templates = loaded.templates.length;
   if (resources + templates > 0) {
     part(
@@ -244,6 +246,7 @@ function announce(loaded: LoadedServer, folders: ServerFolders, over: string): v
         : `${count(resources, "resource")} and ${count(templates, "template")}`,
     );
   }
+  if (apps > 0) part(folders.ui?.location, count(apps, "app"));
   if (loaded.prompts.length > 0) {
     part(folders.prompts?.location, count(loaded.prompts.length, "prompt"));
   }

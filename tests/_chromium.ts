@@ -30,6 +30,11 @@ export interface Browser {
 export interface Page {
   /** The value of `expression` in the page (a promise's, awaited), as JSON carries it. */
   evaluate(expression: string): Promise<unknown>;
+  /**
+   * As evaluate, in the page's first child frame (an iframe, even a sandboxed one the page's
+   * own script cannot reach), in a world of its own over the frame's DOM.
+   */
+  evaluateInFrame(expression: string): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -130,6 +135,29 @@ export async function launchChromium(): Promise<Browser> {
     return withHangGuard(answer, `DevTools ${method}`).then((message) => message.result ?? {});
   }
 
+  /** The value of `expression` in a session's page (a world of it, `contextId`), as JSON carries it. */
+  async function evaluateIn(
+    sessionId: string,
+    expression: string,
+    contextId?: number,
+  ): Promise<unknown> {
+    const { result, exceptionDetails } = await send("Runtime.evaluate", {
+      expression,
+      awaitPromise: true,
+      returnByValue: true,
+      ...contextId === undefined ? {} : { contextId },
+    }, sessionId) as {
+      result: { value?: unknown };
+      exceptionDetails?: { text: string; exception?: { description?: string } };
+    };
+    if (exceptionDetails) {
+      throw new Error(
+        `The page threw: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`,
+      );
+    }
+    return result.value;
+  }
+
   async function stop(): Promise<void> {
     try {
       child.kill("SIGTERM");
@@ -178,22 +206,36 @@ export async function launchChromium(): Promise<Browser> {
       } finally {
         listeners.delete(listener);
       }
+      const evaluate = (expression: string, contextId?: number) =>
+        evaluateIn(sessionId, expression, contextId);
       return {
-        async evaluate(expression) {
-          const { result, exceptionDetails } = await send("Runtime.evaluate", {
-            expression,
-            awaitPromise: true,
-            returnByValue: true,
-          }, sessionId) as {
-            result: { value?: unknown };
-            exceptionDetails?: { text: string; exception?: { description?: string } };
+        evaluate: (expression) => evaluate(expression),
+        async evaluateInFrame(expression) {
+          const { frameTree } = await send("Page.getFrameTree", {}, sessionId) as {
+            frameTree: { childFrames?: { frame: { id: string } }[] };
           };
-          if (exceptionDetails) {
-            throw new Error(
-              `The page threw: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`,
-            );
+          const child = frameTree.childFrames?.[0];
+          if (child !== undefined) {
+            const { executionContextId } = await send("Page.createIsolatedWorld", {
+              frameId: child.frame.id,
+              worldName: "test",
+            }, sessionId) as { executionContextId: number };
+            return await evaluate(expression, executionContextId);
           }
-          return result.value;
+          // Not in the tree: the frame runs in a process of its own (a sandboxed iframe is
+          // isolated so), a target of its own to attach to.
+          const { targetInfos } = await send("Target.getTargets") as {
+            targetInfos: { targetId: string; type: string; parentFrameId?: string }[];
+          };
+          const frame = targetInfos.find((info) =>
+            info.type === "iframe" && (info.parentFrameId ?? targetId) === targetId
+          );
+          if (frame === undefined) throw new Error("The page has no child frame");
+          const { sessionId: frameSession } = await send("Target.attachToTarget", {
+            targetId: frame.targetId,
+            flatten: true,
+          }) as { sessionId: string };
+          return await evaluateIn(frameSession, expression);
         },
         async close() {
           await send("Target.closeTarget", { targetId });

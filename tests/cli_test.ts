@@ -241,6 +241,7 @@ Deno.test("serverFolders() serves DIR/<kind> for --dir DIR, each optional, a nam
       prompts: { location: `${prefix}prompts`, required: false },
       skills: { location: `${prefix}skills`, required: false },
       middleware: { location: `${prefix}middleware`, required: false },
+      ui: { location: `${prefix}ui`, required: false },
     });
   }
   assert.deepStrictEqual(serverFolders({ dir: "srv", prompts: "mine" }).prompts, {
@@ -253,6 +254,7 @@ Deno.test("serverFolders() serves DIR/<kind> for --dir DIR, each optional, a nam
     prompts: { location: "prompts", required: false },
     skills: { location: "skills", required: false },
     middleware: { location: "middleware", required: false },
+    ui: { location: "ui", required: false },
   });
   // A folder named alone is all that is served: `--tools DIR` keeps its old meaning, and
   // runs no middleware.

@@ -301,11 +301,12 @@ Deno.test("new refuses a command line it cannot read, saying how to fix it", asy
     const cases: [string[], string][] = [
       [
         [],
-        "toolshed: toolshed new needs what to create: tool, prompt, resource or skill, then a NAME\n",
+        "toolshed: toolshed new needs what to create: tool, prompt, resource, skill or app, then a NAME\n",
       ],
       [
         ["tol", "x"],
-        'toolshed: Cannot create a "tol": toolshed new creates a tool, a prompt, a resource or a skill; ' +
+        'toolshed: Cannot create a "tol": toolshed new creates a tool, a prompt, a resource, ' +
+        "a skill or an app; " +
         "did you mean tool?\n",
       ],
       [["prompt"], "toolshed: toolshed new prompt needs a NAME\n"],
@@ -382,7 +383,7 @@ Deno.test("new never overwrites: it names the file that holds the name, and writ
 Deno.test("new --help prints the usage on stdout", async () => {
   const { code, out, err } = await runNew(["--help"], "/");
   assert.deepEqual({ code, out, err }, { code: 0, out: `${command.usage}\n`, err: "" });
-  assert.match(command.usage, /^Usage: toolshed new tool\|prompt\|resource\|skill NAME/);
+  assert.match(command.usage, /^Usage: toolshed new tool\|prompt\|resource\|skill\|app NAME/);
 });
 
 Deno.test("toolshed new in a real process writes a tool that the server then calls", async () => {
@@ -434,5 +435,38 @@ Deno.test("new skill: skills/NAME/SKILL.md that loads and is listed by skills/li
     assert.equal(bad.code, 1);
     assert.match(bad.err, /1-64 lowercase letters, digits and single hyphens/);
     assert.deepEqual(await filesUnder(dir), ["skills/pdf-forms/SKILL.md"]);
+  });
+});
+
+Deno.test("new app writes a page, its sidecar and the tool it calls, which load linked", async () => {
+  await withTempDir(async (dir) => {
+    const made = await runNew(["app", "board", "--dir", dir], dir);
+    assert.equal(made.code, 0, made.err);
+    assert.deepEqual(await filesUnder(dir), ["tools/board.ts", "ui/board.html", "ui/board.json"]);
+    assert.match(made.out, /^Created .*\/ui\/board\.html\nCreated .*\/ui\/board\.json\n/);
+    assert.match(made.out, /Created .*\/tools\/board\.ts\nNext: .* call board text=hello/);
+    const page = await Deno.readTextFile(`${dir}/ui/board.html`);
+    assert.match(page, /app\.callServerTool\(\{ name: "board", arguments: \{ text \} \}\)/);
+    const [list, read, call] = await ask(dir, [
+      { method: "tools/list", params: {} },
+      { method: "resources/read", params: { uri: "ui://board" } },
+      { method: "tools/call", params: { name: "board", arguments: { text: "hi" } } },
+    ]);
+    const [tool] = list.tools as { _meta: Record<string, unknown> }[];
+    assert.deepEqual(tool._meta, {
+      ui: { resourceUri: "ui://board" },
+      "ui/resourceUri": "ui://board",
+    });
+    const [contents] = read.contents as { mimeType: string; text: string; _meta: unknown }[];
+    assert.equal(contents.mimeType, "text/html;profile=mcp-app");
+    assert.equal(contents.text, page);
+    assert.deepEqual(contents._meta, {
+      ui: { csp: { resourceDomains: ["https://unpkg.com"] }, prefersBorder: true },
+    });
+    assert.equal(textOf(call), "board received: hi");
+    // Twice: it names the file that holds the name and writes nothing.
+    const again = await runNew(["app", "board", "--dir", dir], dir);
+    assert.equal(again.code, 1);
+    assert.match(again.err, /"[^"]*ui\/board\.html" exists already/);
   });
 });

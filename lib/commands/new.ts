@@ -18,10 +18,10 @@ import {
   scaffoldFiles,
 } from "./scaffold_templates.ts";
 
-const KINDS: readonly Kind[] = ["tool", "prompt", "resource", "skill"];
-const ALL_LANGS: readonly Lang[] = ["ts", "bash", "python", "md"];
+const KINDS: readonly Kind[] = ["tool", "prompt", "resource", "skill", "app"];
+const ALL_LANGS: readonly Lang[] = ["ts", "bash", "python", "md", "html"];
 /** Extensions a name may not end with: the file's extension is --lang's business. */
-const EXTENSION = /\.(ts|mts|js|mjs|sh|py|json|md)$/;
+const EXTENSION = /\.(ts|mts|js|mjs|sh|py|json|md|html)$/;
 
 const FLAGS = {
   dir: { type: "string" },
@@ -29,10 +29,11 @@ const FLAGS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const USAGE = `Usage: toolshed new tool|prompt|resource|skill NAME [--dir DIR] [--lang LANG]
+const USAGE = `Usage: toolshed new tool|prompt|resource|skill|app NAME [--dir DIR] [--lang LANG]
 
-Writes a working tool, prompt, resource or skill named NAME to start from, into DIR/tools/,
-DIR/prompts/, DIR/resources/ or DIR/skills/ (creating the folder). Never overwrites a file.
+Writes a working tool, prompt, resource, skill or MCP App named NAME to start from, into
+DIR/tools/, DIR/prompts/, DIR/resources/, DIR/skills/ or DIR/ui/ (creating the folder). Never
+overwrites a file.
 
   tool       --lang ts (default): tools/NAME.ts
              --lang bash: tools/NAME.sh (executable) and its sidecar tools/NAME.json
@@ -40,6 +41,8 @@ DIR/prompts/, DIR/resources/ or DIR/skills/ (creating the folder). Never overwri
   prompt     --lang ts (default): prompts/NAME.ts; --lang md: prompts/NAME.md
   resource   --lang ts (default): resources/NAME.ts; --lang md: resources/NAME.md
   skill      skills/NAME/SKILL.md (--lang md, the only one)
+  app        ui/NAME.html, its sidecar ui/NAME.json, and tools/NAME.ts, the tool it shows
+             and calls back
 
 Options:
   --dir DIR     The server directory (default: the working directory)
@@ -64,13 +67,14 @@ async function run(args: string[], io: Io): Promise<number> {
   const [kindGiven, name, ...extra] = positionals;
   if (kindGiven === undefined) {
     return usageError(
-      "toolshed new needs what to create: tool, prompt, resource or skill, then a NAME",
+      "toolshed new needs what to create: tool, prompt, resource, skill or app, then a NAME",
     );
   }
   if (!KINDS.includes(kindGiven as Kind)) {
     const meant = closest(kindGiven, KINDS);
     return usageError(
-      `Cannot create a "${kindGiven}": toolshed new creates a tool, a prompt, a resource or a skill` +
+      `Cannot create a "${kindGiven}": toolshed new creates a tool, a prompt, a resource, ` +
+        `a skill or an app` +
         (meant === undefined ? "" : `; did you mean ${meant}?`),
     );
   }
@@ -107,20 +111,39 @@ async function run(args: string[], io: Io): Promise<number> {
   }
 
   const dirShown = values.dir?.replace(/(.)\/+$/, "$1");
-  const folderShown = dirShown === undefined ? FOLDERS[kind] : `${dirShown}/${FOLDERS[kind]}`;
-  const folder = absolute(io.cwd, folderShown);
+  const shownOf = (folder: string) => dirShown === undefined ? folder : `${dirShown}/${folder}`;
+  const folderShown = shownOf(FOLDERS[kind]);
   const files = scaffoldFiles(kind, lang, name);
-  const taken = await takenBy(folder, kind, name, files);
-  if (taken !== undefined) {
-    io.err(
-      `toolshed: Cannot create ${kind} "${name}": "${folderShown}/${taken}" exists already ` +
-        `(toolshed new never overwrites a file; pick another name or remove it)\n`,
-    );
-    return EXIT.failed;
+  // Each folder written to, with its files (an app's tool goes in tools/).
+  const groups = new Map<string, ScaffoldFile[]>();
+  for (const file of files) {
+    const folder = file.folder ?? FOLDERS[kind];
+    groups.set(folder, [...groups.get(folder) ?? [], file]);
+  }
+  for (const [folder, inIt] of groups) {
+    const folderKind = folder === FOLDERS[kind] ? kind : "tool";
+    const taken = await takenBy(absolute(io.cwd, shownOf(folder)), folderKind, name, inIt);
+    if (taken !== undefined) {
+      io.err(
+        `toolshed: Cannot create ${kind} "${name}": "${shownOf(folder)}/${taken}" exists ` +
+          `already (toolshed new never overwrites a file; pick another name or remove it)\n`,
+      );
+      return EXIT.failed;
+    }
   }
   try {
-    await Deno.mkdir(folder, { recursive: true });
-    await writeAll(folder, files);
+    const written: string[] = [];
+    try {
+      for (const [folder, inIt] of groups) {
+        const path = absolute(io.cwd, shownOf(folder));
+        await Deno.mkdir(path, { recursive: true });
+        await writeAll(path, inIt);
+        written.push(...inIt.map((file) => `${path}/${file.fileName}`));
+      }
+    } catch (error) {
+      await Promise.all(written.map((path) => Deno.remove(path).catch(() => {})));
+      throw error;
+    }
   } catch (error) {
     io.err(`toolshed: Cannot create ${kind} "${name}" in "${folderShown}": ${messageOf(error)}\n`);
     return EXIT.failed;
@@ -129,9 +152,10 @@ async function run(args: string[], io: Io): Promise<number> {
   // The next command as the user types toolshed (deno task toolshed, a binary's path, …).
   const toolshed = commandLine();
   io.out(
-    files.map((file) => `Created ${folderShown}/${file.fileName}\n`).join("") +
+    files.map((file) => `Created ${shownOf(file.folder ?? FOLDERS[kind])}/${file.fileName}\n`)
+      .join("") +
       `Next: edit it, then ${
-        kind === "tool"
+        kind === "tool" || kind === "app"
           ? `try it with: ${toolshed} call ${name} text=hello${dirFlag}`
           : `see it listed with: ${toolshed} list${dirFlag}`
       }\n`,

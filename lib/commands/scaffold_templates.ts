@@ -3,8 +3,8 @@
 // and "." only (the loader's rule, checked before this runs), so it is safe to put inside
 // TypeScript, Bash, Python, JSON and YAML text as it is.
 
-export type Kind = "tool" | "prompt" | "resource" | "skill";
-export type Lang = "ts" | "bash" | "python" | "md";
+export type Kind = "tool" | "prompt" | "resource" | "skill" | "app";
+export type Lang = "ts" | "bash" | "python" | "md" | "html";
 
 /** One file to write, by its name in the kind's folder. */
 export interface ScaffoldFile {
@@ -12,6 +12,8 @@ export interface ScaffoldFile {
   readonly text: string;
   /** Whether it needs the executable bit (a program with a sidecar). */
   readonly executable: boolean;
+  /** The folder it goes in when not the kind's (an app's tool goes in tools/). */
+  readonly folder?: string;
 }
 
 /** The folder of each kind under the server directory. */
@@ -20,6 +22,7 @@ export const FOLDERS: Readonly<Record<Kind, string>> = {
   prompt: "prompts",
   resource: "resources",
   skill: "skills",
+  app: "ui",
 };
 
 /** The languages each kind can be written in; the first is the default. */
@@ -28,6 +31,7 @@ export const LANGS: Readonly<Record<Kind, readonly Lang[]>> = {
   prompt: ["ts", "md"],
   resource: ["ts", "md"],
   skill: ["md"],
+  app: ["html"],
 };
 
 /** What each language is, in a message. */
@@ -36,6 +40,7 @@ export const LANG_NAMES: Readonly<Record<Lang, string>> = {
   bash: "a Bash script with a JSON sidecar",
   python: "a Python script with a JSON sidecar",
   md: "a Markdown file",
+  html: "an HTML page with a JSON sidecar and the tool it calls",
 };
 
 /** The files of `name` as `kind` in `lang` (one of LANGS[kind]). */
@@ -62,6 +67,12 @@ export function scaffoldFiles(kind: Kind, lang: Lang, name: string): ScaffoldFil
       return [file(`${name}.md`, markdownResource(name))];
     case "skill:md":
       return [file(`${name}/SKILL.md`, skillManifest(name))];
+    case "app:html":
+      return [
+        file(`${name}.html`, appPage(name)),
+        file(`${name}.json`, appSidecar(name)),
+        { ...file(`${name}.ts`, appTool(name)), folder: "tools" },
+      ];
   }
   throw new Error(`No scaffold for a ${kind} in "${lang}"`);
 }
@@ -231,4 +242,66 @@ description: ${
 Write here what the model should do, step by step. Put long references in files beside this
 one (references/GUIDE.md) and link them, so a host loads them only when they are needed.
 `;
+}
+
+/** Where the page loads the official MCP Apps client from (the sidecar's CSP lists it). */
+const APP_SCRIPT_ORIGIN = "https://unpkg.com";
+
+function appPage(name: string): string {
+  return `<!doctype html>
+<!-- ui/${name}.html: an MCP App, served as the resource ui://${name}. A host shows it in a
+     sandboxed frame when the tool ${name} (tools/${name}.ts, ui: "${name}") is called; its
+     button calls that tool back through the host and shows the answer. Its CSP and permissions
+     are in ui/${name}.json. -->
+<meta charset="utf-8">
+<title>${name}</title>
+<label>Text <input id="text" value="hello"></label>
+<button id="call" disabled>Call ${name}</button>
+<output id="answer"></output>
+<script type="module">
+  import { App } from "${APP_SCRIPT_ORIGIN}/@modelcontextprotocol/ext-apps@2.0.4/dist/src/app-with-deps.js";
+
+  const app = new App({ name: ${JSON.stringify(name)}, version: "1.0.0" });
+  // The result of the call that opened the app, when the host sends it.
+  app.ontoolresult = (result) => show(result);
+  const button = document.getElementById("call");
+  button.addEventListener("click", async () => {
+    const text = document.getElementById("text").value;
+    show(await app.callServerTool({ name: ${JSON.stringify(name)}, arguments: { text } }));
+  });
+  function show(result) {
+    document.getElementById("answer").textContent = result.content?.[0]?.text ?? "";
+  }
+  await app.connect();
+  button.disabled = false;
+</script>
+`;
+}
+
+function appSidecar(name: string): string {
+  return `${
+    JSON.stringify(
+      {
+        title: name,
+        description: `Shows what the tool ${name} answers (say here what the app is for)`,
+        csp: { resourceDomains: [APP_SCRIPT_ORIGIN] },
+        prefersBorder: true,
+      },
+      null,
+      2,
+    )
+  }
+`;
+}
+
+function appTool(name: string): string {
+  return toolModule(name).replace(
+    `// tools/${name}.ts: one tool, named after its file.`,
+    `// tools/${name}.ts: one tool, shown in the app ui/${name}.html (its ui field).`,
+  ).replace(
+    "  annotations: { readOnlyHint: true },\n",
+    `  annotations: { readOnlyHint: true },\n  // The app in ui/ a host shows the result in: ui/${name}.html, served as ui://${name}.\n  ui: ${
+      JSON.stringify(name)
+    },\n`,
+  );
 }

@@ -1,7 +1,9 @@
 // A server directory: up to three folders of primitives, tools/, resources/ and prompts/, each
 // optional under the directory and each replaceable by a folder of its own (--tools,
 // --resources, --prompts), which must then exist; skills/, optional, served as the skills
-// extension says (adr/0047); and middleware/, optional, around every request (adr/0025). Folders named on their own without --dir are all that is served (so
+// extension says (adr/0047); middleware/, optional, around every request (adr/0025); and ui/,
+// optional, its MCP Apps served as `ui://` resources beside resources/'s (adr/0048). Folders
+// named on their own without --dir are all that is served (so
 // `--tools DIR` alone serves what it always did, whatever the working directory holds). All
 // load at once and every problem is reported together.
 import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
@@ -12,7 +14,7 @@ import { folderOf } from "./folder.ts";
 import type { LoadedMiddleware } from "./middleware_dir.ts";
 import type { Skill } from "../primitives/skills.ts";
 
-export type FolderKind = "tools" | "resources" | "prompts" | "skills" | "middleware";
+export type FolderKind = "tools" | "resources" | "prompts" | "skills" | "middleware" | "ui";
 
 /** Where one folder is, and whether it must exist (it was named on its own). */
 export interface Folder {
@@ -59,7 +61,9 @@ export function serverFolders(
   const alone = given.dir === undefined &&
     KINDS.some((kind) => given[kind] !== undefined);
   const folder = (kind: FolderKind): Folder | undefined => {
-    const named = kind === "middleware" || kind === "skills" ? undefined : given[kind];
+    const named = kind === "middleware" || kind === "skills" || kind === "ui"
+      ? undefined
+      : given[kind];
     if (named !== undefined) return { location: named, required: true };
     if (alone) return undefined;
     if (given.dir !== undefined) {
@@ -69,7 +73,7 @@ export function serverFolders(
     return { location: base ? new URL(`./${kind}/`, base) : kind, required: false };
   };
   const folders: Partial<Record<FolderKind, Folder>> = {};
-  for (const kind of [...KINDS, "skills", "middleware"] as const) {
+  for (const kind of [...KINDS, "skills", "middleware", "ui"] as const) {
     const found = folder(kind);
     if (found !== undefined) folders[kind] = found;
   }
@@ -157,7 +161,8 @@ export async function loadServerParts(
   };
   const noPrompts: Part<Prompt[]> = { loaded: [] };
   const middlewareFolder = folders.middleware;
-  const [tools, resources, prompts, skills, middleware] = await Promise.all([
+  const uiFolder = folders.ui;
+  const [tools, resources, prompts, skills, middleware, apps] = await Promise.all([
     kinds.has("tools") ? collect(() => loadTools(folders.tools!.location, options)) : noTools,
     kinds.has("resources")
       ? collect(
@@ -194,8 +199,72 @@ export async function loadServerParts(
         })
       )
       : { loaded: [] },
+    uiFolder !== undefined && await exists(uiFolder.location)
+      ? collect(async () =>
+        (await import("./ui_dir.ts")).loadApps(uiFolder.location, {
+          maxResourceBytes: options.maxResourceBytes,
+          allowOutsideSymlinks: options.allowOutsideSymlinks,
+        })
+      )
+      : undefined,
   ]);
-  return { tools, resources, prompts, skills, middleware };
+  if (apps === undefined) {
+    return { tools: linkedTools(tools, new Set()), resources, prompts, skills, middleware };
+  }
+  const names = "loaded" in apps ? apps.loaded.map((app) => app.name) : [];
+  return {
+    tools: linkedTools(tools, new Set(names), "problems" in apps),
+    resources: withApps(resources, apps),
+    prompts,
+    skills,
+    middleware,
+  };
+}
+
+/**
+ * The tools part with every tool whose `ui` names no app in `apps` refused (its file fails,
+ * the rest load). When ui/ itself failed to load, links are not judged (its problems say why).
+ */
+function linkedTools(
+  part: Part<LoadedTools>,
+  apps: ReadonlySet<string>,
+  unknown = false,
+): Part<LoadedTools> {
+  if (!("loaded" in part) || unknown) return part;
+  const unlinked = part.loaded.tools.filter((tool) =>
+    tool.app !== undefined && !apps.has(tool.app)
+  );
+  if (unlinked.length === 0) return part;
+  const problems = unlinked.map((tool) =>
+    `Cannot load tool "${tool.file}": ui names the app "${tool.app}", but there is no ` +
+    `ui/${tool.app}.html`
+  );
+  const failed = new Set(unlinked.map((tool) => tool.file));
+  const tools = part.loaded.tools.filter((tool) => !failed.has(tool.file));
+  return { problems, error: new DirectoryLoadError(problems, { loaded: tools, failed }) };
+}
+
+/** The resources part with the apps of ui/ added (their problems with its own). */
+function withApps(
+  part: Part<{ resources: Resource[]; templates: ResourceTemplate[] }>,
+  apps: Part<Resource[]>,
+): Part<{ resources: Resource[]; templates: ResourceTemplate[] }> {
+  if ("loaded" in part && "loaded" in apps) {
+    const clash = part.loaded.resources.find((resource) => resource.uri.startsWith("ui://"));
+    if (clash === undefined) {
+      return { loaded: { ...part.loaded, resources: [...part.loaded.resources, ...apps.loaded] } };
+    }
+    const problems = [
+      `Cannot load resource "${clash.file}": its URI "${clash.uri}" is under ui://, which ` +
+      `ui/ serves (put the app in ui/)`,
+    ];
+    return { problems, error: new DirectoryLoadError(problems) };
+  }
+  const problems = [
+    ...("problems" in part ? part.problems : []),
+    ...("problems" in apps ? apps.problems : []),
+  ];
+  return { problems, error: new DirectoryLoadError(problems) };
 }
 
 /**

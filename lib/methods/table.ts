@@ -23,6 +23,7 @@ import { cancelTaskMethod, getTaskMethod, updateTaskMethod } from "./tasks.ts";
 import { TASKS_EXTENSION } from "../tasks/tasks.ts";
 import { SKILLS_EXTENSION } from "../primitives/skill_id.ts";
 import { getSkillMethod, listSkillsMethod } from "./skills.ts";
+import { APP_MIME_TYPE, isApp, UI_EXTENSION } from "../primitives/apps.ts";
 
 const hasResources = (snapshot: Snapshot) =>
   snapshot.resources.items.length > 0 || snapshot.templates.items.length > 0;
@@ -170,6 +171,11 @@ export function capabilitiesOf(
     if (entry.advertises && entry.eras.includes(era)) {
       Object.assign(capabilities[capability], entry.advertises);
     }
+  }
+  // MCP Apps (adr/0048): the server declares the extension, with the MIME type its apps are,
+  // in the shape clients declare theirs (`McpUiClientCapabilities`), only when it serves one.
+  if (capabilities.resources !== undefined && snapshot.resources.items.some(isApp)) {
+    (capabilities.extensions ??= {})[UI_EXTENSION] = { mimeTypes: [APP_MIME_TYPE] };
   }
   for (const key in capabilities) Object.freeze(capabilities[key]);
   return Object.freeze(capabilities);

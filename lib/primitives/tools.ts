@@ -9,6 +9,7 @@ import type { ToolDefinition } from "./types.ts";
 import { didYouMean } from "../util/suggest.ts";
 import { checkScopes } from "./scopes.ts";
 import { checkRateLimit, type Rate } from "./rate.ts";
+import { checkToolApp, linkedMeta } from "./apps.ts";
 
 /** A tool as the dispatcher serves it: its definition plus what start-up compiled. */
 export interface Tool {
@@ -34,6 +35,8 @@ export interface Tool {
   rateLimit: Rate | undefined;
   /** The toolset it belongs to (its folder `tools/<set>/`, adr/0045); undefined: top-level. */
   toolset?: string;
+  /** The app in ui/ it links to (`ui`, adr/0048), whose `ui://` URI its `_meta` carries. */
+  app?: string;
 }
 
 /** An argument mirrored into the HTTP header `Mcp-Param-<header>` (SEP-2243). */
@@ -63,6 +66,7 @@ export const DEFINITION_FIELDS = [
   "task",
   "scopes",
   "rateLimit",
+  "ui",
 ];
 const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
 /** Checks a definition field by field; throws with the first problem found. */
@@ -130,6 +134,10 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   }
   const scopes = checkScopes(definition.scopes);
   const rateLimit = checkRateLimit(definition.rateLimit);
+  const app = checkToolApp(definition.ui);
+  if (app !== undefined) {
+    definition = { ...definition, _meta: linkedMeta(definition._meta as JsonObject, app) };
+  }
   checkWireFields(definition);
   const headerParams = headerParamsOf(inputSchema);
   return {
@@ -149,6 +157,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     task,
     scopes,
     rateLimit,
+    ...app === undefined ? {} : { app },
   };
 }
 
@@ -232,7 +241,7 @@ function headerParamsOf(inputSchema: JsonObject): HeaderParam[] {
 const WIRE_FIELDS = [
   ...DEFINITION_FIELDS.filter((field) =>
     field !== "timeoutMs" && field !== "requiredClientCapabilities" && field !== "task" &&
-    field !== "scopes" && field !== "rateLimit"
+    field !== "scopes" && field !== "rateLimit" && field !== "ui"
   ),
   "_meta",
 ];

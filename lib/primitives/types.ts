@@ -168,6 +168,12 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    */
   rateLimit?: string;
   /**
+   * The app in ui/ this tool shows its result in (`ui/<name>.html`, the MCP Apps extension):
+   * tools/list carries its URI, `ui://<name>`, in `_meta.ui.resourceUri` (adr/0048). An app
+   * that is not there stops start-up.
+   */
+  ui?: string;
+  /**
    * Client capabilities a call needs, e.g. `{ sampling: {} }`: a client that did not declare
    * each of these keys is refused before the handler runs (2026-07-28: JSON-RPC error
    * -32021 with `data.requiredCapabilities`; a 2025 session: an `isError` result).
