@@ -32,8 +32,11 @@ export const COMPILE_FLAGS: readonly string[] = [
   "prompts/",
 ];
 
-/** Folders embedded when the repository has them (`deno compile` refuses a missing one). */
-export const OPTIONAL_FOLDERS: readonly string[] = ["middleware/"];
+/**
+ * Folders embedded when the repository has them (`deno compile` refuses a missing one): the
+ * server directory's optional folders (lib/discovery/server_dir.ts).
+ */
+export const OPTIONAL_FOLDERS: readonly string[] = ["middleware/", "skills/", "ui/"];
 
 /** The arguments after `deno` that compile main.ts into `output`. */
 export function compileArgs(output: string): string[] {

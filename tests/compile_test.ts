@@ -13,7 +13,14 @@
 import assert from "node:assert/strict";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "./_diagnostics.ts";
-import { COMPILE_FLAGS, compileArgs, DEFAULT_OUTPUT, parseCompileArgs } from "../build/compile.ts";
+import {
+  COMPILE_FLAGS,
+  compileArgs,
+  DEFAULT_OUTPUT,
+  OPTIONAL_FOLDERS,
+  parseCompileArgs,
+} from "../build/compile.ts";
+import { serverFolders } from "../lib/discovery/server_dir.ts";
 import { explainDownloadFailure, refuseDenortBin } from "../build/_denort.ts";
 import { smokeTest, toolNames } from "../build/_smoke.ts";
 
@@ -220,6 +227,15 @@ Deno.test("compile: build/compile.ts compiles main.ts and embeds tools/ next to 
   );
   assert.ok(included.includes(EMBEDDED_TOOLS.href), `no --include tools/ in ${args.join(" ")}`);
   assert.deepEqual(flagValues(args, "--output", "-o"), ["/tmp/out"]);
+});
+
+Deno.test("compile: every optional folder of a server directory is embedded when the repository has it", () => {
+  const folders = serverFolders({ dir: "/srv" });
+  const optional = (Object.keys(folders) as (keyof typeof folders)[])
+    .filter((kind) => !["tools", "resources", "prompts"].includes(kind))
+    .map((kind) => `${kind}/`);
+  assert.ok(optional.length >= 3, `optional folders: ${optional.join(", ")}`);
+  assert.deepEqual([...OPTIONAL_FOLDERS].sort(), optional.sort());
 });
 
 Deno.test("compile: deno.json's compile task runs build/compile.ts", async () => {
