@@ -33,7 +33,7 @@ import { DEFAULT_ALGORITHMS } from "../lib/auth/algorithms.ts";
 import { OAUTH_TOOLS } from "./_oauth_tools.ts";
 import { type AuthServer, startAuthServer } from "./_oidc.ts";
 import { serveForTest } from "./_http_server.ts";
-import { withHangGuard } from "./_server_process.ts";
+import { spawnHttpServer, withHangGuard } from "./_server_process.ts";
 
 const tools = OAUTH_TOOLS;
 
@@ -425,6 +425,52 @@ async function signInAndStepUp(era: Era, binding: Binding): Promise<void> {
   const allowed = logged.lastIndexOf('toolshed: POST /mcp 200 tools/call by "alice"');
   ok(0 <= refused && refused < forbidden && forbidden < allowed, server.diagnostics.text());
 }
+
+Deno.test("oauth sdk × toolsets: the SDK client given /mcp/<set> of an OAuth server signs in (the metadata's resource, /mcp, is a prefix of its URL), and lists exactly that set and the top-level tools", async () => {
+  const as = await issuer();
+  as.signInAs("alice");
+  const server = await spawnHttpServer(
+    [
+      "--dir",
+      new URL("../examples/toolsets", import.meta.url).pathname,
+      "--auth-issuer",
+      as.issuer,
+      "--auth-scope",
+      "mcp",
+    ],
+    { npm_lifecycle_event: "", npm_config_user_agent: "", INIT_CWD: "" },
+  );
+  try {
+    const url = new URL(`${server.url}/issues`);
+    const user = signedInClient(as, () => {});
+    const connect = () => {
+      const transport = new StreamableHTTPClientTransport(url, { authProvider: user.provider });
+      const client = new Client({ name: "toolshed-oauth-toolsets", version: "1.0.0" }, {
+        versionNegotiation: { mode: "auto" },
+      });
+      return { transport, client, connected: client.connect(transport) };
+    };
+    const first = connect();
+    await withHangGuard(rejects(first.connected, UnauthorizedError), "the first connect");
+    await withHangGuard(first.transport.finishAuth(user.takeRedirect()), "the code's exchange");
+    // The token names the endpoint, not the set: one audience for every view of the server.
+    strictEqual(jose.decodeJwt(user.saved[0].access_token).aud, server.url);
+    const second = connect();
+    await withHangGuard(second.connected, "the signed-in connect");
+    try {
+      const { tools: listed } = await withHangGuard(second.client.listTools(), "tools/list");
+      deepStrictEqual(listed.map((tool) => tool.name).sort(), [
+        "close_issue",
+        "list_issues",
+        "whoami",
+      ]);
+    } finally {
+      await second.client.close();
+    }
+  } finally {
+    await server.stop();
+  }
+});
 
 Deno.test({
   name: "oauth sdk: the authorization server stops with the file",
