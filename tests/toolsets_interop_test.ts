@@ -6,7 +6,7 @@ import { deepStrictEqual, match, ok } from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/client@2.4.0";
 import { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/stdio";
-import { readLines, withHangGuard } from "./_server_process.ts";
+import { spawnHttpServer, withHangGuard } from "./_server_process.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const DIR = fileURLToPath(new URL("../examples/toolsets", import.meta.url));
@@ -14,36 +14,12 @@ const CLIENT_INFO = { name: "toolshed-toolsets-test", version: "1.0.0" };
 
 /** main.ts --http on a free port serving examples/toolsets with `flags`, until closed. */
 async function startHttp(flags: string[] = []) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "--http", "127.0.0.1:0", "--dir", DIR, ...flags],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const lines = readLines(child.stderr);
-  const seen: string[] = [];
-  let url: string | undefined;
-  while (url === undefined) {
-    const next = await withHangGuard(lines.next(), "the listening line");
-    if (next.done) break;
-    seen.push(next.value);
-    url = next.value.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
-  }
-  if (url === undefined) {
-    await child.status;
-    throw new Error(`no URL on stderr:\n${seen.join("\n")}`);
-  }
-  const drained = (async () => {
-    for await (const _ of lines) { /* drained so the pipe never fills */ }
-  })();
-  return {
-    url,
-    async close() {
-      child.kill("SIGTERM");
-      await withHangGuard(child.status, "the server exiting");
-      await drained;
-    },
-  };
+  const server = await spawnHttpServer(["--dir", DIR, ...flags], {
+    npm_lifecycle_event: "",
+    npm_config_user_agent: "",
+    INIT_CWD: "",
+  });
+  return { url: server.url, close: () => server.stop() };
 }
 
 /** What the client sees: the names listed, and what calling a tool outside them answers. */
