@@ -52,6 +52,36 @@ export function serveForTest(
   };
 }
 
+/**
+ * Opens a 2025-11-25 session at `url` with an `initialize` POST (`headers` add credentials);
+ * gives its Mcp-Session-Id, or null when none came (the caller asserts what it expects).
+ */
+export async function openLegacySession(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<string | null> {
+  const opened = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    }),
+  });
+  await opened.body?.cancel();
+  return opened.headers.get("mcp-session-id");
+}
+
 /** The headers a 2026-07-28 client sends with `method` (and `Mcp-Name` when given). */
 export function modernHeaders(method: string, name?: string): Record<string, string> {
   const headers: Record<string, string> = {

@@ -17,7 +17,7 @@ import { ProtocolError } from "../lib/wire/errors.ts";
 import { parseCommand } from "../lib/host/cli.ts";
 import { recorder } from "./_diagnostics.ts";
 import { collector, feed } from "./_memory_streams.ts";
-import { modernHeaders } from "./_http_server.ts";
+import { modernHeaders, openLegacySession } from "./_http_server.ts";
 import { readLines, spawnHttpServer, withHangGuard } from "./_server_process.ts";
 import { RUN_REDIS, startRedis, until } from "./_redis.ts";
 
@@ -290,25 +290,7 @@ Deno.test("over HTTP: calls, answers by status, sessions and open streams are co
     const refused = await fetch(http.url, { method: "POST", body: "{}" }); // no Accept: 406 …
     await refused.body?.cancel();
     // A 2025-era session, and its GET stream.
-    const initialized = await fetch(http.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "metrics-test", version: "1" },
-        },
-      }),
-    });
-    await initialized.body?.cancel();
-    const sessionId = initialized.headers.get("mcp-session-id")!;
+    const sessionId = (await openLegacySession(http.url))!;
     ok(sessionId);
     const stream = await fetch(http.url, {
       headers: { accept: "text/event-stream", "mcp-session-id": sessionId },

@@ -13,7 +13,12 @@ import type { OAuthHttpOptions } from "../lib/transports/http/oauth.ts";
 import { DEFAULT_ALGORITHMS } from "../lib/auth/algorithms.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { type AuthServer, startAuthServer } from "./_oidc.ts";
-import { modernHeaders, serveForTest, type TestHttpServer } from "./_http_server.ts";
+import {
+  modernHeaders,
+  openLegacySession,
+  serveForTest,
+  type TestHttpServer,
+} from "./_http_server.ts";
 import { DEPLOY_TOOL } from "./_oauth_tools.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -306,22 +311,7 @@ Deno.test("oauth: a base scope the token lacks is 403 insufficient_scope; a tool
       accept: "application/json, text/event-stream",
       authorization: `Bearer ${token}`,
     };
-    const opened = await fetch(server.url, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
-      }),
-    });
-    await opened.body?.cancel();
-    const session = opened.headers.get("mcp-session-id")!;
+    const session = (await openLegacySession(server.url, { authorization: `Bearer ${token}` }))!;
     const call = await fetch(server.url, {
       method: "POST",
       headers: { ...headers, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
@@ -351,22 +341,7 @@ Deno.test("oauth: another user's token reaches none of a user's session, task or
       accept: "application/json, text/event-stream",
       authorization: `Bearer ${token}`,
     });
-    const opened = await fetch(server.url, {
-      method: "POST",
-      headers: headers(alice),
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
-      }),
-    });
-    await opened.body?.cancel();
-    const session = opened.headers.get("mcp-session-id")!;
+    const session = (await openLegacySession(server.url, { authorization: `Bearer ${alice}` }))!;
     const inSession = (token: string) =>
       fetch(server.url, {
         method: "POST",
