@@ -289,7 +289,7 @@ export function createCore(given: CoreOptions): Core {
  * limit's -32031) reaches the outer ones as an outcome.
  */
 export function builtinsOf(
-  options: Pick<CoreOptions, "telemetry" | "metrics" | "listTtlMs">,
+  options: Pick<CoreOptions, "telemetry" | "metrics" | "listTtlMs" | "serverInfo">,
   ring: KeyRing,
   sealedElsewhere: () => void,
   rateLimit?: CoreMiddleware,
@@ -299,7 +299,7 @@ export function builtinsOf(
     ...(options.metrics === undefined ? [] : [options.metrics]),
     authorize(),
     ...(rateLimit === undefined ? [] : [rateLimit]),
-    stamp(options.listTtlMs),
+    stamp(options.listTtlMs, options.serverInfo),
     channels(),
     rounds(ring, sealedElsewhere),
   ];

@@ -5,16 +5,20 @@
 import type { JsonObject } from "../util/json.ts";
 import { isThenable } from "../util/maybe.ts";
 import type { MethodEntry } from "../methods/call.ts";
-import { statelessResult } from "../methods/results.ts";
+import { serverMetaOf, statelessResult } from "../methods/results.ts";
 import type { CoreMiddleware } from "./chain.ts";
 
-export function stamp(listTtlMs: number | undefined): CoreMiddleware {
+export function stamp(
+  listTtlMs: number | undefined,
+  serverInfo: Readonly<JsonObject> | undefined,
+): CoreMiddleware {
+  const serverMeta = serverMetaOf(serverInfo);
   const stamped = (result: JsonObject, entry: MethodEntry): JsonObject => {
     const type = result.resultType;
     if (type !== undefined && type !== "complete" && !entry.incomplete?.includes(type as string)) {
       throw new Error(`the handler answered with resultType ${JSON.stringify(type)}`);
     }
-    return statelessResult(result, entry.cacheable === true, listTtlMs);
+    return statelessResult(result, entry.cacheable === true, listTtlMs, serverMeta);
   };
   return (next) => (call) => {
     if (call.features.era !== "stateless") return next(call);

@@ -70,6 +70,11 @@ export interface MethodOptions {
   readonly listed?: "all" | "permitted";
   /** Present only when telemetry is on (core/telemetry.ts): what handlers trace. */
   readonly telemetry?: MethodTelemetry;
+  /**
+   * The server's `Implementation` (server.meta.json, adr/0049), in `serverInfo` and every
+   * 2026-07-28 result's `_meta`; default: toolshed's own.
+   */
+  readonly serverInfo?: Readonly<JsonObject>;
 }
 
 /** What handlers ask of telemetry, when it is on. */

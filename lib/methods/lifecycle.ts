@@ -17,7 +17,7 @@ import { keptCopy, MAX_KEPT_CAPABILITIES_BYTES, MAX_KEPT_CLIENT_INFO_BYTES } fro
 export const DEFAULT_LOG_LEVEL = "info";
 
 /** `initialize`: negotiates a 2025-era version and pins the session to it. */
-export function initialize({ params, ctx, capabilities }: MethodCall): JsonObject {
+export function initialize({ params, ctx, capabilities, options }: MethodCall): JsonObject {
   const requested = params.protocolVersion;
   if (typeof requested !== "string") {
     throw invalidParams("Invalid params: protocolVersion must be a string");
@@ -58,7 +58,11 @@ export function initialize({ params, ctx, capabilities }: MethodCall): JsonObjec
     },
   };
   session.logLevel ??= DEFAULT_LOG_LEVEL;
-  return { protocolVersion: version, capabilities, serverInfo: SERVER_INFO };
+  return {
+    protocolVersion: version,
+    capabilities,
+    serverInfo: options.serverInfo ?? SERVER_INFO,
+  };
 }
 
 /** `ping` (2025 era): an empty result. */

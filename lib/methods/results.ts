@@ -11,6 +11,13 @@ import type { JsonObject } from "../util/json.ts";
 /** The `_meta` of a result that brings none of its own; shared, never mutated. */
 const SERVER_META = Object.freeze({ [META_SERVER_INFO]: SERVER_INFO });
 
+/** The `_meta` naming `serverInfo` (default: toolshed's own), made once per server. */
+export function serverMetaOf(serverInfo: Readonly<JsonObject> | undefined): Readonly<JsonObject> {
+  return serverInfo === undefined
+    ? SERVER_META
+    : Object.freeze({ [META_SERVER_INFO]: Object.freeze(serverInfo) });
+}
+
 /**
  * A 2026-07-28 result: `resultType` first ("complete" unless the handler set one), cache
  * hints when asked for, serverInfo merged into `_meta`. (A plain loop: object rest/spread
@@ -20,6 +27,7 @@ export function statelessResult(
   result: JsonObject,
   cacheable: boolean,
   listTtlMs = LIST_TTL_MS,
+  serverMeta: Readonly<JsonObject> = SERVER_META,
 ): JsonObject {
   const stamped: JsonObject = {
     resultType: typeof result.resultType === "string" ? result.resultType : "complete",
@@ -35,8 +43,8 @@ export function statelessResult(
     if (stamped.cacheScope === undefined) stamped.cacheScope = "public";
   }
   stamped._meta = isObject(result._meta)
-    ? { ...result._meta, [META_SERVER_INFO]: SERVER_INFO }
-    : SERVER_META;
+    ? { ...result._meta, ...serverMeta }
+    : serverMeta as JsonObject;
   return stamped;
 }
 

@@ -42,6 +42,9 @@ import {
 } from "../discovery/server_dir.ts";
 import { type Reloader, watchAndReload } from "../discovery/reload.ts";
 import { checkMiddleware } from "../discovery/middleware_dir.ts";
+import { DirectoryLoadError } from "../discovery/load_error.ts";
+import { loadServerMeta, serverMetaLocation } from "../discovery/server_meta_file.ts";
+import { implementationOf, type ServerMeta } from "../primitives/server_meta.ts";
 import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
 import { createTasks, type Tasks } from "../tasks/tasks.ts";
 import { createMemoryTaskStore } from "../tasks/task_store.ts";
@@ -80,6 +83,11 @@ export interface ServerConfig {
   readonly prompts?: string | URL;
   /** Where a compiled binary embeds its folders: served when no `dir` is named. */
   readonly embedded?: URL;
+  /**
+   * Who the server is (name, version, …; adr/0049), as the directory's server.meta.json says
+   * it; given here, the file is not read. Without either, serverInfo names toolshed.
+   */
+  readonly meta?: ServerMeta;
   /** Primitives already loaded, served instead of a directory (tests and benches). */
   readonly primitives?: Omit<OtherPrimitives, "middleware"> & { readonly tools?: readonly Tool[] };
 
@@ -235,6 +243,8 @@ export interface Server {
   readonly loaded: LoadedServer;
   /** The folders served; undefined when `primitives` were given. */
   readonly folders: ServerFolders | undefined;
+  /** Who the server is (server.meta.json or `config.meta`); undefined: neither says. */
+  readonly meta: ServerMeta | undefined;
   /** This instance's name (with `http`), which begins the ids of its sessions and tasks. */
   readonly instance: string | undefined;
   readonly tasks: Tasks;
@@ -289,18 +299,33 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   const load = loadOptionsOf(config, diagnostics, telemetry);
   let folders: ServerFolders | undefined;
   let loaded: LoadedServer;
+  let meta = config.meta;
   if (config.primitives !== undefined) loaded = loadedOf(config.primitives);
   else {
-    folders = serverFolders(
-      {
-        dir: pathOf(config.dir),
-        tools: pathOf(config.tools),
-        resources: pathOf(config.resources),
-        prompts: pathOf(config.prompts),
-      },
-      config.dir === undefined ? config.embedded : undefined,
+    const given = {
+      dir: pathOf(config.dir),
+      tools: pathOf(config.tools),
+      resources: pathOf(config.resources),
+      prompts: pathOf(config.prompts),
+    };
+    const base = config.dir === undefined ? config.embedded : undefined;
+    folders = serverFolders(given, base);
+    const metaAt = config.meta === undefined ? serverMetaLocation(given, base) : undefined;
+    // Both are read before either's problems are said: every problem is reported together.
+    const [directory, file] = await Promise.allSettled([
+      loadServerDir(folders, load),
+      metaAt === undefined ? undefined : loadServerMeta(metaAt),
+    ]);
+    const problems = [directory, file].flatMap((settled) =>
+      settled.status === "rejected" && settled.reason instanceof DirectoryLoadError
+        ? settled.reason.problems
+        : []
     );
-    loaded = await loadServerDir(folders, load);
+    if (problems.length > 0) throw new DirectoryLoadError(problems);
+    if (directory.status === "rejected") throw directory.reason;
+    if (file.status === "rejected") throw file.reason;
+    loaded = directory.value;
+    meta ??= file.value;
   }
   const instance = config.http ? config.instanceName ?? randomInstanceName() : undefined;
   const shared = config.redis === undefined
@@ -316,6 +341,7 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
     return assemble(config, diagnostics, {
       loaded,
       folders,
+      meta,
       load,
       instance,
       shared,
@@ -414,6 +440,7 @@ export function composeLoaded(
   return assemble(config, diagnostics, {
     loaded: loadedOf(primitives),
     folders: undefined,
+    meta: config.meta,
     load: loadOptionsOf(config, diagnostics),
     instance: config.http ? config.instanceName ?? randomInstanceName() : undefined,
     shared: undefined,
@@ -430,6 +457,7 @@ function assemble(
   parts: {
     loaded: LoadedServer;
     folders: ServerFolders | undefined;
+    meta: ServerMeta | undefined;
     load: ServerLoadOptions;
     instance: string | undefined;
     shared: SharedState | undefined;
@@ -439,7 +467,7 @@ function assemble(
     rateLimit?: RateLimiter;
   },
 ): Server {
-  const { loaded, folders, load, instance, shared, http, telemetry, rateLimit } = parts;
+  const { loaded, folders, meta, load, instance, shared, http, telemetry, rateLimit } = parts;
   const sessionEnded = telemetry?.sessionEnded;
   // Middleware given in code is checked as a middleware/ file is, naming where it was given.
   config.middleware?.forEach((middleware, index) => {
@@ -527,6 +555,7 @@ function assemble(
     metrics: metrics?.middleware,
     rateLimit,
     view,
+    serverInfo: meta === undefined ? undefined : implementationOf(meta),
   });
   const degraded = () => shared?.health();
   let lastId = 0;
@@ -564,6 +593,7 @@ function assemble(
     registry,
     loaded,
     folders,
+    meta,
     instance,
     tasks,
     degraded,
