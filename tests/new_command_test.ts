@@ -301,12 +301,12 @@ Deno.test("new refuses a command line it cannot read, saying how to fix it", asy
     const cases: [string[], string][] = [
       [
         [],
-        "toolshed: toolshed new needs what to create: tool, prompt, resource, skill or app, then a NAME\n",
+        "toolshed: toolshed new needs what to create: tool, prompt, resource, skill, app or server, then a NAME\n",
       ],
       [
         ["tol", "x"],
         'toolshed: Cannot create a "tol": toolshed new creates a tool, a prompt, a resource, ' +
-        "a skill or an app; " +
+        "a skill, an app or a server's server.meta.json; " +
         "did you mean tool?\n",
       ],
       [["prompt"], "toolshed: toolshed new prompt needs a NAME\n"],

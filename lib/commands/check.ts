@@ -10,6 +10,8 @@ import { surveyServer } from "../discovery/survey.ts";
 import { lintForModels } from "../schema/model_lint.ts";
 import { lintForClients } from "../schema/client_lint.ts";
 import { messageOf } from "../util/json.ts";
+import { SERVER_META_FILE } from "../primitives/server_meta.ts";
+import { unfinishedFields } from "./scaffold_meta.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 
 export const USAGE = `Usage: toolshed check [--dir DIR] [options]
@@ -19,7 +21,8 @@ error), warns about files it would pass over (a tool in a subdirectory, a ".tsx"
 script without its executable bit, a folder that serves nothing), type-checks its TypeScript
 tools, resources and prompts, checks skills/ as the skills extension (SEP-2640) and the
 Agent Skills specification say (names, descriptions, front matter), lints the tools for what the
-Anthropic, OpenAI and Gemini APIs refuse (names, descriptions, inputSchema keywords), and warns
+Anthropic, OpenAI and Gemini APIs refuse (names, descriptions, inputSchema keywords), checks
+server.meta.json (who the server is: its fields, and TODOs \`new server\` left), and warns
 about what MCP clients refuse, cut or truncate (a tool without readOnlyHint or destructiveHint,
 more tools than Cursor or VS Code take, a description Claude Code truncates), naming the client.
 
@@ -43,7 +46,7 @@ const FLAGS = {
 export interface Finding {
   readonly severity: "error" | "warning";
   /** Which step found it. */
-  readonly source: "load" | "survey" | "types" | "models" | "clients";
+  readonly source: "load" | "survey" | "types" | "models" | "clients" | "meta";
   /** The file (or folder) it is about, as messages show it; undefined for the directory. */
   readonly file: string | undefined;
   readonly message: string;
@@ -106,6 +109,19 @@ export const command = {
       };
       for (const warning of await surveyServer(folders, loaded)) {
         findings.push({ ...finding("warning", "survey", warning.message), file: warning.path });
+      }
+      const meta = opened.server.meta;
+      const metaFile = values.dir === undefined
+        ? SERVER_META_FILE
+        : `${values.dir.replace(/(.)\/+$/, "$1")}/${SERVER_META_FILE}`;
+      for (const field of meta === undefined ? [] : unfinishedFields(meta)) {
+        findings.push({
+          severity: "warning",
+          source: "meta",
+          file: metaFile,
+          message: `${field} still holds the TODO that toolshed new wrote: the server card, ` +
+            "serverInfo and what publish writes show it as it is",
+        });
       }
     }
 

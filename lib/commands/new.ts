@@ -8,6 +8,8 @@ import { closest } from "../util/suggest.ts";
 import { EXIT, type Io } from "./command.ts";
 import { commandLine, shellWord } from "./invocation.ts";
 import { parseCommandArgs } from "./open_server.ts";
+import { problemWithServerName, serverMetaScaffold } from "./scaffold_meta.ts";
+import { SERVER_META_FILE } from "../primitives/server_meta.ts";
 import {
   FOLDERS,
   type Kind,
@@ -30,6 +32,7 @@ const FLAGS = {
 } as const;
 
 const USAGE = `Usage: toolshed new tool|prompt|resource|skill|app NAME [--dir DIR] [--lang LANG]
+       toolshed new server NAME [--dir DIR]
 
 Writes a working tool, prompt, resource, skill or MCP App named NAME to start from, into
 DIR/tools/, DIR/prompts/, DIR/resources/, DIR/skills/ or DIR/ui/ (creating the folder). Never
@@ -43,6 +46,8 @@ overwrites a file.
   skill      skills/NAME/SKILL.md (--lang md, the only one)
   app        ui/NAME.html, its sidecar ui/NAME.json, and tools/NAME.ts, the tool it shows
              and calls back
+  server     server.meta.json: who the server is, for publish and the server card, with
+             NAME its registry name in reverse-DNS form (io.github.alice/weather)
 
 Options:
   --dir DIR     The server directory (default: the working directory)
@@ -67,17 +72,18 @@ async function run(args: string[], io: Io): Promise<number> {
   const [kindGiven, name, ...extra] = positionals;
   if (kindGiven === undefined) {
     return usageError(
-      "toolshed new needs what to create: tool, prompt, resource, skill or app, then a NAME",
+      "toolshed new needs what to create: tool, prompt, resource, skill, app or server, then a NAME",
     );
   }
-  if (!KINDS.includes(kindGiven as Kind)) {
-    const meant = closest(kindGiven, KINDS);
+  if (!KINDS.includes(kindGiven as Kind) && kindGiven !== "server") {
+    const meant = closest(kindGiven, [...KINDS, "server"]);
     return usageError(
       `Cannot create a "${kindGiven}": toolshed new creates a tool, a prompt, a resource, ` +
-        `a skill or an app` +
+        `a skill, an app or a server's server.meta.json` +
         (meant === undefined ? "" : `; did you mean ${meant}?`),
     );
   }
+  if (kindGiven === "server") return await newServerMeta(name, extra, values, io, usageError);
   const kind = kindGiven as Kind;
   if (name === undefined) return usageError(`toolshed new ${kind} needs a NAME`);
   if (extra.length > 0) {
@@ -159,6 +165,53 @@ async function run(args: string[], io: Io): Promise<number> {
           ? `try it with: ${toolshed} call ${name} text=hello${dirFlag}`
           : `see it listed with: ${toolshed} list${dirFlag}`
       }\n`,
+  );
+  return EXIT.ok;
+}
+
+/** `toolshed new server NAME`: DIR/server.meta.json, never over one that exists. */
+async function newServerMeta(
+  name: string | undefined,
+  extra: string[],
+  values: { dir?: string; lang?: string },
+  io: Io,
+  usageError: (message: string) => number,
+): Promise<number> {
+  if (name === undefined) {
+    return usageError(
+      "toolshed new server needs the server's registry NAME (io.github.alice/weather)",
+    );
+  }
+  if (extra.length > 0) {
+    return usageError(`toolshed new takes a kind and one NAME, not also "${extra.join(" ")}"`);
+  }
+  if (values.lang !== undefined) return usageError("toolshed new server takes no --lang");
+  if (values.dir === "") return usageError("--dir needs a directory");
+  const problem = problemWithServerName(name);
+  if (problem !== undefined) {
+    io.err(`toolshed: Cannot create server "${name}": ${problem}\n`);
+    return EXIT.failed;
+  }
+  const dirShown = values.dir?.replace(/(.)\/+$/, "$1");
+  const shown = dirShown === undefined ? SERVER_META_FILE : `${dirShown}/${SERVER_META_FILE}`;
+  try {
+    if (dirShown !== undefined) await Deno.mkdir(absolute(io.cwd, dirShown), { recursive: true });
+    await Deno.writeTextFile(absolute(io.cwd, shown), serverMetaScaffold(name), {
+      createNew: true,
+    });
+  } catch (error) {
+    io.err(
+      error instanceof Deno.errors.AlreadyExists
+        ? `toolshed: Cannot create server "${name}": "${shown}" exists already (toolshed new ` +
+          "never overwrites a file; edit it instead)\n"
+        : `toolshed: Cannot create "${shown}": ${messageOf(error)}\n`,
+    );
+    return EXIT.failed;
+  }
+  const dirFlag = dirShown === undefined ? "" : ` --dir ${shellWord(dirShown)}`;
+  io.out(
+    `Created ${shown}\nNext: replace its TODO values, then check it with: ${commandLine()} ` +
+      `check${dirFlag}\n`,
   );
   return EXIT.ok;
 }
