@@ -134,12 +134,13 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     options.registry.current().tools.byKey.get(tool)?.headerParams;
   const routes: RouteTable = new Map();
   const cors = options.corsOrigins?.length ? corsOriginsOf(options.corsOrigins) : undefined;
-  // The endpoint's steps, in order; the dispatch to the engines is the last.
+  // What the guard lets through in Host (and Origin), the endpoint's and the server card's.
   const allowedNames = [
     ...LOOPBACK_NAMES,
     ...options.boundNames ?? [],
     ...options.allowedHosts.map((name) => hostNameOf(name) ?? name),
   ];
+  // The endpoint's steps, in order; the dispatch to the engines is the last.
   const steps: HttpStep[] = [
     ...options.outerSteps ?? [],
     ...(cors === undefined ? [] : [corsStep(cors)]),
