@@ -175,6 +175,7 @@ async function serveOverHttp(
       logRequests: options.logRequests,
       allowedHosts: options.allowHosts ?? [],
       corsOrigins: options.corsOrigins,
+      publicUrl: options.publicUrl,
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
       bodyTimeoutMs: options.bodyTimeoutMs,

@@ -29,6 +29,7 @@ Deno.test("parseCommand() takes --auth-issuer with --public-url, --auth-scope an
         ...NO_FOLDERS,
         ...DEFAULTS,
         http: { hostname: "0.0.0.0", port: 8080 },
+        publicUrl: "https://mcp.example.com/mcp",
         oauth: {
           issuer: ISSUER,
           publicUrl: "https://mcp.example.com/mcp",
@@ -75,10 +76,22 @@ Deno.test("parseCommand() takes the introspection client from the environment, b
   );
 });
 
+Deno.test("parseCommand() takes --public-url without --auth-issuer, for the server card", () => {
+  const parsed = parseCommand(
+    ["--http", ":0", "--public-url", "https://mcp.example.com/mcp"],
+    env({}),
+  );
+  assert.strictEqual(parsed.kind, "serve");
+  const { options } = parsed as { options: { publicUrl?: string; oauth?: unknown } };
+  assert.strictEqual(options.publicUrl, "https://mcp.example.com/mcp");
+  assert.strictEqual(options.oauth, undefined);
+});
+
 Deno.test("parseCommand() refuses OAuth flags that cannot work, one line each", () => {
   const cases: [string[], RegExp][] = [
     [["--auth-issuer", ISSUER], /^--auth-issuer needs --http: over stdio/],
-    [["--http", ":0", "--public-url", "https://x.example"], /^--public-url needs --auth-issuer$/],
+    [["--public-url", "https://x.example"], /^--public-url needs --http$/],
+    [["--http", ":0", "--public-url", "ftp://x.example"], /^Invalid value for --public-url/],
     [["--http", ":0", "--auth-scope", "a"], /^--auth-scope needs --auth-issuer$/],
     [["--http", ":0", "--auth-lists", "all"], /^--auth-lists needs --auth-issuer$/],
     [["--http", ":0", "--auth-issuer", "auth.example.com"], /is not an http\(s\) URL$/],

@@ -71,6 +71,8 @@ export interface Options {
   allowUnauthenticated?: boolean;
   /** With --http: callers bring OAuth access tokens from this issuer (--auth-issuer …). */
   oauth?: OAuthFlags;
+  /** With --http: the endpoint's URL as clients reach it (--public-url), for the server card. */
+  publicUrl?: string;
   /** With --http: one line per request on stderr (--log-requests). */
   logRequests?: boolean;
   /** With --http: connections open at once (--max-connections; absent: the default). */
@@ -182,8 +184,10 @@ Options of serve:
                              from this authorization server (its issuer URL), are checked
                              for this server as their audience, and scopes on tools,
                              resources and prompts are enforced (docs/operating/oauth.md)
-  --public-url URL           With --auth-issuer: the endpoint's URL as clients reach it
-                             (https://mcp.example.com/mcp); default: the address served
+  --public-url URL           With --http: the endpoint's URL as clients reach it
+                             (https://mcp.example.com/mcp), which OAuth tokens and the
+                             server card name; default: the address served (OAuth), the
+                             URL each request was sent to (the card)
   --auth-scope SCOPE         With --auth-issuer: a scope every request needs (repeatable)
   --auth-lists all|permitted With --auth-issuer: whether lists show a caller what its
                              token does not grant (default: all, so it can step up)
@@ -492,6 +496,7 @@ export function parseCommand(
   );
   if ("problem" in oauth) return { kind: "usage-error", message: oauth.problem };
   if (oauth.oauth !== undefined) options.oauth = oauth.oauth;
+  if (values["public-url"] !== undefined) options.publicUrl = values["public-url"];
   const secured = withHttpSecurity(command.options, {
     allowUnauthenticated: values["allow-unauthenticated"] === true,
     logRequests: values["log-requests"] === true,

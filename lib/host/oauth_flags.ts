@@ -32,10 +32,15 @@ export function oauthOf(
   env: (name: string) => string | undefined,
 ): { oauth: OAuthFlags | undefined } | { problem: string } {
   const { issuer } = given;
+  // The public URL is the server card's too (adr/0050): it needs --http, not --auth-issuer.
+  if (given.publicUrl !== undefined) {
+    if (http === undefined) return { problem: "--public-url needs --http" };
+    const problem = urlProblem(given.publicUrl, "--public-url");
+    if (problem !== undefined) return { problem };
+  }
   if (issuer === undefined) {
     for (
       const [flag, value] of [
-        ["--public-url", given.publicUrl],
         ["--auth-scope", given.scopes],
         ["--auth-lists", given.lists],
       ] as const
@@ -52,12 +57,8 @@ export function oauthOf(
   }
   const issuerProblem = urlProblem(issuer, "--auth-issuer");
   if (issuerProblem !== undefined) return { problem: issuerProblem };
-  let publicUrl: string | undefined;
-  if (given.publicUrl !== undefined) {
-    const problem = urlProblem(given.publicUrl, "--public-url");
-    if (problem !== undefined) return { problem };
-    publicUrl = given.publicUrl;
-  } else if (http.hostname === "0.0.0.0" || http.hostname === "::") {
+  const publicUrl = given.publicUrl;
+  if (publicUrl === undefined && (http.hostname === "0.0.0.0" || http.hostname === "::")) {
     return {
       problem: `--auth-issuer on the wildcard address "${http.hostname}" needs --public-url: ` +
         "tokens name the URL clients use (https://mcp.example.com/mcp), which toolshed " +

@@ -208,6 +208,11 @@ export interface EmbeddedHttp {
   readonly bodyTimeoutMs?: number;
   /** An event stream idle this long gets a `: keep-alive` comment (default 15 s). */
   readonly keepAliveMs?: number;
+  /**
+   * The endpoint's URL as clients reach the app (`https://app.example/mcp`), which the server
+   * card names (adr/0050); default: `oauth.publicUrl`, else the URL each request was sent to.
+   */
+  readonly publicUrl?: string;
 }
 
 /** What one request sent in process (`request()`) declares, and where its notifications go. */
@@ -230,7 +235,7 @@ export interface StdioIo {
 
 /** How to listen for HTTP; what the server's configuration says is the default for the rest. */
 export type HttpListen =
-  & Omit<HttpOptions, "core" | "registry" | "diagnostics" | "allowedHosts" | SharedLimit>
+  & Omit<HttpOptions, "core" | "registry" | "meta" | "diagnostics" | "allowedHosts" | SharedLimit>
   & Partial<Pick<HttpOptions, "diagnostics" | "allowedHosts" | SharedLimit>>;
 type SharedLimit = "maxMessageBytes" | "maxConcurrency" | "shutdownGraceMs";
 
@@ -580,6 +585,7 @@ function assemble(
         outerSteps,
         callerAddresses: rateLimit !== undefined,
         toolsets: toolsetsHttp,
+        meta,
       })
     ).then((mcp) => {
       metrics?.watch(mcp.endpoint.counts);
@@ -635,6 +641,7 @@ function assemble(
         ...listen,
         core,
         registry,
+        meta,
         outerSteps,
       });
       return watched(served, served.counts);

@@ -41,9 +41,15 @@ const REMEMBERED_VALUES = 64;
 
 /**
  * The guard of `allowed` names; `cors`, when set, lets the Origins whose pages may call the
- * server from a browser through as well.
+ * server from a browser through as well. With `checkOrigin` false only Host is checked: for a
+ * document any page may read (the server card, CORS `*`), an Origin check would refuse nothing
+ * a script cannot read anyway.
  */
-export function createHostGuard(allowed: Iterable<string>, cors?: CorsOrigins): HostGuard {
+export function createHostGuard(
+  allowed: Iterable<string>,
+  cors?: CorsOrigins,
+  checkOrigin = true,
+): HostGuard {
   const names = new Set(allowed);
   // Clients send the same few values on every request, and parsing them as URLs was ~10% of
   // a call (bench:http's profile): each value's verdict is kept, in a bounded map, since a
@@ -72,6 +78,7 @@ export function createHostGuard(allowed: Iterable<string>, cors?: CorsOrigins): 
       return `Forbidden: the Host header ${JSON.stringify(host)} names no allowed host ` +
         `(see --allow-host)`;
     }
+    if (!checkOrigin) return undefined;
     // Clients that are not browsers send no Origin; a browser always does, and "null"
     // (a sandboxed or file: page) is refused as any unparseable origin is.
     const origin = headers.get("origin");

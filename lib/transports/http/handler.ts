@@ -15,17 +15,19 @@ import { admissionStep, type MirroredArguments } from "./admission.ts";
 import { jsonAnswer } from "./answer.ts";
 import { bearerStep } from "./auth.ts";
 import { bodyStep } from "./body.ts";
+import { AI_CATALOG_PATH, SERVER_CARD_SUFFIX } from "./card_paths.ts";
 import { corsOriginsOf, corsStep } from "./cors.ts";
 import { createDispatch } from "./dispatch.ts";
 import { createEndpoint, type Endpoint, type EndpointOptions } from "./endpoint.ts";
 import { errorMessage } from "./errors.ts";
 import type { Exchange, HttpHandler, HttpStep, RequestNote } from "./exchange.ts";
-import { guardStep, hostNameOf, LOOPBACK_NAMES } from "./guard.ts";
+import { createHostGuard, guardStep, hostNameOf, LOOPBACK_NAMES } from "./guard.ts";
 import { BODY_TIMEOUT_MS, type Connection } from "./listener.ts";
 import { methodAndTypeStep } from "./method_and_type.ts";
 import {
   type OAuthHttpOptions,
   oauthStep,
+  resourceOf,
   type ResourceServer,
   resourceServerOf,
 } from "./oauth.ts";
@@ -33,6 +35,7 @@ import { metadataRoute } from "./oauth_metadata.ts";
 import { createSessionStreams } from "./streams.ts";
 import { toolsetsStep } from "./toolsets.ts";
 import type { ToolView } from "../../primitives/toolsets.ts";
+import type { ServerMeta } from "../../primitives/server_meta.ts";
 
 /** The MCP endpoint's path unless told otherwise. */
 export const MCP_PATH = "/mcp";
@@ -82,6 +85,16 @@ export interface McpHttpOptions extends EndpointOptions {
    * within `base` (the server's own view, when it has one). Undefined: neither is read.
    */
   readonly toolsets?: { readonly base: ToolView | undefined };
+  /**
+   * Who the server is (server.meta.json): the server card at `<path>/server-card` and the AI
+   * catalog at `/.well-known/ai-catalog.json` say it (adr/0050); undefined: both are 404.
+   */
+  readonly meta?: ServerMeta;
+  /**
+   * The endpoint's URL as clients reach it (`--public-url`, or an origin alone), which the
+   * server card names; undefined: OAuth's public URL, else the URL each request was sent to.
+   */
+  readonly publicUrl?: string;
 }
 
 export interface McpHttp {
@@ -121,15 +134,17 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     options.registry.current().tools.byKey.get(tool)?.headerParams;
   const routes: RouteTable = new Map();
   const cors = options.corsOrigins?.length ? corsOriginsOf(options.corsOrigins) : undefined;
+  // What the guard lets through in Host (and Origin), the endpoint's and the server card's.
+  const allowedNames = [
+    ...LOOPBACK_NAMES,
+    ...options.boundNames ?? [],
+    ...options.allowedHosts.map((name) => hostNameOf(name) ?? name),
+  ];
   // The endpoint's steps, in order; the dispatch to the engines is the last.
   const steps: HttpStep[] = [
     ...options.outerSteps ?? [],
     ...(cors === undefined ? [] : [corsStep(cors)]),
-    guardStep([
-      ...LOOPBACK_NAMES,
-      ...options.boundNames ?? [],
-      ...options.allowedHosts.map((name) => hostNameOf(name) ?? name),
-    ], cors),
+    guardStep(allowedNames, cors),
     ...(options.bearerToken === undefined ? [] : [bearerStep(options.bearerToken)]),
     ...(resourceServer === undefined ? [] : [oauthStep(resourceServer)]),
     ...(options.toolsets === undefined
@@ -144,6 +159,25 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     const metadata = metadataRoute(resourceServer);
     for (const at of resourceServer.metadataPaths) routes.set(at, metadata);
   }
+  // The server card and the AI catalog (adr/0050), public: their module loads at the first
+  // request for either.
+  const publicUrl = options.publicUrl ?? options.oauth?.publicUrl;
+  const card = lazyRoutes(async () => {
+    const { cardRoutes } = await import("./server_card.ts");
+    return cardRoutes({
+      meta: options.meta,
+      publicUrl: publicUrl === undefined ? undefined : resourceOf(publicUrl, path),
+      path,
+      authorization: options.oauth !== undefined
+        ? "oauth"
+        : options.bearerToken !== undefined
+        ? "bearer"
+        : undefined,
+      hostGuard: createHostGuard(allowedNames, undefined, false),
+    });
+  });
+  routes.set(`${path}${SERVER_CARD_SUFFIX}`, card("card"));
+  routes.set(AI_CATALOG_PATH, card("catalog"));
   const setsPrefix = `${path}/`;
   routes.set("/healthz", probe(() => [200, "ok"]));
   routes.set("/readyz", probe(() => [endpoint.draining ? 503 : 200, readiness()]));
@@ -266,6 +300,17 @@ function resourceServerFor(
 export function failed(diagnostics: Diagnostics, error: unknown): Response {
   diagnostics.error("An HTTP request failed", error);
   return jsonAnswer(errorMessage(undefined, internalError(messageOf(error))), 500);
+}
+
+/**
+ * Handlers by name, made by `load` at the first request for any of them (a module imported
+ * then), and the same ones from then on.
+ */
+function lazyRoutes<Name extends string>(
+  load: () => Promise<Record<Name, HttpHandler>>,
+): (name: Name) => HttpHandler {
+  let loaded: Promise<Record<Name, HttpHandler>> | undefined;
+  return (name) => async (exchange) => (await (loaded ??= load()))[name](exchange);
 }
 
 /** A probe answers GET and HEAD with one line of text. */

@@ -9,6 +9,7 @@
 import { type Diagnostics, inform } from "../../util/diagnostics.ts";
 import { settlesWithin } from "../../util/settles_within.ts";
 import type { Registry } from "../../primitives/registry.ts";
+import type { ServerMeta } from "../../primitives/server_meta.ts";
 import type { Core } from "../../core/handle.ts";
 import type { SessionEnd } from "../../methods/session.ts";
 import { createMcpHttp, failed, MCP_PATH, type McpHttp, type McpHttpOptions } from "./handler.ts";
@@ -93,6 +94,10 @@ export interface HttpOptions {
   maxUnsentBytes?: number;
   /** Steps around the endpoint's own, outermost first (handler.ts `outerSteps`). */
   outerSteps?: readonly HttpStep[];
+  /** Who the server is: the server card and the AI catalog say it (adr/0050). */
+  meta?: ServerMeta;
+  /** The endpoint's URL as clients reach it (`--public-url`), which the server card names. */
+  publicUrl?: string;
 }
 
 export interface HttpServer {
