@@ -17,12 +17,21 @@ export const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname)
 export const DEFAULT_OUTPUT = "dist/toolshed";
 
 /**
+ * The configuration `deno compile` reads instead of deno.json: the same imports and lock, but
+ * without deno.json's `"unstable": ["lazy-dynamic-imports"]`, which would leave every module
+ * and npm package main.ts imports lazily out of the binary (adr/0051).
+ */
+export const COMPILE_CONFIG = "build/compile.deno.json";
+
+/**
  * The flags of `deno compile`. `--include` embeds the server directory's folders next to
  * main.ts, where a compiled server looks; `--exclude-unused-npm` keeps test-only npm
  * packages out of the binary.
  */
 export const COMPILE_FLAGS: readonly string[] = [
   "-A",
+  "--config",
+  COMPILE_CONFIG,
   "--exclude-unused-npm",
   "--include",
   "tools/",

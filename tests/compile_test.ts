@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "./_diagnostics.ts";
 import {
+  COMPILE_CONFIG,
   COMPILE_FLAGS,
   compileArgs,
   DEFAULT_OUTPUT,
@@ -227,6 +228,22 @@ Deno.test("compile: build/compile.ts compiles main.ts and embeds tools/ next to 
   );
   assert.ok(included.includes(EMBEDDED_TOOLS.href), `no --include tools/ in ${args.join(" ")}`);
   assert.deepEqual(flagValues(args, "--output", "-o"), ["/tmp/out"]);
+});
+
+Deno.test("compile: the binary is built with deno.json's imports and lock but without lazy dynamic imports", async () => {
+  // deno.json loads dynamic imports lazily (adr/0051); deno compile under it would leave the
+  // lazily imported modules and npm packages out, so it reads build/compile.deno.json.
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", REPO)));
+  assert.ok(config.unstable?.includes("lazy-dynamic-imports"), "deno.json loads eagerly again");
+  const [path] = flagValues(COMPILE_FLAGS, "--config");
+  assert.equal(path, COMPILE_CONFIG);
+  const at = new URL(COMPILE_CONFIG, REPO);
+  const compile = JSON.parse(await Deno.readTextFile(at));
+  assert.equal(compile.unstable, undefined, `${COMPILE_CONFIG} must not set unstable features`);
+  const resolved = (imports: Record<string, string>, base: URL) =>
+    Object.fromEntries(Object.entries(imports).map(([name, to]) => [name, new URL(to, base).href]));
+  assert.deepEqual(resolved(compile.imports, at), resolved(config.imports, REPO));
+  assert.equal(new URL(compile.lock.path, at).href, new URL("deno.lock", REPO).href);
 });
 
 Deno.test("compile: every optional folder of a server directory is embedded when the repository has it", () => {

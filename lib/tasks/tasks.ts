@@ -203,6 +203,12 @@ export function createTasks(
     Deno.unrefTimer(timer);
     renewal = timer;
   };
+  // Only a timer that was armed is cleared: naming clearInterval loads Deno's timers as well,
+  // which a stdio server whose input ends would pay for on its way out (adr/0051).
+  const stopRenewal = () => {
+    if (renewal !== undefined) clearInterval(renewal);
+    renewal = undefined;
+  };
 
   const listeners = new Set<(task: TaskRecord, caller: string | undefined) => void>();
   let draining: Promise<void> | undefined;
@@ -453,7 +459,7 @@ export function createTasks(
       return () => listeners.delete(listener);
     },
     close() {
-      clearInterval(renewal);
+      stopRenewal();
       stopListening();
       stopRestoring?.();
     },
@@ -473,7 +479,7 @@ export function createTasks(
           task.controller.abort(error.message);
           return stored;
         }));
-        clearInterval(renewal);
+        stopRenewal();
         stopListening();
         stopRestoring?.();
       })();
