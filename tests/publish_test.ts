@@ -673,6 +673,69 @@ Deno.test("publish: `toolshed publish` refuses DENORT_BIN naming the deno CLI, w
   }
 });
 
+Deno.test("publish: offline, a target other than this machine's says Deno cannot download its runtime, naming DENORT_BIN", async () => {
+  const other = TARGET === "aarch64-apple-darwin" ? "x86_64-apple-darwin" : "aarch64-apple-darwin";
+  const out = await Deno.makeTempDir({ prefix: "toolshed_publish_test_" });
+  try {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const closed = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+    listener.close();
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        `${ROOT}main.ts`,
+        "publish",
+        "--dir",
+        HELLO,
+        "--out",
+        out,
+        "--target",
+        other,
+      ],
+      env: { HTTPS_PROXY: closed, HTTP_PROXY: closed, NO_PROXY: "", NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const said = new TextDecoder().decode(stderr);
+    assert.equal(code, 1, said);
+    assert.match(
+      said,
+      new RegExp(
+        `Cannot compile for ${other}: Deno cannot download its standalone runtime from ` +
+          `"https://dl\\.deno\\.land/release/v${Deno.version.deno.replaceAll(".", "\\.")}/` +
+          `denort-${other}\\.zip"`,
+      ),
+    );
+    assert.match(said, /DENORT_BIN/);
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("publish: an executable tool is left out of the bundle with a warning naming it, and its sidecar's env is not asked of the user", async () => {
+  await scratchServer(async (dir) => {
+    await Deno.writeTextFile(`${dir}/tools/lookup.sh`, "#!/bin/sh\necho found\n");
+    await Deno.chmod(`${dir}/tools/lookup.sh`, 0o755);
+    await Deno.writeTextFile(
+      `${dir}/tools/lookup.json`,
+      JSON.stringify({ description: "Looks up", env: ["LOOKUP_KEY"] }),
+    );
+  }, async (dir) => {
+    await published(["--dir", dir], async ({ code, said, out, bundles }) => {
+      assert.equal(code, 0, said);
+      assert.match(said, /executable tool\(s\) \S*tools\/lookup\.json are left out of the bundles/);
+      const entries = unzipSync(await Deno.readFile(bundles[0]));
+      const manifest = JSON.parse(new TextDecoder().decode(entries["manifest.json"]));
+      assert.deepEqual(manifest.tools.map((tool: { name: string }) => tool.name), ["add"]);
+      assert.equal(manifest.user_config, undefined);
+      const entry = JSON.parse(await Deno.readTextFile(`${out}/server.json`));
+      assert.equal(entry.packages[0].environmentVariables, undefined);
+    }, fakeCompile);
+  });
+});
+
 /** examples/hello's metadata, with `extra` fields. */
 function helloMeta(extra: Record<string, unknown> = {}): ServerMeta {
   const text = JSON.stringify({

@@ -208,6 +208,8 @@ export async function publish(
     for (const target of targets) {
       const binary = `${staging}/bin/${target}/${binaryName(meta, target)}`;
       io.err(`toolshed: compiling for ${target}\n`);
+      // deno compile's report (its tree of embedded files) is shown when the compile fails.
+      let report = "";
       const problem = await compile({
         cwd: staging,
         entry: "entry.ts",
@@ -216,10 +218,9 @@ export async function publish(
         target,
         config: decodeURIComponent(CONFIG.pathname),
         denortBin: io.env("DENORT_BIN"),
-      }, (text) => {
-        if (text !== "") io.err(`${text}\n`);
-      });
+      }, (text) => report += text);
       if (problem !== undefined) {
+        if (report.trim() !== "") io.err(`${report.trimEnd()}\n`);
         return refuse(`Cannot compile for ${target}: ${problem}`, EXIT.failed);
       }
       const manifest = manifestOf(meta, listed, target);
