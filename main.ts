@@ -77,9 +77,11 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
   const { options } = command;
   showStacks(options.verbose === true);
 
-  // A compiled binary serves the folders embedded beside main.ts unless told otherwise.
+  // A compiled binary serves the folders embedded beside its entry module unless told
+  // otherwise: main.ts for `deno task compile`, the entry `toolshed publish` generates in a
+  // staging directory beside copies of the server directory's folders (adr/0049).
   const embedded = Deno.build.standalone && options.dir === undefined
-    ? new URL("./", import.meta.url)
+    ? new URL("./", Deno.mainModule)
     : undefined;
   if (options.watch && embedded !== undefined) {
     logError(
@@ -308,7 +310,11 @@ function onTerminationSignal(
   }
 }
 
-if (import.meta.main) {
+/**
+ * Runs toolshed as a process (flags from Deno.args) and exits with its code. The entry module
+ * `toolshed publish` compiles calls it, so that the binary serves the folders beside that entry.
+ */
+export async function start(): Promise<never> {
   const exit = guardProcess();
   // The process guard logs and survives unhandled rejections, so a fault of the server's
   // own must be caught here, or the process would end quietly with 0.
@@ -320,5 +326,7 @@ if (import.meta.main) {
     code = 1;
   }
   await stderrLog.flush(FLUSH_STDERR_MS);
-  exit(code);
+  return exit(code);
 }
+
+if (import.meta.main) await start();

@@ -7,7 +7,7 @@
 // CLI itself "compiles" into a REPL); when Deno cannot download that runtime it says so and
 // names DENORT_BIN; after compiling it smoke-tests the binary and removes a bad one.
 import { parseOutputArgs } from "./_args.ts";
-import { explainDownloadFailure, refuseDenortBin } from "./_denort.ts";
+import { compileBinary, denoCompileArgs } from "../lib/commands/compile_binary.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
 
 /** The repository root: `deno compile` runs there, so the flags' paths are relative to it. */
@@ -55,9 +55,15 @@ export function compileArgs(output: string): string[] {
     } catch {
       return false;
     }
-  }).flatMap((folder) => ["--include", folder]);
+  });
+  const includes = COMPILE_FLAGS.filter((_, i) => COMPILE_FLAGS[i - 1] === "--include");
   // Flags go before the entry point: everything after it is passed to the program.
-  return ["compile", ...COMPILE_FLAGS, ...optional, "--output", output, "main.ts"];
+  return denoCompileArgs({
+    cwd: ROOT,
+    entry: "main.ts",
+    includes: [...includes, ...optional],
+    output,
+  });
 }
 
 /** What the command line asks for, or why it cannot be done. */
@@ -85,35 +91,18 @@ export async function compile(
   log: (line: string) => void = (line) =>
     Deno.stderr.writeSync(new TextEncoder().encode(`${line}\n`)),
 ): Promise<number> {
-  if (env.DENORT_BIN) {
-    const refusal = await refuseDenortBin(env.DENORT_BIN);
-    if (refusal !== undefined) {
-      log(`Cannot compile: ${refusal}`);
-      return 1;
-    }
-  }
-  // deno compile reads DENORT_BIN itself, and takes an empty one for a path.
-  const childEnv = Deno.env.toObject();
-  delete childEnv.DENORT_BIN;
-  if (env.DENORT_BIN) childEnv.DENORT_BIN = env.DENORT_BIN;
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: compileArgs(output),
-    cwd: ROOT,
-    env: childEnv,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "inherit",
-    stderr: "piped",
-  }).output();
-  const report = new TextDecoder().decode(stderr);
-  const offline = explainDownloadFailure(report, code);
-  if (offline !== undefined) {
-    log(`Cannot compile: ${offline}`);
-    return 1;
-  }
-  log(report.trimEnd());
-  if (code !== 0) {
-    log(`Cannot compile: deno compile exited with ${code}`);
+  const problem = await compileBinary(
+    {
+      cwd: ROOT,
+      entry: "main.ts",
+      includes: compileArgs(output).filter((_, i, all) => all[i - 1] === "--include"),
+      output,
+      denortBin: env.DENORT_BIN,
+    },
+    log,
+  );
+  if (problem !== undefined) {
+    log(`Cannot compile: ${problem}`);
     return 1;
   }
   try {

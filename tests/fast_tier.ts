@@ -17,6 +17,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/redis_faults_test.ts", // 22 s: redis-server stopped, stalled, restarted under main.ts
   "tests/shared_state_test.ts", // 18 s: main.ts instances sharing redis-server
   "tests/compile_test.ts", // 15 s: deno compile, deno check
+  "tests/publish_test.ts", // 40 s: deno compile twice, the official mcpb CLI on Node.js, main.ts
   "tests/bundle_test.ts", // 14 s: deno bundle, deno publish --dry-run
   "tests/check_command_test.ts", // 14 s: toolshed check type-checks in a process
   "tests/fast_validator_test.ts", // 14 s: differential, 10,000s of random schemas and values

@@ -41,6 +41,11 @@ export const COMMANDS: readonly Entry[] = [
     summary: "Print (or --write) an MCP client's configuration for this server",
     load: () => import("./config.ts"),
   },
+  {
+    name: "publish",
+    summary: "Compile the server into MCP Bundles (.mcpb) and write the registry's server.json",
+    load: () => import("./publish.ts"),
+  },
 ];
 
 /** What the first argument asks for: a subcommand, serving, or a mistyped command. */

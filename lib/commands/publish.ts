@@ -1,0 +1,352 @@
+// toolshed publish: from a server directory to what its users install (adr/0049). Compiles the
+// server for each target into a binary with the directory's folders embedded, packs one MCP
+// Bundle (.mcpb) per target, and writes the MCP Registry's server.json naming each bundle by
+// its release URL and SHA-256. Who the server is comes from DIR/server.meta.json.
+import { EXIT, type Io } from "./command.ts";
+import { ask, ioDiagnostics, parseCommandArgs } from "./open_server.ts";
+import { compileBinary, type CompileRequest } from "./compile_binary.ts";
+import { TARGET } from "./denort.ts";
+import {
+  binaryName,
+  bundleName,
+  type Listed,
+  manifestOf,
+  sha256,
+  TARGETS,
+  zipBundle,
+} from "./mcpb.ts";
+import {
+  checkReleaseUrl,
+  defaultReleaseUrl,
+  type Published,
+  serverJson,
+} from "./registry_entry.ts";
+import { loadServerMeta } from "../discovery/server_meta_file.ts";
+import { DirectoryLoadError } from "../discovery/load_error.ts";
+import { SERVER_META_FILE, type ServerMeta } from "../primitives/server_meta.ts";
+import { createServer, type Server } from "../server/create_server.ts";
+import { isObject, type JsonObject } from "../util/json.ts";
+import { closest } from "../util/suggest.ts";
+
+const FLAGS = {
+  dir: { type: "string" },
+  out: { type: "string" },
+  target: { type: "string", multiple: true },
+  "release-url": { type: "string" },
+  "public-url": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** The folders of a server directory a compiled binary embeds, when the directory has them. */
+export const EMBEDDED_FOLDERS = [
+  "tools",
+  "resources",
+  "prompts",
+  "skills",
+  "ui",
+  "middleware",
+] as const;
+
+/** main.ts, whose start() the generated entry module calls. */
+const MAIN = new URL("../../main.ts", import.meta.url);
+/** The configuration the compile resolves imports with (the server's modules import toolshed). */
+const CONFIG = new URL("../../deno.json", import.meta.url);
+
+/** How publish compiles: `deno compile` unless a test hands it another step. */
+export type Compile = (
+  request: CompileRequest,
+  report: (text: string) => void,
+) => Promise<string | undefined>;
+
+export const command = {
+  usage: `Usage: toolshed publish [options]
+
+Compiles the server directory into one binary per target, packs each into an MCP Bundle
+(.mcpb, installed in one click by Claude Desktop) and writes the MCP Registry's server.json
+listing the bundles by release URL and SHA-256. Who the server is (name, version, author …)
+comes from DIR/${SERVER_META_FILE}.
+
+Options:
+  --dir DIR              The server directory (default: the working directory)
+  --out DIR              Where the bundles and server.json go (default: DIR/dist)
+  --target TRIPLE        A Deno target to build for (repeatable; default: this machine's,
+                         ${TARGET}). Known: ${Object.keys(TARGETS).join(", ")}
+  --release-url TEMPLATE Where each bundle will be downloaded from, with {version}, {file},
+                         {target} and {name} filled in (default, for a GitHub repository:
+                         REPOSITORY/releases/download/v{version}/{file})
+  --public-url URL       Where the server is also served over Streamable HTTP: becomes a
+                         streamable-http remote in server.json
+  -h, --help             Show this help
+
+DENORT_BIN names Deno's standalone runtime (denort) for this machine's target where Deno
+cannot download it. Then publish server.json with the registry's mcp-publisher
+(docs/operating/publishing.md).
+
+Examples:
+  toolshed publish --dir examples/hello
+  toolshed publish --target x86_64-unknown-linux-gnu --target aarch64-apple-darwin \\
+    --release-url 'https://github.com/alice/weather/releases/download/v{version}/{file}'`,
+
+  run(args: string[], io: Io): Promise<number> {
+    return publish(args, io);
+  },
+};
+
+/** The command, with the compile step replaceable (the tests compile on a stand-in base). */
+export async function publish(
+  args: string[],
+  io: Io,
+  compile: Compile = compileBinary,
+): Promise<number> {
+  const parsed = parseCommandArgs(args, FLAGS, io, "publish", command.usage);
+  if (typeof parsed === "number") return parsed;
+  const { values, positionals } = parsed;
+  const refuse = (message: string, code: number = EXIT.usage) => {
+    io.err(`toolshed: ${message}\n`);
+    return code;
+  };
+  if (positionals.length > 0) {
+    return refuse(`Unexpected argument "${positionals[0]}": use --dir DIR to name a directory`);
+  }
+  for (const flag of ["dir", "out", "release-url", "public-url"] as const) {
+    if (values[flag] === "") return refuse(`--${flag} needs a value`);
+  }
+  const targets = [...new Set(values.target ?? [TARGET])];
+  for (const target of targets) {
+    if (!(target in TARGETS)) {
+      const meant = closest(target, Object.keys(TARGETS));
+      return refuse(
+        `Unknown target "${target}"${meant === undefined ? "" : `; did you mean ${meant}?`} ` +
+          `(deno compile --target takes ${Object.keys(TARGETS).join(", ")})`,
+      );
+    }
+  }
+  const publicUrl = values["public-url"];
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(publicUrl)) {
+    return refuse(`--public-url "${publicUrl}" is not an http(s) URL`);
+  }
+  if (Deno.build.standalone) {
+    return refuse(
+      "publish runs deno compile, which a compiled toolshed does not have: run it from " +
+        "toolshed's source (deno run -A main.ts publish …)",
+    );
+  }
+  const dir = absolute(values.dir ?? ".", io.cwd);
+  const out = absolute(values.out ?? `${dir}/dist`, io.cwd);
+
+  let meta: ServerMeta | undefined;
+  try {
+    meta = await loadServerMeta(`${dir}/${SERVER_META_FILE}`);
+  } catch (error) {
+    if (!(error instanceof DirectoryLoadError)) throw error;
+    return refuse(
+      `${error.problems.length} problem(s) in ${SERVER_META_FILE}\n  ${
+        error.problems.join("\n  ")
+      }`,
+      EXIT.failed,
+    );
+  }
+  if (meta === undefined) {
+    return refuse(
+      `Cannot publish "${dir}": it has no ${SERVER_META_FILE}, which says who the server is. ` +
+        `Write one (toolshed new scaffolds a server directory with it; docs/operating/` +
+        `publishing.md shows its fields): {"name": "io.github.OWNER/NAME", "description": ` +
+        `"…", "version": "1.0.0", "author": {"name": "…"}}`,
+      EXIT.failed,
+    );
+  }
+  if (meta.author === undefined) {
+    return refuse(
+      `Cannot publish: "${dir}/${SERVER_META_FILE}" has no author, which an MCP Bundle's ` +
+        `manifest requires: add "author": {"name": "…"} (email and url optional)`,
+      EXIT.failed,
+    );
+  }
+  const template = values["release-url"] ?? defaultReleaseUrl(meta);
+  if (template === undefined) {
+    return refuse(
+      `Cannot tell where the bundles will be downloaded from: give --release-url (such as ` +
+        `"https://github.com/OWNER/REPO/releases/download/v{version}/{file}"), or a GitHub ` +
+        `"repository" in ${SERVER_META_FILE}`,
+    );
+  }
+  const badUrl = checkReleaseUrl(template, targets, io.err);
+  if (badUrl !== undefined) return refuse(badUrl);
+
+  // What the binary will serve: the directory as a compiled binary loads it.
+  let server: Server;
+  try {
+    server = await createServer({
+      dir,
+      skipExecutables: true,
+      diagnostics: ioDiagnostics(io),
+    });
+  } catch (error) {
+    if (!(error instanceof DirectoryLoadError)) throw error;
+    return refuse(
+      `${error.problems.length} problem(s) in the server directory\n  ${
+        error.problems.join("\n  ")
+      }`,
+      EXIT.failed,
+    );
+  }
+  const skipped = server.loaded.tools.skipped;
+  if (skipped.length > 0) {
+    io.err(
+      `toolshed: warning: the executable tool(s) ${skipped.join(", ")} are left out of the ` +
+        "bundles: a compiled binary cannot run programs it embeds (nor are their sidecars' " +
+        "env names asked of the user)\n",
+    );
+  }
+  const listed = await listedBy(server);
+
+  const staging = await Deno.makeTempDir({ prefix: "toolshed_publish_" });
+  try {
+    const includes = await stage(dir, staging);
+    await Deno.mkdir(out, { recursive: true });
+    const published: Published[] = [];
+    for (const target of targets) {
+      const binary = `${staging}/bin/${target}/${binaryName(meta, target)}`;
+      io.err(`toolshed: compiling for ${target}\n`);
+      // deno compile's report (its tree of embedded files) is shown when the compile fails.
+      let report = "";
+      const problem = await compile({
+        cwd: staging,
+        entry: "entry.ts",
+        includes,
+        output: binary,
+        target,
+        config: decodeURIComponent(CONFIG.pathname),
+        denortBin: io.env("DENORT_BIN"),
+      }, (text) => report += text);
+      if (problem !== undefined) {
+        if (report.trim() !== "") io.err(`${report.trimEnd()}\n`);
+        return refuse(`Cannot compile for ${target}: ${problem}`, EXIT.failed);
+      }
+      const manifest = manifestOf(meta, listed, target);
+      const bytes = zipBundle(
+        manifest,
+        `server/${binaryName(meta, target)}`,
+        await Deno.readFile(binary),
+      );
+      const file = bundleName(meta, target);
+      await Deno.writeFile(`${out}/${file}`, bytes);
+      published.push({ target, file, sha256: await sha256(bytes) });
+    }
+    const entry = serverJson(meta, published, template, publicUrl);
+    await Deno.writeTextFile(`${out}/server.json`, `${JSON.stringify(entry, null, 2)}\n`);
+    const urls = (entry.packages as JsonObject[]).map((pkg) => pkg.identifier as string);
+    io.out(
+      `Wrote to "${out}"${values.out === undefined ? " (the default, DIR/dist)" : ""}:\n` +
+        published.map((bundle, i) =>
+          `  ${bundle.file}  sha256 ${bundle.sha256}\n    to upload as ${urls[i]}\n`
+        ).join("") +
+        `  server.json  (${published.length} mcpb package(s)${
+          publicUrl === undefined ? "" : ", a streamable-http remote"
+        })\n`,
+    );
+    return EXIT.ok;
+  } finally {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+  }
+}
+
+function absolute(path: string, cwd: string): string {
+  return (path.startsWith("/") ? path : `${cwd}/${path}`).replace(/\/+$/, "") || "/";
+}
+
+/**
+ * Lays out the staging directory the binary is compiled from: copies of DIR's folders and
+ * server.meta.json beside a generated entry module that starts toolshed, so that the compiled
+ * server finds them beside its main module (main.ts takes the embedded base from
+ * Deno.mainModule). Gives what `deno compile` must --include.
+ */
+async function stage(dir: string, staging: string): Promise<string[]> {
+  const includes: string[] = [];
+  for (const folder of EMBEDDED_FOLDERS) {
+    try {
+      if (!(await Deno.stat(`${dir}/${folder}`)).isDirectory) continue;
+    } catch {
+      continue;
+    }
+    await copyTree(`${dir}/${folder}`, `${staging}/${folder}`);
+    includes.push(`${folder}/`);
+  }
+  await Deno.copyFile(`${dir}/${SERVER_META_FILE}`, `${staging}/${SERVER_META_FILE}`);
+  includes.push(SERVER_META_FILE);
+  await Deno.writeTextFile(
+    `${staging}/entry.ts`,
+    `// Generated by toolshed publish: the compiled server starts here and serves the folders\n` +
+      `// beside this file.\nimport { start } from ${
+        JSON.stringify(MAIN.href)
+      };\n\nawait start();\n`,
+  );
+  return includes;
+}
+
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    const source = `${from}/${entry.name}`;
+    const target = `${to}/${entry.name}`;
+    if (entry.isDirectory) await copyTree(source, target);
+    else if (entry.isFile || entry.isSymlink) await Deno.copyFile(source, target);
+  }
+}
+
+/** The tools and prompts the loaded server lists, with each prompt's text for the manifest. */
+async function listedBy(server: Server): Promise<Listed> {
+  const tools = (await listAll(server, "tools/list", "tools")).map((tool) => ({
+    name: String(tool.name),
+    ...typeof tool.description === "string" ? { description: tool.description } : {},
+  }));
+  const prompts: Listed["prompts"][number][] = [];
+  for (const prompt of await listAll(server, "prompts/list", "prompts")) {
+    const name = String(prompt.name);
+    const argumentNames = Array.isArray(prompt.arguments)
+      ? prompt.arguments.filter(isObject).map((argument) => String(argument.name))
+      : [];
+    const description = typeof prompt.description === "string" ? prompt.description : undefined;
+    prompts.push({
+      name,
+      ...description === undefined ? {} : { description },
+      arguments: argumentNames,
+      text: await promptText(server, name, argumentNames) ?? description ?? name,
+    });
+  }
+  return { tools, prompts };
+}
+
+/** Every item of a paginated list (bounded: a server that pages forever is cut off). */
+async function listAll(server: Server, method: string, field: string): Promise<JsonObject[]> {
+  const items: JsonObject[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 1_000; page++) {
+    const response = await ask(server, method, cursor === undefined ? {} : { cursor });
+    const result = response.result;
+    if (!isObject(result) || !Array.isArray(result[field])) break;
+    items.push(...(result[field] as unknown[]).filter(isObject));
+    if (typeof result.nextCursor !== "string") break;
+    cursor = result.nextCursor;
+  }
+  return items;
+}
+
+/**
+ * The prompt's text messages with `${arguments.NAME}` for each argument, as an MCPB manifest
+ * writes a prompt; undefined when the prompt cannot be got that way.
+ */
+async function promptText(
+  server: Server,
+  name: string,
+  argumentNames: readonly string[],
+): Promise<string | undefined> {
+  const args = Object.fromEntries(argumentNames.map((arg) => [arg, `\${arguments.${arg}}`]));
+  const response = await ask(server, "prompts/get", { name, arguments: args });
+  const messages = isObject(response.result) ? response.result.messages : undefined;
+  if (!Array.isArray(messages)) return undefined;
+  const texts = messages.filter(isObject).map((message) =>
+    isObject(message.content) && message.content.type === "text" ? String(message.content.text) : ""
+  ).filter((text) => text !== "");
+  return texts.length === 0 ? undefined : texts.join("\n\n");
+}

@@ -1,0 +1,134 @@
+// The MCP Registry's server.json for a published server (adr/0049): who it is, from
+// server.meta.json, one `mcpb` package per bundle (its release URL and SHA-256, stdio, the
+// settings as environment variables) and, given a public URL, a streamable-http remote. The
+// shape is the registry's schema of 2025-12-11 (tests/fixtures/registry/).
+import type { ServerMeta } from "../primitives/server_meta.ts";
+import type { JsonObject } from "../util/json.ts";
+
+/** The schema server.json names, and is checked against in the tests. */
+export const SERVER_SCHEMA =
+  "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+
+/** The placeholders a release URL template may hold. */
+export const PLACEHOLDERS = ["name", "version", "target", "file"] as const;
+
+/** One bundle as server.json lists it. */
+export interface Published {
+  readonly target: string;
+  readonly file: string;
+  readonly sha256: string;
+}
+
+/**
+ * The release URL template a server gets without --release-url: its GitHub repository's
+ * release asset for tag v{version}; undefined when the repository is not on GitHub.
+ */
+export function defaultReleaseUrl(meta: ServerMeta): string | undefined {
+  const url = meta.repository?.url.replace(/\.git$/, "").replace(/\/+$/, "");
+  if (url === undefined || !/^https:\/\/github\.com\/[^/]+\/[^/]+$/.test(url)) return undefined;
+  return `${url}/releases/download/v{version}/{file}`;
+}
+
+/** `template` with its placeholders filled. */
+export function releaseUrl(
+  template: string,
+  values: { name: string; version: string; target: string; file: string },
+): string {
+  return template.replace(
+    /\{(name|version|target|file)\}/g,
+    (_, key: keyof typeof values) => encodeURIComponent(values[key]),
+  );
+}
+
+/**
+ * Why `template` cannot give each of `targets` its own HTTPS URL, or undefined. `warn` hears
+ * what the registry would refuse later: it accepts mcpb packages only from GitHub or GitLab
+ * release assets.
+ */
+export function checkReleaseUrl(
+  template: string,
+  targets: readonly string[],
+  warn: (text: string) => void,
+): string | undefined {
+  const unknown = [...template.matchAll(/\{([^}]*)\}/g)]
+    .map((match) => match[1])
+    .filter((name) => !(PLACEHOLDERS as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    return `--release-url "${template}" holds the unknown placeholder(s) ${
+      unknown.map((name) => `{${name}}`).join(", ")
+    } (known: ${PLACEHOLDERS.map((name) => `{${name}}`).join(", ")})`;
+  }
+  if (targets.length > 1 && !/\{(file|target)\}/.test(template)) {
+    return `--release-url "${template}" gives every target the same URL: put {file} (or ` +
+      "{target}) in it";
+  }
+  const sample = releaseUrl(template, {
+    name: "server",
+    version: "1.0.0",
+    target: targets[0] ?? "x86_64-unknown-linux-gnu",
+    file: "server.mcpb",
+  });
+  let url: URL;
+  try {
+    url = new URL(sample);
+  } catch {
+    return `--release-url "${template}" is not a URL (such as ` +
+      `"https://github.com/OWNER/REPO/releases/download/v{version}/{file}")`;
+  }
+  if (url.protocol !== "https:") {
+    return `--release-url "${template}" must be an https URL: the registry downloads bundles ` +
+      "over HTTPS";
+  }
+  const github = url.hostname === "github.com" && /^\/[^/]+\/[^/]+\/releases\/download\//
+    .test(url.pathname);
+  const gitlab = url.hostname === "gitlab.com" && url.pathname.includes("/-/releases/");
+  if (!github && !gitlab) {
+    warn(
+      `toolshed: warning: "${url.origin}${url.pathname}" is not a GitHub or GitLab release ` +
+        "asset; the MCP Registry accepts mcpb packages only from those (its server.json " +
+        "schema, BinaryPackage)\n",
+    );
+  }
+  return undefined;
+}
+
+/** server.json for `meta`, its bundles and, when given, the URL where it is served over HTTP. */
+export function serverJson(
+  meta: ServerMeta,
+  bundles: readonly Published[],
+  template: string,
+  publicUrl: string | undefined,
+): JsonObject {
+  const environmentVariables = Object.entries(meta.env).map(([name, setting]) => ({
+    name,
+    description: setting.description,
+    isRequired: setting.required,
+    isSecret: setting.secret,
+    ...setting.default === undefined ? {} : { default: setting.default },
+  }));
+  const name = meta.name.slice(meta.name.indexOf("/") + 1);
+  return {
+    $schema: SERVER_SCHEMA,
+    name: meta.name,
+    ...meta.title === undefined ? {} : { title: meta.title },
+    description: meta.description,
+    version: meta.version,
+    ...meta.repository === undefined ? {} : { repository: { ...meta.repository } },
+    ...meta.websiteUrl === undefined ? {} : { websiteUrl: meta.websiteUrl },
+    ...meta.icons === undefined ? {} : { icons: meta.icons.map((icon) => ({ ...icon })) },
+    packages: bundles.map((bundle) => ({
+      registryType: "mcpb",
+      identifier: releaseUrl(template, {
+        name,
+        version: meta.version,
+        target: bundle.target,
+        file: bundle.file,
+      }),
+      version: meta.version,
+      fileSha256: bundle.sha256,
+      transport: { type: "stdio" },
+      ...environmentVariables.length === 0 ? {} : { environmentVariables },
+    })),
+    ...publicUrl === undefined ? {} : { remotes: [{ type: "streamable-http", url: publicUrl }] },
+  };
+}

@@ -1,0 +1,748 @@
+// `toolshed publish` (lib/commands/publish.ts, adr/0049): from a server directory to the
+// registry's server.json and one MCP Bundle per target, checked against the real things: the
+// registry's 2025-12-11 schema (tests/fixtures/registry/) with Ajv, the official MCP Bundle CLI
+// (`@anthropic-ai/mcpb` 2.1.2 on Node.js 22, `deno task setup:mcpb`), and the bundle's
+// manifest launched as Claude Desktop launches it, with the official SDK's client calling a
+// tool.
+//
+// Offline no denort can be had, so the compile step here is the real `deno compile` on a
+// stand-in base (/usr/bin/true, as tests/compile_test.ts does): the bundle holds a real
+// compiled file that cannot run, and the launch replaces it with a stand-in running
+// `deno run -A main.ts --dir DIR` ("up to the binary"). With DENORT_BIN naming a real denort
+// of this Deno version, one test runs it all for real.
+import assert from "node:assert/strict";
+import { Ajv } from "npm:ajv@8.20.0";
+import addFormatsModule from "npm:ajv-formats@3.0.1";
+import { unzipSync } from "npm:fflate@0.8.2";
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+import { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
+import { type Compile, publish } from "../lib/commands/publish.ts";
+import { compileBinary, denoCompileArgs } from "../lib/commands/compile_binary.ts";
+import { refuseDenortBin, TARGET } from "../lib/commands/denort.ts";
+import { manifestOf, sha256 } from "../lib/commands/mcpb.ts";
+import { SERVER_SCHEMA, serverJson } from "../lib/commands/registry_entry.ts";
+import { parseServerMeta, type ServerMeta } from "../lib/primitives/server_meta.ts";
+import type { Io } from "../lib/commands/command.ts";
+import { mcpb, mcpbProblem } from "./_mcpb_cli.ts";
+
+const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
+const HELLO = `${ROOT}examples/hello`;
+const SCHEMA_FILE = `${ROOT}tests/fixtures/registry/server.schema.2025-12-11.json`;
+const SCHEMA_SHA256 = "3fba09590c99f61735d234822279f4223fab9e300c0a81e81c91ab62a4114de0";
+
+/** In CI the official CLI must be there (.ci/run installs it): a missing one fails there. */
+const MCPB_MISSING = await mcpbProblem();
+const IN_CI = Deno.env.get("CI") === "true";
+const CLI_NOTE = MCPB_MISSING === undefined || IN_CI
+  ? ""
+  : ` (NOT RUN HERE: the official CLI is missing, ${MCPB_MISSING})`;
+
+const REAL_DENORT = Deno.env.get("DENORT_BIN");
+const DENORT_REFUSAL = REAL_DENORT === undefined
+  ? "DENORT_BIN is not set"
+  : await refuseDenortBin(REAL_DENORT);
+
+// deno-lint-ignore no-explicit-any -- ajv-formats' CommonJS default, as Deno hands it over
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv;
+
+/** The official schema, compiled by Ajv (draft-07, formats checked). */
+function registryValidator() {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const schema = JSON.parse(Deno.readTextFileSync(SCHEMA_FILE));
+  return ajv.compile(schema);
+}
+
+/** A command's Io in memory. */
+function memoryIo(env: Record<string, string> = {}): Io & { said(): string; printed(): string } {
+  let out = "";
+  let err = "";
+  return {
+    out: (text) => void (out += text),
+    err: (text) => void (err += text),
+    env: (name) => env[name],
+    cwd: ROOT,
+    said: () => err,
+    printed: () => out,
+  };
+}
+
+/** The real `deno compile` on a stand-in base (publish's own step rightly refuses a stand-in). */
+const standInCompile: Compile = async (request, report) => {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: denoCompileArgs(request),
+    cwd: request.cwd,
+    env: { DENORT_BIN: "/usr/bin/true", NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  const said = new TextDecoder().decode(stderr);
+  report(said);
+  assert.doesNotMatch(said, /Download \S*denort/, "the compile step fetched a base binary");
+  return code === 0 ? undefined : `deno compile exited with ${code}: ${said}`;
+};
+
+/**
+ * A compile step that writes a few bytes where the binary goes: for the tests of server.json
+ * and the refusals, where what the bundle holds does not matter (and seconds do).
+ */
+const fakeCompile: Compile = async (request) => {
+  await Deno.mkdir(request.output.slice(0, request.output.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(request.output, "not a binary");
+  return undefined;
+};
+
+interface Published {
+  out: string;
+  code: number;
+  said: string;
+  printed: string;
+  serverJson: Record<string, unknown>;
+  bundles: string[];
+}
+
+/** Runs `toolshed publish ARGS` in process; the output directory is removed after `use`. */
+async function published(
+  args: string[],
+  use: (result: Published) => Promise<void> | void,
+  compile: Compile = standInCompile,
+  env: Record<string, string> = {},
+): Promise<void> {
+  const out = await Deno.makeTempDir({ prefix: "toolshed_publish_test_" });
+  try {
+    const io = memoryIo(env);
+    const code = await publish([...args, "--out", out], io, compile);
+    let entry: Record<string, unknown> = {};
+    const bundles: string[] = [];
+    if (code === 0) {
+      entry = JSON.parse(await Deno.readTextFile(`${out}/server.json`));
+      for await (const file of Deno.readDir(out)) {
+        if (file.name.endsWith(".mcpb")) bundles.push(`${out}/${file.name}`);
+      }
+    }
+    await use({ out, code, said: io.said(), printed: io.printed(), serverJson: entry, bundles });
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+}
+
+/** A scratch server directory: examples/hello plus what `change` writes into it. */
+async function scratchServer(
+  change: (dir: string) => Promise<void>,
+  use: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_publish_server_" });
+  try {
+    for (const folder of ["tools", "prompts"]) {
+      await Deno.mkdir(`${dir}/${folder}`);
+      for await (const entry of Deno.readDir(`${HELLO}/${folder}`)) {
+        await Deno.copyFile(`${HELLO}/${folder}/${entry.name}`, `${dir}/${folder}/${entry.name}`);
+      }
+    }
+    await Deno.copyFile(`${HELLO}/server.meta.json`, `${dir}/server.meta.json`);
+    await change(dir);
+    await use(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Rewrites DIR/server.meta.json through `edit`. */
+async function editMeta(dir: string, edit: (meta: Record<string, unknown>) => void) {
+  const meta = JSON.parse(await Deno.readTextFile(`${dir}/server.meta.json`));
+  edit(meta);
+  await Deno.writeTextFile(`${dir}/server.meta.json`, JSON.stringify(meta, null, 2));
+}
+
+/** hello with two settings (one a secret) and a tool that tells what they are. */
+async function withSettings(dir: string): Promise<void> {
+  await editMeta(dir, (meta) => {
+    meta.env = {
+      GREETING: { description: "How the server greets", default: "Hello" },
+      API_TOKEN: { description: "The token of the API", secret: true, required: true },
+    };
+  });
+  await Deno.writeTextFile(
+    `${dir}/tools/settings.ts`,
+    `export default {
+  description: "Tells the settings the server was started with",
+  inputSchema: { type: "object", properties: {} },
+  handler: () => \`\${Deno.env.get("GREETING")}, token \${Deno.env.get("API_TOKEN")}\`,
+};
+`,
+  );
+}
+
+/** Unzips `bundle` into a new directory with the official CLI (keeping the binary's mode). */
+async function unpacked(bundle: string, use: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_publish_unpacked_" });
+  try {
+    const { code, output } = await mcpb(["unpack", bundle, dir]);
+    assert.equal(code, 0, output);
+    await use(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * Starts what an unpacked bundle's manifest says, as Claude Desktop does (${__dirname} is the
+ * bundle's directory, ${user_config.NAME} what the user gave, else the default), and calls
+ * `tool` with the official SDK's client; gives the result's text.
+ */
+async function launchAsClaudeDesktop(
+  dir: string,
+  userConfig: Record<string, string>,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const manifest = JSON.parse(await Deno.readTextFile(`${dir}/manifest.json`));
+  const options = manifest.user_config ?? {};
+  const fill = (text: string) =>
+    text.replaceAll("${__dirname}", dir).replace(
+      /\$\{user_config\.([^}]+)\}/g,
+      (_, name: string) => userConfig[name] ?? String(options[name]?.default ?? ""),
+    );
+  const config = manifest.server.mcp_config;
+  const transport = new StdioClientTransport({
+    command: fill(config.command),
+    args: (config.args ?? []).map(fill),
+    env: Object.fromEntries(
+      Object.entries(config.env ?? {}).map(([name, value]) => [name, fill(String(value))]),
+    ),
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "publish-test", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const result = await client.callTool({ name: tool, arguments: args });
+    const content = result.content as { type: string; text: string }[];
+    return content.map((part) => part.text).join("");
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Replaces the bundle's compiled binary (built on a stand-in base, it cannot run) with a
+ * stand-in that serves `serverDir` from source: the launch is then real up to the binary.
+ */
+async function standInBinary(unpackedDir: string, serverDir: string): Promise<void> {
+  const manifest = JSON.parse(await Deno.readTextFile(`${unpackedDir}/manifest.json`));
+  const entry = `${unpackedDir}/${manifest.server.entry_point}`;
+  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+  const denoDir = Deno.env.get("DENO_DIR");
+  await Deno.writeTextFile(
+    entry,
+    `#!/bin/sh\n${denoDir === undefined ? "" : `export DENO_DIR=${quote(denoDir)}\n`}` +
+      `exec ${quote(Deno.execPath())} run -A ${quote(`${ROOT}main.ts`)} --dir ${
+        quote(serverDir)
+      } "$@"\n`,
+  );
+  await Deno.chmod(entry, 0o755);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Deno.test("publish: the schema fixture is the registry's 2025-12-11 server.schema.json, byte for byte as pinned", async () => {
+  const bytes = await Deno.readFile(SCHEMA_FILE);
+  assert.equal(await sha256(bytes), SCHEMA_SHA256, "the fixture changed: see its README");
+  const schema = JSON.parse(new TextDecoder().decode(bytes));
+  assert.equal(schema.$id, SERVER_SCHEMA);
+  assert.equal(schema.$schema, "http://json-schema.org/draft-07/schema#");
+});
+
+/** `toolshed publish --dir examples/hello`, run once for the tests that look at its result. */
+let helloRun: Promise<{ dir: string; result: Published }> | undefined;
+async function helloPublished(use: (result: Published) => Promise<void>): Promise<void> {
+  helloRun ??= (async () => {
+    const dir = await Deno.makeTempDir({ prefix: "toolshed_publish_hello_" });
+    // Removed when the test process ends: the tests share it.
+    globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+    let kept: Published | undefined;
+    await published(["--dir", HELLO], async (result) => {
+      await Deno.mkdir(`${dir}/out`);
+      for await (const file of Deno.readDir(result.out)) {
+        await Deno.copyFile(`${result.out}/${file.name}`, `${dir}/out/${file.name}`);
+      }
+      kept = {
+        ...result,
+        out: `${dir}/out`,
+        bundles: result.bundles.map((path) =>
+          `${dir}/out/${path.slice(path.lastIndexOf("/") + 1)}`
+        ),
+      };
+    });
+    return { dir, result: kept! };
+  })();
+  await use((await helloRun).result);
+}
+
+Deno.test("publish: from examples/hello one command writes server.json and a .mcpb; server.json validates against the official schema and names the bundle's SHA-256", async () => {
+  await helloPublished(async ({ code, said, printed, serverJson, bundles }) => {
+    assert.equal(code, 0, said);
+    assert.equal(bundles.length, 1);
+    const validate = registryValidator();
+    assert.ok(validate(serverJson), JSON.stringify(validate.errors, null, 2));
+    assert.equal(serverJson.$schema, SERVER_SCHEMA);
+    assert.equal(serverJson.name, "io.github.toolshed-examples/hello");
+    const [pkg] = serverJson.packages as Record<string, unknown>[];
+    assert.equal(pkg.registryType, "mcpb");
+    assert.deepEqual(pkg.transport, { type: "stdio" });
+    const bundle = bundles[0];
+    const file = bundle.slice(bundle.lastIndexOf("/") + 1);
+    assert.equal(file, `hello-1.0.0-${TARGET}.mcpb`);
+    assert.equal(
+      pkg.identifier,
+      `https://github.com/toolshed-examples/hello/releases/download/v1.0.0/${file}`,
+    );
+    const digest = await sha256(await Deno.readFile(bundle));
+    assert.equal(pkg.fileSha256, digest);
+    // What was written, and the SHA-256, are said.
+    assert.match(printed, new RegExp(`${file}\\s+sha256 ${digest}`));
+    assert.match(printed, /server\.json/);
+    assert.equal(serverJson.remotes, undefined);
+
+    // The bundle: the manifest and the compiled binary, executable.
+    const entries = unzipSync(await Deno.readFile(bundle));
+    assert.deepEqual(Object.keys(entries).sort(), ["manifest.json", "server/hello"]);
+    const manifest = JSON.parse(new TextDecoder().decode(entries["manifest.json"]));
+    assert.equal(manifest.server.type, "binary");
+    assert.equal(manifest.server.entry_point, "server/hello");
+    assert.equal(manifest.server.mcp_config.command, "${__dirname}/server/hello");
+    assert.deepEqual(manifest.tools, [{ name: "add", description: "Adds two numbers" }]);
+    assert.equal(manifest.prompts[0].name, "code_review");
+    assert.deepEqual(manifest.prompts[0].arguments, ["language", "focus"]);
+    assert.match(manifest.prompts[0].text, /\$\{arguments\.language\} code/);
+    assert.deepEqual(manifest.compatibility, { platforms: ["linux"] });
+    assert.deepEqual(manifest.author, { name: "The toolshed authors" });
+
+    // The binary embeds the server directory's files verbatim (beside the generated entry).
+    const binary = latin1(entries["server/hello"]);
+    for (const file of ["tools/add.ts", "prompts/code_review.md", "server.meta.json"]) {
+      const bytes = latin1(await Deno.readFile(`${HELLO}/${file}`));
+      assert.ok(binary.includes(bytes), `${file} is not embedded in the binary`);
+    }
+    assert.ok(binary.includes("await start();"), "the generated entry module is not embedded");
+  });
+});
+
+/** Bytes as a string, one char per byte, so that byte sequences can be searched. */
+function latin1(bytes: Uint8Array): string {
+  return new TextDecoder("windows-1252").decode(bytes);
+}
+
+Deno.test("publish: the schema refuses a broken server.json (the validation can fail)", () => {
+  const validate = registryValidator();
+  const good = {
+    $schema: SERVER_SCHEMA,
+    name: "io.github.alice/weather",
+    description: "Weather",
+    version: "1.0.0",
+    packages: [{
+      registryType: "mcpb",
+      identifier: "https://github.com/alice/weather/releases/download/v1.0.0/w.mcpb",
+      fileSha256: "a".repeat(64),
+      transport: { type: "stdio" },
+    }],
+  };
+  assert.ok(validate(good), JSON.stringify(validate.errors));
+  const broken: [string, Record<string, unknown>][] = [
+    ["no version", { ...good, version: undefined }],
+    ["a name without a slash", { ...good, name: "weather" }],
+    ["a description over 100 characters", { ...good, description: "x".repeat(101) }],
+    ["a remote URL that is not http(s)", {
+      ...good,
+      remotes: [{ type: "streamable-http", url: "ftp://example.com/mcp" }],
+    }],
+    ["a package without identifier", {
+      ...good,
+      packages: [{ registryType: "mcpb", transport: { type: "stdio" } }],
+    }],
+    ["a SHA-256 in capitals", {
+      ...good,
+      packages: [{ ...good.packages[0], fileSha256: "A".repeat(64) }],
+    }],
+  ];
+  for (const [what, entry] of broken) {
+    assert.equal(validate(JSON.parse(JSON.stringify(entry))), false, `${what} passed`);
+  }
+});
+
+Deno.test(
+  `publish: mcpb validate and mcpb info of the official CLI 2.1.2 accept the bundle from examples/hello${CLI_NOTE}`,
+  {
+    ignore: CLI_NOTE !== "",
+  },
+  async () => {
+    assert.equal(MCPB_MISSING, undefined, `the official MCP Bundle CLI: ${MCPB_MISSING}`);
+    await published(["--dir", HELLO], async ({ code, said, bundles }) => {
+      assert.equal(code, 0, said);
+      for (const bundle of bundles) {
+        const info = await mcpb(["info", bundle]);
+        assert.equal(info.code, 0, info.output);
+        assert.match(info.output, /File: hello-1\.0\.0-/);
+        await unpacked(bundle, async (dir) => {
+          const validated = await mcpb(["validate", dir]);
+          assert.equal(validated.code, 0, validated.output);
+          assert.match(validated.output, /Manifest schema validation passes/);
+          // The official unpack keeps the binary's mode from the zip's attributes.
+          const mode = (await Deno.stat(`${dir}/server/hello`)).mode!;
+          assert.equal(mode & 0o111, 0o111, `server/hello is ${mode.toString(8)}, not executable`);
+        });
+      }
+    });
+  },
+);
+
+Deno.test(
+  `publish: the official CLI refuses a manifest without author or with a tool lacking a name (mcpb validate can fail)${CLI_NOTE}`,
+  {
+    ignore: CLI_NOTE !== "",
+  },
+  async () => {
+    assert.equal(MCPB_MISSING, undefined, `the official MCP Bundle CLI: ${MCPB_MISSING}`);
+    const meta = helloMeta();
+    const good = manifestOf(meta, { tools: [{ name: "add" }], prompts: [] }, TARGET);
+    const dir = await Deno.makeTempDir({ prefix: "toolshed_publish_manifest_" });
+    try {
+      for (
+        const [what, manifest] of [
+          ["no author", { ...good, author: undefined }],
+          ["a nameless tool", { ...good, tools: [{ description: "x" }] }],
+        ] as const
+      ) {
+        await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify(manifest));
+        const { code, output } = await mcpb(["validate", dir]);
+        assert.notEqual(code, 0, `${what} passed: ${output}`);
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+Deno.test(
+  `publish: settings become user_config (sensitive when secret) and env in the manifest, environmentVariables in server.json; every target's manifest passes mcpb validate${CLI_NOTE}`,
+  {
+    ignore: CLI_NOTE !== "",
+  },
+  async () => {
+    assert.equal(MCPB_MISSING, undefined, `the official MCP Bundle CLI: ${MCPB_MISSING}`);
+    const meta = helloMeta({
+      env: {
+        GREETING: { description: "How the server greets", default: "Hello" },
+        API_TOKEN: { description: "The token of the API", secret: true, required: true },
+      },
+      websiteUrl: "https://example.com/hello",
+      icons: [{ src: "https://example.com/icon.png", mimeType: "image/png", sizes: ["48x48"] }],
+    });
+    const listed = { tools: [{ name: "add", description: "Adds" }], prompts: [] };
+    const dir = await Deno.makeTempDir({ prefix: "toolshed_publish_manifest_" });
+    try {
+      for (
+        const [target, platform] of [
+          ["x86_64-unknown-linux-gnu", "linux"],
+          ["aarch64-apple-darwin", "darwin"],
+          ["x86_64-pc-windows-msvc", "win32"],
+        ]
+      ) {
+        // deno-lint-ignore no-explicit-any -- a JSON document read field by field
+        const manifest = manifestOf(meta, listed, target) as Record<string, any>;
+        assert.deepEqual(manifest.compatibility, { platforms: [platform] });
+        assert.deepEqual(manifest.server.mcp_config.env, {
+          GREETING: "${user_config.GREETING}",
+          API_TOKEN: "${user_config.API_TOKEN}",
+        });
+        assert.deepEqual(manifest.user_config.API_TOKEN, {
+          type: "string",
+          title: "API_TOKEN",
+          description: "The token of the API",
+          required: true,
+          sensitive: true,
+        });
+        assert.equal(manifest.user_config.GREETING.default, "Hello");
+        assert.equal(manifest.user_config.GREETING.sensitive, undefined);
+        assert.equal(manifest.homepage, "https://example.com/hello");
+        if (platform === "win32") assert.equal(manifest.server.entry_point, "server/hello.exe");
+        await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify(manifest));
+        const { code, output } = await mcpb(["validate", dir]);
+        assert.equal(code, 0, `${target}: ${output}`);
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+    const entry = serverJson(
+      meta,
+      [{ target: TARGET, file: "hello.mcpb", sha256: "0".repeat(64) }],
+      "https://github.com/a/b/releases/download/v{version}/{file}",
+      "https://hello.example.com/mcp",
+      // deno-lint-ignore no-explicit-any -- a JSON document read field by field
+    ) as Record<string, any>;
+    const validate = registryValidator();
+    assert.ok(validate(entry), JSON.stringify(validate.errors, null, 2));
+    assert.deepEqual(entry.packages[0].environmentVariables, [
+      {
+        name: "GREETING",
+        description: "How the server greets",
+        isRequired: false,
+        isSecret: false,
+        default: "Hello",
+      },
+      { name: "API_TOKEN", description: "The token of the API", isRequired: true, isSecret: true },
+    ]);
+    assert.deepEqual(entry.remotes, [{
+      type: "streamable-http",
+      url: "https://hello.example.com/mcp",
+    }]);
+    assert.deepEqual(entry.icons, meta.icons);
+  },
+);
+
+Deno.test(
+  `publish: unpacked, the bundle's manifest starts the server as Claude Desktop would and the SDK client calls a tool with the user's settings, UP TO THE BINARY (offline the binary is compiled on a stand-in base; a stand-in running deno run -A main.ts --dir takes its place)${CLI_NOTE}`,
+  {
+    ignore: CLI_NOTE !== "",
+  },
+  async () => {
+    assert.equal(MCPB_MISSING, undefined, `the official MCP Bundle CLI: ${MCPB_MISSING}`);
+    await scratchServer(withSettings, async (server) => {
+      await published(["--dir", server], async ({ code, said, bundles }) => {
+        assert.equal(code, 0, said);
+        await unpacked(bundles[0], async (dir) => {
+          await standInBinary(dir, server);
+          const manifest = JSON.parse(await Deno.readTextFile(`${dir}/manifest.json`));
+          assert.deepEqual(manifest.tools.map((tool: { name: string }) => tool.name).sort(), [
+            "add",
+            "settings",
+          ]);
+          assert.equal(await launchAsClaudeDesktop(dir, {}, "add", { a: 2, b: 3 }), "5");
+          assert.equal(
+            await launchAsClaudeDesktop(dir, { API_TOKEN: "t0k" }, "settings", {}),
+            "Hello, token t0k",
+          );
+        });
+      });
+    });
+  },
+);
+
+Deno.test({
+  name: DENORT_REFUSAL === undefined
+    ? "publish: for real with DENORT_BIN's denort: the compiled binary in the bundle, launched as Claude Desktop would, serves a tool call"
+    : `publish: NOT RUN HERE, the bundle's real binary launched as Claude Desktop would (${DENORT_REFUSAL}; set DENORT_BIN to a denort of Deno ${Deno.version.deno} to run it)`,
+  ignore: DENORT_REFUSAL !== undefined || MCPB_MISSING !== undefined,
+  async fn() {
+    await scratchServer(withSettings, async (server) => {
+      await published(
+        ["--dir", server],
+        async ({ code, said, bundles }) => {
+          assert.equal(code, 0, said);
+          await unpacked(bundles[0], async (dir) => {
+            assert.equal(await launchAsClaudeDesktop(dir, {}, "add", { a: 2, b: 3 }), "5");
+            assert.equal(
+              await launchAsClaudeDesktop(dir, { API_TOKEN: "real" }, "settings", {}),
+              "Hello, token real",
+            );
+          });
+        },
+        compileBinary,
+        { DENORT_BIN: REAL_DENORT! },
+      );
+    });
+  },
+});
+
+// ------------------------------------------------------------------------------- refusals
+
+/** Runs publish on `dir` with `args`; the compile step must not be reached. */
+async function refused(dir: string, args: string[] = [], env: Record<string, string> = {}) {
+  const io = memoryIo(env);
+  const code = await publish(["--dir", dir, "--out", `${dir}/dist`, ...args], io, () => {
+    throw new Error("publish compiled although it should have refused");
+  });
+  return { code, said: io.said() };
+}
+
+Deno.test("publish: refuses a directory without server.meta.json, naming the file, its fields and toolshed new", async () => {
+  await scratchServer((dir) => Deno.remove(`${dir}/server.meta.json`), async (dir) => {
+    const { code, said } = await refused(dir);
+    assert.equal(code, 1);
+    assert.match(said, /has no server\.meta\.json/);
+    assert.match(said, /toolshed new/);
+    assert.match(said, /"name": "io\.github\.OWNER\/NAME"/);
+  });
+});
+
+Deno.test("publish: refuses server.meta.json without author, which the bundle's manifest needs", async () => {
+  await scratchServer((dir) => editMeta(dir, (meta) => delete meta.author), async (dir) => {
+    const { code, said } = await refused(dir);
+    assert.equal(code, 1);
+    assert.match(said, /has no author, which an MCP Bundle's manifest requires/);
+  });
+});
+
+Deno.test("publish: refuses an unknown target, naming the one meant and the known ones", async () => {
+  const { code, said } = await refused(HELLO, ["--target", "x86_64-unknown-linux-gnux"]);
+  assert.equal(code, 2);
+  assert.match(
+    said,
+    /Unknown target "x86_64-unknown-linux-gnux"; did you mean x86_64-unknown-linux-gnu\?/,
+  );
+  assert.match(said, /aarch64-apple-darwin/);
+});
+
+Deno.test("publish: refuses a --release-url that is no https URL, has an unknown placeholder or gives two targets one URL; warns of one the registry would refuse", async () => {
+  for (
+    const [template, expected] of [
+      ["not a url/{file}", /is not a URL/],
+      ["http://github.com/a/b/releases/download/v1/{file}", /must be an https URL/],
+      ["https://github.com/a/b/releases/download/{tag}/{file}", /unknown placeholder\(s\) \{tag\}/],
+    ] as const
+  ) {
+    const { code, said } = await refused(HELLO, ["--release-url", template]);
+    assert.equal(code, 2, template);
+    assert.match(said, expected);
+  }
+  const twoTargets = await refused(HELLO, [
+    "--target",
+    "x86_64-unknown-linux-gnu",
+    "--target",
+    "aarch64-apple-darwin",
+    "--release-url",
+    "https://github.com/a/b/releases/download/v1/server.mcpb",
+  ]);
+  assert.equal(twoTargets.code, 2);
+  assert.match(twoTargets.said, /gives every target the same URL/);
+  await published(
+    ["--dir", HELLO, "--release-url", "https://downloads.example.com/{file}"],
+    ({ code, said, serverJson }) => {
+      assert.equal(code, 0, said);
+      assert.match(said, /is not a GitHub or GitLab release asset/);
+      const [pkg] = serverJson.packages as Record<string, unknown>[];
+      assert.equal(pkg.identifier, `https://downloads.example.com/hello-1.0.0-${TARGET}.mcpb`);
+    },
+    fakeCompile,
+  );
+});
+
+Deno.test("publish: refuses a server without a GitHub repository and no --release-url", async () => {
+  await scratchServer((dir) => editMeta(dir, (meta) => delete meta.repository), async (dir) => {
+    const { code, said } = await refused(dir);
+    assert.equal(code, 2);
+    assert.match(said, /give --release-url/);
+  });
+});
+
+Deno.test("publish: with --public-url server.json gains a streamable-http remote and still validates", async () => {
+  await published(
+    ["--dir", HELLO, "--public-url", "https://hello.example.com/mcp"],
+    ({ code, said, serverJson }) => {
+      assert.equal(code, 0, said);
+      assert.deepEqual(serverJson.remotes, [{
+        type: "streamable-http",
+        url: "https://hello.example.com/mcp",
+      }]);
+      const validate = registryValidator();
+      assert.ok(validate(serverJson), JSON.stringify(validate.errors, null, 2));
+    },
+    fakeCompile,
+  );
+});
+
+Deno.test("publish: `toolshed publish` refuses DENORT_BIN naming the deno CLI, with compile's message, and writes nothing", async () => {
+  const out = await Deno.makeTempDir({ prefix: "toolshed_publish_test_" });
+  try {
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}main.ts`, "publish", "--dir", HELLO, "--out", out],
+      env: { DENORT_BIN: Deno.execPath(), NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const said = new TextDecoder().decode(stderr);
+    assert.equal(code, 1, said);
+    assert.match(said, /Cannot compile for \S+: DENORT_BIN "[^"]+" is the deno CLI/);
+    assert.match(said, /denort/);
+    assert.deepEqual([...Deno.readDirSync(out)], []);
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("publish: offline, a target other than this machine's says Deno cannot download its runtime, naming DENORT_BIN", async () => {
+  const other = TARGET === "aarch64-apple-darwin" ? "x86_64-apple-darwin" : "aarch64-apple-darwin";
+  const out = await Deno.makeTempDir({ prefix: "toolshed_publish_test_" });
+  try {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const closed = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+    listener.close();
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        `${ROOT}main.ts`,
+        "publish",
+        "--dir",
+        HELLO,
+        "--out",
+        out,
+        "--target",
+        other,
+      ],
+      env: { HTTPS_PROXY: closed, HTTP_PROXY: closed, NO_PROXY: "", NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const said = new TextDecoder().decode(stderr);
+    assert.equal(code, 1, said);
+    assert.match(
+      said,
+      new RegExp(
+        `Cannot compile for ${other}: Deno cannot download its standalone runtime from ` +
+          `"https://dl\\.deno\\.land/release/v${Deno.version.deno.replaceAll(".", "\\.")}/` +
+          `denort-${other}\\.zip"`,
+      ),
+    );
+    assert.match(said, /DENORT_BIN/);
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("publish: an executable tool is left out of the bundle with a warning naming it, and its sidecar's env is not asked of the user", async () => {
+  await scratchServer(async (dir) => {
+    await Deno.writeTextFile(`${dir}/tools/lookup.sh`, "#!/bin/sh\necho found\n");
+    await Deno.chmod(`${dir}/tools/lookup.sh`, 0o755);
+    await Deno.writeTextFile(
+      `${dir}/tools/lookup.json`,
+      JSON.stringify({ description: "Looks up", env: ["LOOKUP_KEY"] }),
+    );
+  }, async (dir) => {
+    await published(["--dir", dir], async ({ code, said, out, bundles }) => {
+      assert.equal(code, 0, said);
+      assert.match(said, /executable tool\(s\) \S*tools\/lookup\.json are left out of the bundles/);
+      const entries = unzipSync(await Deno.readFile(bundles[0]));
+      const manifest = JSON.parse(new TextDecoder().decode(entries["manifest.json"]));
+      assert.deepEqual(manifest.tools.map((tool: { name: string }) => tool.name), ["add"]);
+      assert.equal(manifest.user_config, undefined);
+      const entry = JSON.parse(await Deno.readTextFile(`${out}/server.json`));
+      assert.equal(entry.packages[0].environmentVariables, undefined);
+    }, fakeCompile);
+  });
+});
+
+/** examples/hello's metadata, with `extra` fields. */
+function helloMeta(extra: Record<string, unknown> = {}): ServerMeta {
+  const text = JSON.stringify({
+    ...JSON.parse(Deno.readTextFileSync(`${HELLO}/server.meta.json`)),
+    ...extra,
+  });
+  const parsed = parseServerMeta(text, "server.meta.json");
+  if ("problems" in parsed) throw new Error(parsed.problems.join("; "));
+  return parsed.meta;
+}
