@@ -327,6 +327,11 @@ Deno.test("publish: from examples/hello one command writes server.json and a .mc
       assert.ok(binary.includes(bytes), `${file} is not embedded in the binary`);
     }
     assert.ok(binary.includes("await start();"), "the generated entry module is not embedded");
+    // And what main.ts imports only when a feature is used (deno.json loads it lazily, adr/0051).
+    for (const lazy of ["lib/transports/http/server.ts", "lib/commands/check.ts"]) {
+      const bytes = latin1(await Deno.readFile(new URL(`../${lazy}`, import.meta.url)));
+      assert.ok(binary.includes(bytes), `${lazy}, imported lazily, is not embedded in the binary`);
+    }
   });
 });
 

@@ -49,8 +49,12 @@ export const EMBEDDED_FOLDERS = [
 
 /** main.ts, whose start() the generated entry module calls. */
 const MAIN = new URL("../../main.ts", import.meta.url);
-/** The configuration the compile resolves imports with (the server's modules import toolshed). */
-const CONFIG = new URL("../../deno.json", import.meta.url);
+/**
+ * The configuration the compile resolves imports with (the server's modules import toolshed):
+ * deno.json's imports and lock without its lazy dynamic imports, which would leave what main.ts
+ * imports lazily out of the binary (adr/0051).
+ */
+const CONFIG = new URL("../../build/compile.deno.json", import.meta.url);
 
 /** How publish compiles: `deno compile` unless a test hands it another step. */
 export type Compile = (
