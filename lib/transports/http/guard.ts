@@ -103,23 +103,8 @@ function originHostName(origin: string): string | undefined {
 export function guardStep(allowed: Iterable<string>, cors?: CorsOrigins): HttpStep {
   const guard = createHostGuard(allowed, cors);
   return (next) => (exchange) => {
-    const { headers } = exchange.request;
-    readAllHeaders(headers);
-    const forbidden = guard(headers);
+    const forbidden = guard(exchange.request.headers);
     if (forbidden) return jsonAnswer(errorMessage(undefined, refused(forbidden)), 403);
     return next(exchange);
   };
-}
-
-/**
- * Reads a served request's header list in full, once. Deno reads each header of a request it
- * serves with a call into Rust of its own until the whole list has been read, and it reads the
- * whole list anyway when the answer is sent (to keep the request's headers readable after it is
- * gone); the endpoint reads eight headers, so reading the list first turns eight calls into
- * lookups in a list that would be read regardless (adr/0052). `getSetCookie` is the one
- * standard method that reads the list without sorting or copying it; for a request it returns
- * nothing. For a request not served by Deno (embedded, a test's) it is a short scan.
- */
-export function readAllHeaders(headers: Headers): void {
-  headers.getSetCookie();
 }
