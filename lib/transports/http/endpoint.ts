@@ -251,72 +251,65 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       (session ? mayAsk(session.core) : request.envelope?.logLevel !== undefined);
     if (longLived) listens++;
     const engine = session?.connection ?? stateless;
-    // The answer of a request answered at once (a synchronous tool, a refusal) is returned as it
-    // is, without a promise made for it; a later one settles the promise made then.
-    let answered: Response | undefined;
-    let later: ((response: Response) => void) | undefined;
-    const resolve = (response: Response) => {
-      if (later === undefined) answered ??= response;
-      else later(response);
-    };
-    let streamed: StreamedAnswer | undefined;
-    const flight = engine.request(request, {
-      auth: how.auth,
-      address: how.address,
-      view: how.view,
-      outlet: {
-        notify: answer.notify,
-        // 2026-07-28: the server sends no requests. In a session, they go on this request's
-        // event stream, which a client that accepts none does not have.
-        outbound: session === undefined ? undefined : canStream ? undefined : NO_STREAM,
-        // SEP-1699 polling, for streams that start with a priming event (an id to resume from).
-        closeStream: session !== undefined && primes(session.core)
-          ? () => answer.closeStream(mayNotify)
-          : undefined,
-      },
-      // The core raises its routing errors before any handler runs, at once: an answer still
-      // pending can only be 200, and it goes now, so that the client closing the connection
-      // reaches the handler as cancellation.
-      onPending() {
-        streamed = answer.stream(mayNotify, () => {
-          // A resumable stream's call goes on: the client may GET the rest with Last-Event-ID
-          // (or cancel it with notifications/cancelled). Otherwise leaving is cancelling.
-          if (streamed!.resumable) return;
-          flight.detach();
-          flight.controller.abort("the client closed the connection");
-        });
-        resolve(streamed.response);
-      },
-      reply(response) {
-        releaseBody();
-        if (longLived) listens--;
-        if (session) sessions.finished(session);
-        if (streamed !== undefined) {
-          if (response !== undefined) streamed.finish(response);
-          return;
-        }
-        // Ended while it waited for a slot: the grace period of shutdown ended before its
-        // turn, or its session ended.
-        if (response === undefined) {
-          return resolve(jsonAnswer(errorMessage(request.id, shuttingDown()), 503));
-        }
-        if (response.error !== undefined) {
-          const challenge = scopeRefusal(response, how.scopeChallenge);
-          if (challenge !== undefined) {
-            // Either era: the 403 and its challenge are what make a client step up.
-            return resolve(jsonAnswer(response, 403, { "www-authenticate": challenge }));
+    return new Promise<Response>((resolve) => {
+      let streamed: StreamedAnswer | undefined;
+      const flight = engine.request(request, {
+        auth: how.auth,
+        address: how.address,
+        view: how.view,
+        outlet: {
+          notify: answer.notify,
+          // 2026-07-28: the server sends no requests. In a session, they go on this request's
+          // event stream, which a client that accepts none does not have.
+          outbound: session === undefined ? undefined : canStream ? undefined : NO_STREAM,
+          // SEP-1699 polling, for streams that start with a priming event (an id to resume from).
+          closeStream: session !== undefined && primes(session.core)
+            ? () => answer.closeStream(mayNotify)
+            : undefined,
+        },
+        // The core raises its routing errors before any handler runs, at once: an answer still
+        // pending can only be 200, and it goes now, so that the client closing the connection
+        // reaches the handler as cancellation.
+        onPending() {
+          streamed = answer.stream(mayNotify, () => {
+            // A resumable stream's call goes on: the client may GET the rest with Last-Event-ID
+            // (or cancel it with notifications/cancelled). Otherwise leaving is cancelling.
+            if (streamed!.resumable) return;
+            flight.detach();
+            flight.controller.abort("the client closed the connection");
+          });
+          resolve(streamed.response);
+        },
+        reply(response) {
+          releaseBody();
+          if (longLived) listens--;
+          if (session) sessions.finished(session);
+          if (streamed !== undefined) {
+            if (response !== undefined) streamed.finish(response);
+            return;
           }
-          // Either era: a client backs off on the status, whatever the body says.
-          const retryAfter = rateRefusal(response);
-          if (retryAfter !== undefined) {
-            return resolve(jsonAnswer(response, 429, { "retry-after": retryAfter }));
+          // Ended while it waited for a slot: the grace period of shutdown ended before its
+          // turn, or its session ended.
+          if (response === undefined) {
+            return resolve(jsonAnswer(errorMessage(request.id, shuttingDown()), 503));
           }
-        }
-        const status = session ? sessionStatusOf(request, response) : statusOf(response);
-        resolve(answer.complete(response, status));
-      },
+          if (response.error !== undefined) {
+            const challenge = scopeRefusal(response, how.scopeChallenge);
+            if (challenge !== undefined) {
+              // Either era: the 403 and its challenge are what make a client step up.
+              return resolve(jsonAnswer(response, 403, { "www-authenticate": challenge }));
+            }
+            // Either era: a client backs off on the status, whatever the body says.
+            const retryAfter = rateRefusal(response);
+            if (retryAfter !== undefined) {
+              return resolve(jsonAnswer(response, 429, { "retry-after": retryAfter }));
+            }
+          }
+          const status = session ? sessionStatusOf(request, response) : statusOf(response);
+          resolve(answer.complete(response, status));
+        },
+      });
     });
-    return answered ?? new Promise<Response>((resolve) => later = resolve);
   }
 
   return {
