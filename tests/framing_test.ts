@@ -74,3 +74,25 @@ Deno.test("createLineFramer() passes multi-byte UTF-8 split across chunks throug
   const bytes = encoder.encode("é€😀\n");
   deepStrictEqual(frame([bytes.subarray(0, 1), bytes.subarray(1, 4), bytes.subarray(4)]), ["é€😀"]);
 });
+
+Deno.test("createLineFramer() keeps a long unended tail instead of copying it, and says so", () => {
+  const seen: string[] = [];
+  const framer = createLineFramer(1 << 20, {
+    line: (bytes) => seen.push(decoder.decode(bytes)),
+    oversize: () => {},
+  });
+  const long = "x".repeat(40_000);
+  // A reader like stdio's: one buffer, reused (and scribbled over) unless the framer kept it.
+  let buffer = new Uint8Array(64 * 1024);
+  const kept: boolean[] = [];
+  for (const part of ["a\n" + long, long, "tail\nb", "\n"]) {
+    const bytes = encoder.encode(part);
+    buffer.set(bytes);
+    const keeps = framer.push(buffer.subarray(0, bytes.length));
+    kept.push(keeps);
+    if (keeps) buffer = new Uint8Array(64 * 1024);
+    else buffer.fill(0x7a);
+  }
+  deepStrictEqual(kept, [true, true, false, false]);
+  deepStrictEqual(seen, ["a", long + long + "tail", "b"]);
+});

@@ -80,3 +80,24 @@ Deno.test("createWriter() reports a failing sink once and drops later lines", as
   ok(failures[0] instanceof Deno.errors.BrokenPipe);
   strictEqual(writes, 1);
 });
+
+Deno.test("createWriter() writes large output byte for byte, ASCII or not, lines in order", async () => {
+  const big = "a".repeat(70_000);
+  for (
+    const lines of [
+      ["small", big, "after"],
+      // Characters past ASCII stop the one-byte fill mid-line; the rest is encoded as UTF-8.
+      ["small", `${big}é€😀${big}`, "après"],
+      [`€${big}`, "x"],
+    ]
+  ) {
+    const sink = gatedSink();
+    const writer = createWriter(sink, { boundChars: 1_000_000, onClosed: () => {} });
+    writer.hold();
+    for (const line of lines) writer.send(line);
+    sink.release();
+    writer.release();
+    await writer.flushed();
+    strictEqual(sink.chunks.join(""), lines.join("\n") + "\n");
+  }
+});

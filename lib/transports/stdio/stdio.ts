@@ -129,7 +129,7 @@ export function serve(options: ServerOptions): Server {
 
   /** Reads until input ends ("end of input") or until shutdown or a closed output stop it. */
   async function readLoop(): Promise<"end of input" | "stopped"> {
-    const buffer = new Uint8Array(READ_CHUNK_BYTES);
+    let buffer = new Uint8Array(READ_CHUNK_BYTES);
     while (!stopping && !outputClosed) {
       let count: number | null;
       try {
@@ -141,7 +141,8 @@ export function serve(options: ServerOptions): Server {
       if (count === null) return endOfInput();
       // Answers that are ready by the end of the chunk leave together, in one write.
       writer.hold();
-      framer.push(buffer.subarray(0, count));
+      // The framer keeps a chunk that starts a long line rather than copying it.
+      if (framer.push(buffer.subarray(0, count))) buffer = new Uint8Array(READ_CHUNK_BYTES);
       writer.release();
       // Backpressure: a client that outpaces us waits in the pipe, not in our memory.
       await writer.belowBound();

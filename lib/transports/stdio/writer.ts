@@ -31,6 +31,14 @@ export interface WriterOptions {
 }
 
 const encoder = new TextEncoder();
+/**
+ * Output at least this long is encoded line by line into one buffer of its size (`encodeInto`)
+ * instead of joined and encoded: the join makes a string that `encode` must first flatten, a
+ * copy that at 16 MiB cost as much as the encoding itself (adr/0052). Below it, one join and one
+ * `encode` of many small lines cost less than an `encodeInto` per line.
+ */
+const ENCODE_INTO_CHARS = 64 * 1024;
+const NEWLINE = 0x0a;
 
 export function createWriter(sink: ByteSink, options: WriterOptions): Writer {
   let queue: string[] = [];
@@ -49,11 +57,11 @@ export function createWriter(sink: ByteSink, options: WriterOptions): Writer {
   async function drain(): Promise<void> {
     try {
       while (queue.length > 0) {
-        const chunk = encoder.encode(queue.join("\n") + "\n");
+        const chunks = encodeLines(queue, queuedChars);
         queue = [];
         queuedChars = 0;
         release();
-        await writeAll(sink, chunk);
+        for (const chunk of chunks) await writeAll(sink, chunk);
       }
     } catch (error) {
       closed = true;
@@ -89,6 +97,29 @@ export function createWriter(sink: ByteSink, options: WriterOptions): Writer {
       return new Promise((resolve) => waiters.push(resolve));
     },
   };
+}
+
+/**
+ * The lines, each ended by a newline, as bytes: one chunk, or two when a large output holds
+ * characters beyond Latin-1's ASCII half (its UTF-8 length is not known until it is encoded).
+ */
+function encodeLines(lines: string[], chars: number): Uint8Array[] {
+  if (chars < ENCODE_INTO_CHARS) return [encoder.encode(lines.join("\n") + "\n")];
+  // One byte per character for ASCII, which JSON output mostly is; a line that needs more
+  // stops the filling, and the rest is encoded the ordinary way.
+  const bytes = new Uint8Array(chars + lines.length);
+  let offset = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const { read, written } = encoder.encodeInto(line, bytes.subarray(offset));
+    offset += written;
+    if (read < line.length) {
+      const rest = [line.slice(read), ...lines.slice(i + 1)].join("\n") + "\n";
+      return [bytes.subarray(0, offset), encoder.encode(rest)];
+    }
+    bytes[offset++] = NEWLINE;
+  }
+  return [bytes];
 }
 
 async function writeAll(sink: ByteSink, bytes: Uint8Array): Promise<void> {
