@@ -7,7 +7,11 @@
 // CLI itself "compiles" into a REPL); when Deno cannot download that runtime it says so and
 // names DENORT_BIN; after compiling it smoke-tests the binary and removes a bad one.
 import { parseOutputArgs } from "./_args.ts";
-import { compileBinary, denoCompileArgs } from "../lib/commands/compile_binary.ts";
+import {
+  compileBinary,
+  type CompileRequest as CompileBinaryRequest,
+  denoCompileArgs,
+} from "../lib/commands/compile_binary.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
 
 /** The repository root: `deno compile` runs there, so the flags' paths are relative to it. */
@@ -47,8 +51,8 @@ export const COMPILE_FLAGS: readonly string[] = [
  */
 export const OPTIONAL_FOLDERS: readonly string[] = ["middleware/", "skills/", "ui/"];
 
-/** The arguments after `deno` that compile main.ts into `output`. */
-export function compileArgs(output: string): string[] {
+/** The compile of main.ts into `output`, the repository's folders embedded beside it. */
+function mainCompile(output: string, denortBin?: string): CompileBinaryRequest {
   const optional = OPTIONAL_FOLDERS.filter((folder) => {
     try {
       return Deno.statSync(`${ROOT}${folder}`).isDirectory;
@@ -57,13 +61,19 @@ export function compileArgs(output: string): string[] {
     }
   });
   const includes = COMPILE_FLAGS.filter((_, i) => COMPILE_FLAGS[i - 1] === "--include");
-  // Flags go before the entry point: everything after it is passed to the program.
-  return denoCompileArgs({
+  return {
     cwd: ROOT,
     entry: "main.ts",
     includes: [...includes, ...optional],
     output,
-  });
+    config: COMPILE_CONFIG,
+    denortBin,
+  };
+}
+
+/** The arguments after `deno` that compile main.ts into `output`. */
+export function compileArgs(output: string): string[] {
+  return denoCompileArgs(mainCompile(output));
 }
 
 /** What the command line asks for, or why it cannot be done. */
@@ -91,16 +101,7 @@ export async function compile(
   log: (line: string) => void = (line) =>
     Deno.stderr.writeSync(new TextEncoder().encode(`${line}\n`)),
 ): Promise<number> {
-  const problem = await compileBinary(
-    {
-      cwd: ROOT,
-      entry: "main.ts",
-      includes: compileArgs(output).filter((_, i, all) => all[i - 1] === "--include"),
-      output,
-      denortBin: env.DENORT_BIN,
-    },
-    log,
-  );
+  const problem = await compileBinary(mainCompile(output, env.DENORT_BIN), log);
   if (problem !== undefined) {
     log(`Cannot compile: ${problem}`);
     return 1;
