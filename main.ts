@@ -28,7 +28,6 @@ import type { ByteSink } from "./lib/transports/stdio/writer.ts";
 import { messageOf } from "./lib/util/json.ts";
 import { DirectoryLoadError } from "./lib/discovery/load_error.ts";
 import type { LoadedServer, ServerFolders } from "./lib/discovery/server_dir.ts";
-import { surveyServer } from "./lib/discovery/survey.ts";
 import { chooseCommand, commandsHelp, type Entry } from "./lib/commands/table.ts";
 
 /** How long diagnostics may take to reach stderr before the process exits anyway. */
@@ -120,6 +119,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
     logInfo(`metrics on ${server.metrics.url}`, { url: server.metrics.url });
   }
   // What loads but is probably a mistake (a tool in a subdirectory, a ".tsx" module …).
+  const { surveyServer } = await import("./lib/discovery/survey.ts");
   for (const warning of await surveyServer(folders!, loaded)) logWarning(warning.message);
   const { skipped } = loaded.tools;
   if (skipped.length > 0) {

@@ -3,7 +3,8 @@
 // that its problems stop start-up together with the directory's, where it is looked for, and
 // `toolshed new server` / `toolshed check` around it.
 import assert from "node:assert/strict";
-import { implementationOf, parseServerMeta } from "../lib/primitives/server_meta.ts";
+import { parseServerMeta } from "../lib/primitives/server_meta.ts";
+import { implementationOf } from "../lib/primitives/server_identity.ts";
 import { createServer } from "../lib/server/create_server.ts";
 import { command as newCommand } from "../lib/commands/new.ts";
 import { command as checkCommand } from "../lib/commands/check.ts";

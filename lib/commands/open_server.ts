@@ -4,7 +4,7 @@ import { UnknownToolsetError } from "../primitives/toolsets.ts";
 import { parseArgs } from "../host/args.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
 import type { LoadedServer, ServerFolders } from "../discovery/server_dir.ts";
-import { ENV_NAME } from "../programs/executable.ts";
+import { ENV_NAME } from "../programs/limits.ts";
 import { messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";

@@ -1,7 +1,7 @@
 // The server directory's server.meta.json (adr/0049): where it is and what it says. Read once
 // at start-up (a change needs a restart, even with --watch); a file with problems stops
 // start-up like a bad tool does, each problem naming the file and the field.
-import { parseServerMeta, SERVER_META_FILE, type ServerMeta } from "../primitives/server_meta.ts";
+import { SERVER_META_FILE, type ServerMeta } from "../primitives/server_identity.ts";
 import { DirectoryLoadError } from "./load_error.ts";
 
 /**
@@ -32,6 +32,8 @@ export async function loadServerMeta(location: string | URL): Promise<ServerMeta
     if (error instanceof Deno.errors.NotFound) return undefined;
     throw new DirectoryLoadError([`"${shown(location)}" cannot be read: ${String(error)}`]);
   }
+  // The parser loads only for a directory that has the file (adr/0051).
+  const { parseServerMeta } = await import("../primitives/server_meta.ts");
   const parsed = parseServerMeta(text, shown(location));
   if ("problems" in parsed) throw new DirectoryLoadError(parsed.problems);
   return parsed.meta;

@@ -5,12 +5,11 @@
 import { isObject, messageOf } from "../util/json.ts";
 import {
   ENV_NAME,
-  executableHandler,
   MAX_OUTPUT_BYTES,
   MAX_PROGRAMS,
   OUTPUT_MODES,
   type OutputMode,
-} from "../programs/executable.ts";
+} from "../programs/limits.ts";
 import { createSlots, type Slots } from "../util/slots.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
@@ -316,6 +315,8 @@ async function loadExecutableTool(
   if (badName !== undefined) {
     throw new Error(`env holds "${badName}", which is not an environment variable name`);
   }
+  // The code that runs programs loads for the first executable tool only (adr/0051).
+  const { executableHandler } = await import("../programs/executable.ts");
   const handler = executableHandler({
     program: decodeURIComponent(programUrl.pathname),
     file: `${shownDir}/${programName}`,

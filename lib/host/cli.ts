@@ -4,21 +4,25 @@ import { parseArgs } from "./args.ts";
 import { LOG_FORMATS, type LogFormat } from "./log_lines.ts";
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
-import { ENV_NAME } from "../programs/executable.ts";
+import { ENV_NAME } from "../programs/limits.ts";
 import { parseRate } from "../primitives/rate.ts";
 import { parseToolsets, TOOLSET_NAME } from "../primitives/toolsets.ts";
 import { DEFAULTS, STATE_KEY_ENV } from "../server/defaults.ts";
-import { BEARER_TOKEN } from "../transports/http/auth.ts";
-import { parseCorsOrigin } from "../transports/http/cors.ts";
+import {
+  BEARER_TOKEN,
+  BODY_TIMEOUT_MS,
+  IDLE_TIMEOUT_MS,
+  MAX_CONNECTIONS,
+  MAX_SESSIONS,
+  MAX_UNSENT_BYTES,
+  parseCorsOrigin,
+} from "../transports/http/flag_values.ts";
 import {
   INTROSPECTION_ID_ENV,
   INTROSPECTION_SECRET_ENV,
   type OAuthFlags,
   oauthOf,
 } from "./oauth_flags.ts";
-import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../transports/http/listener.ts";
-import { MAX_UNSENT_BYTES } from "../transports/http/unsent.ts";
-import { MAX_SESSIONS } from "../transports/http/sessions.ts";
 import {
   isLoopbackHost,
   type ListenAddress,

@@ -11,41 +11,8 @@ import type { JsonObject } from "../util/json.ts";
 import { didYouMean } from "../util/suggest.ts";
 import { checkIcons } from "../schema/mcp_shapes.ts";
 
-/** The file's name in a server directory. */
-export const SERVER_META_FILE = "server.meta.json";
-
-/** One setting the server's users give it, as an environment variable. */
-export interface ServerSetting {
-  /** What the user is asked for. */
-  readonly description: string;
-  /** A password, key or token: shown masked, stored as a secret. */
-  readonly secret: boolean;
-  /** The server cannot work without it. */
-  readonly required: boolean;
-  /** What it is when the user gives nothing. */
-  readonly default?: string;
-}
-
-export interface ServerMeta {
-  /** Reverse-DNS, one slash: `io.github.alice/weather`. */
-  readonly name: string;
-  readonly title?: string;
-  readonly description: string;
-  /** Semantic version of the server (not of toolshed). */
-  readonly version: string;
-  readonly repository?: {
-    readonly url: string;
-    readonly source: string;
-    readonly subfolder?: string;
-    readonly id?: string;
-  };
-  readonly websiteUrl?: string;
-  readonly icons?: readonly JsonObject[];
-  readonly author?: { readonly name: string; readonly email?: string; readonly url?: string };
-  readonly license?: string;
-  /** The settings, by environment variable name, in the file's order. */
-  readonly env: Readonly<Record<string, ServerSetting>>;
-}
+import { SERVER_META_FILE, type ServerMeta, type ServerSetting } from "./server_identity.ts";
+export { SERVER_META_FILE, type ServerMeta, type ServerSetting };
 
 /** The registry's name rule (server.schema.json 2025-12-11: pattern, 3–200 characters). */
 const NAME = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
@@ -244,18 +211,6 @@ export function parseServerMeta(
       env,
     }),
   };
-}
-
-/** The server's `Implementation`, as `serverInfo` and `_meta` carry it. */
-export function implementationOf(meta: ServerMeta): JsonObject {
-  return dropUndefined({
-    name: meta.name,
-    title: meta.title,
-    version: meta.version,
-    description: meta.description,
-    icons: meta.icons as JsonObject[] | undefined,
-    websiteUrl: meta.websiteUrl,
-  });
 }
 
 /** The forge a repository URL names, as the registry spells it. */

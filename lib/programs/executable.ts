@@ -41,9 +41,6 @@ export const CLIENT_NAME_CHARS = 1024;
 /** Whether the cut of a long client name has been reported (once per process). */
 let clientNameCutReported = false;
 
-/** What an environment variable's name may be (for sidecars' `env` and --pass-env). */
-export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 /** How long a program may take to exit after SIGTERM before its group gets SIGKILL. */
 export const KILL_GRACE_MS = 2_000;
 
@@ -57,20 +54,14 @@ const PIPES_AFTER_EXIT_MS = 1_000;
  */
 const PIPE_IDLE_TICKS = 10;
 
-/**
- * How a program's stdout becomes its result (the sidecar's `output`, adr/0009): "text" is
- * one text block; "json" is one JSON value, returned as structured content; "result" is
- * a whole CallToolResult.
- */
-export type OutputMode = "text" | "json" | "result";
-
-export const OUTPUT_MODES: readonly OutputMode[] = ["text", "json", "result"];
-
-/** The default of --max-programs: programs alive at once, running or still dying. */
-export const MAX_PROGRAMS = 64;
-
-/** The default of --max-output-bytes: most bytes read from a program's stdout per call. */
-export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+import {
+  ENV_NAME,
+  MAX_OUTPUT_BYTES,
+  MAX_PROGRAMS,
+  OUTPUT_MODES,
+  type OutputMode,
+} from "./limits.ts";
+export { ENV_NAME, MAX_OUTPUT_BYTES, MAX_PROGRAMS, OUTPUT_MODES, type OutputMode };
 
 /** The most of a program's printed text an error result carries (its end is kept). */
 const MESSAGE_CHARS = 16 * 1024;

@@ -40,11 +40,11 @@ import {
   serverFolders,
   type ServerLoadOptions,
 } from "../discovery/server_dir.ts";
-import { type Reloader, watchAndReload } from "../discovery/reload.ts";
+import type { Reloader } from "../discovery/reload.ts";
 import { checkMiddleware } from "../discovery/middleware_dir.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
 import { loadServerMeta, serverMetaLocation } from "../discovery/server_meta_file.ts";
-import { implementationOf, type ServerMeta } from "../primitives/server_meta.ts";
+import { implementationOf, type ServerMeta } from "../primitives/server_identity.ts";
 import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
 import { createTasks, type Tasks } from "../tasks/tasks.ts";
 import { createMemoryTaskStore } from "../tasks/task_store.ts";
@@ -342,6 +342,8 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   const http = config.http ? await loadHttp() : undefined;
   // Metrics are loaded only when on (adr/0042): off, nothing of them is imported or composed.
   const metrics = config.metrics ? await loadMetrics() : undefined;
+  // Hot reload is loaded only for a server that watches (adr/0051).
+  const reload = config.watch ? await import("../discovery/reload.ts") : undefined;
   try {
     return assemble(config, diagnostics, {
       loaded,
@@ -354,6 +356,7 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
       telemetry,
       metrics,
       rateLimit,
+      watchAndReload: reload?.watchAndReload,
     });
   } catch (error) {
     await shared?.close(); // the metrics' address taken, say
@@ -470,6 +473,8 @@ function assemble(
     telemetry: Telemetry | undefined;
     metrics: MetricsModules | undefined;
     rateLimit?: RateLimiter;
+    /** Given only when `config.watch`: hot reload's module, loaded then. */
+    watchAndReload?: typeof import("../discovery/reload.ts").watchAndReload;
   },
 ): Server {
   const { loaded, folders, meta, load, instance, shared, http, telemetry, rateLimit } = parts;
@@ -538,7 +543,7 @@ function assemble(
   let reloader: Reloader | undefined;
   if (config.watch) {
     if (folders === undefined) throw new Error("Cannot watch primitives that were not loaded");
-    reloader = watchAndReload({ folders, load, registry, diagnostics });
+    reloader = parts.watchAndReload!({ folders, load, registry, diagnostics });
   }
   const listChanged = config.listChanged ?? config.watch === true;
   const shutdownGraceMs = config.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs;

@@ -1,6 +1,6 @@
 // What a server is given when its configuration (or the command line) says nothing: one place,
 // read by createServer, the flags' help and the commands.
-import { MAX_OUTPUT_BYTES, MAX_PROGRAMS } from "../programs/executable.ts";
+import { MAX_OUTPUT_BYTES, MAX_PROGRAMS } from "../programs/limits.ts";
 
 export const DEFAULTS = {
   maxMessageBytes: 4 * 1024 * 1024,

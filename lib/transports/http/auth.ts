@@ -8,8 +8,7 @@ import type { HttpStep } from "./exchange.ts";
 import { jsonAnswer } from "./answer.ts";
 import { errorMessage, unauthorized } from "./errors.ts";
 
-/** An RFC 6750 `b64token`, what a token must look like to travel in `Authorization`. */
-export const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+export { BEARER_TOKEN } from "./flag_values.ts";
 
 /** `Bearer <token>`, the scheme in any case, with one or more spaces after it. */
 const BEARER_CREDENTIALS = /^bearer +(\S+)$/i;

@@ -35,28 +35,11 @@ export const CORS_EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, WWW-A
 /** How long a browser may reuse a preflight's answer, in seconds (Chromium's cap: 2 hours). */
 export const CORS_MAX_AGE_S = 7200;
 
-/**
- * `scheme://host[:port]`, an optional `/` and nothing else: no path, query, fragment or user, and
- * no wildcard (`https://*.example.com` is no origin a browser sends).
- */
-const ORIGIN = /^([a-z][a-z0-9+.-]*):\/\/([^/?#@*\s\\]+)\/?$/i;
 /** An RFC 9110 token: what a header name is. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
-/**
- * A `--cors-origin` value as browsers write it in `Origin` (scheme and host in lower case, the
- * scheme's default port left out, a trailing `/` dropped), `*` as it is; undefined when it is
- * not `scheme://host[:port]` or `*`.
- */
-export function parseCorsOrigin(value: string): string | undefined {
-  if (value === "*") return value;
-  if (!ORIGIN.test(value) || !URL.canParse(value)) return undefined;
-  const url = new URL(value);
-  if (url.host === "") return undefined;
-  // http(s) origins serialize themselves; another scheme's (a browser extension's) is opaque to
-  // URL, and its browser writes it as scheme://host.
-  return url.origin !== "null" ? url.origin : `${url.protocol}//${url.host.toLowerCase()}`;
-}
+import { parseCorsOrigin } from "./flag_values.ts";
+export { parseCorsOrigin };
 
 /** The origins of a list of `--cors-origin` values; throws, naming the value, on an invalid one. */
 export function corsOriginsOf(values: readonly string[]): CorsOrigins {

@@ -19,22 +19,8 @@ export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::
 /** Checks one request's headers; returns why it is refused, or undefined to let it pass. */
 export type HostGuard = (headers: Headers) => string | undefined;
 
-/**
- * The host part of a Host header (`name`, `name:port`, `[v6]:port`), lower case, as
- * `URL.hostname` writes it; undefined when the value is not just a host and a port.
- */
-export function hostNameOf(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(`http://${value}`);
-  } catch {
-    return undefined;
-  }
-  // "evil.example@localhost" or "localhost/x" parse, but are not what a client sends.
-  if (url.username !== "" || url.password !== "" || url.pathname !== "/") return undefined;
-  if (url.search !== "" || url.hash !== "" || value.includes("@")) return undefined;
-  return url.hostname === "" ? undefined : url.hostname;
-}
+import { hostNameOf } from "./flag_values.ts";
+export { hostNameOf };
 
 /** Host and Origin values whose verdict is remembered; past it the memory starts over. */
 const REMEMBERED_VALUES = 64;

@@ -12,15 +12,8 @@ import { messageOf } from "../../util/json.ts";
 import type { Diagnostics } from "../../util/diagnostics.ts";
 import { throttledReport } from "../../util/throttled_report.ts";
 
-/** Connections held open at once unless the open-file limit calls for fewer. */
-export const MAX_CONNECTIONS = 1_000;
-/** A connection with no request in progress for this long is closed. */
-export const IDLE_TIMEOUT_MS = 30_000;
-/**
- * A request body not in full this long after its headers: 408 for a large one, the connection
- * closed for one of at most 64 KiB (the price of a 408 there is a race per request).
- */
-export const BODY_TIMEOUT_MS = 30_000;
+import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "./flag_values.ts";
+export { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS };
 /** How often deadlines are looked at: a deadline fires up to this much early or late. */
 const SWEEP_MS = 1_000;
 /** Refused connections and failed accepts are reported at most this often. */

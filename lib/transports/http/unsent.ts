@@ -5,8 +5,8 @@
 // the server's memory. The newest answer is never the one dropped for its own sake: one
 // answer larger than the bound alone is still sent.
 
-/** Unsent answer bytes all connections together may hold before the stalled are dropped. */
-export const MAX_UNSENT_BYTES = 64 * 1024 * 1024;
+import { MAX_UNSENT_BYTES } from "./flag_values.ts";
+export { MAX_UNSENT_BYTES };
 
 /** One answer body's bytes, as the ledger counts them. */
 export interface UnsentAccount {
