@@ -4,33 +4,21 @@
 // that is not JSON left untouched), every refusal, and the printed command started as a client
 // starts it, with nothing but PATH in its environment.
 import assert from "node:assert/strict";
+import { memoryIo } from "./_memory_io.ts";
 import { command, configure } from "../lib/commands/config.ts";
 import { claudeDesktopFile } from "../lib/commands/client_formats.ts";
 import { currentSelf, type Self } from "../lib/commands/client_launch.ts";
 import { command as newCommand } from "../lib/commands/new.ts";
-import type { Io } from "../lib/commands/command.ts";
 import { withHangGuard } from "./_server_process.ts";
 
 const MAIN = decodeURIComponent(new URL("../main.ts", import.meta.url).pathname);
-
-function memoryIo(cwd: string, env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = {
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-    env: (name) => env[name],
-    cwd,
-  };
-  return { io, out: () => out.join(""), err: () => err.join("") };
-}
 
 async function runConfig(
   args: string[],
   cwd: string,
   options: { self?: Self; env?: Record<string, string> } = {},
 ) {
-  const memory = memoryIo(cwd, options.env);
+  const memory = memoryIo(cwd, options.env ?? {});
   const code = await configure(args, memory.io, options.self ?? currentSelf());
   return { code, out: memory.out(), err: memory.err() };
 }
@@ -636,7 +624,7 @@ Deno.test("config --write refuses a file that is not JSON (with comments), not s
 });
 
 Deno.test("config --help prints the usage on stdout", async () => {
-  const memory = memoryIo("/");
+  const memory = memoryIo("/", {});
   assert.equal(await command.run(["--help"], memory.io), 0);
   assert.equal(memory.out(), `${command.usage}\n`);
   assert.equal(memory.err(), "");
@@ -645,7 +633,7 @@ Deno.test("config --help prints the usage on stdout", async () => {
 
 Deno.test("toolshed config in a real process prints the entry, which starts the server as a client would", async () => {
   await withTempDir(async (dir) => {
-    const memory = memoryIo(dir);
+    const memory = memoryIo(dir, {});
     assert.equal(await newCommand.run(["tool", "ping", "--dir", dir], memory.io), 0);
     const printed = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", MAIN, "config", "vscode", "--dir", dir],

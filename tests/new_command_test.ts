@@ -2,8 +2,8 @@
 // through the real core (a tool called, a prompt got, a resource read), its TypeScript
 // type-checks against toolshed's types, and every refusal is pinned, with nothing written.
 import assert from "node:assert/strict";
+import { memoryIo } from "./_memory_io.ts";
 import { command } from "../lib/commands/new.ts";
-import type { Io } from "../lib/commands/command.ts";
 import { commandLine } from "../lib/commands/invocation.ts";
 import { startInProcess } from "./_in_process.ts";
 
@@ -13,19 +13,6 @@ const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
 };
-
-/** An Io in memory, its working directory `cwd`. */
-function memoryIo(cwd: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = {
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-    env: (name) => Deno.env.get(name),
-    cwd,
-  };
-  return { io, out: () => out.join(""), err: () => err.join("") };
-}
 
 async function runNew(args: string[], cwd: string) {
   const memory = memoryIo(cwd);

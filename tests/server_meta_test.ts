@@ -3,12 +3,12 @@
 // that its problems stop start-up together with the directory's, where it is looked for, and
 // `toolshed new server` / `toolshed check` around it.
 import assert from "node:assert/strict";
+import { memoryIo } from "./_memory_io.ts";
 import { parseServerMeta } from "../lib/primitives/server_meta.ts";
 import { implementationOf } from "../lib/primitives/server_identity.ts";
 import { createServer } from "../lib/server/create_server.ts";
 import { command as newCommand } from "../lib/commands/new.ts";
 import { command as checkCommand } from "../lib/commands/check.ts";
-import type { Io } from "../lib/commands/command.ts";
 import { DirectoryLoadError } from "../lib/discovery/load_error.ts";
 import { spawnServer } from "./_server_process.ts";
 import { recorder } from "./_diagnostics.ts";
@@ -49,18 +49,6 @@ async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-}
-
-function memoryIo(cwd: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = {
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-    env: (name) => Deno.env.get(name),
-    cwd,
-  };
-  return { io, out: () => out.join(""), err: () => err.join("") };
 }
 
 Deno.test("server meta: a full file reads into every field, the repository's source known from github.com, settings defaulted", () => {
