@@ -52,15 +52,13 @@ export function serveForTest(
   };
 }
 
-/**
- * Opens a 2025-11-25 session at `url` with an `initialize` POST (`headers` add credentials);
- * gives its Mcp-Session-Id, or null when none came (the caller asserts what it expects).
- */
-export async function openLegacySession(
+/** An `initialize` POST of `version` to `url` (`headers` add credentials), as it was answered. */
+export function postInitialize(
   url: string,
+  version = "2025-11-25",
   headers: Record<string, string> = {},
-): Promise<string | null> {
-  const opened = await fetch(url, {
+): Promise<Response> {
+  return fetch(url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -72,12 +70,23 @@ export async function openLegacySession(
       id: 1,
       method: "initialize",
       params: {
-        protocolVersion: "2025-11-25",
+        protocolVersion: version,
         capabilities: {},
         clientInfo: { name: "t", version: "1" },
       },
     }),
   });
+}
+
+/**
+ * Opens a 2025-11-25 session at `url` with an `initialize` POST (`headers` add credentials);
+ * gives its Mcp-Session-Id, or null when none came (the caller asserts what it expects).
+ */
+export async function openLegacySession(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<string | null> {
+  const opened = await postInitialize(url, "2025-11-25", headers);
   await opened.body?.cancel();
   return opened.headers.get("mcp-session-id");
 }

@@ -12,7 +12,7 @@ import { compileSchema } from "../lib/schema/compile.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { SESSION_VERSIONS, STATELESS_VERSIONS } from "../lib/wire/versions.ts";
 import { identifierOf, matches } from "../lib/transports/http/server_card.ts";
-import { modernHeaders } from "./_http_server.ts";
+import { modernHeaders, postInitialize } from "./_http_server.ts";
 import { FIXTURE_TOOLS, spawnHttpServer } from "./_server_process.ts";
 import { recorder } from "./_diagnostics.ts";
 
@@ -40,26 +40,13 @@ const DISCOVER = JSON.stringify({
   },
 });
 
-/** An `initialize` POST of `version`; the session's id and its result. */
+/** The result of an `initialize` POST of `version`. */
 async function initialize(
   url: string,
   version: string,
   headers: Record<string, string>,
 ): Promise<JsonObject> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version } },
-    }),
-  });
+  const response = await postInitialize(url, version, headers);
   strictEqual(response.status, 200, `initialize ${version}`);
   const text = await response.text();
   // JSON, or one SSE event.
