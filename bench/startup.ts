@@ -17,16 +17,10 @@
 import { serveStatic } from "../tests/_static_server.ts";
 import { parseArgs } from "../lib/host/args.ts";
 import { bundle } from "../build/bundle.ts";
+import { firstAnswer } from "./_first_answer.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const TOOLS = `${ROOT}bench/tools`;
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-const FIRST_LINE = new TextEncoder().encode(
-  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }) + "\n",
-);
 const CONTENT_TYPES: Record<string, string> = {
   ".ts": "application/typescript",
   ".js": "text/javascript",
@@ -35,33 +29,7 @@ const CONTENT_TYPES: Record<string, string> = {
 
 /** Milliseconds until the first line of output, which must be the answer. */
 async function timeToFirstAnswer(args: string[], cwd: string): Promise<number> {
-  const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(FIRST_LINE);
-  const reader = child.stdout.getReader();
-  let text = "";
-  const decoder = new TextDecoder();
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`deno ${args.join(" ")} ended before answering`);
-    text += decoder.decode(value, { stream: true });
-  }
-  const elapsed = performance.now() - started;
-  if (!text.startsWith('{"jsonrpc":"2.0","id":1,"result":')) {
-    throw new Error(`deno ${args.join(" ")} answered: ${text.slice(0, 200)}`);
-  }
-  await writer.close();
-  reader.releaseLock();
-  await child.stdout.cancel();
-  await child.status;
-  return elapsed;
+  return (await firstAnswer(args, cwd)).ms;
 }
 
 /** Serves the repository, and the bundle as /toolshed.js, read-only on 127.0.0.1. */

@@ -11,16 +11,9 @@
 // --against DIR measures the main.ts of another copy of toolshed (say, a worktree of the last
 // commit) beside this one, on the same generated directories.
 import { parseArgs } from "../lib/host/args.ts";
+import { firstAnswer } from "./_first_answer.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-const FIRST_LINE = new TextEncoder().encode(
-  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }) + "\n",
-);
-
 interface Sample {
   ms: number;
   rssMb: number;
@@ -29,35 +22,9 @@ interface Sample {
 
 /** Spawn → first answer, then the process's memory as it idles after it. */
 async function sample(args: string[], cwd: string): Promise<Sample> {
-  const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(FIRST_LINE);
-  const reader = child.stdout.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`deno ${args.join(" ")} ended before answering`);
-    text += decoder.decode(value, { stream: true });
-  }
-  const ms = performance.now() - started;
-  if (!text.startsWith('{"jsonrpc":"2.0","id":1,"result":')) {
-    throw new Error(`deno ${args.join(" ")} answered: ${text.slice(0, 200)}`);
-  }
-  const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+  const { ms, status } = await firstAnswer(args, cwd);
   const kb = (field: string) =>
     Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m"))?.[1]);
-  await writer.close();
-  reader.releaseLock();
-  await child.stdout.cancel();
-  await child.status;
   return { ms, rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
 }
 
