@@ -34,3 +34,44 @@ export async function mcpb(args: string[]): Promise<{ code: number; output: stri
   const text = new TextDecoder();
   return { code, output: `${text.decode(stdout)}${text.decode(stderr)}` };
 }
+
+/** The official package's own substitution: what Claude Desktop starts for a manifest. */
+const CONFIG = `${MCPB_CACHE}/node_modules/@anthropic-ai/mcpb/dist/shared/config.js`;
+
+/** How a server is started: command, args and environment. */
+export interface McpConfig {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+/**
+ * What Claude Desktop would start for the unpacked bundle in `dir` with the user's settings
+ * `userConfig`: the official `getMcpConfigForManifest` (`${__dirname}` is `dir`; each
+ * `${user_config.NAME}` the user's value, else the manifest's default), run on the installed
+ * Node.js. Undefined when it refuses, as when a required setting is missing.
+ */
+export async function mcpConfigFor(
+  dir: string,
+  userConfig: Record<string, string>,
+): Promise<McpConfig | undefined> {
+  const manifest = JSON.parse(await Deno.readTextFile(`${dir}/manifest.json`));
+  const script = `
+    import { getMcpConfigForManifest } from ${JSON.stringify(CONFIG)};
+    const input = JSON.parse(process.argv[1]);
+    const config = await getMcpConfigForManifest({ ...input, systemDirs: {}, pathSeparator: "/" });
+    process.stdout.write(JSON.stringify(config ?? null));
+  `;
+  const { code, stdout, stderr } = await new Deno.Command(NODE, {
+    args: [
+      "--input-type=module",
+      "-e",
+      script,
+      JSON.stringify({ manifest, extensionPath: dir, userConfig }),
+    ],
+    stdin: "null",
+  }).output();
+  const text = new TextDecoder();
+  if (code !== 0) throw new Error(`getMcpConfigForManifest failed: ${text.decode(stderr)}`);
+  return JSON.parse(text.decode(stdout)) ?? undefined;
+}

@@ -23,7 +23,7 @@ import { manifestOf, sha256 } from "../lib/commands/mcpb.ts";
 import { SERVER_SCHEMA, serverJson } from "../lib/commands/registry_entry.ts";
 import { parseServerMeta, type ServerMeta } from "../lib/primitives/server_meta.ts";
 import type { Io } from "../lib/commands/command.ts";
-import { mcpb, mcpbProblem } from "./_mcpb_cli.ts";
+import { mcpb, mcpbProblem, mcpConfigFor } from "./_mcpb_cli.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const HELLO = `${ROOT}examples/hello`;
@@ -157,12 +157,16 @@ async function editMeta(dir: string, edit: (meta: Record<string, unknown>) => vo
   await Deno.writeTextFile(`${dir}/server.meta.json`, JSON.stringify(meta, null, 2));
 }
 
-/** hello with two settings (one a secret) and a tool that tells what they are. */
+/**
+ * hello with three settings (one a required secret, one optional without a default) and a tool
+ * that tells what they are.
+ */
 async function withSettings(dir: string): Promise<void> {
   await editMeta(dir, (meta) => {
     meta.env = {
       GREETING: { description: "How the server greets", default: "Hello" },
       API_TOKEN: { description: "The token of the API", secret: true, required: true },
+      NOTE: { description: "A note, optional, with no default" },
     };
   });
   await Deno.writeTextFile(
@@ -170,7 +174,8 @@ async function withSettings(dir: string): Promise<void> {
     `export default {
   description: "Tells the settings the server was started with",
   inputSchema: { type: "object", properties: {} },
-  handler: () => \`\${Deno.env.get("GREETING")}, token \${Deno.env.get("API_TOKEN")}\`,
+  handler: () =>
+    \`\${Deno.env.get("GREETING")}, token \${Deno.env.get("API_TOKEN")}, note [\${Deno.env.get("NOTE")}]\`,
 };
 `,
   );
@@ -189,8 +194,8 @@ async function unpacked(bundle: string, use: (dir: string) => Promise<void>): Pr
 }
 
 /**
- * Starts what an unpacked bundle's manifest says, as Claude Desktop does (${__dirname} is the
- * bundle's directory, ${user_config.NAME} what the user gave, else the default), and calls
+ * Starts what an unpacked bundle's manifest says as Claude Desktop does, with the official
+ * package's getMcpConfigForManifest (which refuses a missing required setting), and calls
  * `tool` with the official SDK's client; gives the result's text.
  */
 async function launchAsClaudeDesktop(
@@ -199,20 +204,14 @@ async function launchAsClaudeDesktop(
   tool: string,
   args: Record<string, unknown>,
 ): Promise<string> {
-  const manifest = JSON.parse(await Deno.readTextFile(`${dir}/manifest.json`));
-  const options = manifest.user_config ?? {};
-  const fill = (text: string) =>
-    text.replaceAll("${__dirname}", dir).replace(
-      /\$\{user_config\.([^}]+)\}/g,
-      (_, name: string) => userConfig[name] ?? String(options[name]?.default ?? ""),
-    );
-  const config = manifest.server.mcp_config;
+  const config = await mcpConfigFor(dir, userConfig);
+  if (config === undefined) {
+    throw new Error("Claude Desktop would not start it: a required setting is missing");
+  }
   const transport = new StdioClientTransport({
-    command: fill(config.command),
-    args: (config.args ?? []).map(fill),
-    env: Object.fromEntries(
-      Object.entries(config.env ?? {}).map(([name, value]) => [name, fill(String(value))]),
-    ),
+    command: config.command,
+    args: config.args ?? [],
+    env: config.env ?? {},
     stderr: "ignore",
   });
   const client = new Client({ name: "publish-test", version: "1.0.0" });
@@ -301,6 +300,8 @@ Deno.test("publish: from examples/hello one command writes server.json and a .mc
     );
     const digest = await sha256(await Deno.readFile(bundle));
     assert.equal(pkg.fileSha256, digest);
+    // The registry refuses `version` on an mcpb package (the URL carries it).
+    assert.ok(!("version" in pkg), "an mcpb package carries version, which the registry refuses");
     // What was written, and the SHA-256, are said.
     assert.match(printed, new RegExp(`${file}\\s+sha256 ${digest}`));
     assert.match(printed, /server\.json/);
@@ -441,6 +442,7 @@ Deno.test(
       env: {
         GREETING: { description: "How the server greets", default: "Hello" },
         API_TOKEN: { description: "The token of the API", secret: true, required: true },
+        NOTE: { description: "A note" },
       },
       websiteUrl: "https://example.com/hello",
       icons: [{ src: "https://example.com/icon.png", mimeType: "image/png", sizes: ["48x48"] }],
@@ -461,6 +463,7 @@ Deno.test(
         assert.deepEqual(manifest.server.mcp_config.env, {
           GREETING: "${user_config.GREETING}",
           API_TOKEN: "${user_config.API_TOKEN}",
+          NOTE: "${user_config.NOTE}",
         });
         assert.deepEqual(manifest.user_config.API_TOKEN, {
           type: "string",
@@ -471,6 +474,8 @@ Deno.test(
         });
         assert.equal(manifest.user_config.GREETING.default, "Hello");
         assert.equal(manifest.user_config.GREETING.sensitive, undefined);
+        // Optional without a default: "" (else Claude Desktop leaves the placeholder).
+        assert.equal(manifest.user_config.NOTE.default, "");
         assert.equal(manifest.homepage, "https://example.com/hello");
         if (platform === "win32") assert.equal(manifest.server.entry_point, "server/hello.exe");
         await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify(manifest));
@@ -498,7 +503,9 @@ Deno.test(
         default: "Hello",
       },
       { name: "API_TOKEN", description: "The token of the API", isRequired: true, isSecret: true },
+      { name: "NOTE", description: "A note", isRequired: false, isSecret: false },
     ]);
+    assert.ok(!("version" in entry.packages[0]), "an mcpb package carries version");
     assert.deepEqual(entry.remotes, [{
       type: "streamable-http",
       url: "https://hello.example.com/mcp",
@@ -524,10 +531,21 @@ Deno.test(
             "add",
             "settings",
           ]);
-          assert.equal(await launchAsClaudeDesktop(dir, {}, "add", { a: 2, b: 3 }), "5");
+          // Without the required API_TOKEN, Claude Desktop does not start the server.
+          assert.equal(await mcpConfigFor(dir, {}), undefined);
+          assert.equal(
+            await launchAsClaudeDesktop(dir, { API_TOKEN: "t0k" }, "add", { a: 2, b: 3 }),
+            "5",
+          );
+          // NOTE, optional and without a default, reaches the server empty, not as
+          // "${user_config.NOTE}".
           assert.equal(
             await launchAsClaudeDesktop(dir, { API_TOKEN: "t0k" }, "settings", {}),
-            "Hello, token t0k",
+            "Hello, token t0k, note []",
+          );
+          assert.equal(
+            await launchAsClaudeDesktop(dir, { API_TOKEN: "t0k", NOTE: "n" }, "settings", {}),
+            "Hello, token t0k, note [n]",
           );
         });
       });
@@ -547,10 +565,13 @@ Deno.test({
         async ({ code, said, bundles }) => {
           assert.equal(code, 0, said);
           await unpacked(bundles[0], async (dir) => {
-            assert.equal(await launchAsClaudeDesktop(dir, {}, "add", { a: 2, b: 3 }), "5");
+            assert.equal(
+              await launchAsClaudeDesktop(dir, { API_TOKEN: "real" }, "add", { a: 2, b: 3 }),
+              "5",
+            );
             assert.equal(
               await launchAsClaudeDesktop(dir, { API_TOKEN: "real" }, "settings", {}),
-              "Hello, token real",
+              "Hello, token real, note []",
             );
           });
         },
@@ -730,7 +751,11 @@ Deno.test("publish: an executable tool is left out of the bundle with a warning 
   }, async (dir) => {
     await published(["--dir", dir], async ({ code, said, out, bundles }) => {
       assert.equal(code, 0, said);
-      assert.match(said, /executable tool\(s\) \S*tools\/lookup\.json are left out of the bundles/);
+      assert.match(
+        said,
+        /executable tool\(s\) lookup \(tools\/lookup\.json\) are left out of the bundles/,
+      );
+      assert.ok(!said.includes("/tools/lookup.json"), `the warning names a path: ${said}`);
       const entries = unzipSync(await Deno.readFile(bundles[0]));
       const manifest = JSON.parse(new TextDecoder().decode(entries["manifest.json"]));
       assert.deepEqual(manifest.tools.map((tool: { name: string }) => tool.name), ["add"]);
@@ -751,3 +776,146 @@ function helloMeta(extra: Record<string, unknown> = {}): ServerMeta {
   if ("problems" in parsed) throw new Error(parsed.problems.join("; "));
   return parsed.meta;
 }
+
+Deno.test("publish: a tool importing a file outside the embedded folders fails publish, naming the file and what publish embeds", async () => {
+  await scratchServer(async (dir) => {
+    await Deno.mkdir(`${dir}/lib`);
+    await Deno.writeTextFile(`${dir}/lib/util.ts`, "export const twice = (n: number) => 2 * n;\n");
+    await Deno.writeTextFile(
+      `${dir}/tools/doubled.ts`,
+      `import { twice } from "../lib/util.ts";
+export default {
+  description: "Doubles a number",
+  inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+  handler: ({ n }: { n: number }) => String(twice(n)),
+};
+`,
+    );
+  }, async (dir) => {
+    // From source the directory serves it: the import resolves beside the folders.
+    const { code, said } = await refused(dir);
+    assert.equal(code, 1, said);
+    assert.ok(said.includes(`${dir}/tools/doubled.ts`), said);
+    assert.match(said, /lib\/util\.ts/);
+    assert.match(
+      said,
+      /publish embeds only tools\/, resources\/, prompts\/, skills\/, ui\/, middleware\/ and server\.meta\.json/,
+    );
+    assert.doesNotMatch(said, /toolshed_publish_(?!server_)/, "a staging path is shown");
+  });
+});
+
+Deno.test("publish: a symbolic link in tools/ is copied as what it points to (a folder or a file); a loop or a dangling link is refused in one sentence", async () => {
+  const outside = await Deno.makeTempDir({ prefix: "toolshed_publish_outside_" });
+  try {
+    const tool = (description: string) =>
+      `export default { description: ${
+        JSON.stringify(description)
+      }, inputSchema: { type: "object", properties: {} }, handler: () => "ok" };\n`;
+    await Deno.mkdir(`${outside}/shared`);
+    await Deno.writeTextFile(`${outside}/shared/shared_tool.ts`, tool("Shared"));
+    await Deno.writeTextFile(`${outside}/linked_file.ts`, tool("Linked"));
+    await scratchServer(async (dir) => {
+      await Deno.symlink(`${outside}/shared`, `${dir}/tools/shared`);
+      await Deno.symlink(`${outside}/linked_file.ts`, `${dir}/tools/linked.ts`);
+    }, async (dir) => {
+      await published(["--dir", dir], async ({ code, said, bundles }) => {
+        assert.equal(code, 0, said);
+        const entries = unzipSync(await Deno.readFile(bundles[0]));
+        const manifest = JSON.parse(new TextDecoder().decode(entries["manifest.json"]));
+        assert.deepEqual(
+          manifest.tools.map((tool: { name: string }) => tool.name).sort(),
+          ["add", "linked", "shared_tool"],
+        );
+      }, fakeCompile);
+      // A link back to a folder that holds it.
+      await Deno.symlink(dir, `${outside}/shared/back`);
+      let result = await refused(dir);
+      assert.equal(result.code, 1, result.said);
+      assert.match(result.said, /is a symbolic link to "[^"]+", a folder that holds it/);
+      await Deno.remove(`${outside}/shared/back`);
+      await Deno.symlink(`${outside}/nothing`, `${dir}/tools/dangling.ts`);
+      result = await refused(dir);
+      assert.equal(result.code, 1, result.said);
+      assert.match(result.said, /the symbolic link "[^"]+dangling\.ts" points to nothing/);
+    });
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("publish: refuses the TODO values toolshed new wrote, naming each field, before compiling", async () => {
+  await scratchServer(
+    (dir) =>
+      editMeta(dir, (meta) => {
+        meta.description = "TODO: what this server does";
+        meta.author = { name: "TODO: your name" };
+      }),
+    async (dir) => {
+      const { code, said } = await refused(dir);
+      assert.equal(code, 1);
+      assert.match(
+        said,
+        /still holds the TODO that toolshed new wrote in description, author\.name/,
+      );
+    },
+  );
+});
+
+Deno.test("publish: refuses a --release-url with an unclosed { or whose URL does not end with the bundle's file name", async () => {
+  for (
+    const [template, expected] of [
+      ["https://github.com/a/b/releases/download/v1/{file", /has a "\{" that is not closed/],
+      [
+        "https://github.com/a/b/releases/download/v1/{target}.zip",
+        /does not end with its file name, the name the bundle is uploaded as/,
+      ],
+      ["https://github.com/a/b/releases/download/v{version}/server.mcpb", /does not end with/],
+    ] as const
+  ) {
+    const { code, said } = await refused(HELLO, ["--release-url", template]);
+    assert.equal(code, 2, `${template}: ${said}`);
+    assert.match(said, expected);
+  }
+});
+
+Deno.test("publish: refuses --target a,b (repeat --target), a --public-url that is not a plain http(s) URL, and an --out inside an embedded folder", async () => {
+  const comma = await refused(HELLO, [
+    "--target",
+    "x86_64-unknown-linux-gnu,aarch64-apple-darwin",
+  ]);
+  assert.equal(comma.code, 2);
+  assert.match(comma.said, /repeat --target for each/);
+  for (const url of ['https://x/mcp"><', "https://", "ftp://x/mcp", "https://x /mcp"]) {
+    const { code, said } = await refused(HELLO, ["--public-url", url]);
+    assert.equal(code, 2, url);
+    assert.match(said, /is not an http\(s\) URL/);
+  }
+  await scratchServer(() => Promise.resolve(), async (dir) => {
+    for (const out of [`${dir}/tools`, `${dir}/prompts/dist`, "tools/x"]) {
+      const io = memoryIo();
+      const code = await publish(["--dir", dir, "--out", out], { ...io, cwd: dir }, () => {
+        throw new Error("publish compiled although it should have refused");
+      });
+      assert.equal(code, 2, out);
+      assert.match(io.said(), /which the binary embeds: the next publish would embed these/);
+    }
+  });
+});
+
+Deno.test("publish: a failed compile leaves no --out directory that publish would have created", async () => {
+  const parent = await Deno.makeTempDir({ prefix: "toolshed_publish_test_" });
+  try {
+    const io = memoryIo();
+    const code = await publish(
+      ["--dir", HELLO, "--out", `${parent}/dist`],
+      io,
+      () => Promise.resolve("no runtime here"),
+    );
+    assert.equal(code, 1);
+    assert.match(io.said(), /Cannot compile for \S+: no runtime here/);
+    assert.deepEqual([...Deno.readDirSync(parent)], []);
+  } finally {
+    await Deno.remove(parent, { recursive: true });
+  }
+});

@@ -51,7 +51,8 @@ export function bundleName(meta: ServerMeta, target: string): string {
 /**
  * The manifest of the bundle for `target`. Each setting of server.meta.json becomes a
  * `user_config` entry (`sensitive` when secret) and an environment variable of
- * `mcp_config` set to `${user_config.NAME}`, which Claude Desktop substitutes.
+ * `mcp_config` set to `${user_config.NAME}`, which Claude Desktop substitutes (an optional one
+ * with its default, "" when none is given, so that nothing unsubstituted reaches the server).
  */
 export function manifestOf(meta: ServerMeta, listed: Listed, target: string): JsonObject {
   if (meta.author === undefined) throw new Error("an MCP Bundle's manifest needs an author");
@@ -65,7 +66,14 @@ export function manifestOf(meta: ServerMeta, listed: Listed, target: string): Js
       description: setting.description,
       required: setting.required,
       ...setting.secret ? { sensitive: true } : {},
-      ...setting.default === undefined ? {} : { default: setting.default },
+      // An optional setting always has a default ("" when the file gives none): with none,
+      // Claude Desktop (getMcpConfigForManifest of the official package) leaves the literal
+      // `${user_config.NAME}` in the server's environment when the user gives nothing.
+      ...setting.default !== undefined
+        ? { default: setting.default }
+        : setting.required
+        ? {}
+        : { default: "" },
     };
   }
   return {

@@ -12,6 +12,7 @@ import {
   type Listed,
   manifestOf,
   sha256,
+  shortName,
   TARGETS,
   zipBundle,
 } from "./mcpb.ts";
@@ -25,6 +26,7 @@ import { loadServerMeta } from "../discovery/server_meta_file.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
 import { SERVER_META_FILE, type ServerMeta } from "../primitives/server_meta.ts";
 import { createServer, type Server } from "../server/create_server.ts";
+import { unfinishedFields } from "./scaffold_meta.ts";
 import { isObject, type JsonObject } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 
@@ -117,6 +119,13 @@ export async function publish(
   }
   const targets = [...new Set(values.target ?? [TARGET])];
   for (const target of targets) {
+    if (target.includes(",")) {
+      return refuse(
+        `Unknown target "${target}": repeat --target for each (--target ${
+          target.split(",").map((one) => one.trim()).join(" --target ")
+        })`,
+      );
+    }
     if (!(target in TARGETS)) {
       const meant = closest(target, Object.keys(TARGETS));
       return refuse(
@@ -126,7 +135,7 @@ export async function publish(
     }
   }
   const publicUrl = values["public-url"];
-  if (publicUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(publicUrl)) {
+  if (publicUrl !== undefined && !isHttpUrl(publicUrl)) {
     return refuse(`--public-url "${publicUrl}" is not an http(s) URL`);
   }
   if (Deno.build.standalone) {
@@ -166,6 +175,24 @@ export async function publish(
       EXIT.failed,
     );
   }
+  const unfinished = unfinishedFields(meta);
+  if (unfinished.length > 0) {
+    return refuse(
+      `Cannot publish: "${dir}/${SERVER_META_FILE}" still holds the TODO that toolshed new ` +
+        `wrote in ${unfinished.join(", ")}, which the bundles' manifest and server.json would ` +
+        "show as it is: write them first",
+      EXIT.failed,
+    );
+  }
+  const embeddedOut = EMBEDDED_FOLDERS.find((folder) =>
+    out === `${dir}/${folder}` || out.startsWith(`${dir}/${folder}/`)
+  );
+  if (embeddedOut !== undefined) {
+    return refuse(
+      `--out "${out}" is inside ${embeddedOut}/, which the binary embeds: the next publish ` +
+        "would embed these bundles. Choose a directory outside it (default: DIR/dist)",
+    );
+  }
   const template = values["release-url"] ?? defaultReleaseUrl(meta);
   if (template === undefined) {
     return refuse(
@@ -174,41 +201,63 @@ export async function publish(
         `"repository" in ${SERVER_META_FILE}`,
     );
   }
-  const badUrl = checkReleaseUrl(template, targets, io.err);
+  const badUrl = checkReleaseUrl(
+    template,
+    targets.map((target) => ({ target, file: bundleName(meta, target) })),
+    { name: shortName(meta), version: meta.version },
+    io.err,
+  );
   if (badUrl !== undefined) return refuse(badUrl);
-
-  // What the binary will serve: the directory as a compiled binary loads it.
-  let server: Server;
-  try {
-    server = await createServer({
-      dir,
-      skipExecutables: true,
-      diagnostics: ioDiagnostics(io),
-    });
-  } catch (error) {
-    if (!(error instanceof DirectoryLoadError)) throw error;
-    return refuse(
-      `${error.problems.length} problem(s) in the server directory\n  ${
-        error.problems.join("\n  ")
-      }`,
-      EXIT.failed,
-    );
-  }
-  const skipped = server.loaded.tools.skipped;
-  if (skipped.length > 0) {
-    io.err(
-      `toolshed: warning: the executable tool(s) ${skipped.join(", ")} are left out of the ` +
-        "bundles: a compiled binary cannot run programs it embeds (nor are their sidecars' " +
-        "env names asked of the user)\n",
-    );
-  }
-  const listed = await listedBy(server);
 
   const staging = await Deno.makeTempDir({ prefix: "toolshed_publish_" });
   try {
-    const includes = await stage(dir, staging);
-    await Deno.mkdir(out, { recursive: true });
-    const published: Published[] = [];
+    let includes: string[];
+    try {
+      includes = await stage(dir, staging);
+    } catch (error) {
+      if (!(error instanceof StageError)) throw error;
+      return refuse(error.message, EXIT.failed);
+    }
+    // What the binary will serve: the staged copy, loaded as the compiled binary loads it
+    // (executable tools left out), so that a module importing a file outside the embedded
+    // folders fails here as it would in the binary. Its messages name DIR's files.
+    const inDir = (text: string) => text.replaceAll(staging, dir);
+    const shownIo: Io = { ...io, out: (text) => io.out(inDir(text)), err: (t) => io.err(inDir(t)) };
+    let server: Server;
+    try {
+      server = await createServer({
+        dir: staging,
+        skipExecutables: true,
+        diagnostics: ioDiagnostics(shownIo),
+      });
+    } catch (error) {
+      if (!(error instanceof DirectoryLoadError)) throw error;
+      return refuse(
+        `${error.problems.length} problem(s) in the server directory as the binary would ` +
+          `embed it\n  ${error.problems.map(inDir).join("\n  ")}\npublish embeds only ` +
+          `${EMBEDDED_FOLDERS.map((folder) => `${folder}/`).join(", ")} and ` +
+          `${SERVER_META_FILE}: a module importing a file outside them fails in the binary`,
+        EXIT.failed,
+      );
+    }
+    const skipped = server.loaded.tools.skipped.map((sidecar) =>
+      sidecar.slice(`${staging}/`.length)
+    );
+    if (skipped.length > 0) {
+      io.err(
+        `toolshed: warning: the executable tool(s) ${
+          skipped.map((sidecar) =>
+            `${sidecar.slice(sidecar.lastIndexOf("/") + 1).replace(/\.json$/, "")} (${sidecar})`
+          ).join(", ")
+        } are left out of the bundles: a compiled binary cannot run programs it embeds (nor ` +
+          "are their sidecars' env names asked of the user)\n",
+      );
+    }
+    const listed = await listedBy(server);
+
+    // Every target is compiled before anything is written: a failed compile leaves --out as
+    // it was (not created, when publish would have created it).
+    const binaries: string[] = [];
     for (const target of targets) {
       const binary = `${staging}/bin/${target}/${binaryName(meta, target)}`;
       io.err(`toolshed: compiling for ${target}\n`);
@@ -227,6 +276,12 @@ export async function publish(
         if (report.trim() !== "") io.err(`${report.trimEnd()}\n`);
         return refuse(`Cannot compile for ${target}: ${problem}`, EXIT.failed);
       }
+      binaries.push(binary);
+    }
+    await Deno.mkdir(out, { recursive: true });
+    const published: Published[] = [];
+    for (const [i, target] of targets.entries()) {
+      const binary = binaries[i];
       const manifest = manifestOf(meta, listed, target);
       const bytes = zipBundle(
         manifest,
@@ -252,6 +307,17 @@ export async function publish(
     return EXIT.ok;
   } finally {
     await Deno.remove(staging, { recursive: true }).catch(() => {});
+  }
+}
+
+/** Whether `text` is an http(s) URL as written: it parses, and needs no character escaped. */
+function isHttpUrl(text: string): boolean {
+  if (!/^https?:\/\/[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "";
+  } catch {
+    return false;
   }
 }
 
@@ -288,13 +354,39 @@ async function stage(dir: string, staging: string): Promise<string[]> {
   return includes;
 }
 
-async function copyTree(from: string, to: string): Promise<void> {
+/** Why the directory cannot be staged, said in one sentence. */
+class StageError extends Error {}
+
+/**
+ * Copies the folder `from` to `to`, with what each symbolic link points to (a file or a
+ * folder) copied in its place. `within` holds the real paths of the folders being copied
+ * around this one: a link back to one of them is a loop, refused.
+ */
+async function copyTree(from: string, to: string, within: readonly string[] = []): Promise<void> {
+  const real = await Deno.realPath(from);
+  if (within.includes(real)) {
+    throw new StageError(
+      `Cannot publish: "${from}" is a symbolic link to "${real}", a folder that holds it, ` +
+        "so copying it would never end: remove the link or point it elsewhere",
+    );
+  }
   await Deno.mkdir(to, { recursive: true });
   for await (const entry of Deno.readDir(from)) {
     const source = `${from}/${entry.name}`;
     const target = `${to}/${entry.name}`;
-    if (entry.isDirectory) await copyTree(source, target);
-    else if (entry.isFile || entry.isSymlink) await Deno.copyFile(source, target);
+    let info: Deno.FileInfo = entry as unknown as Deno.FileInfo;
+    if (entry.isSymlink) {
+      try {
+        info = await Deno.stat(source);
+      } catch (error) {
+        throw new StageError(
+          `Cannot publish: the symbolic link "${source}" points to nothing that can be read ` +
+            `(${(error as Error).message}): remove it or point it at a file or folder`,
+        );
+      }
+    }
+    if (info.isDirectory) await copyTree(source, target, [...within, real]);
+    else if (info.isFile) await Deno.copyFile(source, target);
   }
 }
 

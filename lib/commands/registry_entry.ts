@@ -1,6 +1,6 @@
 // The MCP Registry's server.json for a published server (adr/0049): who it is, from
 // server.meta.json, one `mcpb` package per bundle (its release URL and SHA-256, stdio, the
-// settings as environment variables) and, given a public URL, a streamable-http remote. The
+// settings as environment variables; no `version`, which the registry refuses on an mcpb package) and, given a public URL, a streamable-http remote. The
 // shape is the registry's schema of 2025-12-11 (tests/fixtures/registry/).
 import type { ServerMeta } from "../primitives/server_meta.ts";
 import type { JsonObject } from "../util/json.ts";
@@ -41,15 +41,22 @@ export function releaseUrl(
 }
 
 /**
- * Why `template` cannot give each of `targets` its own HTTPS URL, or undefined. `warn` hears
- * what the registry would refuse later: it accepts mcpb packages only from GitHub or GitLab
- * release assets.
+ * Why `template` cannot give each bundle its own HTTPS URL ending with the bundle's file name
+ * (the name of the asset to upload, so that what is uploaded is what server.json names), or
+ * undefined. `warn` hears what the registry would refuse later: it accepts mcpb packages only
+ * from GitHub or GitLab release assets. (Its other URL rule, that the URL contains "mcp", every
+ * such URL meets: a bundle's file name ends with .mcpb.)
  */
 export function checkReleaseUrl(
   template: string,
-  targets: readonly string[],
+  bundles: readonly { target: string; file: string }[],
+  names: { name: string; version: string },
   warn: (text: string) => void,
 ): string | undefined {
+  if (/\{/.test(template.replace(/\{[^{}]*\}/g, ""))) {
+    return `--release-url "${template}" has a "{" that is not closed (placeholders are written ` +
+      `${PLACEHOLDERS.map((name) => `{${name}}`).join(", ")})`;
+  }
   const unknown = [...template.matchAll(/\{([^}]*)\}/g)]
     .map((match) => match[1])
     .filter((name) => !(PLACEHOLDERS as readonly string[]).includes(name));
@@ -58,19 +65,14 @@ export function checkReleaseUrl(
       unknown.map((name) => `{${name}}`).join(", ")
     } (known: ${PLACEHOLDERS.map((name) => `{${name}}`).join(", ")})`;
   }
-  if (targets.length > 1 && !/\{(file|target)\}/.test(template)) {
+  if (bundles.length > 1 && !/\{(file|target)\}/.test(template)) {
     return `--release-url "${template}" gives every target the same URL: put {file} (or ` +
       "{target}) in it";
   }
-  const sample = releaseUrl(template, {
-    name: "server",
-    version: "1.0.0",
-    target: targets[0] ?? "x86_64-unknown-linux-gnu",
-    file: "server.mcpb",
-  });
+  const urls = bundles.map((bundle) => releaseUrl(template, { ...names, ...bundle }));
   let url: URL;
   try {
-    url = new URL(sample);
+    url = new URL(urls[0]);
   } catch {
     return `--release-url "${template}" is not a URL (such as ` +
       `"https://github.com/OWNER/REPO/releases/download/v{version}/{file}")`;
@@ -79,6 +81,12 @@ export function checkReleaseUrl(
     return `--release-url "${template}" must be an https URL: the registry downloads bundles ` +
       "over HTTPS";
   }
+  for (const [i, bundle] of bundles.entries()) {
+    if (!urls[i].endsWith(`/${encodeURIComponent(bundle.file)}`)) {
+      return `--release-url "${template}" gives ${bundle.file} the URL "${urls[i]}", which does ` +
+        `not end with its file name, the name the bundle is uploaded as: end it with /{file}`;
+    }
+  }
   const github = url.hostname === "github.com" && /^\/[^/]+\/[^/]+\/releases\/download\//
     .test(url.pathname);
   const gitlab = url.hostname === "gitlab.com" && url.pathname.includes("/-/releases/");
@@ -86,7 +94,7 @@ export function checkReleaseUrl(
     warn(
       `toolshed: warning: "${url.origin}${url.pathname}" is not a GitHub or GitLab release ` +
         "asset; the MCP Registry accepts mcpb packages only from those (its server.json " +
-        "schema, BinaryPackage)\n",
+        "schema, BinaryPackage, and its mcpb validator)\n",
     );
   }
   return undefined;
@@ -124,7 +132,8 @@ export function serverJson(
         target: bundle.target,
         file: bundle.file,
       }),
-      version: meta.version,
+      // No `version`: the registry refuses it on an mcpb package ("MCPB packages must not have
+      // 'version' field", internal/validators/registries/mcpb.go); the URL carries the version.
       fileSha256: bundle.sha256,
       transport: { type: "stdio" },
       ...environmentVariables.length === 0 ? {} : { environmentVariables },
