@@ -879,7 +879,7 @@ Deno.test("publish: refuses a --release-url with an unclosed { or whose URL does
   }
 });
 
-Deno.test("publish: refuses --target a,b (repeat --target), a --public-url that is not a plain http(s) URL, and an --out inside an embedded folder", async () => {
+Deno.test("publish: refuses --target a,b (repeat --target), a --public-url that is not a plain http(s) URL, and an --out inside an embedded folder (through a symbolic link too)", async () => {
   const comma = await refused(HELLO, [
     "--target",
     "x86_64-unknown-linux-gnu,aarch64-apple-darwin",
@@ -892,7 +892,11 @@ Deno.test("publish: refuses --target a,b (repeat --target), a --public-url that 
     assert.match(said, /is not an http\(s\) URL/);
   }
   await scratchServer(() => Promise.resolve(), async (dir) => {
-    for (const out of [`${dir}/tools`, `${dir}/prompts/dist`, "tools/x"]) {
+    // A link outside the directory that leads into tools/: the same folder, by another name.
+    await Deno.symlink(`${dir}/tools`, `${dir}.tools-link`);
+    for (
+      const out of [`${dir}/tools`, `${dir}/prompts/dist`, "tools/x", `${dir}.tools-link/dist`]
+    ) {
       const io = memoryIo();
       const code = await publish(["--dir", dir, "--out", out], { ...io, cwd: dir }, () => {
         throw new Error("publish compiled although it should have refused");
@@ -900,6 +904,7 @@ Deno.test("publish: refuses --target a,b (repeat --target), a --public-url that 
       assert.equal(code, 2, out);
       assert.match(io.said(), /which the binary embeds: the next publish would embed these/);
     }
+    await Deno.remove(`${dir}.tools-link`);
   });
 });
 

@@ -173,8 +173,12 @@ export async function publish(
       EXIT.failed,
     );
   }
+  // As written, and as the file system resolves them (a symbolic link into tools/, say).
+  const [realOut, realDir] = await Promise.all([realPathOfNearest(out), realPathOfNearest(dir)]);
   const embeddedOut = EMBEDDED_FOLDERS.find((folder) =>
-    out === `${dir}/${folder}` || out.startsWith(`${dir}/${folder}/`)
+    [[out, dir], [realOut, realDir]].some(([o, d]) =>
+      o === `${d}/${folder}` || o.startsWith(`${d}/${folder}/`)
+    )
   );
   if (embeddedOut !== undefined) {
     return refuse(
@@ -307,6 +311,25 @@ function isHttpUrl(text: string): boolean {
     return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "";
   } catch {
     return false;
+  }
+}
+
+/**
+ * `path` with symbolic links resolved, as far as it exists: the real path of its nearest
+ * existing ancestor, with the rest appended as written.
+ */
+async function realPathOfNearest(path: string): Promise<string> {
+  let head = path;
+  let tail = "";
+  for (;;) {
+    try {
+      return `${await Deno.realPath(head)}${tail}`;
+    } catch {
+      const cut = head.lastIndexOf("/");
+      if (cut <= 0) return path;
+      tail = `${head.slice(cut)}${tail}`;
+      head = head.slice(0, cut);
+    }
   }
 }
 
