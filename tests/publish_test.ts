@@ -801,6 +801,10 @@ export default {
       said,
       /publish embeds only tools\/, resources\/, prompts\/, skills\/, ui\/, middleware\/ and server\.meta\.json/,
     );
+    assert.ok(
+      said.includes(`("${dir}/lib/util.ts" is outside them: move it into tools/`),
+      `the file outside the embedded folders is not named as such: ${said}`,
+    );
     assert.doesNotMatch(said, /toolshed_publish_(?!server_)/, "a staging path is shown");
   });
 });

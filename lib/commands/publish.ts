@@ -225,11 +225,29 @@ export async function publish(
       });
     } catch (error) {
       if (!(error instanceof DirectoryLoadError)) throw error;
+      // A module the staged copy lacks is one outside the embedded folders: said by its name
+      // in DIR, where it does exist.
+      const outside = [
+        ...new Set(
+          error.problems.flatMap((problem) =>
+            [...problem.matchAll(/Module not found "file:\/\/([^"]+)"/g)].map((found) =>
+              inDir(decodeURIComponent(found[1]))
+            )
+          ),
+        ),
+      ];
       return refuse(
         `${error.problems.length} problem(s) in the server directory as the binary would ` +
           `embed it\n  ${error.problems.map(inDir).join("\n  ")}\npublish embeds only ` +
           `${EMBEDDED_FOLDERS.map((folder) => `${folder}/`).join(", ")} and ` +
-          `${SERVER_META_FILE}: a module importing a file outside them fails in the binary`,
+          `${SERVER_META_FILE}: a module importing a file outside them fails in the binary` +
+          (outside.length === 0
+            ? ""
+            : ` (${outside.map((path) => `"${path}"`).join(", ")} ${
+              outside.length === 1 ? "is" : "are"
+            } outside them: move ${
+              outside.length === 1 ? "it" : "them"
+            } into tools/, where a file whose name starts with "_" is not loaded as a tool)`),
         EXIT.failed,
       );
     }
