@@ -226,6 +226,19 @@ async function launchAsClaudeDesktop(
 }
 
 /**
+ * The unpacked bundle in `dir`, launched as Claude Desktop would with API_TOKEN `token`, adds
+ * and gives its settings; NOTE, optional and without a default, reaches the server empty, not
+ * as "${user_config.NOTE}".
+ */
+async function assertServesWithSettings(dir: string, token: string): Promise<void> {
+  assert.equal(await launchAsClaudeDesktop(dir, { API_TOKEN: token }, "add", { a: 2, b: 3 }), "5");
+  assert.equal(
+    await launchAsClaudeDesktop(dir, { API_TOKEN: token }, "settings", {}),
+    `Hello, token ${token}, note []`,
+  );
+}
+
+/**
  * Replaces the bundle's compiled binary (built on a stand-in base, it cannot run) with a
  * stand-in that serves `serverDir` from source: the launch is then real up to the binary.
  */
@@ -533,16 +546,7 @@ Deno.test(
           ]);
           // Without the required API_TOKEN, Claude Desktop does not start the server.
           assert.equal(await mcpConfigFor(dir, {}), undefined);
-          assert.equal(
-            await launchAsClaudeDesktop(dir, { API_TOKEN: "t0k" }, "add", { a: 2, b: 3 }),
-            "5",
-          );
-          // NOTE, optional and without a default, reaches the server empty, not as
-          // "${user_config.NOTE}".
-          assert.equal(
-            await launchAsClaudeDesktop(dir, { API_TOKEN: "t0k" }, "settings", {}),
-            "Hello, token t0k, note []",
-          );
+          await assertServesWithSettings(dir, "t0k");
           assert.equal(
             await launchAsClaudeDesktop(dir, { API_TOKEN: "t0k", NOTE: "n" }, "settings", {}),
             "Hello, token t0k, note [n]",
@@ -565,14 +569,7 @@ Deno.test({
         async ({ code, said, bundles }) => {
           assert.equal(code, 0, said);
           await unpacked(bundles[0], async (dir) => {
-            assert.equal(
-              await launchAsClaudeDesktop(dir, { API_TOKEN: "real" }, "add", { a: 2, b: 3 }),
-              "5",
-            );
-            assert.equal(
-              await launchAsClaudeDesktop(dir, { API_TOKEN: "real" }, "settings", {}),
-              "Hello, token real, note []",
-            );
+            await assertServesWithSettings(dir, "real");
           });
         },
         compileBinary,
