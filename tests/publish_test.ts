@@ -676,17 +676,27 @@ Deno.test("publish: with --public-url server.json gains a streamable-http remote
   );
 });
 
+/** `toolshed publish ARGS` as a process (main.ts), with `env` added; its exit code and stderr. */
+async function publishProcess(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; said: string }> {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}main.ts`, "publish", ...args],
+    env: { ...env, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  return { code, said: new TextDecoder().decode(stderr) };
+}
+
 Deno.test("publish: `toolshed publish` refuses DENORT_BIN naming the deno CLI, with compile's message, and writes nothing", async () => {
   const out = await Deno.makeTempDir({ prefix: "toolshed_publish_test_" });
   try {
-    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}main.ts`, "publish", "--dir", HELLO, "--out", out],
-      env: { DENORT_BIN: Deno.execPath(), NO_COLOR: "1" },
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    const said = new TextDecoder().decode(stderr);
+    const { code, said } = await publishProcess(["--dir", HELLO, "--out", out], {
+      DENORT_BIN: Deno.execPath(),
+    });
     assert.equal(code, 1, said);
     assert.match(said, /Cannot compile for \S+: DENORT_BIN "[^"]+" is the deno CLI/);
     assert.match(said, /denort/);
@@ -703,25 +713,10 @@ Deno.test("publish: offline, a target other than this machine's says Deno cannot
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const closed = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
     listener.close();
-    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        `${ROOT}main.ts`,
-        "publish",
-        "--dir",
-        HELLO,
-        "--out",
-        out,
-        "--target",
-        other,
-      ],
-      env: { HTTPS_PROXY: closed, HTTP_PROXY: closed, NO_PROXY: "", NO_COLOR: "1" },
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    const said = new TextDecoder().decode(stderr);
+    const { code, said } = await publishProcess(
+      ["--dir", HELLO, "--out", out, "--target", other],
+      { HTTPS_PROXY: closed, HTTP_PROXY: closed, NO_PROXY: "" },
+    );
     assert.equal(code, 1, said);
     assert.match(
       said,
