@@ -28,6 +28,10 @@ export interface Connection {
   pid: number;
   /** Sends requests for the given texts as one write; resolves once written. */
   sendEchoes(ids: number[], texts: string[]): Promise<void>;
+  /** The bytes `sendEchoes` would write, so a timed send can be encoded before its clock starts. */
+  encodeEchoes(ids: number[], texts: string[]): Uint8Array;
+  /** Writes bytes from `encodeEchoes`; resolves once written. */
+  send(bytes: Uint8Array): Promise<void>;
   /** The next response line, parsed. */
   nextResponse(): Promise<{ id: unknown; result?: { content?: { text?: unknown }[] } }>;
   /** Performs the era's handshake, if any. */
@@ -71,12 +75,18 @@ export function spawn(contestant: Contestant): Connection {
       );
     },
     sendEchoes(ids, texts) {
+      return writer.write(this.encodeEchoes(ids, texts));
+    },
+    encodeEchoes(ids, texts) {
       let batch = "";
       for (let i = 0; i < ids.length; i++) {
         batch += request(ids[i], "tools/call", { name: "echo", arguments: { text: texts[i] } }) +
           "\n";
       }
-      return writer.write(encoder.encode(batch));
+      return encoder.encode(batch);
+    },
+    send(bytes) {
+      return writer.write(bytes);
     },
     async nextResponse() {
       return JSON.parse(await lines.next());

@@ -74,8 +74,11 @@ export async function measureRound(contestant: Contestant, work: Workload): Prom
       try {
         for (let i = 0; i < repeats; i++) {
           const id = nextId++;
+          // Encoded before the clock starts: the client's own 16 MiB stringify and encode are
+          // not the server's per-byte cost (adr/0052).
+          const request = server.encodeEchoes([id], [text]);
           const sent = performance.now();
-          await server.sendEchoes([id], [text]);
+          await server.send(request);
           checkEcho(contestant.label, await server.nextResponse(), id, text);
           times.push(performance.now() - sent);
         }
