@@ -101,3 +101,50 @@ Deno.test("createWriter() writes large output byte for byte, ASCII or not, lines
     strictEqual(sink.chunks.join(""), lines.join("\n") + "\n");
   }
 });
+
+/** A sink that keeps every byte written and the size of each write. */
+function recordingSink() {
+  const parts: Uint8Array[] = [];
+  return {
+    parts,
+    write(bytes: Uint8Array) {
+      parts.push(bytes.slice());
+      return Promise.resolve(bytes.length);
+    },
+    text: () => decoder.decode(new Uint8Array(parts.flatMap((part) => [...part]))),
+  };
+}
+
+Deno.test("createWriter() encodes a large line in pieces, never the whole line at once", async () => {
+  const sink = recordingSink();
+  const writer = createWriter(sink, { boundChars: Infinity, onClosed: () => {} });
+  const line = "x".repeat(4 * 1024 * 1024);
+  writer.send(line);
+  await writer.flushed();
+  strictEqual(sink.text(), line + "\n");
+  ok(sink.parts.length > 1, "written in several pieces");
+  const largest = Math.max(...sink.parts.map((part) => part.length));
+  ok(largest <= 256 * 1024, `largest write ${largest} bytes`);
+});
+
+Deno.test("createWriter() keeps characters whole across the pieces of a large output", async () => {
+  const piece = 64 * 1024; // the writer's piece, in UTF-16 code units
+  for (
+    const lines of [
+      // A surrogate pair astride the first piece's end.
+      ["a".repeat(piece - 1) + "😀" + "b".repeat(10)],
+      // Three-byte characters that fill a piece exactly, then the newline.
+      ["€".repeat(piece), "€".repeat(piece + 1)],
+      // Mixed widths, several lines, each in order.
+      ["small", "é".repeat(piece * 2 + 3), "😀".repeat(piece), "after"],
+    ]
+  ) {
+    const sink = recordingSink();
+    const writer = createWriter(sink, { boundChars: Infinity, onClosed: () => {} });
+    writer.hold();
+    for (const line of lines) writer.send(line);
+    writer.release();
+    await writer.flushed();
+    strictEqual(sink.text(), lines.join("\n") + "\n");
+  }
+});

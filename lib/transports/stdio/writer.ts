@@ -32,12 +32,15 @@ export interface WriterOptions {
 
 const encoder = new TextEncoder();
 /**
- * Output at least this long is encoded line by line into one buffer of its size (`encodeInto`)
- * instead of joined and encoded: the join makes a string that `encode` must first flatten, a
- * copy that at 16 MiB cost as much as the encoding itself (adr/0052). Below it, one join and one
- * `encode` of many small lines cost less than an `encodeInto` per line.
+ * Output at least this long is encoded a piece at a time (`writeInPieces`) instead of joined and
+ * encoded: the join makes a string that `encode` must first flatten, a copy that at 16 MiB cost
+ * as much as the encoding itself (adr/0052). Below it, one join and one `encode` of many small
+ * lines cost less than an `encodeInto` per line.
  */
 const ENCODE_INTO_CHARS = 64 * 1024;
+/** Characters encoded per piece of a large output; at most three bytes each in UTF-8. */
+const PIECE_CHARS = 64 * 1024;
+const PIECE_BYTES = 3 * PIECE_CHARS;
 const NEWLINE = 0x0a;
 
 export function createWriter(sink: ByteSink, options: WriterOptions): Writer {
@@ -47,6 +50,8 @@ export function createWriter(sink: ByteSink, options: WriterOptions): Writer {
   let closed = false;
   let held = false;
   let waiters: (() => void)[] = [];
+  /** What large output is encoded into, a piece at a time: made at the first large output. */
+  let piece: Uint8Array | undefined;
 
   function release(): void {
     const ready = waiters;
@@ -57,11 +62,17 @@ export function createWriter(sink: ByteSink, options: WriterOptions): Writer {
   async function drain(): Promise<void> {
     try {
       while (queue.length > 0) {
-        const chunks = encodeLines(queue, queuedChars);
+        const lines = queue;
+        const chars = queuedChars;
         queue = [];
         queuedChars = 0;
         release();
-        for (const chunk of chunks) await writeAll(sink, chunk);
+        if (chars < ENCODE_INTO_CHARS) {
+          await writeAll(sink, encoder.encode(lines.join("\n") + "\n"));
+        } else {
+          piece ??= new Uint8Array(PIECE_BYTES);
+          await writeInPieces(sink, lines, piece);
+        }
       }
     } catch (error) {
       closed = true;
@@ -100,26 +111,35 @@ export function createWriter(sink: ByteSink, options: WriterOptions): Writer {
 }
 
 /**
- * The lines, each ended by a newline, as bytes: one chunk, or two when a large output holds
- * characters beyond Latin-1's ASCII half (its UTF-8 length is not known until it is encoded).
+ * Writes large output, each line ended by a newline, encoded piece by piece into one reused
+ * buffer, each piece written before the next is encoded: no copy of the whole output is ever made, so a 16 MiB answer costs no fresh 16 MiB of
+ * memory (whose first touch, page by page, made the per-byte cost grow with size: adr/0052).
  */
-function encodeLines(lines: string[], chars: number): Uint8Array[] {
-  if (chars < ENCODE_INTO_CHARS) return [encoder.encode(lines.join("\n") + "\n")];
-  // One byte per character for ASCII, which JSON output mostly is; a line that needs more
-  // stops the filling, and the rest is encoded the ordinary way.
-  const bytes = new Uint8Array(chars + lines.length);
-  let offset = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const { read, written } = encoder.encodeInto(line, bytes.subarray(offset));
-    offset += written;
-    if (read < line.length) {
-      const rest = [line.slice(read), ...lines.slice(i + 1)].join("\n") + "\n";
-      return [bytes.subarray(0, offset), encoder.encode(rest)];
+async function writeInPieces(sink: ByteSink, lines: string[], piece: Uint8Array): Promise<void> {
+  let filled = 0;
+  for (const line of lines) {
+    for (let start = 0; start < line.length;) {
+      let end = Math.min(line.length, start + PIECE_CHARS);
+      // A surrogate pair stays whole: its halves encode as one character.
+      if (end < line.length && isHighSurrogate(line.charCodeAt(end - 1))) end--;
+      if (filled + (end - start) * 3 > PIECE_BYTES) {
+        await writeAll(sink, piece.subarray(0, filled));
+        filled = 0;
+      }
+      filled += encoder.encodeInto(line.substring(start, end), piece.subarray(filled)).written;
+      start = end;
     }
-    bytes[offset++] = NEWLINE;
+    if (filled === PIECE_BYTES) {
+      await writeAll(sink, piece);
+      filled = 0;
+    }
+    piece[filled++] = NEWLINE;
   }
-  return [bytes];
+  await writeAll(sink, piece.subarray(0, filled));
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 async function writeAll(sink: ByteSink, bytes: Uint8Array): Promise<void> {
