@@ -1,0 +1,131 @@
+// bench:floor's programs (bench/floor.ts, adr/0053) are only a floor if they do the job they
+// stand for: the start-up floor answers as the bare loop does after loading what it says it
+// loads, the HTTP floor answers the echo and outlives a client that resets its connection.
+import assert from "node:assert/strict";
+import { table } from "../bench/floor.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+Deno.test("floor_loop.ts loads toolshed's code and the tool modules, then answers as the bare loop", async () => {
+  const lines = [
+    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } },
+    {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "from the floor" }, _meta: META },
+    },
+  ].map((line) => JSON.stringify(line) + "\n").join("");
+  // A tool module that fails to import must end the run: the floor really imports them.
+  const broken = await Deno.makeTempDir({ prefix: "toolshed_floor_test_" });
+  try {
+    await Deno.writeTextFile(`${broken}/bad.ts`, 'throw new Error("imported");\n');
+    for (
+      const [args, fails] of [[["--code", "--tools", `${ROOT}bench/tools`], false], [
+        ["--tools", broken],
+        true,
+      ]] as const
+    ) {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", `${ROOT}bench/contestants/floor_loop.ts`, ...args],
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(lines));
+      await writer.close();
+      const { code, stdout, stderr } = await child.output();
+      if (fails) {
+        assert.notEqual(code, 0);
+        assert.match(new TextDecoder().decode(stderr), /imported/);
+        continue;
+      }
+      assert.equal(code, 0, new TextDecoder().decode(stderr));
+      const [list, call] = new TextDecoder().decode(stdout).trim().split("\n").map((line) =>
+        JSON.parse(line)
+      );
+      assert.deepEqual(list.result.tools.map((tool: { name: string }) => tool.name), ["echo"]);
+      assert.deepEqual(call, {
+        jsonrpc: "2.0",
+        id: 2,
+        result: { resultType: "complete", content: [{ type: "text", text: "from the floor" }] },
+      });
+    }
+  } finally {
+    await Deno.remove(broken, { recursive: true });
+  }
+});
+
+Deno.test("floor_http.ts answers the echo, and still does after a client resets its connection", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}bench/contestants/floor_http.ts`],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let seen = "";
+    for (let i = 0; i < 100 && !seen.includes("\n"); i++) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    const url = seen.match(/listening on (http:\/\/\S+\/mcp)/)?.[1];
+    assert.ok(url !== undefined, seen);
+    const echo = async (text: string) => {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "mcp-method": "tools/call" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text } },
+        }),
+      });
+      return await response.json();
+    };
+    assert.equal((await echo("first")).result.content[0].text, "first");
+    // Resets: two whole requests sent and the socket closed at once, as wrk leaves the
+    // connections open at its end; the answers then meet a closed peer.
+    const { port } = new URL(url);
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "x" } },
+    });
+    const request = `POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n` +
+      `content-length: ${body.length}\r\n\r\n${body}`;
+    for (let i = 0; i < 20; i++) {
+      const socket = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+      await socket.write(new TextEncoder().encode(request + request));
+      socket.close();
+    }
+    assert.equal((await echo("after")).result.content[0].text, "after");
+  } finally {
+    child.kill("SIGKILL");
+    await child.status;
+    await reader.cancel();
+  }
+});
+
+Deno.test("bench:floor's table gives each figure with its ratio to the first row's", () => {
+  assert.equal(
+    table(["what", "ms", "MB"], [
+      { label: "bare", figures: [20, 40] },
+      { label: "more", figures: [30, 50] },
+    ], [1, 0]),
+    [
+      "| what | ms | MB |",
+      "|---|---|---|",
+      "| bare | 20.0 (1.00×) | 40 (1.00×) |",
+      "| more | 30.0 (1.50×) | 50 (1.25×) |",
+    ].join("\n"),
+  );
+});
