@@ -10,9 +10,10 @@
 //
 // HTTP (wrk, the `tools/call` echo of bench:http, every answer checked): the bare `Deno.serve`;
 // the same answer with Deno's share of toolshed's request path (bench/contestants/floor_http.ts);
-// toolshed `--http`; at 1 connection (p50) and at 64 (requests/s).
+// toolshed `--http`; at 1 connection (p50) and at 64 (requests/s). With --each-part, also the
+// bare server with each part of Deno's share alone (floor_http.ts PART).
 //
-//   deno run -A bench/floor.ts [--rounds N] [--seconds S] [--no-http]
+//   deno run -A bench/floor.ts [--rounds N] [--seconds S] [--no-http] [--each-part]
 import { parseArgs } from "../lib/host/args.ts";
 import { firstAnswer } from "./_first_answer.ts";
 import { start } from "./http/server.ts";
@@ -30,10 +31,18 @@ const STARTS: [string, string[]][] = [
   ["toolshed serving the ten tools", [`${ROOT}main.ts`, "--tools", TOOLS]],
 ];
 
+const FLOOR_HTTP = `${ROOT}bench/contestants/floor_http.ts`;
 const SERVERS: [string, string[]][] = [
   ["bare `Deno.serve`", [`${ROOT}bench/contestants/bare_http.ts`]],
-  ["bare + Deno's share of toolshed's path", [`${ROOT}bench/contestants/floor_http.ts`]],
+  ["bare + Deno's share of toolshed's path", [FLOOR_HTTP]],
   ["toolshed `--http`", [`${ROOT}main.ts`, "--tools", TOOLS, "--http", "127.0.0.1:0"]],
+];
+/** The parts of Deno's share (floor_http.ts), each alone with --each-part. */
+const PARTS: [string, string][] = [
+  ["listener", "its own listener (`serveHttpOnConnection`)"],
+  ["delivered", "the delivery promise"],
+  ["headers", "the eight header reads"],
+  ["body", "the body as bytes, checked as UTF-8"],
 ];
 
 export function median(values: number[]): number {
@@ -88,7 +97,14 @@ async function startUp(rounds: number): Promise<void> {
   }
 }
 
-async function http(rounds: number, seconds: number): Promise<void> {
+async function http(rounds: number, seconds: number, eachPart: boolean): Promise<void> {
+  if (eachPart) {
+    const alone = PARTS.map(([part, what]): [string, string[]] => [
+      `bare + ${what} alone`,
+      [FLOOR_HTTP, part],
+    ]);
+    SERVERS.splice(1, 0, ...alone);
+  }
   const taken = SERVERS.map(() => ({ p50: [] as number[], rps: [] as number[] }));
   for (let round = 0; round < rounds; round++) {
     for (const [i, [label, args]] of SERVERS.entries()) {
@@ -132,6 +148,7 @@ if (import.meta.main) {
       rounds: { type: "string" },
       seconds: { type: "string" },
       "no-http": { type: "boolean" },
+      "each-part": { type: "boolean" },
     },
   });
   const rounds = Number(values.rounds ?? "11");
@@ -139,5 +156,7 @@ if (import.meta.main) {
     `deno task bench:floor on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`,
   );
   await startUp(rounds);
-  if (values["no-http"] !== true) await http(Math.min(rounds, 5), Number(values.seconds ?? "3"));
+  if (values["no-http"] !== true) {
+    await http(Math.min(rounds, 5), Number(values.seconds ?? "3"), values["each-part"] === true);
+  }
 }

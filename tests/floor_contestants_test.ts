@@ -115,6 +115,44 @@ Deno.test("floor_http.ts answers the echo, and still does after a client resets 
   }
 });
 
+Deno.test("floor_http.ts does one part alone when asked, and refuses a part it does not know", async () => {
+  const unknown = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}bench/contestants/floor_http.ts`, "headers,cache"],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.notEqual(unknown.code, 0);
+  assert.match(new TextDecoder().decode(unknown.stderr), /no part "cache"/);
+  for (const part of ["listener", "delivered", "headers", "body"]) {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}bench/contestants/floor_http.ts`, part],
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      const { value } = await reader.read();
+      const url = value?.match(/listening on (http:\/\/\S+\/mcp)/)?.[1];
+      assert.ok(url !== undefined, `${part}: ${value}`);
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text: part } },
+        }),
+      });
+      assert.equal((await response.json()).result.content[0].text, part);
+    } finally {
+      child.kill("SIGKILL");
+      await child.status;
+      await reader.cancel();
+    }
+  }
+});
+
 Deno.test("bench:floor's table gives each figure with its ratio to the first row's", () => {
   assert.equal(
     table(["what", "ms", "MB"], [
