@@ -6,6 +6,25 @@ export const FIXTURE_TOOLS = new URL("./fixtures/tools", import.meta.url).pathna
 /** Only guards against a hang; no test asserts how long anything takes. */
 const HANG_GUARD_MS = 30_000;
 
+/** A 2026-07-28 request's `_meta` claims. */
+export const STATELESS_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** A 2026-07-28 `tools/list` (id 1), then a `tools/call` of `echo` with `text` (id 2). */
+export function listThenEcho(text: string): Record<string, unknown>[] {
+  return [
+    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: STATELESS_META } },
+    {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text }, _meta: STATELESS_META },
+    },
+  ];
+}
+
 /**
  * Fails with "No answer to <what>" instead of hanging the suite if `promise` never settles
  * within `ms` (longer for what does real work, such as type checking, on a loaded machine).

@@ -3,6 +3,7 @@
 // speaking MCP over stdio with tools loaded by dynamic import from a local directory.
 // Also what Deno does with a wrong Content-Type, and `deno publish --dry-run`.
 import { serveStatic } from "./_static_server.ts";
+import { listThenEcho } from "./_server_process.ts";
 import assert from "node:assert/strict";
 import {
   bundle,
@@ -20,10 +21,6 @@ const REPO_PATH = decodeURIComponent(REPO.pathname);
 const FIXTURE_TOOLS = `${REPO_PATH}tests/fixtures/tools`;
 /** Only guards against a hang; no test asserts how long anything takes. */
 const HANG_GUARD_MS = 120_000;
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /** The bundle, built once per test module into a scratch directory. */
 let built: Promise<string> | undefined;
@@ -62,15 +59,7 @@ async function runFromUrl(url: string, args: string[], lines: unknown[]) {
   }
 }
 
-const LIST_AND_CALL = [
-  { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } },
-  {
-    jsonrpc: "2.0",
-    id: 2,
-    method: "tools/call",
-    params: { name: "echo", arguments: { text: "from a bundle" }, _meta: META },
-  },
-];
+const LIST_AND_CALL = listThenEcho("from a bundle");
 
 /** Checks the answers to LIST_AND_CALL: every fixture tool listed, echo answered. */
 async function assertListAndCall(run: Awaited<ReturnType<typeof runFromUrl>>): Promise<void> {

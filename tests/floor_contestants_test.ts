@@ -3,23 +3,12 @@
 // loads, the HTTP floor answers the echo and outlives a client that resets its connection.
 import assert from "node:assert/strict";
 import { table } from "../bench/floor.ts";
+import { listThenEcho } from "./_server_process.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 Deno.test("floor_loop.ts loads toolshed's code and the tool modules, then answers as the bare loop", async () => {
-  const lines = [
-    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } },
-    {
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/call",
-      params: { name: "echo", arguments: { text: "from the floor" }, _meta: META },
-    },
-  ].map((line) => JSON.stringify(line) + "\n").join("");
+  const lines = listThenEcho("from the floor").map((line) => JSON.stringify(line) + "\n").join("");
   // A tool module that fails to import must end the run: the floor really imports them.
   const broken = await Deno.makeTempDir({ prefix: "toolshed_floor_test_" });
   try {
