@@ -8,6 +8,7 @@
 import { parseArgs } from "../lib/host/args.ts";
 import { againstCheckout } from "./_against.ts";
 import { checkEcho, type Contestant, spawn } from "./e2e/client.ts";
+import { payload } from "./e2e/measure.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const MIB = 1024 * 1024;
@@ -59,8 +60,7 @@ if (import.meta.main) {
     const against = await againstCheckout(values.against);
     contestants.push(toolshed(against.label, against.main, mib));
   }
-  const unit = "toolshed-payload-0123456789-abcdefghijklmnopqrstuvwxyz|";
-  const text = unit.repeat(Math.ceil(mib * MIB / unit.length)).slice(0, mib * MIB);
+  const text = payload(mib * MIB);
   const peaks = contestants.map(() => [] as number[]);
   for (let round = 0; round < rounds; round++) {
     for (const [i, contestant] of contestants.entries()) {

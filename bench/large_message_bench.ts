@@ -7,6 +7,7 @@ import { serverOf } from "../lib/server/server_of.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
 import { stdinOf } from "./_stdin.ts";
+import { payload } from "./e2e/measure.ts";
 
 const MIB = 1024 * 1024;
 const encoder = new TextEncoder();
@@ -15,12 +16,6 @@ const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
 };
-
-/** Printable ASCII that needs no escaping, as bench:e2e sends. */
-function payload(size: number): string {
-  const unit = "toolshed-payload-0123456789-abcdefghijklmnopqrstuvwxyz|";
-  return unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-}
 
 function echoLine(size: number): Uint8Array {
   const params = { name: "echo", arguments: { text: payload(size) }, _meta: META };

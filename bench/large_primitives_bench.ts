@@ -2,13 +2,14 @@
 // large stdio echo must take, alone, on a flat ASCII payload. A step's per-byte growth is its
 // 16 MiB time ÷ (16 × its 1 MiB time); memory touched for the first time makes it grow for the
 // steps that write fresh buffers.
+import { payload } from "./e2e/measure.ts";
+
 const MIB = 1024 * 1024;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 for (const size of [MIB, 16 * MIB]) {
-  const unit = "toolshed-payload-0123456789-abcdefghijklmnopqrstuvwxyz|";
-  const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+  const text = payload(size);
   const message = { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text }] } };
   const line = JSON.stringify(message);
   const bytes = encoder.encode(line);

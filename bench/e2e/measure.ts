@@ -153,7 +153,8 @@ function peakRss(pid: number): number {
 }
 
 /** Printable ASCII that needs no JSON escaping, so every contestant echoes the same bytes. */
-function payload(size: number): string {
+/** `size` bytes of printable ASCII that JSON never escapes: the large echoes' text. */
+export function payload(size: number): string {
   const unit = "toolshed-payload-0123456789-abcdefghijklmnopqrstuvwxyz|";
   return unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
 }
