@@ -9,9 +9,11 @@ import { DirectoryLoadError } from "../lib/discovery/load_error.ts";
 import { parseCommand } from "../lib/host/cli.ts";
 import { startInProcess } from "./_in_process.ts";
 import { catalogOf } from "../lib/primitives/registry.ts";
-import { toolView } from "../lib/primitives/toolsets.ts";
+import { ENDPOINT_ROUTES, toolView } from "../lib/primitives/toolsets.ts";
+import { createMcpHttp } from "../lib/transports/http/handler.ts";
+import { command as checkCommand } from "../lib/commands/check.ts";
 import { createSession, UNINITIALIZED } from "../lib/methods/session.ts";
-import { withHangGuard } from "./_server_process.ts";
+import { spawnServer, withHangGuard } from "./_server_process.ts";
 import { modernHeaders } from "./_http_server.ts";
 
 const EXAMPLE = new URL("../examples/toolsets/", import.meta.url);
@@ -83,6 +85,107 @@ Deno.test("loadTools() refuses one name in two toolsets, naming both files, and 
   } finally {
     await Deno.remove(dir, { recursive: true });
     await Deno.remove(folder, { recursive: true });
+  }
+});
+
+/** What loading refuses a toolset folder named `name` (a route's) with, as it names `tools`. */
+const routeRefusal = (tools: string, name: string) =>
+  `Cannot load the toolset "${tools}/${name}": its path over HTTP, "/mcp/${name}", is where ` +
+  `${ENDPOINT_ROUTES.get(name)} is served, so no client could reach the set (rename the folder)`;
+
+Deno.test("loadTools() refuses a toolset named as a route under the endpoint (tools/server-card/), naming the folder", async () => {
+  const dir = await scratch({ "tools/server-card/x.ts": TOOL("x"), "tools/ok/y.ts": TOOL("y") });
+  try {
+    const error = await loadTools(`${dir}/tools`, { diagnostics: QUIET }).catch((e) => e);
+    ok(error instanceof DirectoryLoadError, String(error));
+    deepStrictEqual(error.problems, [routeRefusal(`${dir}/tools`, "server-card")]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("createMcpHttp(): the routes under the endpoint are exactly the names no toolset may take", async () => {
+  // Every option that adds a route is on, so that a route added under the endpoint without its
+  // name in ENDPOINT_ROUTES (a toolset could take it, and never be reached) fails here.
+  const { core, registry } = await createServer({ primitives: {}, diagnostics: QUIET });
+  for (const path of ["/mcp", "/api/v1/mcp"]) {
+    const { routes } = createMcpHttp({
+      core,
+      registry,
+      diagnostics: QUIET,
+      maxConcurrency: 1,
+      maxMessageBytes: 1024,
+      allowedHosts: [],
+      path,
+      bearerToken: undefined,
+      oauth: { issuer: "https://issuer.example", publicUrl: "https://mcp.example/mcp" },
+      meta: { name: "io.example/x", description: "x", version: "1.0.0", env: {} },
+      corsOrigins: ["*"],
+      toolsets: { base: undefined },
+    });
+    const under = [...routes.keys()].filter((at) => at.startsWith(`${path}/`))
+      .map((at) => at.slice(path.length + 1)).sort();
+    deepStrictEqual(under, [...ENDPOINT_ROUTES.keys()].sort(), path);
+    ok(under.length > 0, "the server card is a route under the endpoint");
+  }
+});
+
+Deno.test("main.ts refuses to start over HTTP on a toolset named as a route, naming the folder", async () => {
+  const dir = await scratch({ "tools/server-card/x.ts": TOOL("x") });
+  try {
+    const server = spawnServer(["--http", "127.0.0.1:0", "--dir", dir]);
+    const { code, stderr } = await withHangGuard(server.finish(), "main.ts refusing to start");
+    strictEqual(code, 1, stderr);
+    ok(stderr.includes(routeRefusal(`${dir}/tools`, "server-card")), stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("toolshed check reports a toolset named as a route as a problem that stops start-up", async () => {
+  const dir = await scratch({ "tools/server-card/x.ts": TOOL("x") });
+  try {
+    const out: string[] = [];
+    const code = await checkCommand.run(["--dir", dir, "--no-types"], {
+      out: (text) => out.push(text),
+      err: (text) => out.push(text),
+      env: (name) => Deno.env.get(name),
+      cwd: Deno.cwd(),
+    });
+    strictEqual(code, 1, out.join(""));
+    ok(out.join("").includes(routeRefusal(`${dir}/tools`, "server-card")), out.join(""));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--watch: a toolset named as a route that appears later is refused, naming it, and the rest stays served", async () => {
+  const dir = await scratch({ "tools/hello.ts": TOOL("hello") });
+  const server = await startInProcess(["--dir", dir, "--watch"]);
+  const refusal = routeRefusal(`${dir}/tools`, "server-card");
+  try {
+    await Deno.mkdir(`${dir}/tools/server-card`);
+    await Deno.writeTextFile(`${dir}/tools/server-card/x.ts`, TOOL("x"));
+    // The watcher sees the change at its own pace: a bounded wait for the reload it starts.
+    for (let tries = 0; tries < 100 && !server.diagnostics.text().includes(refusal); tries++) {
+      await server.reloaded();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    match(server.diagnostics.text(), /Not reloading|Reloaded, but/);
+    ok(server.diagnostics.text().includes(refusal), server.diagnostics.text());
+    server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: { _meta: META },
+    }));
+    const line = await withHangGuard(server.nextLine(), "the list");
+    deepStrictEqual(JSON.parse(line!).result.tools.map((tool: { name: string }) => tool.name), [
+      "hello",
+    ]);
+  } finally {
+    await server.end();
+    await Deno.remove(dir, { recursive: true });
   }
 });
 

@@ -16,7 +16,7 @@ import type { Diagnostics } from "../util/diagnostics.ts";
 import { DirectoryLoadError, type PartialLoad } from "./load_error.ts";
 import { didYouMean } from "../util/suggest.ts";
 import { folderOf } from "./folder.ts";
-import { TOOLSET_NAME } from "../primitives/toolsets.ts";
+import { ENDPOINT_ROUTES, TOOLSET_NAME } from "../primitives/toolsets.ts";
 
 export { directoryUrl } from "./folder.ts";
 import { byUniqueName, importDefault } from "./import_module.ts";
@@ -102,6 +102,15 @@ export async function loadTools(
     throw new ToolLoadError([
       `Cannot load the toolset "${shownDir}/${badSet}": a toolset's name is letters, digits, ` +
       `"_" and "-" (rename the folder, or start its name with "_" if it holds helpers)`,
+    ]);
+  }
+  // A set's HTTP path is `/mcp/<set>`: one that is a route's would never reach the set.
+  const routeSet = entries.folders.find((name) => ENDPOINT_ROUTES.has(name));
+  if (routeSet !== undefined) {
+    throw new ToolLoadError([
+      `Cannot load the toolset "${shownDir}/${routeSet}": its path over HTTP, ` +
+      `"/mcp/${routeSet}", is where ${ENDPOINT_ROUTES.get(routeSet)} is served, so no client ` +
+      `could reach the set (rename the folder)`,
     ]);
   }
   const folders: { set: string | undefined; entries: Entries }[] = [{ set: undefined, entries }];

@@ -9,6 +9,19 @@ import type { Tool } from "./tools.ts";
 /** A toolset's name, as a folder, an HTTP path segment and an item of `--toolsets` carry it. */
 export const TOOLSET_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+/** The server card's route under the endpoint, `<endpoint>/server-card` (adr/0050). */
+export const SERVER_CARD_ROUTE = "server-card";
+
+/**
+ * The routes HTTP serves under its endpoint, where a toolset's path `<endpoint>/<set>` would be,
+ * and what each serves: no toolset may take one of these names, or its path would reach the
+ * route instead. The transport builds those paths from these names (transports/http/card_paths.ts),
+ * so that the two cannot drift apart.
+ */
+export const ENDPOINT_ROUTES: ReadonlyMap<string, string> = new Map([
+  [SERVER_CARD_ROUTE, "the server card"],
+]);
+
 /** What a connection is served of the tools; undefined everywhere means all of them. */
 export interface ToolView {
   /** The toolsets kept, sorted; undefined: every set. */
