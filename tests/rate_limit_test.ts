@@ -2,8 +2,9 @@
 // with the JSON-RPC error whose data says when to retry, over HTTP with 429 and Retry-After in
 // both eras; per caller (--rate-limit) and per caller of a tool (`rateLimit`); one caller over
 // its limit does not refuse another; buckets shared by two servers on one real Redis, and a
-// paused Redis (SIGSTOP) that neither hangs a request nor lifts the limit. Nothing here asserts
-// how long anything takes.
+// paused Redis (SIGSTOP) that neither hangs a request nor lifts the limit, and checks that never
+// wait for the link to give up on a stalled Redis, nor pile up in it. Nothing here asserts how
+// long anything takes.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { createServer, type ServerConfig } from "../lib/server/create_server.ts";
 import type { HttpServer } from "../lib/transports/http/server.ts";
@@ -11,12 +12,14 @@ import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { AuthInfo } from "../lib/primitives/types.ts";
 import { extract } from "../lib/wire/extract.ts";
 import { IN_PROCESS } from "../lib/methods/context.ts";
-import { connectRedis } from "../lib/redis/connection.ts";
+import { connectRedis, type RedisLink } from "../lib/redis/connection.ts";
+import { createRedisBuckets, MAX_PENDING_CHECKS } from "../lib/redis/rate_buckets.ts";
+import { type BucketLimit, createLocalBuckets } from "../lib/util/token_buckets.ts";
 import { recorder } from "./_diagnostics.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import { modernHeaders } from "./_http_server.ts";
 import { withHangGuard } from "./_server_process.ts";
-import { RUN_REDIS, startRedis, until } from "./_redis.ts";
+import { proxyRedis, RUN_REDIS, startRedis, until } from "./_redis.ts";
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -329,6 +332,74 @@ Deno.test({
     } finally {
       redis.resume();
       await peer.close();
+      await redis.stop();
+    }
+  },
+});
+
+/** Caller `i`'s bucket of 1000/min. */
+const limitsOf = (i: number): BucketLimit[] => [
+  { key: `c caller ${i}`, capacity: 1000, intervalMs: 60 },
+];
+/** Until the link counts Redis as unreachable (bounded): it gave up waiting for an answer. */
+const givenUp = (link: RedisLink) => until(() => link.health(), (why) => why !== undefined);
+
+Deno.test({
+  name:
+    "createRedisBuckets(): with Redis paused (SIGSTOP), 40 concurrent checks are each decided by the local buckets while the link still waits on Redis, not once it gives up",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const redis = await startRedis();
+    const diagnostics = recorder();
+    const link = await connectRedis(redis.url, diagnostics);
+    const buckets = createRedisBuckets(link, createLocalBuckets(), diagnostics);
+    try {
+      strictEqual(await buckets.take(limitsOf(0)), undefined, "Redis decides");
+      redis.pause();
+      const verdicts = await withHangGuard(
+        Promise.all(Array.from({ length: 40 }, (_, i) => buckets.take(limitsOf(i)))),
+        "checks while Redis is paused",
+      );
+      // The link gives up on a round trip only at its own deadline (2 s): a check answered
+      // while it still waits did not wait for Redis.
+      strictEqual(link.health(), undefined, "decided before the link gave up on Redis");
+      deepStrictEqual(verdicts, verdicts.map(() => undefined));
+      ok(diagnostics.text().includes("Rate limits are kept by this instance alone"));
+      ok(await givenUp(link), "Redis really was stalled meanwhile");
+    } finally {
+      await link.close();
+      await redis.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "createRedisBuckets(): while Redis's replies are held, at most MAX_PENDING_CHECKS checks are sent to it however many come at once, and none after one is overdue",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const redis = await startRedis();
+    const proxy = proxyRedis(redis);
+    const diagnostics = recorder();
+    const link = await connectRedis(proxy.url, diagnostics);
+    const buckets = createRedisBuckets(link, createLocalBuckets(), diagnostics);
+    try {
+      strictEqual(await buckets.take(limitsOf(0)), undefined, "Redis decides");
+      const before = proxy.sent("EVALSHA") + proxy.sent("EVAL");
+      proxy.hold();
+      const many = 4 * MAX_PENDING_CHECKS;
+      const first = Array.from({ length: many }, (_, i) => buckets.take(limitsOf(i)));
+      const decided = await withHangGuard(Promise.all(first), "checks while replies are held");
+      deepStrictEqual(decided, decided.map(() => undefined));
+      strictEqual(link.health(), undefined, "decided before the link gave up on Redis");
+      const again = Array.from({ length: many }, (_, i) => buckets.take(limitsOf(many + i)));
+      await withHangGuard(Promise.all(again), "checks after one was overdue");
+      ok(await givenUp(link), "the link gives up on the held replies");
+      const sent = proxy.sent("EVALSHA") + proxy.sent("EVAL") - before;
+      ok(sent > 0 && sent <= MAX_PENDING_CHECKS, `${sent} checks sent to a stalled Redis`);
+    } finally {
+      await link.close();
+      proxy.close();
       await redis.stop();
     }
   },

@@ -5,10 +5,14 @@
 // (an idle caller leaves nothing behind). Key names are a SHA-256 of the bucket's name: bounded
 // in length, and no subject or address is readable in Redis.
 //
-// Faults: a check that gets no answer within RATE_CHECK_DEADLINE_MS, or fails, is decided by
-// this instance's own buckets instead (each instance then enforces the limit alone), and so is
-// every check for the next FALLBACK_MS: a paused or unreachable Redis never holds a request
-// longer than the deadline, and never turns into refusals.
+// Faults (adr/0055): a check that gets no answer within RATE_CHECK_DEADLINE_MS, or fails, is
+// decided by this instance's own buckets instead (each instance then enforces the limit alone),
+// and so is every check for the next FALLBACK_MS: a paused, slow or unreachable Redis never
+// holds a request longer than the deadline, and never turns into refusals. The request's answer
+// never waits for Redis after that: Redis's late answer is dropped (its tokens stay taken there).
+// Checks Redis has not answered are bounded: at most MAX_PENDING_CHECKS at once, none while one
+// of them is overdue (Redis is stalled: asking more would only pile commands up on the link),
+// and after a fallback one at a time until one is answered in time.
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { messageOf } from "../util/json.ts";
 import type { BucketLimit, Buckets, LocalBuckets, Refusal } from "../util/token_buckets.ts";
@@ -18,6 +22,8 @@ import type { RedisLink } from "./connection.ts";
 export const RATE_CHECK_DEADLINE_MS = 100;
 /** After a check Redis did not answer, checks stay local this long before Redis is tried again. */
 export const FALLBACK_MS = 1_000;
+/** Checks sent to Redis and not answered yet, past which more are decided locally. */
+export const MAX_PENDING_CHECKS = 64;
 
 /**
  * KEYS: the buckets; ARGV: for each, its interval and its capacity's span (capacity × interval),
@@ -48,6 +54,7 @@ export function createRedisBuckets(
   local: LocalBuckets,
   diagnostics: Diagnostics,
   deadlineMs = RATE_CHECK_DEADLINE_MS,
+  maxPending = MAX_PENDING_CHECKS,
 ): Buckets {
   const prefix = `${link.prefix}:rate:`;
   const sha = digest("SHA-1", TAKE_SCRIPT).then(hex);
@@ -56,9 +63,16 @@ export function createRedisBuckets(
   let localUntil = 0;
   /** Said on stderr once per run of local checks. */
   let saidLocal = false;
+  /** Checks sent to Redis and not answered yet. */
+  let pending = 0;
+  /** Of those, the ones past their deadline: while any is, Redis is stalled. */
+  let overdue = 0;
+  /** Since a fallback, until a check is answered in time: one check at a time asks Redis. */
+  let probing = false;
 
   function fallBack(why: string, limits: readonly BucketLimit[]): Refusal | undefined {
     localUntil = Date.now() + FALLBACK_MS;
+    probing = true;
     if (!saidLocal) {
       saidLocal = true;
       diagnostics.error(
@@ -69,22 +83,9 @@ export function createRedisBuckets(
     return local.take(limits);
   }
 
-  async function shared(limits: readonly BucketLimit[]): Promise<Refusal | undefined> {
-    const keys = await Promise.all(limits.map((limit) => keyOf(hashed, prefix, limit.key)));
-    const args: string[] = [];
-    for (const { capacity, intervalMs } of limits) {
-      const interval = Math.round(intervalMs * 1000);
-      args.push(String(interval), String(interval * capacity));
-    }
-    const script = await sha;
-    const reply = await link.run(async (client) => {
-      try {
-        return await client.evalSha(script, { keys, arguments: args });
-      } catch (error) {
-        if (!messageOf(error).startsWith("NOSCRIPT")) throw error;
-        return await client.eval(TAKE_SCRIPT, { keys, arguments: args });
-      }
-    }) as unknown as [number, number];
+  /** Redis's answer in time: it decides again. */
+  function answered(reply: [number, number]): Refusal | undefined {
+    probing = false;
     if (saidLocal) {
       saidLocal = false;
       diagnostics.error("Rate limits are shared through Redis again");
@@ -93,26 +94,58 @@ export function createRedisBuckets(
     return index === 0 ? undefined : { index: index - 1, retryAfterMs: waitUs / 1000 };
   }
 
+  async function shared(limits: readonly BucketLimit[]): Promise<[number, number]> {
+    const keys = await Promise.all(limits.map((limit) => keyOf(hashed, prefix, limit.key)));
+    const args: string[] = [];
+    for (const { capacity, intervalMs } of limits) {
+      const interval = Math.round(intervalMs * 1000);
+      args.push(String(interval), String(interval * capacity));
+    }
+    const script = await sha;
+    return await link.run(async (client) => {
+      try {
+        return await client.evalSha(script, { keys, arguments: args });
+      } catch (error) {
+        if (!messageOf(error).startsWith("NOSCRIPT")) throw error;
+        return await client.eval(TAKE_SCRIPT, { keys, arguments: args });
+      }
+    }) as unknown as [number, number];
+  }
+
   return {
     take(limits) {
-      if (Date.now() < localUntil) return local.take(limits);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<"late">((resolve) => {
-        timer = setTimeout(() => resolve("late"), deadlineMs);
-      });
+      if (
+        Date.now() < localUntil || overdue > 0 || pending >= (probing ? 1 : maxPending)
+      ) return local.take(limits);
+      pending++;
       const asked = shared(limits);
-      return Promise.race([asked, late]).then(
-        (verdict) => {
+      // Settled by whichever comes first; the other finds `decided` and changes nothing.
+      return new Promise<Refusal | undefined>((resolve) => {
+        let decided = false;
+        const timer = setTimeout(() => {
+          decided = true;
+          overdue++;
+          resolve(fallBack(`no answer within ${deadlineMs} ms`, limits));
+        }, deadlineMs);
+        const settle = (): boolean => {
+          pending--;
+          if (decided) {
+            overdue--;
+            return false;
+          }
+          decided = true;
           clearTimeout(timer);
-          return verdict === "late"
-            ? fallBack(`no answer within ${deadlineMs} ms`, limits)
-            : verdict;
-        },
-        (error) => {
-          clearTimeout(timer);
-          return fallBack(messageOf(error), limits);
-        },
-      ).finally(() => asked.catch(() => {}));
+          return true;
+        };
+        asked.then(
+          (reply) => {
+            if (settle()) resolve(answered(reply));
+          },
+          (error) => {
+            if (settle()) resolve(fallBack(messageOf(error), limits));
+          },
+        );
+      });
     },
   };
 }
