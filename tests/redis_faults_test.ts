@@ -1,8 +1,9 @@
 // Redis faults (adr/0022; lib/redis/connection.ts and what stands on it), each against a real
 // redis-server on a free loopback port: a stall (SIGSTOP: the connections stay open, nothing
 // answers), a kill longer than any fixed number of reconnection tries, a restart that leaves
-// Redis empty, and a blip under load; first in this process (the link, tasks, the key ring),
-// then through real `main.ts --http --redis` processes. No test asserts how long anything
+// Redis empty, a blip under load, and a slow Redis (a loopback proxy holding its replies);
+// first in this process (the link, tasks, the key ring), then through real `main.ts --http
+// --redis` processes, with `--rate-limit` too. No test asserts how long anything
 // takes: every wait is a bounded poll or a hang guard.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { connectRedis, type RedisLink } from "../lib/redis/connection.ts";
@@ -14,7 +15,8 @@ import { openState, sealState } from "../lib/rounds/request_state.ts";
 import { messageOf } from "../lib/util/json.ts";
 import { recorder } from "./_diagnostics.ts";
 import { type HttpServerProcess, spawnHttpServer, withHangGuard } from "./_server_process.ts";
-import { RUN_REDIS, startRedis, until } from "./_redis.ts";
+import { proxyRedis, RUN_REDIS, startRedis, until } from "./_redis.ts";
+import { MAX_PENDING_CHECKS } from "../lib/redis/rate_buckets.ts";
 
 const healthy = (link: RedisLink) => until(() => link.health(), (why) => why === undefined);
 const unhealthy = (link: RedisLink) => until(() => link.health(), (why) => why !== undefined);
@@ -381,6 +383,100 @@ Deno.test({
     } finally {
       tasks.close();
       await link.close();
+      await redis.stop();
+    }
+  },
+});
+
+// ---------------------------------------------------------------- --rate-limit (adr/0055)
+
+/** A limit no test reaches: every check is asked of Redis, none refused. */
+const AMPLE = ["--rate-limit", "100000/min"];
+/** `count` plain calls at once (bounded by a hang guard): their answers. */
+const plainCalls = (url: string, count: number, what: string) =>
+  withHangGuard(Promise.all(Array.from({ length: count }, () => plainCall(url))), what);
+/** Whether every answer is a tool's result. */
+const allServed = (answers: { result?: { content?: unknown } }[]) =>
+  answers.every((answer) => answer.result?.content !== undefined);
+/** Until the link has given up on Redis (/readyz says so; bounded). */
+const givenUp = (instance: HttpServerProcess) =>
+  until(() => readiness(instance.url), ([, text]) => text.includes("Redis"));
+/** Until a call finds Redis deciding again (stderr says so; bounded). */
+const sharedAgain = (instance: HttpServerProcess) =>
+  until(
+    () => plainCall(instance.url).then(() => instance.stderr().join("\n")),
+    (said) => said.includes("Rate limits are shared through Redis again"),
+  );
+
+Deno.test({
+  name:
+    "main.ts --redis --rate-limit: with Redis paused (SIGSTOP), 40 concurrent calls are all answered while the link still waits on Redis; killed, all are answered; Redis decides again once back",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const redis = await startRedis();
+    const instance = await spawnInstance(["--redis", redis.url, ...AMPLE]);
+    let stopped = false;
+    try {
+      ok(allServed([await plainCall(instance.url)]), "Redis decides");
+      redis.pause();
+      const paused = await plainCalls(instance.url, 40, "calls while Redis is paused");
+      // The link gives up on a round trip only at its own deadline (2 s), and /readyz says so
+      // from then on: calls answered before it did not wait for Redis.
+      const [, text] = await readiness(instance.url);
+      ok(!text.includes("Redis"), `every call was answered before the link gave up: ${text}`);
+      ok(allServed(paused), JSON.stringify(paused.find((answer) => !answer.result)));
+      ok((await givenUp(instance))[1].includes("Redis"), "Redis really was stalled meanwhile");
+      redis.resume();
+      await backWithRedis(instance);
+      ok((await sharedAgain(instance)).includes("shared through Redis again"));
+
+      await redis.kill();
+      ok(allServed(await plainCalls(instance.url, 40, "calls with Redis killed")));
+      await redis.start(); // empty: the buckets start afresh, the script is loaded again
+      await backWithRedis(instance);
+      ok(allServed([await plainCall(instance.url)]));
+      stopped = true;
+      const { stderr } = await instance.stop();
+      deepStrictEqual(crashes(stderr), []);
+      ok(stderr.some((line) => line.includes("Rate limits are kept by this instance alone")));
+    } finally {
+      if (!stopped) await instance.stop();
+      redis.resume();
+      await redis.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "main.ts --redis --rate-limit, Redis slow (a proxy holds its replies): 100 concurrent calls are answered without them before the link gives up, at most MAX_PENDING_CHECKS checks are sent meanwhile, and the late replies change nothing",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const redis = await startRedis();
+    const proxy = proxyRedis(redis);
+    // Slots for every call at once: only the bound on checks may hold them back.
+    const flags = ["--redis", proxy.url, ...AMPLE, "--max-concurrency", "256"];
+    const instance = await spawnInstance(flags);
+    let stopped = false;
+    try {
+      ok(allServed([await plainCall(instance.url)]), "Redis decides");
+      const before = proxy.sent("EVALSHA") + proxy.sent("EVAL");
+      proxy.hold();
+      const slow = await plainCalls(instance.url, 100, "calls while Redis's replies are held");
+      const [, text] = await readiness(instance.url);
+      ok(!text.includes("Redis"), `every call was answered before the link gave up: ${text}`);
+      ok(allServed(slow), JSON.stringify(slow.find((answer) => !answer.result)));
+      const sent = proxy.sent("EVALSHA") + proxy.sent("EVAL") - before;
+      ok(sent > 0 && sent <= MAX_PENDING_CHECKS, `${sent} checks sent to a slow Redis`);
+      proxy.release(); // late, or after the link gave up: either way dropped
+      ok((await sharedAgain(instance)).includes("shared through Redis again"));
+      ok(allServed(await plainCalls(instance.url, 40, "calls once Redis answers again")));
+      stopped = true;
+      const { stderr } = await instance.stop();
+      deepStrictEqual(crashes(stderr), []);
+    } finally {
+      if (!stopped) await instance.stop();
+      proxy.close();
       await redis.stop();
     }
   },
