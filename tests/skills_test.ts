@@ -13,6 +13,7 @@ import { testServer } from "../mod.ts";
 import { loadSkills } from "../lib/discovery/skills_dir.ts";
 import { DirectoryLoadError } from "../lib/discovery/load_error.ts";
 import { recorder } from "./_diagnostics.ts";
+import { spawnHttpServer, STATELESS_META, withHangGuard } from "./_server_process.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const EXAMPLE = fileURLToPath(new URL("../examples/skills/", import.meta.url));
@@ -175,7 +176,7 @@ Deno.test("skills: nested skills are listed flat, and an inner skill's files are
     "README.md": "not a skill\n",
   });
   try {
-    const skills = await loadSkills(dir, { diagnostics: recorder() });
+    const skills = await loadSkills(dir, { diagnostics: recorder(), maxResourceBytes: 1 << 20 });
     assert.deepEqual(
       skills.map((skill) => skill.uri),
       [
@@ -208,10 +209,11 @@ Deno.test("skills: every broken rule is reported together, naming the folder", a
   });
   await Deno.symlink(`${dir}/good/SKILL.md`, `${dir}/good/link.md`);
   try {
-    const error = await loadSkills(dir, { diagnostics: recorder() }).then(
-      () => assert.fail("loaded"),
-      (error: unknown) => error as DirectoryLoadError,
-    );
+    const error = await loadSkills(dir, { diagnostics: recorder(), maxResourceBytes: 1 << 20 })
+      .then(
+        () => assert.fail("loaded"),
+        (error: unknown) => error as DirectoryLoadError,
+      );
     assert.ok(error instanceof DirectoryLoadError);
     const problems = error.problems.map((problem) => problem.replace(dir, "DIR"));
     const expect = [
@@ -246,4 +248,148 @@ Deno.test("skills: a server without skills/ advertises no skills extension and a
   };
   assert.equal(capabilities.extensions?.["io.modelcontextprotocol/skills"], undefined);
   await assert.rejects(() => server.request("skills/list"), /-32601|not found|Method/i);
+});
+
+/** A `resources/read` of `uri` from a real server's endpoint, in 2026-07-28: its JSON answer. */
+async function readOver(url: string, uri: string): Promise<Record<string, unknown>> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "resources/read",
+      "mcp-name": uri,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "resources/read",
+      params: { uri, _meta: STATELESS_META },
+    }),
+  });
+  return await response.json();
+}
+
+/** The peak resident memory of process `pid` so far, in bytes (VmHWM). */
+function peakRss(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(status.match(/VmHWM:\s+(\d+) kB/)![1]) * 1024;
+}
+
+const MIB = 1024 * 1024;
+/** What serving one refused read may add to the peak (the refused file is 768 MiB). */
+const READ_PEAK_BOUND = 64 * MIB;
+
+/**
+ * Serves a copy of the example over `main.ts --http` (no --watch), reads the file `swapped`
+ * once as it was, lets `swap` replace it, reads it again; gives that answer and what the
+ * server's peak memory grew by across the swapped read.
+ */
+async function swappedRead(
+  swap: (path: string, dir: string) => Promise<void>,
+): Promise<{ answer: Record<string, unknown>; grew: number; stderr: string[] }> {
+  const dir = await copyOfExample();
+  const uri = "skill://pdf-forms/references/FIELDS.md";
+  const server = await spawnHttpServer(["--dir", dir]);
+  try {
+    const first = await readOver(server.url, uri);
+    assert.ok("result" in first, JSON.stringify(first));
+    const before = peakRss(server.pid);
+    await swap(`${dir}/skills/pdf-forms/references/FIELDS.md`, dir);
+    const answer = await withHangGuard(readOver(server.url, uri), "the swapped read");
+    const grew = peakRss(server.pid) - before;
+    // The server still serves the other files.
+    const other = await readOver(server.url, "skill://pdf-forms/scripts/fields.py");
+    assert.ok("result" in other, JSON.stringify(other));
+    return { answer, grew, stderr: server.stderr() };
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Makes `path` a sparse file of `bytes` (nothing written: no disk, no page cache). */
+async function sparse(path: string, bytes: number): Promise<void> {
+  await using file = await Deno.open(path, { write: true, create: true, truncate: true });
+  await file.truncate(bytes);
+}
+
+/** The error message of a JSON-RPC answer. */
+function errorOf(answer: Record<string, unknown>): string {
+  assert.ok("error" in answer, JSON.stringify(answer).slice(0, 300));
+  return String((answer.error as { message: unknown }).message);
+}
+
+Deno.test("skills over a real process: a file swapped for a 768 MiB sparse file is refused at the size bound, reading no more than it", async () => {
+  const { answer, grew } = await swappedRead(async (path) => {
+    await Deno.remove(path);
+    await sparse(path, 768 * MIB);
+  });
+  assert.ok(grew < READ_PEAK_BOUND, `the peak grew by ${(grew / MIB).toFixed(1)} MiB`);
+  assert.match(
+    errorOf(answer),
+    /"skill:\/\/pdf-forms\/references\/FIELDS\.md" is 805306368 bytes, over the limit of 8388608 bytes \(--max-resource-bytes\)/,
+  );
+});
+
+Deno.test("skills over a real process: a file swapped for a symlink to a sparse file outside the folder is refused unread", async () => {
+  const outside = await Deno.makeTempFile();
+  try {
+    const { answer, grew } = await swappedRead(async (path) => {
+      await sparse(outside, 768 * MIB);
+      await Deno.remove(path);
+      await Deno.symlink(outside, path);
+    });
+    assert.ok(grew < READ_PEAK_BOUND, `the peak grew by ${(grew / MIB).toFixed(1)} MiB`);
+    assert.match(
+      errorOf(answer),
+      /"skill:\/\/pdf-forms\/references\/FIELDS\.md" now leads outside/,
+    );
+  } finally {
+    await Deno.remove(outside);
+  }
+});
+
+Deno.test("skills over a real process: a file swapped for a symlink to /dev/zero is refused, never read", async () => {
+  const { answer, grew } = await swappedRead(async (path) => {
+    await Deno.remove(path);
+    await Deno.symlink("/dev/zero", path);
+  });
+  assert.ok(grew < READ_PEAK_BOUND, `the peak grew by ${(grew / MIB).toFixed(1)} MiB`);
+  assert.match(errorOf(answer), /"skill:\/\/pdf-forms\/references\/FIELDS\.md" now leads outside/);
+});
+
+Deno.test("skills over a real process: a file swapped for a FIFO is refused, never opened", async () => {
+  const fifo = await swappedRead(async (path) => {
+    await Deno.remove(path);
+    const made = await new Deno.Command("mkfifo", { args: [path] }).output();
+    assert.ok(made.success, "mkfifo failed");
+  });
+  assert.match(
+    errorOf(fifo.answer),
+    /"skill:\/\/pdf-forms\/references\/FIELDS\.md" changed since its skill was loaded/,
+  );
+});
+
+Deno.test("skills: a file over --max-resource-bytes, or that is no regular file, is refused at load, naming it", async () => {
+  const dir = await folderOf({ "big/SKILL.md": skillMd("big"), "fifo/SKILL.md": skillMd("fifo") });
+  try {
+    await sparse(`${dir}/big/data.bin`, 2 * MIB);
+    const made = await new Deno.Command("mkfifo", { args: [`${dir}/fifo/pipe`] }).output();
+    assert.ok(made.success, "mkfifo failed");
+    const error = await loadSkills(dir, { diagnostics: recorder(), maxResourceBytes: MIB }).then(
+      () => assert.fail("loaded"),
+      (error) => error,
+    );
+    assert.ok(error instanceof DirectoryLoadError);
+    assert.deepEqual(error.problems, [
+      `Cannot load skill "${dir}/big": Resource "skill://big/data.bin" is 2097152 bytes, over ` +
+      "the limit of 1048576 bytes (--max-resource-bytes)",
+      `Cannot load skill "${dir}/fifo": "fifo/pipe" is not a regular file (a FIFO, a socket or ` +
+      "a device)",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

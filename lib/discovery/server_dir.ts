@@ -189,6 +189,7 @@ export async function loadServerParts(
       ? collect(async () =>
         (await import("./skills_dir.ts")).loadSkills(skillsFolder!.location, {
           diagnostics: options.diagnostics,
+          maxResourceBytes: options.maxResourceBytes,
         })
       )
       : { loaded: [] },

@@ -3,7 +3,9 @@
 // the official SDK's catalog has it). Names starting with "." are not served. A skill's
 // entry is its SKILL.md front matter, read with the YAML reader Markdown prompts use, and
 // every file's URI, SHA-256 digest and size. A skill that breaks a rule of SEP-2640 stops
-// start-up with a message naming its folder; all problems are reported together.
+// start-up with a message naming its folder; all problems are reported together. Each file is
+// read as a resources/read of it will be (primitives/resource_files.ts): a regular file inside
+// the folder, no larger than --max-resource-bytes, and no more than that is ever read.
 import { messageOf } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
@@ -17,18 +19,22 @@ import {
   skillMimeType,
   skillUri,
 } from "../primitives/skills.ts";
+import { type FileReadOptions, readBounded } from "../primitives/resource_files.ts";
 import { DirectoryLoadError } from "./load_error.ts";
 import { folderOf } from "./folder.ts";
 
 export interface SkillLoadOptions {
   /** Where notes about skills go (a skill over the size hosts must accept). */
   diagnostics: Diagnostics;
+  /** The most bytes a file may have: it is read whole to be digested, and whole when served. */
+  maxResourceBytes: number;
 }
 
 /** One entry of the folder, by its path under it ("a/b/SKILL.md"). */
 interface Found {
   readonly path: string;
-  readonly kind: "file" | "directory" | "symlink";
+  /** `other`: a FIFO, a socket, a device, which is never opened. */
+  readonly kind: "file" | "directory" | "symlink" | "other";
 }
 
 /**
@@ -39,7 +45,11 @@ export async function loadSkills(dir: string | URL, options: SkillLoadOptions): 
   const { url: dirUrl, shown } = folderOf(dir);
   const found: Found[] = [];
   const problems: string[] = [];
+  let bounds: FileReadOptions;
   try {
+    // Skills have no symlinks (each is refused): every file read stays inside the real folder.
+    const real = await Deno.realPath(dirUrl);
+    bounds = Object.freeze({ maxResourceBytes: options.maxResourceBytes, insideDir: `${real}/` });
     await walk(dirUrl, "", found);
   } catch (error) {
     throw new DirectoryLoadError([
@@ -64,7 +74,7 @@ export async function loadSkills(dir: string | URL, options: SkillLoadOptions): 
   for (const skillDir of [...dirs].sort()) {
     const inside = found.filter((entry) => entry.path.startsWith(`${skillDir}/`));
     try {
-      skills.push(await loadSkill(dirUrl, shown, skillDir, inside, options));
+      skills.push(await loadSkill(dirUrl, shown, skillDir, inside, bounds, options));
     } catch (error) {
       problems.push(`Cannot load skill "${shown}/${skillDir}": ${messageOf(error)}`);
     }
@@ -81,7 +91,13 @@ async function walk(dirUrl: URL, under: string, found: Found[]): Promise<void> {
   entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   for (const entry of entries) {
     const path = `${under}${entry.name}`;
-    const kind = entry.isSymlink ? "symlink" : entry.isDirectory ? "directory" : "file";
+    const kind = entry.isSymlink
+      ? "symlink"
+      : entry.isDirectory
+      ? "directory"
+      : entry.isFile
+      ? "file"
+      : "other";
     found.push({ path, kind });
     if (kind === "directory") await walk(dirUrl, `${path}/`, found);
   }
@@ -101,6 +117,7 @@ async function loadSkill(
   shown: string,
   skillDir: string,
   inside: readonly Found[],
+  bounds: FileReadOptions,
   options: SkillLoadOptions,
 ): Promise<Skill> {
   const symlink = inside.find((entry) => entry.kind === "symlink");
@@ -109,6 +126,10 @@ async function loadSkill(
       `"${symlink.path}" is a symlink: a skill's files are served as they are, so copy the file ` +
         "in instead",
     );
+  }
+  const other = inside.find((entry) => entry.kind === "other");
+  if (other !== undefined) {
+    throw new Error(`"${other.path}" is not a regular file (a FIFO, a socket or a device)`);
   }
   const segments = skillDir.split("/");
   const uri = skillUri([...segments, "SKILL.md"]);
@@ -127,14 +148,16 @@ async function loadSkill(
       throw new Error(`the name of "${entry.path}" cannot be written in a skill:// URI`);
     }
     const url = new URL(entry.path.split("/").map(encodeURIComponent).join("/"), dirUrl);
-    const bytes = await Deno.readFile(url);
+    const bytes = await readBounded(url, fileUri, bounds);
+    if (bytes === undefined) throw new Error(`"${entry.path}" went away while it was read`);
     if (entry.path === `${skillDir}/SKILL.md`) manifest = bytes;
     files.push(Object.freeze({
       uri: fileUri,
-      digest: await sha256Digest(bytes),
+      digest: await sha256Digest(bytes as Uint8Array<ArrayBuffer>),
       size: bytes.byteLength,
       url,
       mimeType: skillMimeType(entry.path),
+      bounds,
     }));
   }
   files.sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);

@@ -137,18 +137,26 @@ export async function readBounded(
   options: FileReadOptions,
 ): Promise<Uint8Array | undefined> {
   const limit = options.maxResourceBytes;
-  let file: Deno.FsFile;
   let real: string | undefined;
+  let regular: boolean;
   try {
     if (options.insideDir !== undefined) real = await Deno.realPath(url);
-    file = await Deno.open(url);
+    regular = (await Deno.stat(url)).isFile;
   } catch (error) {
     if (isGone(error)) return undefined;
     throw readError(uri, error);
   }
   if (real !== undefined && !real.startsWith(options.insideDir!)) {
-    file.close();
     throw new Error(`Resource "${uri}" now leads outside the resources directory`);
+  }
+  // Opened only when a regular file: opening a FIFO waits for a writer that may never come.
+  if (!regular) return undefined;
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(url);
+  } catch (error) {
+    if (isGone(error)) return undefined;
+    throw readError(uri, error);
   }
   try {
     const info = await file.stat();

@@ -2,10 +2,13 @@
 // holding a SKILL.md, and each of its files is a resource under `skill://`. What a skill entry
 // says (the SKILL.md front matter verbatim, and every file's URI, SHA-256 digest and size) is
 // fixed when the folder loads; a read answers the bytes from disk only while they still have
-// that digest, so what a host verified and what it is given are the same bytes.
+// that digest, so what a host verified and what it is given are the same bytes. The bytes are
+// read as file resources read theirs (resource_files.ts): inside the skills folder, a regular
+// file, at most --max-resource-bytes, however the file changed since (adr/0057).
 import type { JsonObject } from "../util/json.ts";
 import type { Resource, ResourceTemplate } from "./resources.ts";
 import { toBase64 } from "./resource_bytes.ts";
+import { type FileReadOptions, readBounded } from "./resource_files.ts";
 import { canonicalUri, SKILLS_EXTENSION } from "./skill_id.ts";
 
 /** One file of a skill, as its entry lists it. */
@@ -20,6 +23,8 @@ export interface SkillFileEntry {
 export interface SkillFile extends SkillFileEntry {
   readonly url: URL;
   readonly mimeType: string;
+  /** How much a read may take, and the folder (its real path) it must stay in. */
+  readonly bounds: FileReadOptions;
 }
 
 /** One skill, as `skills/list` and `skills/get` send it, and the files it may read. */
@@ -107,11 +112,15 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 /**
  * `file`'s contents now, as a resources/read content: text when the bytes are UTF-8 (a byte
  * order mark kept, so the text is exactly the bytes digested), else a base64 blob. Rejects
- * when the file is gone or no longer has the digest its skill entry lists.
+ * when the file is gone, is no longer a regular file inside the skills folder, is over the
+ * size bound (read no further than the bound and one byte) or no longer has its digest.
  */
 export async function readSkillFile(file: SkillFile): Promise<JsonObject> {
-  const bytes = await Deno.readFile(file.url);
-  if (bytes.byteLength !== file.size || await sha256Digest(bytes) !== file.digest) {
+  const bytes = await readBounded(file.url, file.uri, file.bounds);
+  if (
+    bytes === undefined || bytes.byteLength !== file.size ||
+    await sha256Digest(bytes as Uint8Array<ArrayBuffer>) !== file.digest
+  ) {
     throw new Error(
       `"${file.uri}" changed since its skill was loaded: it is served again once the server ` +
         "reloads (--watch) or restarts",
