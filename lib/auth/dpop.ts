@@ -3,8 +3,11 @@
 // the token. What is checked, in order: its shape and header (`typ` dpop+jwt, an asymmetric
 // algorithm of the allowlist, a public `jwk`), its signature with that embedded key, then its
 // claims: `htm` and `htu` naming this request, `iat` within the window, `ath` the token's hash,
-// and a `jti` not seen before on this instance within the window. What it answers is the key's
-// RFC 7638 thumbprint, which the token's `cnf.jkt` must equal (lib/auth/claims.ts).
+// and a `jti` not taken before on this instance within the window. What it answers is the key's
+// RFC 7638 thumbprint, which the token's `cnf.jkt` must equal (lib/auth/claims.ts), and how to
+// spend the proof: its id is kept against replay (proof_memory.ts) only once the token it came
+// with is verified as bound to its key, so that proofs no verified token vouches for take no room
+// (adr/0054).
 import { jwtVerify } from "npm:jose@6.2.18/jwt/verify";
 import { EmbeddedJWK } from "npm:jose@6.2.18/jwk/embedded";
 import { calculateJwkThumbprint } from "npm:jose@6.2.18/jwk/thumbprint";
@@ -12,12 +15,10 @@ import * as errors from "npm:jose@6.2.18/errors";
 import { isObject, type JsonObject } from "../util/json.ts";
 import { canonicalUri } from "./claims.ts";
 import { quoted } from "./token_shape.ts";
+import { type ProofMemory, proofMemory, type ProofRefusal } from "./proof_memory.ts";
 
 /** How far a proof's `iat` may be from now, either way, in seconds (RFC 9449 §11.1). */
 export const PROOF_WINDOW_SECONDS = 300;
-
-/** Proof ids remembered against replay, at most; past it the oldest are forgotten. */
-export const REMEMBERED_PROOFS = 10_000;
 
 /** The longest proof looked at, in characters (a proof with an RSA 4096 key is ~1.5 KiB). */
 const MAX_PROOF_LENGTH = 8192;
@@ -33,22 +34,41 @@ export interface ProofRequest {
   readonly now: number;
 }
 
-export interface ProofChecker {
-  /** The proof key's thumbprint, or why the proof is refused (one sentence). */
-  check(proof: string, request: ProofRequest): Promise<{ jkt: string } | { problem: string }>;
+/** Why a proof is not taken: the status to answer, one sentence, and when to try again. */
+export interface ProofProblem {
+  /** 401 for a proof that is not good; 429 for a key over its quota; 503 for a full memory. */
+  readonly status: 401 | 429 | 503;
+  readonly problem: string;
+  readonly retryAfter?: number;
 }
 
-/** A checker accepting `algorithms` (the asymmetric ones the tokens are checked with). */
-export function proofChecker(algorithms: readonly string[]): ProofChecker {
-  /** Proof ids seen, with the moment each may be forgotten, oldest first. */
-  const seen = new Map<string, number>();
-  const remember = (jti: string, until: number, now: number) => {
-    for (const [id, expiry] of seen) {
-      if (expiry > now && seen.size < REMEMBERED_PROOFS) break;
-      seen.delete(id);
-    }
-    seen.set(jti, until);
-  };
+/** A proof whose signature and claims hold, not yet spent. */
+export interface CheckedProof {
+  /** The proof key's RFC 7638 thumbprint, which the token's `cnf.jkt` must equal. */
+  readonly jkt: string;
+  /**
+   * Spends the proof: keeps its id against replay, or says why it cannot be spent. Called once
+   * the token is verified as bound to `jkt`, in the same turn as that verdict (no await between),
+   * so that of two requests racing with one proof only one is answered.
+   */
+  spend(): ProofProblem | undefined;
+}
+
+export interface ProofChecker {
+  /** The proof, checked but not spent, or why it is refused (one sentence). */
+  check(proof: string, request: ProofRequest): Promise<CheckedProof | { problem: string }>;
+}
+
+const USED = "The DPoP proof was used before: each request needs a new one";
+
+/**
+ * A checker accepting `algorithms` (the asymmetric ones the tokens are checked with), keeping
+ * the ids of spent proofs in `memory`.
+ */
+export function proofChecker(
+  algorithms: readonly string[],
+  memory: ProofMemory = proofMemory(),
+): ProofChecker {
   return {
     async check(proof, request) {
       if (proof.length > MAX_PROOF_LENGTH) {
@@ -71,18 +91,39 @@ export function proofChecker(algorithms: readonly string[]): ProofChecker {
       }
       const problem = claimsProblem(payload, request);
       if (problem) return { problem };
-      // Seen and remembered in one turn, so that two requests racing with one proof are one.
-      const jti = payload.jti as string;
-      const expiry = seen.get(jti);
-      if (expiry !== undefined && expiry > request.now) {
-        return { problem: "The DPoP proof was used before: each request needs a new one" };
-      }
-      remember(jti, (payload.iat as number) + PROOF_WINDOW_SECONDS, request.now);
       const wrongToken = await hashProblem(payload, request.token);
       if (wrongToken) return { problem: wrongToken };
-      return { jkt: await calculateJwkThumbprint(jwk, "sha256") };
+      const jkt = await calculateJwkThumbprint(jwk, "sha256");
+      const jti = payload.jti as string;
+      const { now } = request;
+      // A replay is refused before its token costs a check; the decisive look is in spend().
+      if (memory.seen(jkt, jti, now)) return { problem: USED };
+      const until = (payload.iat as number) + PROOF_WINDOW_SECONDS;
+      return { jkt, spend: () => spendProblem(memory.take(jkt, jti, until, now)) };
     },
   };
+}
+
+function spendProblem(refusal: ProofRefusal | undefined): ProofProblem | undefined {
+  if (refusal === undefined) return undefined;
+  switch (refusal.kind) {
+    case "used":
+      return { status: 401, problem: USED };
+    case "key-full":
+      return {
+        status: 429,
+        problem: `The DPoP key has ${refusal.limit} proofs within their window already, ` +
+          "as many as this server keeps for one key",
+        retryAfter: refusal.retryAfter,
+      };
+    case "full":
+      return {
+        status: 503,
+        problem:
+          `This server keeps ${refusal.limit} DPoP proofs within their window already, as many as it can`,
+        retryAfter: refusal.retryAfter,
+      };
+  }
 }
 
 function claimsProblem(payload: JsonObject, request: ProofRequest): string | undefined {

@@ -8,7 +8,7 @@
 // a proof of the key in the `DPoP` header. A verifier that cannot decide (the authorization
 // server unreachable) refuses: 503, never a request let through.
 import type { TokenVerifier, TokenVerifierOptions } from "../../auth/verifier.ts";
-import type { ProofChecker } from "../../auth/dpop.ts";
+import type { CheckedProof, ProofChecker, ProofProblem } from "../../auth/dpop.ts";
 import { DEFAULT_ALGORITHMS } from "../../auth/algorithms.ts";
 import { canonicalUri } from "../../auth/claims.ts";
 import { covers } from "../../primitives/scopes.ts";
@@ -157,14 +157,14 @@ export function oauthStep(server: ResourceServer): HttpStep {
     if (!BEARER_TOKEN.test(token)) {
       return refuse(401, scheme, "invalid_token", "the token has characters a token cannot have");
     }
-    let proofKey: string | undefined;
+    let proof: CheckedProof | undefined;
     if (scheme === "DPoP") {
-      const proof = request.headers.get("dpop");
+      const header = request.headers.get("dpop");
       // A proof has no comma: one there means several DPoP headers, which RFC 9449 §4.3 refuses.
-      if (proof === null || proof.includes(",")) {
+      if (header === null || header.includes(",")) {
         return refuse(401, scheme, "invalid_dpop_proof", "a DPoP token needs one DPoP proof");
       }
-      const checked = await server.proofs.check(proof, {
+      const checked = await server.proofs.check(header, {
         method: request.method,
         url: server.resource,
         token,
@@ -173,9 +173,15 @@ export function oauthStep(server: ResourceServer): HttpStep {
       if ("problem" in checked) {
         return refuse(401, scheme, "invalid_dpop_proof", checked.problem);
       }
-      proofKey = checked.jkt;
+      proof = checked;
     }
-    const verified = await server.verifier.verify(token, proofKey);
+    const verified = await server.verifier.verify(token, proof?.jkt);
+    // Spent only now that a verified token vouches for its key, in this turn (adr/0054).
+    const unspent = verified.ok ? proof?.spend() : undefined;
+    if (unspent?.status === 401) {
+      return refuse(401, scheme, "invalid_dpop_proof", unspent.problem);
+    }
+    if (unspent !== undefined) return boundReached(unspent);
     if (!verified.ok) {
       if (verified.reason === "invalid") {
         return refuse(401, scheme, "invalid_token", verified.message);
@@ -206,6 +212,19 @@ export function oauthStep(server: ResourceServer): HttpStep {
     if (exchange.note !== undefined) exchange.note.subject = auth.subject ?? auth.clientId;
     return next(exchange);
   };
+}
+
+/** A proof not spent because a bound of the proof memory is reached: 429 or 503, and when. */
+function boundReached(refused: ProofProblem): Response {
+  const status = refused.status === 429 ? "Too Many Requests" : "Service Unavailable";
+  return jsonAnswer(
+    errorMessage(undefined, {
+      code: HttpErrorCode.Refused,
+      message: `${status}: ${refused.problem}`,
+    }),
+    refused.status,
+    { "retry-after": String(refused.retryAfter ?? 1) },
+  );
 }
 
 /**
