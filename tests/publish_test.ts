@@ -738,7 +738,11 @@ Deno.test("publish: an executable tool is left out of the bundle with a warning 
     await Deno.chmod(`${dir}/tools/lookup.sh`, 0o755);
     await Deno.writeTextFile(
       `${dir}/tools/lookup.json`,
-      JSON.stringify({ description: "Looks up", env: ["LOOKUP_KEY"] }),
+      JSON.stringify({
+        description: "Looks up",
+        inputSchema: { type: "object" },
+        env: ["LOOKUP_KEY"],
+      }),
     );
   }, async (dir) => {
     await published(["--dir", dir], async ({ code, said, out, bundles }) => {
@@ -801,39 +805,199 @@ export default {
   });
 });
 
-Deno.test("publish: a symbolic link in tools/ is copied as what it points to (a folder or a file); a loop or a dangling link is refused in one sentence", async () => {
+/**
+ * A compile step like fakeCompile that first records what it was handed to compile: each file
+ * of the staged copy under the includes, by its path there, with its text.
+ */
+function recordingCompile(staged: Map<string, string>): Compile {
+  const record = async (path: string, under: string) => {
+    const info = await Deno.stat(path);
+    if (info.isFile) {
+      staged.set(under, await Deno.readTextFile(path));
+      return;
+    }
+    for await (const entry of Deno.readDir(path)) {
+      await record(`${path}/${entry.name}`, `${under}/${entry.name}`);
+    }
+  };
+  return async (request, report) => {
+    for (const include of request.includes) {
+      const path = include.replace(/\/$/, "");
+      await record(`${request.cwd}/${path}`, path);
+    }
+    return await fakeCompile(request, report);
+  };
+}
+
+/** Starts `main.ts --dir DIR ARGS` over stdio with no input, as a user would: its exit and stderr. */
+async function startUp(dir: string, args: string[] = []): Promise<{ code: number; said: string }> {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}main.ts`, "--dir", dir, ...args],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  return { code, said: new TextDecoder().decode(stderr) };
+}
+
+Deno.test("publish: a symbolic link to a file outside its folder (a resource, a prompt) is refused with start-up's own message naming the file; with --allow-outside-symlinks it is embedded as start-up then serves it", async () => {
   const outside = await Deno.makeTempDir({ prefix: "toolshed_publish_outside_" });
   try {
-    const tool = (description: string) =>
-      `export default { description: ${
+    await Deno.writeTextFile(`${outside}/secret.txt`, "the secret outside\n");
+    await Deno.writeTextFile(
+      `${outside}/greet.md`,
+      "---\ndescription: Greets the user\n---\nGreet the user warmly.\n",
+    );
+    await scratchServer(async (dir) => {
+      await Deno.mkdir(`${dir}/resources`);
+      await Deno.writeTextFile(`${dir}/resources/readme.txt`, "inside\n");
+      await Deno.symlink(`${outside}/secret.txt`, `${dir}/resources/secret.txt`);
+      await Deno.symlink(`${outside}/greet.md`, `${dir}/prompts/greet.md`);
+    }, async (dir) => {
+      const started = await startUp(dir);
+      assert.equal(started.code, 1, started.said);
+      const lines = started.said.split("\n").filter((line) => line.startsWith("  "));
+      assert.equal(lines.length, 2, started.said);
+      assert.ok(lines.some((line) => line.includes(`"${dir}/resources/secret.txt"`)), started.said);
+      assert.ok(lines.some((line) => line.includes(`"${dir}/prompts/greet.md"`)), started.said);
+
+      const { code, said } = await refused(dir);
+      assert.equal(code, 1, said);
+      assert.match(said, /^toolshed: Cannot publish: 2 problem\(s\) in the server directory/);
+      for (const line of lines) assert.ok(said.includes(`${line}\n`), `not "${line}": ${said}`);
+
+      assert.equal((await startUp(dir, ["--allow-outside-symlinks"])).code, 0);
+      const staged = new Map<string, string>();
+      await published(
+        ["--dir", dir, "--allow-outside-symlinks"],
+        async ({ code, said, bundles }) => {
+          assert.equal(code, 0, said);
+          assert.equal(staged.get("resources/secret.txt"), "the secret outside\n");
+          assert.match(staged.get("prompts/greet.md") ?? "", /Greet the user warmly/);
+          assert.ok(
+            said.includes(
+              `the bundles embed what 2 symbolic link(s) point to outside their folder: ` +
+                `"resources/secret.txt" to "${await Deno.realPath(`${outside}/secret.txt`)}", ` +
+                `"prompts/greet.md" to "${await Deno.realPath(`${outside}/greet.md`)}"\n`,
+            ),
+            said,
+          );
+          const entries = unzipSync(await Deno.readFile(bundles[0]));
+          const manifest = JSON.parse(new TextDecoder().decode(entries["manifest.json"]));
+          assert.ok(manifest.prompts.some((prompt: { name: string }) => prompt.name === "greet"));
+        },
+        recordingCompile(staged),
+      );
+    });
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("publish: dot files and folders (tools/.env, resources/.cache/, prompts/.draft.md) are left out of the staged copy and named once on stderr with their count; --include-dotfiles embeds them", async () => {
+  await scratchServer(async (dir) => {
+    await Deno.writeTextFile(`${dir}/tools/.env`, "API_KEY=do-not-ship\n");
+    await Deno.mkdir(`${dir}/resources/.cache`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/resources/a.txt`, "served\n");
+    await Deno.writeTextFile(`${dir}/resources/.cache/old.txt`, "cached\n");
+    await Deno.writeTextFile(`${dir}/prompts/.draft.md`, "Not yet.\n");
+  }, async (dir) => {
+    const staged = new Map<string, string>();
+    await published(["--dir", dir], ({ code, said }) => {
+      assert.equal(code, 0, said);
+      assert.ok(staged.has("tools/add.ts") && staged.has("resources/a.txt"), [...staged].join());
+      assert.deepEqual([...staged.keys()].filter((path) => /(^|\/)\./.test(path)), []);
+      assert.equal(said.split("left out of the bundles").length, 2, said);
+      assert.ok(
+        said.includes(
+          `toolshed: note: 3 dot file(s) and folder(s) left out of the bundles, as no folder ` +
+            `serves them: "tools/.env", "resources/.cache/", "prompts/.draft.md" ` +
+            `(--include-dotfiles embeds them)\n`,
+        ),
+        said,
+      );
+    }, recordingCompile(staged));
+
+    staged.clear();
+    await published(["--dir", dir, "--include-dotfiles"], ({ code, said }) => {
+      assert.equal(code, 0, said);
+      assert.equal(staged.get("tools/.env"), "API_KEY=do-not-ship\n");
+      assert.equal(staged.get("resources/.cache/old.txt"), "cached\n");
+      assert.equal(staged.get("prompts/.draft.md"), "Not yet.\n");
+      assert.doesNotMatch(said, /left out/);
+    }, recordingCompile(staged));
+  });
+});
+
+Deno.test("publish: a symbolic link is copied as what it points to, said when that is outside its folder; a link to a folder the binary would serve and the directory does not, a loop or a dangling link is refused", async () => {
+  const outside = await Deno.makeTempDir({ prefix: "toolshed_publish_outside_" });
+  try {
+    const tool = (description: string, body = "") =>
+      `${body}export default { description: ${
         JSON.stringify(description)
       }, inputSchema: { type: "object", properties: {} }, handler: () => "ok" };\n`;
     await Deno.mkdir(`${outside}/shared`);
     await Deno.writeTextFile(`${outside}/shared/shared_tool.ts`, tool("Shared"));
+    await Deno.writeTextFile(`${outside}/shared/_helper.ts`, "export const helped = true;\n");
     await Deno.writeTextFile(`${outside}/linked_file.ts`, tool("Linked"));
     await scratchServer(async (dir) => {
-      await Deno.symlink(`${outside}/shared`, `${dir}/tools/shared`);
+      // Start-up serves a tool module through a link, and a tool importing a helper folder.
       await Deno.symlink(`${outside}/linked_file.ts`, `${dir}/tools/linked.ts`);
+      await Deno.symlink(`${outside}/shared`, `${dir}/tools/_shared`);
+      await Deno.writeTextFile(
+        `${dir}/tools/helped.ts`,
+        tool("Helped", 'import { helped } from "./_shared/_helper.ts";\nvoid helped;\n'),
+      );
+      // A link inside the folder to a file inside it.
+      await Deno.writeTextFile(`${dir}/tools/_impl.ts`, tool("Aliased"));
+      await Deno.symlink(`${dir}/tools/_impl.ts`, `${dir}/tools/alias.ts`);
     }, async (dir) => {
+      const staged = new Map<string, string>();
       await published(["--dir", dir], async ({ code, said, bundles }) => {
         assert.equal(code, 0, said);
         const entries = unzipSync(await Deno.readFile(bundles[0]));
         const manifest = JSON.parse(new TextDecoder().decode(entries["manifest.json"]));
         assert.deepEqual(
           manifest.tools.map((tool: { name: string }) => tool.name).sort(),
-          ["add", "linked", "shared_tool"],
+          ["add", "alias", "helped", "linked"],
         );
-      }, fakeCompile);
+        assert.equal(staged.get("tools/alias.ts"), tool("Aliased"));
+        assert.equal(staged.get("tools/_shared/_helper.ts"), "export const helped = true;\n");
+        const real = await Deno.realPath(outside);
+        assert.ok(
+          said.includes(
+            `the bundles embed what 2 symbolic link(s) point to outside their folder: ` +
+              `"tools/_shared" to "${real}/shared", "tools/linked.ts" to "${real}/linked_file.ts"\n`,
+          ),
+          said,
+        );
+      }, recordingCompile(staged));
+      // A link to a folder of tools: start-up loads no toolset through it, a copy would.
+      await Deno.symlink(`${outside}/shared`, `${dir}/tools/shared`);
+      let result = await refused(dir);
+      assert.equal(result.code, 1, result.said);
+      assert.match(
+        result.said,
+        /the binary would not serve what "[^"]+" serves \(tool "shared_tool" only in the binary\): publish copies a symbolic link to a folder as a folder/,
+      );
+      await Deno.remove(`${dir}/tools/shared`);
       // A link back to a folder that holds it.
       await Deno.symlink(dir, `${outside}/shared/back`);
-      let result = await refused(dir);
+      result = await refused(dir);
       assert.equal(result.code, 1, result.said);
       assert.match(result.said, /is a symbolic link to "[^"]+", a folder that holds it/);
       await Deno.remove(`${outside}/shared/back`);
-      await Deno.symlink(`${outside}/nothing`, `${dir}/tools/dangling.ts`);
+      await Deno.symlink(`${outside}/nothing`, `${dir}/tools/data.csv`);
       result = await refused(dir);
       assert.equal(result.code, 1, result.said);
-      assert.match(result.said, /the symbolic link "[^"]+dangling\.ts" points to nothing/);
+      assert.match(result.said, /the symbolic link "[^"]+data\.csv" points to nothing/);
+      await Deno.remove(`${dir}/tools/data.csv`);
+      // A dangling tool module start-up refuses itself, in its words.
+      await Deno.symlink(`${outside}/nothing.ts`, `${dir}/tools/dangling.ts`);
+      result = await refused(dir);
+      assert.equal(result.code, 1, result.said);
+      assert.match(result.said, /Cannot publish: 1 problem\(s\)[^]*tools\/dangling\.ts/);
     });
   } finally {
     await Deno.remove(outside, { recursive: true });

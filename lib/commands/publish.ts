@@ -3,8 +3,8 @@
 // Bundle (.mcpb) per target, and writes the MCP Registry's server.json naming each bundle by
 // its release URL and SHA-256. Who the server is comes from DIR/server.meta.json.
 import { EXIT, type Io } from "./command.ts";
-import { ioDiagnostics, parseCommandArgs } from "./open_server.ts";
-import { EMBEDDED_FOLDERS, stage, StageError } from "./publish_stage.ts";
+import { ioDiagnostics, openServer, parseCommandArgs } from "./open_server.ts";
+import { EMBEDDED_FOLDERS, stage, type Staged, StageError } from "./publish_stage.ts";
 import { listedBy } from "./publish_listing.ts";
 import { compileBinary, type CompileRequest } from "./compile_binary.ts";
 import { TARGET } from "./denort.ts";
@@ -25,6 +25,8 @@ import {
 } from "./registry_entry.ts";
 import { loadServerMeta } from "../discovery/server_meta_file.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
+import type { LoadedServer } from "../discovery/server_dir.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import { SERVER_META_FILE, type ServerMeta } from "../primitives/server_meta.ts";
 import { createServer, type Server } from "../server/create_server.ts";
 import { unfinishedFields } from "./scaffold_meta.ts";
@@ -37,6 +39,8 @@ const FLAGS = {
   target: { type: "string", multiple: true },
   "release-url": { type: "string" },
   "public-url": { type: "string" },
+  "allow-outside-symlinks": { type: "boolean" },
+  "include-dotfiles": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -71,6 +75,11 @@ Options:
                          REPOSITORY/releases/download/v{version}/{file})
   --public-url URL       Where the server is also served over Streamable HTTP: becomes a
                          streamable-http remote in server.json
+  --allow-outside-symlinks
+                         Embed files that are symlinks to outside their folder where
+                         start-up refuses them, as serve's flag serves them
+  --include-dotfiles     Embed files and folders whose names start with "." (no folder
+                         serves them; left out by default, and said so)
   -h, --help             Show this help
 
 DENORT_BIN names Deno's standalone runtime (denort) for this machine's target where Deno
@@ -202,14 +211,49 @@ export async function publish(
   );
   if (badUrl !== undefined) return refuse(badUrl);
 
+  // What start-up refuses, publish refuses: DIR loaded as `toolshed serve` loads it, with the
+  // same --allow-outside-symlinks, its problems said in start-up's words (adr/0059).
+  let problems: readonly string[] = [];
+  const source = await openServer(
+    { dir, "allow-outside-symlinks": values["allow-outside-symlinks"] === true },
+    io,
+    { diagnostics: QUIET, onProblems: (found) => problems = found },
+  );
+  if (typeof source === "number") {
+    if (problems.length === 0) return source;
+    return refuse(
+      `Cannot publish: ${problems.length} problem(s) in the server directory, which ` +
+        `start-up refuses too\n  ${problems.join("\n  ")}`,
+      EXIT.failed,
+    );
+  }
+  await source.server.close();
+
   const staging = await Deno.makeTempDir({ prefix: "toolshed_publish_" });
   try {
-    let includes: string[];
+    let staged: Staged;
     try {
-      includes = await stage(dir, staging);
+      staged = await stage(dir, staging, { includeDotfiles: values["include-dotfiles"] === true });
     } catch (error) {
       if (!(error instanceof StageError)) throw error;
       return refuse(error.message, EXIT.failed);
+    }
+    const { includes, dotfiles, outside: linkedOut } = staged;
+    // Nothing leaves or joins a bundle without a word: what was left out, what came from outside.
+    if (dotfiles.length > 0) {
+      io.err(
+        `toolshed: note: ${dotfiles.length} dot file(s) and folder(s) left out of the ` +
+          `bundles, as no folder serves them: ${named(dotfiles)} (--include-dotfiles ` +
+          "embeds them)\n",
+      );
+    }
+    if (linkedOut.length > 0) {
+      io.err(
+        `toolshed: note: the bundles embed what ${linkedOut.length} symbolic link(s) point to ` +
+          `outside their folder: ${
+            named(linkedOut.map(({ path, real }) => `${path}" to "${real}`))
+          }\n`,
+      );
     }
     // What the binary will serve: the staged copy, loaded as the compiled binary loads it
     // (executable tools left out), so that a module importing a file outside the embedded
@@ -227,7 +271,7 @@ export async function publish(
       if (!(error instanceof DirectoryLoadError)) throw error;
       // A module the staged copy lacks is one outside the embedded folders: said by its name
       // in DIR, where it does exist.
-      const outside = [
+      const missing = [
         ...new Set(
           error.problems.flatMap((problem) =>
             [...problem.matchAll(/Module not found "file:\/\/([^"]+)"/g)].map((found) =>
@@ -236,6 +280,13 @@ export async function publish(
           ),
         ),
       ];
+      // A module left out as a dot file is in a folder, but not staged.
+      const leftOut = missing.filter((path) =>
+        dotfiles.some((dot) =>
+          `${dir}/${dot}` === path || (dot.endsWith("/") && path.startsWith(`${dir}/${dot}`))
+        )
+      );
+      const outside = missing.filter((path) => !leftOut.includes(path));
       return refuse(
         `${error.problems.length} problem(s) in the server directory as the binary would ` +
           `embed it\n  ${error.problems.map(inDir).join("\n  ")}\npublish embeds only ` +
@@ -247,7 +298,30 @@ export async function publish(
               outside.length === 1 ? "is" : "are"
             } outside them: move ${
               outside.length === 1 ? "it" : "them"
-            } into tools/, where a file whose name starts with "_" is not loaded as a tool)`),
+            } into tools/, where a file whose name starts with "_" is not loaded as a tool)`) +
+          (leftOut.length === 0
+            ? ""
+            : ` (${
+              leftOut.map((path) => `"${path}"`).join(", ")
+            } left out as dot file(s): --include-dotfiles embeds them)`),
+        EXIT.failed,
+      );
+    }
+    // The copy serves what DIR serves: a symbolic link to a folder, copied as a folder, is a
+    // toolset or a skill that DIR does not serve through the link.
+    const [fromDir, fromCopy] = [served(source.loaded), served(server.loaded)];
+    const onlyCopy = [...fromCopy].filter((item) => !fromDir.has(item));
+    const onlyDir = [...fromDir].filter((item) => !fromCopy.has(item));
+    if (onlyCopy.length + onlyDir.length > 0) {
+      return refuse(
+        `Cannot publish: the binary would not serve what "${dir}" serves (${
+          [
+            ...onlyCopy.length > 0 ? [`${onlyCopy.join(", ")} only in the binary`] : [],
+            ...onlyDir.length > 0 ? [`${onlyDir.join(", ")} only from the directory`] : [],
+          ].join("; ")
+        }): publish copies a symbolic link to a folder as a folder, which tools/ and skills/ ` +
+          `do not load through a link, so make it a real folder, or start its name with "_" ` +
+          "if it holds helpers",
         EXIT.failed,
       );
     }
@@ -319,6 +393,35 @@ export async function publish(
   } finally {
     await Deno.remove(staging, { recursive: true }).catch(() => {});
   }
+}
+
+/** Diagnostics that say nothing: DIR's load is for its refusals; the copy's load speaks. */
+const QUIET: Diagnostics = { error: () => {}, forward: () => undefined };
+
+/** At most this many paths named in a note. */
+const NAMED = 5;
+
+/** `"a", "b"`, or the first NAMED and how many more. */
+function named(paths: readonly string[]): string {
+  const shown = paths.slice(0, NAMED).map((path) => `"${path}"`).join(", ");
+  return paths.length > NAMED ? `${shown} and ${paths.length - NAMED} more` : shown;
+}
+
+/**
+ * What a loaded directory serves, each as `tool "add"`: tools (executables, which a binary
+ * skips, by their name too), resources, templates, prompts, skills and middleware.
+ */
+function served(loaded: LoadedServer): Set<string> {
+  const baseName = (file: string) => file.slice(file.lastIndexOf("/") + 1);
+  return new Set([
+    ...loaded.tools.tools.map((tool) => `tool "${tool.name}"`),
+    ...loaded.tools.skipped.map((sidecar) => `tool "${baseName(sidecar).slice(0, -5)}"`),
+    ...loaded.resources.map((resource) => `resource "${resource.uri}"`),
+    ...loaded.templates.map((template) => `resource template "${template.name}"`),
+    ...loaded.prompts.map((prompt) => `prompt "${prompt.name}"`),
+    ...loaded.skills.map((skill) => `skill "${skill.uri}"`),
+    ...loaded.middleware.map((middleware) => `middleware "${baseName(middleware.file)}"`),
+  ]);
 }
 
 /** Whether `text` is an http(s) URL as written: it parses, and needs no character escaped. */
