@@ -22,6 +22,35 @@ export type HostGuard = (headers: Headers) => string | undefined;
 import { hostNameOf } from "./flag_values.ts";
 export { hostNameOf };
 
+/** How a bound address appears in a Host header: an IPv6 one in brackets. */
+export function hostLiteral(hostname: string): string {
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
+}
+
+/** The bound address as a Host header names it; none for a wildcard bind. */
+export function boundHostNames(hostname: string): string[] {
+  if (hostname === "0.0.0.0" || hostname === "::") return [];
+  const name = hostNameOf(hostLiteral(hostname));
+  return name === undefined ? [] : [name];
+}
+
+/**
+ * What a listener's guard lets through in Host (and Origin): the loopback names, the names of
+ * the address it is bound to (`boundHostNames`), and the names the operator allowed
+ * (--allow-host). The MCP endpoint's rule, and the metrics listener's (adr/0056).
+ */
+export function allowedHostNames(
+  bound: readonly string[],
+  allowedHosts: readonly string[],
+): string[] {
+  return [...LOOPBACK_NAMES, ...bound, ...allowedHosts.map((name) => hostNameOf(name) ?? name)];
+}
+
+/** An IPv4 or IPv6 address as `URL.hostname` writes it: no name a DNS rebinding can forge. */
+export function isAddressLiteral(hostname: string): boolean {
+  return hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
+}
+
 /** Host and Origin values whose verdict is remembered; past it the memory starts over. */
 const REMEMBERED_VALUES = 64;
 
@@ -29,14 +58,22 @@ const REMEMBERED_VALUES = 64;
  * The guard of `allowed` names; `cors`, when set, lets the Origins whose pages may call the
  * server from a browser through as well. With `checkOrigin` false only Host is checked: for a
  * document any page may read (the server card, CORS `*`), an Origin check would refuse nothing
- * a script cannot read anyway.
+ * a script cannot read anyway. With `addresses`, a Host that is an IP address passes too: a
+ * browser sends one only to the origin of that address, where nothing of an attacker's runs (for
+ * the metrics listener, which Prometheus scrapes by pod IP; adr/0056). Origin is never let
+ * through for being an address: an attacker's page may be served from one.
  */
 export function createHostGuard(
   allowed: Iterable<string>,
   cors?: CorsOrigins,
   checkOrigin = true,
+  addresses = false,
 ): HostGuard {
   const names = new Set(allowed);
+  const named = (name: string | undefined) => names.has(name ?? "");
+  const hostPasses = addresses
+    ? (name: string | undefined) => named(name) || (name !== undefined && isAddressLiteral(name))
+    : named;
   // Clients send the same few values on every request, and parsing them as URLs was ~10% of
   // a call (bench:http's profile): each value's verdict is kept, in a bounded map, since a
   // client can send any number of different ones.
@@ -48,11 +85,12 @@ export function createHostGuard(
     verdicts: Map<string, boolean>,
     value: string,
     nameOf: (value: string) => string | undefined,
+    passes: (name: string | undefined) => boolean,
   ) => {
     let verdict = verdicts.get(value);
     if (verdict === undefined) {
       if (verdicts.size >= REMEMBERED_VALUES) verdicts.clear();
-      verdict = names.has(nameOf(value) ?? "");
+      verdict = passes(nameOf(value));
       verdicts.set(value, verdict);
     }
     return verdict;
@@ -60,7 +98,7 @@ export function createHostGuard(
   return (headers) => {
     const host = headers.get("host");
     if (host === null || host === "") return "Forbidden: the request has no Host header";
-    if (!allowedName(hostVerdicts, host, hostNameOf)) {
+    if (!allowedName(hostVerdicts, host, hostNameOf, hostPasses)) {
       return `Forbidden: the Host header ${JSON.stringify(host)} names no allowed host ` +
         `(see --allow-host)`;
     }
@@ -69,7 +107,7 @@ export function createHostGuard(
     // (a sandboxed or file: page) is refused as any unparseable origin is.
     const origin = headers.get("origin");
     if (origin === null || origin === "") return undefined;
-    if (allowedName(originVerdicts, origin, originHostName)) return undefined;
+    if (allowedName(originVerdicts, origin, originHostName, named)) return undefined;
     if (cors === undefined) {
       return `Forbidden: the Origin header ${JSON.stringify(origin)} names no allowed host ` +
         `(see --allow-host)`;

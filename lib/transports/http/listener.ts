@@ -67,6 +67,11 @@ export interface ListenerOptions {
   /** How long a request body may take to arrive after its headers. */
   bodyTimeoutMs: number;
   diagnostics: Diagnostics;
+  /**
+   * Names the listener in what it reports ("the metrics listener"); absent: the MCP endpoint's,
+   * whose cap is --max-connections.
+   */
+  name?: string;
   /** Where Deno's per-connection server is found; tests pass none to try the fallback. */
   serveConnection?: ServeConnection | null;
 }
@@ -164,6 +169,8 @@ export function listen(options: ListenerOptions): Listener {
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let allClosed: (() => void) | undefined;
   const report = throttledReport(diagnostics, REPORT_EVERY_MS);
+  const capOf = options.name ?? "--max-connections";
+  const forWhom = options.name === undefined ? "" : ` for ${options.name}`;
   /**
    * The time, as of the last sweep: what a request stamps, so that none reads the clock.
    * Deadlines are whole sweeps anyway; a stamp is up to one sweep old.
@@ -270,7 +277,7 @@ export function listen(options: ListenerOptions): Listener {
   const refuse = (conn: Deno.Conn) => {
     refused++;
     report(
-      `Refused a connection: ${open.size} are open, the most --max-connections allows ` +
+      `Refused a connection${forWhom}: ${open.size} are open, the most ${capOf} allows ` +
         `(${options.maxConnections})`,
     );
     conn.write(FULL).catch(() => {}).finally(() => {
@@ -290,7 +297,7 @@ export function listen(options: ListenerOptions): Listener {
         if (stopped || error instanceof Deno.errors.BadResource) break;
         // Out of descriptors (EMFILE, ENFILE) or a connection aborted before it was
         // accepted: wait a little and go on; the server must outlive it.
-        report(`Cannot accept a connection: ${messageOf(error)}`);
+        report(`Cannot accept a connection${forWhom}: ${messageOf(error)}`);
         await new Promise((resolve) => setTimeout(resolve, backoff));
         backoff = Math.min(backoff * 2, 1_000);
         continue;

@@ -17,7 +17,7 @@ import type { OAuthHttpOptions } from "./oauth.ts";
 import type { EndpointCounts } from "./endpoint.ts";
 import type { HttpStep } from "./exchange.ts";
 import { corsOriginsOf } from "./cors.ts";
-import { hostNameOf } from "./guard.ts";
+import { boundHostNames, hostLiteral as literal } from "./guard.ts";
 import {
   BODY_TIMEOUT_MS,
   connectionCap,
@@ -132,7 +132,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     handler: (request, connection, info) => http.handle(request, connection, info),
   });
   const address = server.addr;
-  const names = boundNames(address.hostname);
+  const names = boundHostNames(address.hostname);
   const http: McpHttp = createMcpHttp({
     ...options,
     boundNames: names,
@@ -178,15 +178,3 @@ export function serveHttp(options: HttpOptions): HttpServer {
 }
 
 const SHUTTING_DOWN = "the server is shutting down";
-
-/** How a bound address appears in a Host header: an IPv6 one in brackets. */
-function literal(hostname: string): string {
-  return hostname.includes(":") ? `[${hostname}]` : hostname;
-}
-
-/** The bound address as a Host header names it; none for a wildcard bind. */
-function boundNames(hostname: string): string[] {
-  if (hostname === "0.0.0.0" || hostname === "::") return [];
-  const name = hostNameOf(literal(hostname));
-  return name === undefined ? [] : [name];
-}
