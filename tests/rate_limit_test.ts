@@ -404,3 +404,47 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "createRedisBuckets(): a late answer from a slow Redis decides nothing, and after a fallback one check at a time asks Redis until one is answered in time",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const redis = await startRedis();
+    const proxy = proxyRedis(redis);
+    const diagnostics = recorder();
+    // A link that never gives up here: only the buckets' own deadline decides.
+    const link = await connectRedis(proxy.url, diagnostics, { deadlineMs: 60_000 });
+    const buckets = createRedisBuckets(link, createLocalBuckets(), diagnostics);
+    const sent = () => proxy.sent("EVALSHA") + proxy.sent("EVAL");
+    const batch = (from: number) =>
+      Promise.all(Array.from({ length: 10 }, (_, i) => buckets.take(limitsOf(from + i))));
+    try {
+      strictEqual(await buckets.take(limitsOf(0)), undefined, "Redis decides");
+      proxy.hold();
+      strictEqual(
+        await withHangGuard(
+          Promise.resolve(buckets.take(limitsOf(1))),
+          "a check while replies are held",
+          10_000,
+        ),
+        undefined,
+      );
+      proxy.release(); // the late answer: dropped
+      const before = sent();
+      // Local for FALLBACK_MS; then the first batch to ask Redis sends one check, not ten.
+      let round = 0;
+      const after = await until(() => batch(100 * ++round).then(sent), (n) => n > before);
+      strictEqual(after - before, 1, "one check asked Redis, the rest of its batch was local");
+      await batch(5_000);
+      strictEqual(sent() - after, 10, "answered in time: every check asks Redis again");
+      const said = diagnostics.text();
+      strictEqual(said.split("Rate limits are shared through Redis again").length - 1, 1, said);
+      ok(said.indexOf("kept by this instance alone") < said.indexOf("shared through"), said);
+    } finally {
+      await link.close();
+      proxy.close();
+      await redis.stop();
+    }
+  },
+});
