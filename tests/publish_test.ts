@@ -895,6 +895,55 @@ Deno.test("publish: a symbolic link to a file outside its folder (a resource, a 
   }
 });
 
+Deno.test("publish: ui/, middleware/ and skills/ stage what their loaders serve: a link to outside is refused in start-up's words, a skill folder linked in (no skill at start-up) is refused", async () => {
+  const outside = await Deno.makeTempDir({ prefix: "toolshed_publish_outside_" });
+  const skill = (name: string) =>
+    `---\nname: ${name}\ndescription: Notes on ${name}. Use when asked.\n---\n\n# ${name}\n`;
+  try {
+    await Deno.writeTextFile(`${outside}/app.html`, "<!doctype html><p>outside</p>\n");
+    await Deno.writeTextFile(
+      `${outside}/mw.ts`,
+      "export default (next) => (call) => next(call);\n",
+    );
+    await Deno.mkdir(`${outside}/linked`);
+    await Deno.writeTextFile(`${outside}/linked/SKILL.md`, skill("linked"));
+    await Deno.writeTextFile(`${outside}/ref.md`, "A reference from outside.\n");
+    await scratchServer(async (dir) => {
+      for (const folder of ["ui", "middleware", "skills/notes"]) {
+        await Deno.mkdir(`${dir}/${folder}`, { recursive: true });
+      }
+      await Deno.writeTextFile(`${dir}/skills/notes/SKILL.md`, skill("notes"));
+      await Deno.symlink(`${outside}/app.html`, `${dir}/ui/outside.html`);
+      await Deno.symlink(`${outside}/mw.ts`, `${dir}/middleware/10_outside.ts`);
+      await Deno.symlink(`${outside}/ref.md`, `${dir}/skills/notes/ref.md`);
+    }, async (dir) => {
+      const started = await startUp(dir);
+      assert.equal(started.code, 1, started.said);
+      const lines = started.said.split("\n").filter((line) => line.startsWith("  "));
+      for (const file of ["ui/outside.html", "middleware/10_outside.ts", "skills/notes"]) {
+        assert.ok(
+          lines.some((line) => line.includes(`${dir}/${file}`)),
+          `${file}: ${started.said}`,
+        );
+      }
+      let result = await refused(dir);
+      assert.equal(result.code, 1, result.said);
+      for (const line of lines) {
+        assert.ok(result.said.includes(`${line}\n`), `not "${line}": ${result.said}`);
+      }
+      for (const link of ["ui/outside.html", "middleware/10_outside.ts", "skills/notes/ref.md"]) {
+        await Deno.remove(`${dir}/${link}`);
+      }
+      await Deno.symlink(`${outside}/linked`, `${dir}/skills/linked`);
+      result = await refused(dir);
+      assert.equal(result.code, 1, result.said);
+      assert.match(result.said, /\(skill "[^"]*linked[^"]*" only in the binary\)/);
+    });
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
 Deno.test("publish: dot files and folders (tools/.env, resources/.cache/, prompts/.draft.md) are left out of the staged copy and named once on stderr with their count; --include-dotfiles embeds them", async () => {
   await scratchServer(async (dir) => {
     await Deno.writeTextFile(`${dir}/tools/.env`, "API_KEY=do-not-ship\n");
