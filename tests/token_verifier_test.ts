@@ -531,6 +531,7 @@ Deno.test("verify() answers unavailable while the issuer is down, backs off, and
       await verifier.verify(
         await signed(as.keys[0], {
           iss: as.issuer,
+          sub: "test-user",
           aud: RESOURCE,
           exp: time.now() + 60,
         }),
@@ -579,6 +580,49 @@ Deno.test("verify() introspects an opaque token once and keeps the answer (activ
     time.advance(61);
     assertRefused(await verifier.verify(unknown), "invalid", /not active/);
     assert.equal(counter.count(INTROSPECTION), 4);
+  } finally {
+    await as.stop();
+  }
+});
+
+Deno.test("verify() refuses a token that names no caller, a JWT or an introspection answer without sub, client_id or azp", async () => {
+  const NO_CALLER = "The token names no caller: it has no sub, client_id or azp claim";
+  const as = await startAuthServer({ opaqueResources: [OPAQUE_RESOURCE] });
+  try {
+    const { verifier } = verifierFor(as);
+    const now = Math.floor(Date.now() / 1000);
+    const base = { iss: as.issuer, aud: RESOURCE, exp: now + 60 };
+    for (const claims of [base, { ...base, sub: "", client_id: "" }, { ...base, username: "a" }]) {
+      const token = await signed(as.keys[0], claims);
+      assertRefused(await verifier.verify(token), "invalid", NO_CALLER);
+    }
+    const byAzp = assertOk(
+      await verifier.verify(await signed(as.keys[0], { ...base, azp: "app" })),
+    );
+    assert.equal(byAzp.clientId, "app");
+
+    // The issuer's own answer, with what names the caller taken out (the user left in `username`).
+    let rewrite: (answer: Record<string, unknown>) => Record<string, unknown> = (answer) => answer;
+    const rewriting = countingFetch(async (url, real) => {
+      const response = await real();
+      return INTROSPECTION.test(url.pathname)
+        ? Response.json(rewrite(await response.json()))
+        : response;
+    });
+    const token = await as.token({ scope: "tools:read", resource: OPAQUE_RESOURCE });
+    const options = { resource: OPAQUE_RESOURCE, introspection: as.introspector };
+    rewrite = ({ sub: _sub, client_id: _client, ...answer }) => ({ ...answer, username: "bob" });
+    const anonymous = verifierFor(as, { ...options, fetch: rewriting.fetch });
+    assertRefused(await anonymous.verifier.verify(token), "invalid", NO_CALLER);
+    // A subject alone does, and the issuer that answered vouches for it when `iss` is left out.
+    rewrite = ({ iss: _iss, client_id: _client, ...answer }) => ({ ...answer, sub: "carol" });
+    const subjectOnly = verifierFor(as, { ...options, fetch: rewriting.fetch });
+    const carol = assertOk(await subjectOnly.verifier.verify(token));
+    assert.deepEqual([carol.subject, carol.clientId, carol.issuer], [
+      "carol",
+      undefined,
+      as.issuer,
+    ]);
   } finally {
     await as.stop();
   }

@@ -118,17 +118,33 @@ function time(seconds: number): string {
   return quoted(Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString());
 }
 
-/** Who the claims say is calling: never the token itself. */
-export function authInfoOf(claims: JsonObject): AuthInfo {
-  const text = (value: unknown) => typeof value === "string" ? value : undefined;
+/**
+ * Who the claims say is calling: never the token itself. An empty string names no one. An
+ * introspection answer may leave out `iss`: the issuer that answered (`issuer`) vouches for it.
+ */
+export function authInfoOf(claims: JsonObject, issuer?: string): AuthInfo {
+  const text = (value: unknown) => typeof value === "string" && value !== "" ? value : undefined;
   return {
     subject: text(claims.sub),
     clientId: text(claims.client_id) ?? text(claims.azp),
     scopes: scopesOf(claims),
-    issuer: text(claims.iss),
+    issuer: text(claims.iss) ?? issuer,
     expiresAt: typeof claims.exp === "number" ? claims.exp : undefined,
     claims,
   };
+}
+
+/**
+ * Why a token's caller cannot be told apart from another's, or undefined: what a caller starts
+ * is bound to its subject, else its client (lib/methods/caller.ts), so a token naming neither
+ * would share it with every other such token (adr/0054). A user named only by `username` (RFC
+ * 7662) is not enough: a display name need not be unique or stable. The claim names go unquoted:
+ * the message becomes a challenge's error_description, where a double quote cannot go.
+ */
+export function callerProblem(auth: Pick<AuthInfo, "subject" | "clientId">): string | undefined {
+  return auth.subject === undefined && auth.clientId === undefined
+    ? "The token names no caller: it has no sub, client_id or azp claim"
+    : undefined;
 }
 
 /** `scope` (RFC 9068, RFC 7662: space-separated), else `scp` (an array, or a string). */

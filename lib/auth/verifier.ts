@@ -10,14 +10,16 @@
 //    signature against the issuer's keys (jwt.ts, key_set.ts), found from the issuer's metadata
 //    (issuer_metadata.ts);
 // 3. anything else: RFC 7662 introspection, when this server has credentials for it
-//    (introspection.ts).
+//    (introspection.ts);
+// 4. then, for either: the key binding (DPoP) and a caller, its subject or its client: a token
+//    naming neither is refused, never one caller with every other such token (adr/0054).
 //
 // It fails closed: what it cannot check (the issuer unreachable, an answer it cannot read, a bug)
 // is `unavailable`, never accepted. Trouble with the issuer is said on the diagnostics once a
 // minute at most, whatever the number of requests that meet it.
 import { throttledReport } from "../util/throttled_report.ts";
 import type { JsonObject } from "../util/json.ts";
-import { authInfoOf, bindingProblem } from "./claims.ts";
+import { authInfoOf, bindingProblem, callerProblem } from "./claims.ts";
 import { answerCache } from "./answer_cache.ts";
 import { tokenKey } from "./token_key.ts";
 import { cachedDocument } from "./cached_document.ts";
@@ -149,9 +151,12 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
           return { ok: false, reason: "invalid", message: outcome.problem };
         }
         const unbound = bindingProblem(outcome.claims, proofKey);
-        return unbound === undefined
-          ? { ok: true, auth: authInfoOf(outcome.claims) }
-          : { ok: false, reason: "invalid", message: unbound };
+        if (unbound !== undefined) return { ok: false, reason: "invalid", message: unbound };
+        const auth = authInfoOf(outcome.claims, issuer);
+        const nobody = callerProblem(auth);
+        return nobody === undefined
+          ? { ok: true, auth }
+          : { ok: false, reason: "invalid", message: nobody };
       } catch (error) {
         if (error instanceof IssuerUnavailable) {
           return { ok: false, reason: "unavailable", message: error.message };

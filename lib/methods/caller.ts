@@ -4,11 +4,19 @@
 import type { AuthInfo } from "../primitives/types.ts";
 
 /**
- * The caller's key: the subject (else the client, for a token a client got for itself) at its
- * issuer; undefined for an unauthenticated request (stdio, a shared bearer token), which then
- * matches only what was made without one.
+ * The caller's key: the subject (else the client, for a token a client got for itself: RFC 9068
+ * §2.2 makes its `sub` the client's id too) at its issuer; undefined for an unauthenticated
+ * request (stdio, a shared bearer token), which then matches only what was made without one.
+ * The verifier refuses a token naming neither (adr/0054); one that reaches here anyway is a bug,
+ * said loudly rather than made one caller with every other such token.
  */
 export function callerOf(auth: AuthInfo | undefined): string | undefined {
   if (auth === undefined) return undefined;
-  return JSON.stringify([auth.issuer ?? "", auth.subject ?? auth.clientId ?? ""]);
+  const who = auth.subject || auth.clientId;
+  if (!who) {
+    throw new Error(
+      'Cannot bind to a caller: the verified token has no subject ("sub") and no client ("client_id")',
+    );
+  }
+  return JSON.stringify([auth.issuer ?? "", who]);
 }
