@@ -1,7 +1,7 @@
 // --log-format json: every line main.ts writes on stderr is one JSON object (time, level,
 // message, and what is known of the request), start-up mistakes included; a tool module's
 // console and a program's stderr become lines of their own; the text form is unchanged.
-import assert, { deepStrictEqual, match, strictEqual } from "node:assert/strict";
+import assert, { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { createStderrLog } from "../lib/host/stderr_log.ts";
 import { forwardedJsonLines, isoTime, jsonLine, logLine } from "../lib/host/log_lines.ts";
 import { readActiveSpanWith } from "../lib/util/active_span.ts";
@@ -269,4 +269,131 @@ Deno.test("createStderrLog() says what it dropped in the log's own format", asyn
   const notice = JSON.parse(written.join("").split("\n").filter((line) => line !== "").at(-1)!);
   strictEqual(notice.level, "warn");
   match(notice.message, /^1 line\(s\) of diagnostics dropped/);
+});
+
+/** A JSON-RPC request whose method is `method`, in a 2025-era body (no `_meta`). */
+function legacyRequest(id: number, method: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, method, params: {} });
+}
+
+const LEGACY_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+/** The forged line of issue 34, after a newline a client put in its method. */
+const FORGED = 'toolshed: POST /mcp 200 tools/call by "admin" 0.1 ms';
+
+/**
+ * Sends, to a real server's endpoint: a forged method and a 1 MB one, each without a session
+ * (400), in a session no one has (404) and in a real session (answered); gives the statuses.
+ */
+async function forgedMethods(url: string): Promise<number[]> {
+  const forged = `tools/call by "admin" 0.1 ms\n${FORGED}\r\n\u001b[2K`;
+  const long = "m".repeat(1_000_000);
+  const opened = await fetch(url, {
+    method: "POST",
+    headers: LEGACY_HEADERS,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "forger", version: "1" },
+      },
+    }),
+  });
+  await opened.body?.cancel();
+  const session = opened.headers.get("mcp-session-id");
+  assert(session !== null, "no session was opened");
+  const statuses: number[] = [];
+  for (const method of [forged, long]) {
+    const sessions: Record<string, string>[] = [{}, { "mcp-session-id": "nobody" }, {
+      "mcp-session-id": session,
+    }];
+    for (const headers of sessions) {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { ...LEGACY_HEADERS, "mcp-protocol-version": "2025-11-25", ...headers },
+        body: legacyRequest(2, method),
+      });
+      await response.body?.cancel();
+      statuses.push(response.status);
+    }
+  }
+  return statuses;
+}
+
+/** Waits (a bounded number of times) until `lines()` holds `count` lines that `pick` picks. */
+async function loggedLines(
+  lines: () => string[],
+  pick: (line: string) => boolean,
+  count: number,
+): Promise<string[]> {
+  let picked = lines().filter(pick);
+  for (let tries = 0; tries < 200 && picked.length < count; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    picked = lines().filter(pick);
+  }
+  return picked;
+}
+
+Deno.test("--log-requests over a real process: a forged method and a 1 MB one, refused with 400 and 404 or answered, are quoted and cut, never a line of their own", async () => {
+  const dir = await directory();
+  const server = await spawnHttpServer(["--dir", dir, "--log-requests"]);
+  try {
+    const statuses = await forgedMethods(server.url);
+    deepStrictEqual(statuses.slice(0, 2), [400, 404]);
+    deepStrictEqual(statuses.slice(3, 5), [400, 404]);
+    const requests = await loggedLines(server.stderr, (line) => line.includes(" /mcp "), 7);
+    strictEqual(requests.length, 7, requests.join("\n")); // initialize and the six
+    for (const line of server.stderr()) {
+      assert(line.length <= 400, `a line of ${line.length} characters: ${line.slice(0, 200)}`);
+      assert(!line.startsWith(FORGED), `a forged line: ${line}`);
+      const control = [...line].some((char) => char < " " || char === "\u007f");
+      assert(!control, `a control character in: ${line}`);
+    }
+    // Each client value is one plain word or one JSON string (lib/util/client_text.ts).
+    const value = String.raw`(?:[A-Za-z/][!#-\[\]-~]*|"(?:[^"\\]|\\.)*")`;
+    for (const line of requests) {
+      match(line, new RegExp(`^toolshed: POST /mcp \\d{3} ${value} \\d+\\.\\d ms$`));
+    }
+    match(requests[0], /^toolshed: POST \/mcp 200 initialize \d+\.\d ms$/);
+    const forgedLine = requests.find((line) => line.includes("404") && line.includes("admin"));
+    assert(forgedLine, requests.join("\n"));
+    match(forgedLine, /^toolshed: POST \/mcp 404 "tools\/call by \\"admin\\" 0\.1 ms\\ntoolshed: /);
+    const longLine = requests.find((line) => line.includes("404") && line.includes("mmmm"));
+    assert(longLine, requests.join("\n"));
+    match(longLine, /^toolshed: POST \/mcp 404 "m{128}… \(1000000 characters\)" \d+\.\d ms$/);
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--log-requests --log-format json over a real process: a forged or 1 MB method is a bounded key, and the message quotes it", async () => {
+  const dir = await directory();
+  const server = await spawnHttpServer(["--dir", dir, "--log-format", "json", "--log-requests"]);
+  try {
+    await forgedMethods(server.url);
+    const requests = await loggedLines(server.stderr, (line) => line.includes('"path":"/mcp"'), 7);
+    strictEqual(requests.length, 7, requests.join("\n"));
+    for (const line of server.stderr()) {
+      assert(line.length <= 1_000, `a line of ${line.length} characters: ${line.slice(0, 200)}`);
+    }
+    const records = jsonLines(requests.join("\n"));
+    const methods = records.map((record) => String(record.method));
+    ok(methods.includes(`m`.repeat(128) + "… (1000000 characters)"), methods.join("\n"));
+    const forged = records.find((record) => String(record.method).includes("admin"));
+    assert(forged, methods.join("\n"));
+    match(
+      String(forged.message),
+      /^POST \/mcp \d{3} "tools\/call by \\"admin\\" 0\.1 ms\\ntoolshed: /,
+    );
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -45,6 +45,7 @@ import type { RateLimiter } from "./rate_limit.ts";
 import { rounds } from "./rounds.ts";
 import { stamp } from "./stamp.ts";
 import { type ToolView, viewOf } from "../primitives/toolsets.ts";
+import { quotedClientText } from "../util/client_text.ts";
 
 export interface CoreOptions extends MethodOptions {
   readonly registry: Registry;
@@ -256,7 +257,7 @@ export function createCore(given: CoreOptions): Core {
         if (error instanceof ProtocolError) {
           return { jsonrpc: "2.0", id: request.id, error: error.toRpcError() };
         }
-        options.diagnostics.error(`Request "${request.method}" failed`, error);
+        options.diagnostics.error(`Request ${quotedClientText(request.method)} failed`, error);
         return { jsonrpc: "2.0", id: request.id, error: internalError(messageOf(error)) };
       };
       try {

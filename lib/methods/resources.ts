@@ -2,6 +2,7 @@
 // `resources/subscribe` and `resources/unsubscribe`: the primitives layer lists and reads
 // resources; this finds them by URI and shapes answers and errors for the request's era.
 import type { JsonObject } from "../util/json.ts";
+import { quotedClientText } from "../util/client_text.ts";
 import { ErrorCode, invalidParams, ProtocolError, resourceNotFound } from "../wire/errors.ts";
 import { runHandler } from "../primitives/run_handler.ts";
 import { InputRequired } from "../primitives/input_required.ts";
@@ -31,7 +32,8 @@ export async function readResourceMethod(call: MethodCall): Promise<JsonObject> 
   const stateless = call.features.era === "stateless";
   const ctx: ResourceContext = { ...handlerContextOf(call), uri };
   const timeout = (ms: number | undefined) => ms ?? call.options.toolTimeoutMs;
-  const what = `Reading resource "${uri}"`;
+  // The client's URI, quoted and cut: the failure's line on stderr carries it (adr/0057).
+  const what = `Reading resource ${quotedClientText(uri)}`;
   let contents: JsonObject[] | undefined;
   try {
     const resource = call.snapshot.resources.byKey.get(uri);

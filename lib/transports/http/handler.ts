@@ -10,6 +10,7 @@ import { messageOf } from "../../util/json.ts";
 import { compose } from "../../util/compose.ts";
 import { activeSpan } from "../../util/active_span.ts";
 import { type Diagnostics, inform } from "../../util/diagnostics.ts";
+import { clientText, clientWord, quotedClientText } from "../../util/client_text.ts";
 import { internalError } from "../../wire/errors.ts";
 import { admissionStep, type MirroredArguments } from "./admission.ts";
 import { jsonAnswer } from "./answer.ts";
@@ -225,20 +226,24 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     const response = await route({ request, connection, note, address: addressOf(info) });
     const log = () => {
       const ms = performance.now() - started;
-      const who = note.subject === undefined ? "" : ` by ${JSON.stringify(note.subject)}`;
-      const path = pathnameOf(request.url);
+      // What the client wrote is a plain word or a quoted, bounded string in the line, and
+      // bounded in the keys (adr/0057): it can neither end the line nor pose as another field.
+      const { rpcMethod, tool, subject } = note;
+      const path = pathnameOf(request.url) ?? "";
+      const method = rpcMethod === undefined ? "-" : clientWord(rpcMethod);
+      const who = subject === undefined ? "" : ` by ${quotedClientText(subject)}`;
       inform(
         diagnostics,
-        `${request.method} ${path} ${response.status} ${note.rpcMethod ?? "-"}${who} ${
+        `${clientWord(request.method)} ${clientWord(path)} ${response.status} ${method}${who} ${
           ms.toFixed(1)
         } ms`,
         {
-          http_method: request.method,
-          path,
+          http_method: clientText(request.method),
+          path: clientText(path),
           status: response.status,
-          method: note.rpcMethod,
-          tool: note.tool,
-          subject: note.subject,
+          method: rpcMethod === undefined ? undefined : clientText(rpcMethod),
+          tool: tool === undefined ? undefined : clientText(tool),
+          subject: subject === undefined ? undefined : clientText(subject),
           duration_ms: Math.round(ms * 10) / 10,
           trace_id: span?.traceId,
           span_id: span?.spanId,
