@@ -3,7 +3,7 @@
 // The server runs in this process over stdio, on a scratch directory the test edits.
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { startInProcess } from "./_in_process.ts";
-import { spawnServer, withHangGuard } from "./_server_process.ts";
+import { events, spawnHttpServer, spawnServer, withHangGuard } from "./_server_process.ts";
 import { withoutModuleVersions } from "../lib/discovery/import_module.ts";
 
 const TOOL = (text: string) =>
@@ -382,6 +382,110 @@ Deno.test("--watch over a real process serves a folder that was not there at sta
   } finally {
     const { code, stderr } = await server.finish();
     strictEqual(code, 0, stderr);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** A copy of examples/skills (a skills/ folder) in a temporary directory, to edit. */
+async function skillsScratch(): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "toolshed_reload_skills_" });
+  const example = new URL("../examples/skills/skills", import.meta.url).pathname;
+  const copied = await new Deno.Command("cp", { args: ["-r", example, dir] }).output();
+  ok(copied.success, "cp failed");
+  return dir;
+}
+
+/** POSTs `message` in the 2025-era session `session` (none for initialize); its JSON answer. */
+async function postLegacy(
+  url: string,
+  session: string | undefined,
+  message: object,
+): Promise<{ session: string | null; body: Record<string, unknown> | undefined }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(session === undefined ? {} : {
+        "mcp-session-id": session,
+        "mcp-protocol-version": "2025-11-25",
+      }),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+  });
+  const text = await response.text();
+  // An event stream's first event may be empty (a priming one): its answer is the one with data.
+  const data = text.split("\n").find((line) => line.startsWith("data: {"));
+  const json = data !== undefined ? data.slice(6) : text;
+  return {
+    session: response.headers.get("mcp-session-id"),
+    body: json === "" ? undefined : JSON.parse(json),
+  };
+}
+
+Deno.test("--watch over a real HTTP process: an edit to a skill's supporting file is announced to a 2025-era session (resources/list_changed, and updated for a subscribed file)", async () => {
+  const dir = await skillsScratch();
+  const server = await spawnHttpServer(["--dir", dir, "--watch"]);
+  const stream = new AbortController();
+  try {
+    const opened = await postLegacy(server.url, undefined, {
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "reload-test", version: "1" },
+      },
+    });
+    const session = opened.session;
+    ok(session !== null, "no session");
+    const capabilities = (opened.body?.result as { capabilities: Record<string, unknown> })
+      .capabilities;
+    deepStrictEqual(capabilities.resources, { subscribe: true, listChanged: true });
+    await postLegacy(server.url, session, { method: "notifications/initialized" });
+    const file = "skill://pdf-forms/references/FIELDS.md";
+    const subscribed = await postLegacy(server.url, session, {
+      id: 2,
+      method: "resources/subscribe",
+      params: { uri: file },
+    });
+    deepStrictEqual(subscribed.body?.result, {}, JSON.stringify(subscribed.body));
+    const listed = async () => {
+      const answer = await postLegacy(server.url, session, { id: 3, method: "skills/list" });
+      return JSON.stringify((answer.body?.result as { skills: unknown[] }).skills);
+    };
+    const before = await listed();
+
+    const get = await fetch(server.url, {
+      headers: {
+        accept: "text/event-stream",
+        "mcp-session-id": session,
+        "mcp-protocol-version": "2025-11-25",
+      },
+      signal: stream.signal,
+    });
+    strictEqual(get.status, 200);
+    const notices = events(get.body!);
+    // The stream is open once its answer came: now the edit, to a file skills/list alone lists.
+    await Deno.writeTextFile(
+      `${dir}/skills/pdf-forms/references/FIELDS.md`,
+      "# Fields\n\nEdited.\n",
+    );
+    const said: string[] = [];
+    const wanted = [
+      "notifications/resources/list_changed",
+      `notifications/resources/updated ${file}`,
+    ];
+    while (!wanted.every((notice) => said.includes(notice))) {
+      const next = await withHangGuard(notices.next(), `the notices (${said.join(", ")})`);
+      ok(!next.done, `the stream ended after ${said.join(", ")}`);
+      const notice = next.value as { method: string; params?: { uri?: string } };
+      said.push(notice.params?.uri ? `${notice.method} ${notice.params.uri}` : notice.method);
+    }
+    ok(await listed() !== before, "skills/list did not change");
+  } finally {
+    stream.abort();
+    await server.stop();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -2,6 +2,9 @@
 // the registry's snapshot): in a 2025-era session, `notifications/<kind>/list_changed` for each
 // kind whose list changed, when the server offers `listChanged`, and
 // `notifications/resources/updated` for each subscribed resource that changed or went away.
+// A skill's files are resources (most only through its template): an edit to any of them changes
+// its entry's digests, and is announced as the resource list changing, as the skills extension's
+// reference server announces skills changing (adr/0057).
 // (2026-07-28 clients learn it from `subscriptions/listen`, which comes later, or by listing
 // again when their cache hint runs out.)
 import type { JsonObject } from "../util/json.ts";
@@ -40,7 +43,8 @@ export function changedLists(
     tools: differ(previous.tools, next.tools, (tool) => tool.definition),
     prompts: differ(previous.prompts, next.prompts, (prompt) => prompt.listing),
     resources: differ(previous.resources, next.resources, (resource) => resource.listing) ||
-      differ(previous.templates, next.templates, (template) => template.listing),
+      differ(previous.templates, next.templates, (template) => template.listing) ||
+      differ(previous.skills, next.skills, (skill) => skill.entry),
   };
 }
 
@@ -53,7 +57,10 @@ export function updatedResources(
   const updated: string[] = [];
   for (const uri of uris) {
     const before = previous.resources.byKey.get(uri);
-    if (before === undefined) continue;
+    if (before === undefined) {
+      if (skillFileChanged(previous, next, uri)) updated.push(uri);
+      continue;
+    }
     const after = next.resources.byKey.get(uri);
     // A file resource's listing carries its size and modification time.
     if (after === undefined || JSON.stringify(after.listing) !== JSON.stringify(before.listing)) {
@@ -61,6 +68,19 @@ export function updatedResources(
     }
   }
   return updated;
+}
+
+/** Whether `uri` is a skill's file (not a listed resource) whose digest a swap changed or removed. */
+function skillFileChanged(previous: Snapshot, next: Snapshot, uri: string): boolean {
+  const digestOf = (snapshot: Snapshot) => {
+    for (const skill of snapshot.skills.items) {
+      const file = skill.files.find((each) => each.uri === uri);
+      if (file !== undefined) return file.digest;
+    }
+    return undefined;
+  };
+  const before = previous.skills.items.length === 0 ? undefined : digestOf(previous);
+  return before !== undefined && digestOf(next) !== before;
 }
 
 /** Whether two catalogs list other items, or items that look different on the wire. */
