@@ -91,3 +91,32 @@ Deno.test("proofChecker() keeps a proof's id only when it is spent, once", async
     problem: "The DPoP proof was used before: each request needs a new one",
   });
 });
+
+Deno.test("proofChecker() answers 429 for a key over its quota and 503 for a full memory, with when to come back", async () => {
+  const checker = proofChecker(DEFAULT_ALGORITHMS, proofMemory({ perKey: 1, total: 2 }));
+  const url = "https://mcp.example.com/mcp";
+  const now = Math.floor(Date.now() / 1000);
+  const request = { method: "POST", url, token: "a-token", now };
+  const spend = async (key: CryptoKeyPair) => {
+    const checked = await checker.check(
+      await dpopProof(key, { method: "POST", url, token: "a-token", iat: now }),
+      request,
+    );
+    if (!("spend" in checked)) throw new Error(checked.problem);
+    return checked.spend();
+  };
+  const [one, two, three] = await Promise.all([dpopKey(), dpopKey(), dpopKey()]);
+  strictEqual(await spend(one), undefined);
+  deepStrictEqual(await spend(one), {
+    status: 429,
+    problem: "The DPoP key has 1 proofs within their window already, as many as this server " +
+      "keeps for one key",
+    retryAfter: 300,
+  });
+  strictEqual(await spend(two), undefined);
+  deepStrictEqual(await spend(three), {
+    status: 503,
+    problem: "This server keeps 2 DPoP proofs within their window already, as many as it can",
+    retryAfter: 300,
+  });
+});
