@@ -22,7 +22,7 @@ import { createDispatch } from "./dispatch.ts";
 import { createEndpoint, type Endpoint, type EndpointOptions } from "./endpoint.ts";
 import { errorMessage } from "./errors.ts";
 import type { Exchange, HttpHandler, HttpStep, RequestNote } from "./exchange.ts";
-import { createHostGuard, guardStep, hostNameOf, LOOPBACK_NAMES } from "./guard.ts";
+import { allowedHostNames, createHostGuard, guardStep } from "./guard.ts";
 import { BODY_TIMEOUT_MS, type Connection } from "./listener.ts";
 import { methodAndTypeStep } from "./method_and_type.ts";
 import {
@@ -136,11 +136,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
   const routes: RouteTable = new Map();
   const cors = options.corsOrigins?.length ? corsOriginsOf(options.corsOrigins) : undefined;
   // What the guard lets through in Host (and Origin), the endpoint's and the server card's.
-  const allowedNames = [
-    ...LOOPBACK_NAMES,
-    ...options.boundNames ?? [],
-    ...options.allowedHosts.map((name) => hostNameOf(name) ?? name),
-  ];
+  const allowedNames = allowedHostNames(options.boundNames ?? [], options.allowedHosts);
   // The endpoint's steps, in order; the dispatch to the engines is the last.
   const steps: HttpStep[] = [
     ...options.outerSteps ?? [],
