@@ -1,7 +1,7 @@
 // The pieces of bounded HTTP (adr/0021) on their own: Deno's per-connection server is there,
 // the fallback serves without it, the connection cap follows the open-file limit, and the
 // ledger of unsent answers drops the stalest first and never the newest.
-import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import {
   connectionCap,
   denoServeConnection,
@@ -56,6 +56,38 @@ Deno.test("listen() serves a request and counts the connection it keeps alive", 
     strictEqual(await response.text(), "served");
     strictEqual(server.counts().open, 1); // fetch keeps the connection alive
   } finally {
+    server.close();
+    await server.finished;
+  }
+});
+
+Deno.test("listen() with a name refuses past its cap with a 503 that names that listener, not --max-connections", async () => {
+  const diagnostics = recorder();
+  const server = listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    name: "the metrics listener",
+    handler: () => new Response("served"),
+    onError: () => new Response("failed", { status: 500 }),
+    maxConnections: 1,
+    idleTimeoutMs: 60_000,
+    bodyTimeoutMs: 60_000,
+    diagnostics,
+  });
+  const first = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+  const second = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+  try {
+    const buffer = new Uint8Array(1024);
+    const read = await second.read(buffer);
+    match(new TextDecoder().decode(buffer.subarray(0, read ?? 0)), /^HTTP\/1\.1 503 /);
+    strictEqual(
+      diagnostics.text().trim(),
+      "toolshed: Refused a connection for the metrics listener: 1 are open, the most the " +
+        "metrics listener allows (1)",
+    );
+  } finally {
+    first.close();
+    second.close();
     server.close();
     await server.finished;
   }
