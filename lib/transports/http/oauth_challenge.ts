@@ -46,7 +46,10 @@ export function insufficientScope(
   ]);
 }
 
-/** RFC 6750 §3: an error_description holds printable ASCII but `"` and `\`. */
+/**
+ * RFC 6750 §3: an error_description holds printable ASCII but `"` and `\`. Our messages quote
+ * values in double quotes, which become single ones (`'iss'` reads; `?iss?` did not).
+ */
 function quotable(text: string): string {
-  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "?");
+  return text.replaceAll('"', "'").replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "?");
 }
