@@ -286,7 +286,8 @@ const FORGED = 'toolshed: POST /mcp 200 tools/call by "admin" 0.1 ms';
 
 /**
  * Sends, to a real server's endpoint: a forged method and a 1 MB one, each without a session
- * (400), in a session no one has (404) and in a real session (answered); gives the statuses.
+ * (400), in a session no one has (404) and in a real session (answered), then a tools/call of a
+ * tool whose name is 1 MB; gives the statuses.
  */
 async function forgedMethods(url: string): Promise<number[]> {
   const forged = `tools/call by "admin" 0.1 ms\n${FORGED}\r\n\u001b[2K`;
@@ -323,6 +324,19 @@ async function forgedMethods(url: string): Promise<number[]> {
       statuses.push(response.status);
     }
   }
+  // A tool's name is the client's too: the JSON form's `tool` key.
+  const named = await fetch(url, {
+    method: "POST",
+    headers: { ...LEGACY_HEADERS, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: `t\n${"t".repeat(1_000_000)}`, arguments: {} },
+    }),
+  });
+  await named.body?.cancel();
+  statuses.push(named.status);
   return statuses;
 }
 
@@ -347,8 +361,8 @@ Deno.test("--log-requests over a real process: a forged method and a 1 MB one, r
     const statuses = await forgedMethods(server.url);
     deepStrictEqual(statuses.slice(0, 2), [400, 404]);
     deepStrictEqual(statuses.slice(3, 5), [400, 404]);
-    const requests = await loggedLines(server.stderr, (line) => line.includes(" /mcp "), 7);
-    strictEqual(requests.length, 7, requests.join("\n")); // initialize and the six
+    const requests = await loggedLines(server.stderr, (line) => line.includes(" /mcp "), 8);
+    strictEqual(requests.length, 8, requests.join("\n")); // initialize, the six, the tool
     for (const line of server.stderr()) {
       assert(line.length <= 400, `a line of ${line.length} characters: ${line.slice(0, 200)}`);
       assert(!line.startsWith(FORGED), `a forged line: ${line}`);
@@ -378,14 +392,16 @@ Deno.test("--log-requests --log-format json over a real process: a forged or 1 M
   const server = await spawnHttpServer(["--dir", dir, "--log-format", "json", "--log-requests"]);
   try {
     await forgedMethods(server.url);
-    const requests = await loggedLines(server.stderr, (line) => line.includes('"path":"/mcp"'), 7);
-    strictEqual(requests.length, 7, requests.join("\n"));
+    const requests = await loggedLines(server.stderr, (line) => line.includes('"path":"/mcp"'), 8);
+    strictEqual(requests.length, 8, requests.join("\n"));
     for (const line of server.stderr()) {
       assert(line.length <= 1_000, `a line of ${line.length} characters: ${line.slice(0, 200)}`);
     }
     const records = jsonLines(requests.join("\n"));
     const methods = records.map((record) => String(record.method));
     ok(methods.includes(`m`.repeat(128) + "… (1000000 characters)"), methods.join("\n"));
+    const tools = records.map((record) => record.tool).filter((tool) => tool !== undefined);
+    deepStrictEqual(tools, [`t\n${"t".repeat(126)}… (1000002 characters)`]);
     const forged = records.find((record) => String(record.method).includes("admin"));
     assert(forged, methods.join("\n"));
     match(
