@@ -1,7 +1,7 @@
 // The request core alone: routing one parsed request to its handler and shaping the result,
 // against calling the tool's handler directly and building the same result by hand.
 import { IN_PROCESS, type RequestContext } from "../lib/methods/context.ts";
-import { serverOf } from "../lib/server/server_of.ts";
+import { createServer } from "../lib/server/create_server.ts";
 import { createSession } from "../lib/methods/session.ts";
 import { extract, type Request } from "../lib/wire/extract.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
@@ -23,7 +23,8 @@ function request(method: string, params: Record<string, unknown>): Request {
   return message;
 }
 
-const { core } = serverOf({ tools: registry.tools }, {
+const { core } = await createServer({
+  primitives: { tools: registry.tools },
   diagnostics: recorder(),
   pageSize: 100,
   toolTimeoutMs: 60_000,

@@ -3,7 +3,7 @@
 // parses it and writes the reply (the least any server must do). The per-byte cost at 16 MiB vs
 // at 1 MiB is the 16 MiB time ÷ (16 × the 1 MiB time); bench:e2e measures the same figure through
 // a pipe and a client, which double the noise.
-import { serverOf } from "../lib/server/server_of.ts";
+import { createServer } from "../lib/server/create_server.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
 import { stdinOf } from "./_stdin.ts";
@@ -33,7 +33,8 @@ const sink = {
 };
 
 async function throughToolshed(input: Uint8Array): Promise<void> {
-  const server = serverOf({ tools: registry.tools }, {
+  const server = (await createServer({
+    primitives: { tools: registry.tools },
     diagnostics: recorder(),
     pageSize: 100,
     toolTimeoutMs: 60_000,
@@ -42,7 +43,7 @@ async function throughToolshed(input: Uint8Array): Promise<void> {
     outputBoundChars: 16 * MIB,
     maxConcurrency: 64,
     waitingBoundBytes: 16 * MIB,
-  }).serveStdio({ input: stdinOf(input), output: sink });
+  })).serveStdio({ input: stdinOf(input), output: sink });
   await server.done;
 }
 

@@ -1,7 +1,7 @@
 // The in-process pipeline, bytes in to bytes out with no I/O: toolshed's serve() against
 // a bare loop doing the least any server must (frame, JSON.parse, JSON.stringify a reply).
 // Each iteration pushes 1,000 pipelined echo calls through and waits for every answer.
-import { serverOf } from "../lib/server/server_of.ts";
+import { createServer } from "../lib/server/create_server.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "../tests/_diagnostics.ts";
 import { stdinOf } from "./_stdin.ts";
@@ -36,7 +36,8 @@ const legacy = requests("legacy");
 const sink = { write: (bytes: Uint8Array) => Promise.resolve(bytes.length) };
 
 async function throughToolshed(input: Uint8Array): Promise<void> {
-  const server = serverOf({ tools: registry.tools }, {
+  const server = (await createServer({
+    primitives: { tools: registry.tools },
     diagnostics: recorder(),
     pageSize: 100,
     toolTimeoutMs: 60_000,
@@ -45,7 +46,7 @@ async function throughToolshed(input: Uint8Array): Promise<void> {
     outputBoundChars: 16 * 1024 * 1024,
     maxConcurrency: 64,
     waitingBoundBytes: 16 * 1024 * 1024,
-  }).serveStdio({ input: stdinOf(input), output: sink });
+  })).serveStdio({ input: stdinOf(input), output: sink });
   await server.done;
 }
 

@@ -12,7 +12,7 @@
 import { parseArgs } from "../lib/host/args.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import { contentsOf } from "../lib/primitives/registry.ts";
-import { serverOf } from "../lib/server/server_of.ts";
+import { createServer } from "../lib/server/create_server.ts";
 import { createSession } from "../lib/methods/session.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -87,7 +87,7 @@ function splitLines(): TransformStream<string, string> {
 }
 
 /** Microseconds of one swap with `count` tools: catalogs, swap, and a session's notices. */
-function swapCost(count: number): number[] {
+async function swapCost(count: number): Promise<number[]> {
   // Two loads of the same tools: a reload builds new objects, compared field by field.
   const load = () =>
     Array.from({ length: count }, (_, i) =>
@@ -101,7 +101,8 @@ function swapCost(count: number): number[] {
         `tool_${i}.ts`,
       ));
   const loads = [load(), load()];
-  const { core, registry } = serverOf({ tools: loads[0] }, {
+  const { core, registry } = await createServer({
+    primitives: { tools: loads[0] },
     pageSize: 100,
     toolTimeoutMs: 1_000,
     listChanged: true,
@@ -128,7 +129,7 @@ function swapCost(count: number): number[] {
   return times;
 }
 
-const swap = median(swapCost(1_000));
+const swap = median(await swapCost(1_000));
 const small = median(await changeToNotice(10));
 const large = median(await changeToNotice(1_000));
 console.log(`Hot reload, medians (${rounds} rounds of each change, 50 swaps):`);

@@ -41,7 +41,7 @@ const echo = checkDefinition(
   "echo",
   "echo",
 );
-const http = serveForTest([echo], { maxMessageBytes: 64 * MIB });
+const http = await serveForTest([echo], { maxMessageBytes: 64 * MIB });
 
 /** The text of an `initialize` (made before the first measure: the bench holds it). */
 function initializeBody(capsBytes: number): string {

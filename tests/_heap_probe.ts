@@ -3,7 +3,7 @@
 // the heap holds after them must not grow with the number of requests served; RSS, which
 // V8 and the allocator keep after a collection, is reported by load.ts separately.
 //   deno run -A --v8-flags=--expose-gc tests/_heap_probe.ts N...
-import { serverOf } from "../lib/server/server_of.ts";
+import { createServer } from "../lib/server/create_server.ts";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "./_diagnostics.ts";
 
@@ -20,7 +20,8 @@ const BATCH = 256;
 
 const diagnostics = recorder();
 const tools = await loadTools(TOOLS, { diagnostics });
-const composed = serverOf({ tools: tools.tools }, {
+const composed = await createServer({
+  primitives: { tools: tools.tools },
   pageSize: 100,
   toolTimeoutMs: 60_000,
   maxMessageBytes: 1 << 22,

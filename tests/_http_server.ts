@@ -1,14 +1,17 @@
 // An HTTP server in this process for tests: 127.0.0.1, a free port, the given primitives, test-sized
 // limits and recorded diagnostics; `close()` shuts it down and waits until it has closed.
-import { serverOf } from "../lib/server/server_of.ts";
+import type { Server } from "../lib/server/create_server.ts";
 import type { OtherPrimitives, Registry } from "../lib/primitives/registry.ts";
 import type { Tool } from "../lib/primitives/tools.ts";
 import type { HttpOptions, HttpServer } from "../lib/transports/http/server.ts";
 import { recorder } from "./_diagnostics.ts";
+import { composeForTest, type HarnessConfig } from "./_in_process.ts";
 import { withHangGuard } from "./_server_process.ts";
 
 export interface TestHttpServer {
   server: HttpServer;
+  /** What createServer built: its core, `request`, `metrics`, `close`. */
+  composed: Server;
   /** What the server serves: swap it to reload. */
   registry: Registry;
   url: string;
@@ -18,29 +21,49 @@ export interface TestHttpServer {
 }
 
 /**
- * The server of `tools` (and `others`) as createServer composes it, listening on a free port
- * of 127.0.0.1 with test-sized limits; `core.listChanged` says lists may change (a test swaps
- * the registry to reload).
+ * What a test server has unless its test says otherwise: small limits, and a state key, as
+ * TOOLSHED_STATE_KEY gives one to every instance behind a load balancer (without it, the server
+ * warns that its requestState opens only here).
  */
-export function serveForTest(
+const TEST_SIZED: HarnessConfig = {
+  pageSize: 100,
+  toolTimeoutMs: 10_000,
+  maxMessageBytes: 1 << 20,
+  maxConcurrency: 8,
+  shutdownGraceMs: 10_000,
+  stateKeys: ["the secret of tests/_http_server.ts"],
+};
+
+/**
+ * The server of `tools` (and `others`) as createServer composes it for `main.ts --http`,
+ * listening on a free port of 127.0.0.1 with test-sized limits; `listen` says how it listens
+ * (as serveHttp takes it) and `config` sets any option of the server (createServer's, whole:
+ * `listChanged` says lists may change, and a test swaps the registry to reload).
+ */
+export async function serveForTest(
   tools: readonly Tool[],
-  options: Partial<HttpOptions> = {},
+  listen: Partial<HttpOptions> = {},
   others: OtherPrimitives = {},
-  core: { listChanged?: boolean } = {},
-): TestHttpServer {
+  config: HarnessConfig = {},
+): Promise<TestHttpServer> {
   const diagnostics = recorder();
-  const composed = serverOf({ ...others, tools }, {
-    pageSize: 100,
-    toolTimeoutMs: 10_000,
-    maxMessageBytes: 1 << 20,
-    maxConcurrency: 8,
-    shutdownGraceMs: 10_000,
+  const composed = await composeForTest({
+    ...TEST_SIZED,
     diagnostics,
-    listChanged: core.listChanged,
+    http: true,
+    ...config,
+    primitives: { ...others, tools },
   });
-  const server = composed.serveHttp({ hostname: "127.0.0.1", port: 0, ...options });
+  let server: HttpServer;
+  try {
+    server = composed.serveHttp({ hostname: "127.0.0.1", port: 0, ...listen });
+  } catch (error) {
+    await composed.close(); // the metrics' listener, say
+    throw error;
+  }
   return {
     server,
+    composed,
     registry: composed.registry,
     url: server.url,
     port: Number(new URL(server.url).port),
@@ -48,6 +71,7 @@ export function serveForTest(
     async close() {
       await withHangGuard(server.shutdown("the test is over"), "shutdown");
       await withHangGuard(server.done, "the server closing");
+      await withHangGuard(composed.close(), "the server's tasks and listeners closing");
     },
   };
 }

@@ -5,8 +5,11 @@
 // signals, the stdout and process guards of lib/host/) is left to tests/_server_process.ts.
 import { DEFAULTS, parseCommand } from "../lib/host/cli.ts";
 import { OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "../lib/server/defaults.ts";
-import { createServer } from "../lib/server/create_server.ts";
-import { serverOf } from "../lib/server/server_of.ts";
+import {
+  createServer,
+  type Server as ComposedServer,
+  type ServerConfig,
+} from "../lib/server/create_server.ts";
 import type { OtherPrimitives, Registry } from "../lib/primitives/registry.ts";
 import type { ByteSource, Server } from "../lib/transports/stdio/stdio.ts";
 import type { ByteSink } from "../lib/transports/stdio/writer.ts";
@@ -56,26 +59,41 @@ export const DEFAULT_SETTINGS: Settings = {
   waitingBoundBytes: WAITING_BOUND_BYTES,
 };
 
+/** What a harness may set of the server: any option of createServer but the primitives. */
+export type HarnessConfig = Omit<ServerConfig, "primitives">;
+
+/**
+ * The one door of the test harnesses (serveTools, serveForTest, startInProcess): createServer,
+ * given the whole configuration, with the harness's troubles recorded unless it names a place.
+ * There is no other way in, so an option a test sets reaches the server as the same option
+ * reaches main.ts's (tests/create_server_test.ts sets each one and sees its effect).
+ */
+export function composeForTest(config: ServerConfig): Promise<ComposedServer> {
+  return createServer({ diagnostics: recorder(), ...config });
+}
+
 /**
  * The server of `tools` (and `others`), reading `io.input` and writing `io.output`, as
- * createServer composes it for main.ts, reporting to `diagnostics`; `listChanged` says lists
- * may change (a test swaps the server's registry to reload).
+ * createServer composes it for main.ts, with main.ts's defaults unless `config` says otherwise,
+ * reporting to `diagnostics`; `listChanged` says lists may change (a test swaps the server's
+ * registry to reload). `composed` is what createServer built.
  */
-export function serveTools(
+export async function serveTools(
   tools: ToolSet,
   io: { input: ByteSource; output: ByteSink },
-  settings: Partial<Settings> = {},
+  config: HarnessConfig = {},
   diagnostics: Diagnostics = recorder(),
   others: OtherPrimitives = {},
   listChanged = false,
-): Server & { registry: Registry } {
-  const server = serverOf({ ...others, tools: tools.tools }, {
+): Promise<Server & { registry: Registry; composed: ComposedServer }> {
+  const composed = await composeForTest({
     ...DEFAULT_SETTINGS,
-    ...settings,
     diagnostics,
     listChanged,
+    ...config,
+    primitives: { ...others, tools: tools.tools },
   });
-  return { ...server.serveStdio(io), registry: server.registry };
+  return { ...composed.serveStdio(io), registry: composed.registry, composed };
 }
 
 export interface InProcessServer {
@@ -109,7 +127,7 @@ export async function startInProcess(flags: readonly string[] = []): Promise<InP
   const diagnostics = recorder();
   const server = await quietly(
     diagnostics,
-    () => createServer({ ...options, http: false, diagnostics }),
+    () => composeForTest({ ...options, http: false, diagnostics }),
   );
   const input = feed();
   const output = collector();

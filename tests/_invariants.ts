@@ -365,7 +365,7 @@ export async function runInProcess(
   let offset = 0;
   const chunkBytes = options.chunkBytes ?? (() => 64 * 1024);
   const parts: Uint8Array[] = [];
-  const server = serveTools(registry, {
+  const server = await serveTools(registry, {
     input: {
       read(buffer) {
         if (offset >= input.length) return Promise.resolve(null);

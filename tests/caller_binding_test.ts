@@ -2,7 +2,7 @@
 // only its own caller's tasks, whoever names them. (Sessions, task reads and requestState over
 // real HTTP: tests/oauth_http_test.ts; across instances: tests/scale.ts, check i.)
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { serverOf } from "../lib/server/server_of.ts";
+import { createServer } from "../lib/server/create_server.ts";
 import { IN_PROCESS } from "../lib/methods/context.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import type { AuthInfo, ToolContext } from "../lib/primitives/types.ts";
@@ -35,7 +35,7 @@ Deno.test("a listen following a task hears it only when the task is its caller's
     "job",
     "tools/job.ts",
   );
-  const server = serverOf({ tools: [job] }, { diagnostics: recorder() });
+  const server = await createServer({ primitives: { tools: [job] }, diagnostics: recorder() });
   let id = 0;
   const handle = (
     method: string,

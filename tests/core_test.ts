@@ -2,7 +2,7 @@
 // its answer (progress, log messages, requests to the client), results of any resultType,
 // methods added by one table entry, registry swaps and long-lived requests.
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
-import { serverOf } from "../lib/server/server_of.ts";
+import { createServer } from "../lib/server/create_server.ts";
 import { IN_PROCESS } from "../lib/methods/context.ts";
 import type { MethodEntry, MethodTable } from "../lib/methods/call.ts";
 import { METHODS } from "../lib/methods/table.ts";
@@ -27,11 +27,15 @@ function toolsOf(handlers: Record<string, ToolDefinitionHandler>): Tool[] {
 }
 type ToolDefinitionHandler = (args: Record<string, unknown>, ctx: ToolContext) => unknown;
 
-function connect(tools: Tool[], options: { methods?: MethodTable; maxConcurrency?: number } = {}) {
+async function connect(
+  tools: Tool[],
+  options: { methods?: MethodTable; maxConcurrency?: number } = {},
+) {
   const input = feed();
   const output = collector();
   const diagnostics = recorder();
-  const composed = serverOf({ tools }, {
+  const composed = await createServer({
+    primitives: { tools },
     pageSize: 100,
     toolTimeoutMs: 10_000,
     diagnostics,
@@ -76,7 +80,7 @@ const initialize = (capabilities: Record<string, unknown> = {}) => ({
 
 Deno.test("core: a tool's progress reaches the client before its answer, only when asked for", async () => {
   let later: ToolContext | undefined;
-  const peer = connect(toolsOf({
+  const peer = await connect(toolsOf({
     work: (_args, ctx) => {
       later = ctx;
       ctx.progress(1, 3, "one");
@@ -144,7 +148,7 @@ Deno.test("core: log messages go out at or above the level asked for, and only w
     },
   });
   const withLevel = { ...META, "io.modelcontextprotocol/logLevel": "warning" };
-  const offered = connect(tools, { methods: WITH_LOGGING });
+  const offered = await connect(tools, { methods: WITH_LOGGING });
   offered.send(call(1, "chatty", withLevel));
   deepStrictEqual((await offered.end()).map((line) => line.method ?? line.id), [
     "notifications/message",
@@ -156,13 +160,13 @@ Deno.test("core: log messages go out at or above the level asked for, and only w
     logger: "db",
   });
   // Without the capability nothing is sent, whatever the request asks.
-  const plain = connect(tools, {
+  const plain = await connect(tools, {
     methods: new Map([...METHODS].filter(([method]) => method !== "logging/setLevel")),
   });
   plain.send(call(1, "chatty", withLevel));
   deepStrictEqual((await plain.end()).map((line) => line.id), [1]);
   // A legacy session gets info and above until it sets a level (adr/0024), then what it set.
-  const legacy = connect(tools, { methods: WITH_LOGGING });
+  const legacy = await connect(tools, { methods: WITH_LOGGING });
   legacy.send(initialize());
   legacy.send(call(1, "chatty", {}));
   legacy.send({ id: 2, method: "logging/setLevel", params: { level: "error" } });
@@ -175,7 +179,7 @@ Deno.test("core: log messages go out at or above the level asked for, and only w
 });
 
 Deno.test("core: a tool asks a 2025-era client through the transport, and the answer comes back by id", async () => {
-  const peer = connect(toolsOf({
+  const peer = await connect(toolsOf({
     ask: async (_args, ctx) => {
       const answer = await ctx.request("sampling/createMessage", { messages: [], maxTokens: 5 });
       const refused = await ctx.request("elicitation/create", {}).catch((error) => error.message);
@@ -207,7 +211,7 @@ Deno.test("core: a tool asks a 2025-era client through the transport, and the an
 });
 
 Deno.test("core: cancelling a call cancels the request it sent the client; 2026-07-28 asks only what the client declared", async () => {
-  const peer = connect(toolsOf({
+  const peer = await connect(toolsOf({
     ask: (_args, ctx) => ctx.request("roots/list", {}).catch((error) => error.message),
   }));
   peer.send(initialize({ roots: {} }));
@@ -220,7 +224,7 @@ Deno.test("core: cancelling a call cancels the request it sent the client; 2026-
     method: "notifications/cancelled",
     params: { requestId: "toolshed-1", reason: "enough" },
   }]);
-  const modern = connect(toolsOf({
+  const modern = await connect(toolsOf({
     ask: (_args, ctx) => ctx.request("roots/list", {}).catch((error) => error.message),
   }));
   modern.send(call(1, "ask"));
@@ -237,7 +241,7 @@ Deno.test("core: a result may carry another resultType where the method and the 
     odd: () => ({ resultType: "task", taskId: "t" }),
     empty: () => ({ resultType: "input_required" }),
   });
-  const modern = connect(tools);
+  const modern = await connect(tools);
   modern.send(call(1, "asks"));
   modern.send(call(2, "odd"));
   modern.send(call(3, "empty"));
@@ -254,7 +258,7 @@ Deno.test("core: a result may carry another resultType where the method and the 
   );
   strictEqual(odd.result.isError, true);
   strictEqual(empty.result.isError, true);
-  const legacy = connect(tools);
+  const legacy = await connect(tools);
   legacy.send(initialize());
   legacy.send(call(1, "asks", {}));
   const [, legacyAsks] = await legacy.end();
@@ -278,7 +282,7 @@ Deno.test("core: a method is one table entry, and the capabilities follow the ta
       handler: () => ({ resources: [] }),
     }],
   ]);
-  const peer = connect([], { methods });
+  const peer = await connect([], { methods });
   peer.send({ id: 1, method: "server/discover", params: { _meta: META } });
   peer.send({ id: 2, method: "resources/list", params: { _meta: META } });
   const [discover, list] = await peer.end();
@@ -295,7 +299,7 @@ Deno.test("core: a method is one table entry, and the capabilities follow the ta
 Deno.test("core: a registry swap serves new requests the new tools while calls in flight finish on the old", async () => {
   let release = () => {};
   const released = new Promise<void>((resolve) => release = resolve);
-  const peer = connect(toolsOf({ slow: () => released.then(() => "slow done") }));
+  const peer = await connect(toolsOf({ slow: () => released.then(() => "slow done") }));
   let swaps = 0;
   peer.registry.onChange((next, previous) => swaps += next.version - previous.version);
   peer.send(call(1, "slow"));
@@ -333,7 +337,7 @@ Deno.test("core: a long-lived request holds no slot and is closed gracefully at 
         ),
     }],
   ]);
-  const peer = connect(toolsOf({ quick: () => "quick" }), { methods, maxConcurrency: 1 });
+  const peer = await connect(toolsOf({ quick: () => "quick" }), { methods, maxConcurrency: 1 });
   peer.send({ id: "listen", method: "test/listen", params: { _meta: META } });
   peer.send(call(1, "quick"));
   deepStrictEqual((await peer.lines(1)).map((line) => line.id), [1]);
@@ -345,8 +349,13 @@ Deno.test("core: a long-lived request holds no slot and is closed gracefully at 
   });
 });
 
-Deno.test("core: routing errors are answered at once, before any handler runs", () => {
-  const { core } = serverOf({}, { pageSize: 10, toolTimeoutMs: 1_000, diagnostics: recorder() });
+Deno.test("core: routing errors are answered at once, before any handler runs", async () => {
+  const { core } = await createServer({
+    primitives: {},
+    pageSize: 10,
+    toolTimeoutMs: 1_000,
+    diagnostics: recorder(),
+  });
   const answer = (method: string, meta?: Record<string, unknown>) =>
     core.handle({
       request: {
@@ -394,7 +403,7 @@ Deno.test("core: a tool that needs a client capability refuses a client without 
     "needy",
     "needy",
   );
-  const peer = connect([needy]);
+  const peer = await connect([needy]);
   peer.send(call(1, "needy"));
   peer.send(
     call(2, "needy", { ...META, "io.modelcontextprotocol/clientCapabilities": { sampling: {} } }),
@@ -412,7 +421,7 @@ Deno.test("core: a tool that needs a client capability refuses a client without 
   strictEqual(served.result.content[0].text, "Success");
   strictEqual(ran, 1);
   // A 2025 session has no such error: the model reads why in an isError result.
-  const legacy = connect([needy]);
+  const legacy = await connect([needy]);
   legacy.send(initialize());
   legacy.send(call(1, "needy", {}));
   const [, answer] = await legacy.end();

@@ -130,8 +130,8 @@ Deno.test({
     const listed = servePage();
     const other = servePage();
     const calls: string[] = [];
-    const open = serveForTest([greetTool(calls)], { corsOrigins: [listed.origin] });
-    const tokened = serveForTest([greetTool(calls)], {
+    const open = await serveForTest([greetTool(calls)], { corsOrigins: [listed.origin] });
+    const tokened = await serveForTest([greetTool(calls)], {
       corsOrigins: [listed.origin],
       bearerToken: TOKEN,
     });

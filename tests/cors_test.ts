@@ -2,7 +2,7 @@
 // itself (a preflight), what it adds to the answers of the steps after it, and what it leaves
 // alone; the origins' parsing; and the guard agreeing with it on what an allowed origin is.
 // (Over real HTTP: tests/http_transcripts/cors*.txt; in a real browser: tests/cors_browser_test.ts.)
-import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
+import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import { serveForTest } from "./_http_server.ts";
 import { compose } from "../lib/util/compose.ts";
 import type { Exchange, HttpHandler } from "../lib/transports/http/exchange.ts";
@@ -263,11 +263,11 @@ Deno.test("corsOriginsOf() names the value it cannot read", () => {
   ok(!allowsOrigin(origins, "https://APP.EXAMPLE"), "Origin is compared as browsers write it");
 });
 
-Deno.test("serveHttp() throws on an origin that is not one, before it listens", () => {
+Deno.test("serveHttp() throws on an origin that is not one, before it listens", async () => {
   // The process's open descriptors, where Linux shows them: a listener left open is one more.
   const open = () => Deno.build.os === "linux" ? [...Deno.readDirSync("/proc/self/fd")].length : 0;
   const before = open();
-  throws(
+  await rejects(
     () => serveForTest([], { corsOrigins: ["https://app.example/mcp"] }),
     {
       message:

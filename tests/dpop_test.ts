@@ -14,7 +14,7 @@ const tools = OAUTH_TOOLS;
 
 async function withServer(run: (server: TestHttpServer, as: AuthServer) => Promise<void>) {
   const as = await startAuthServer({ scopes: "mcp deploy" });
-  const server = serveForTest(tools, { oauth: { issuer: as.issuer } });
+  const server = await serveForTest(tools, { oauth: { issuer: as.issuer } });
   try {
     await run(server, as);
   } finally {

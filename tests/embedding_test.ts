@@ -13,7 +13,7 @@ import { Client as LegacyClient } from "npm:@modelcontextprotocol/sdk@1.32.2/cli
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { Hono } from "npm:hono@4.13.19";
 import { createServer, type Server } from "../lib/server/create_server.ts";
-import { serverOf } from "../lib/server/server_of.ts";
+
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import type { Middleware } from "../lib/primitives/types.ts";
 import { recorder } from "./_diagnostics.ts";
@@ -169,23 +169,27 @@ Deno.test("embedding: close() drains what fetch serves: a call in flight finishe
   const held = new Promise<void>((resolve) => release = resolve);
   let started!: () => void;
   const running = new Promise<void>((resolve) => started = resolve);
-  const server = serverOf({
-    tools: [
-      checkDefinition(
-        {
-          description: "Waits until the test lets it finish",
-          inputSchema: { type: "object" },
-          handler: async () => {
-            started();
-            await held;
-            return "finished";
+  const server = await createServer({
+    diagnostics: recorder(),
+    shutdownGraceMs: 60_000,
+    primitives: {
+      tools: [
+        checkDefinition(
+          {
+            description: "Waits until the test lets it finish",
+            inputSchema: { type: "object" },
+            handler: async () => {
+              started();
+              await held;
+              return "finished";
+            },
           },
-        },
-        "held",
-        "held.ts",
-      ),
-    ],
-  }, { diagnostics: recorder(), shutdownGraceMs: 60_000 });
+          "held",
+          "held.ts",
+        ),
+      ],
+    },
+  });
   const call = (id: number) =>
     server.fetch(
       new Request("http://localhost/mcp", {
@@ -237,7 +241,8 @@ Deno.test("embedding: close() twice still aborts a session's call at the end of 
     "stubborn",
     "stubborn.ts",
   );
-  const server = serverOf({ tools: [stubborn] }, {
+  const server = await createServer({
+    primitives: { tools: [stubborn] },
     diagnostics: recorder(),
     shutdownGraceMs: 200,
   });
@@ -266,7 +271,10 @@ Deno.test("embedding: close() twice still aborts a session's call at the end of 
   const answer = await (await withHangGuard(call, "the call's answer")).json();
   strictEqual(answer.result.content[0].text, "aborted: the server is shutting down");
 
-  const neverServed = serverOf({ tools: [stubborn] }, { diagnostics: recorder() });
+  const neverServed = await createServer({
+    primitives: { tools: [stubborn] },
+    diagnostics: recorder(),
+  });
   await neverServed.close();
   const late = await neverServed.fetch(listTools("http://localhost/mcp"));
   strictEqual(late.status, 503);

@@ -4,7 +4,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import { createBearerCheck, equalDigests } from "../lib/transports/http/auth.ts";
-import { serveForTest } from "./_http_server.ts";
+import { serveForTest, type TestHttpServer } from "./_http_server.ts";
 import { FIXTURE_TOOLS, readLines, withHangGuard } from "./_server_process.ts";
 
 const TOKEN = "s3cr3t-t0ken";
@@ -32,7 +32,7 @@ const UNAUTHORIZED = {
   },
 };
 
-function serve() {
+function serve(): Promise<TestHttpServer> {
   const tool = checkDefinition(
     {
       description: "says ok",
@@ -59,7 +59,7 @@ async function discover(url: string, extra: Record<string, string> = {}) {
 }
 
 Deno.test("serveHttp() with a bearer token answers a request without Authorization with 401 and a challenge", async () => {
-  const http = serve();
+  const http = await serve();
   try {
     deepStrictEqual(await discover(http.url), {
       status: 401,
@@ -72,7 +72,7 @@ Deno.test("serveHttp() with a bearer token answers a request without Authorizati
 });
 
 Deno.test("serveHttp() with a bearer token refuses a wrong token, or another scheme, with 401 invalid_token", async () => {
-  const http = serve();
+  const http = await serve();
   try {
     for (
       const authorization of [
@@ -96,7 +96,7 @@ Deno.test("serveHttp() with a bearer token refuses a wrong token, or another sch
 });
 
 Deno.test("serveHttp() with a bearer token serves a request that carries it, the scheme in any case", async () => {
-  const http = serve();
+  const http = await serve();
   try {
     for (const authorization of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `BEARER  ${TOKEN}`]) {
       const answer = await discover(http.url, { authorization });
@@ -109,7 +109,7 @@ Deno.test("serveHttp() with a bearer token serves a request that carries it, the
 });
 
 Deno.test("serveHttp() with a bearer token checks Host and Origin first, and leaves the probes open", async () => {
-  const http = serve();
+  const http = await serve();
   try {
     const forbidden = await discover(http.url, { origin: "http://evil.example.com" });
     strictEqual(forbidden.status, 403);

@@ -101,9 +101,9 @@ interface Started extends TestHttpServer {
   probe: Probe;
 }
 
-function start(options: Partial<HttpOptions> = {}): Started {
+async function start(options: Partial<HttpOptions> = {}): Promise<Started> {
   const { tools: all, probe } = tools();
-  return { ...serveForTest(all, options), probe };
+  return { ...await serveForTest(all, options), probe };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -190,7 +190,7 @@ const textResult = (id: number, text: string) => ({
 // The session's life.
 
 Deno.test("serveHttp() opens a 2025-era session on initialize and serves its calls by Mcp-Session-Id", async () => {
-  const http = start();
+  const http = await start();
   try {
     const answer = await post(http.url, initializeBody(), {});
     strictEqual(answer.status, 200);
@@ -240,7 +240,7 @@ Deno.test("serveHttp() opens a 2025-era session on initialize and serves its cal
 });
 
 Deno.test("serveHttp() answers 2025-era traffic without a session id with 400, and an unknown one with 404 -32001", async () => {
-  const http = start();
+  const http = await start();
   try {
     const noSession = await post(http.url, { jsonrpc: "2.0", id: 7, method: "tools/list" }, {});
     deepStrictEqual([noSession.status, noSession.json], [400, {
@@ -279,7 +279,7 @@ Deno.test("serveHttp() answers 2025-era traffic without a session id with 400, a
 });
 
 Deno.test("serveHttp() refuses a 2025-era MCP-Protocol-Version other than the session's with 400", async () => {
-  const http = start();
+  const http = await start();
   try {
     const headers = await open(http.url, {}, "2025-06-18");
     const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
@@ -313,7 +313,7 @@ Deno.test("serveHttp() refuses a 2025-era MCP-Protocol-Version other than the se
 });
 
 Deno.test("serveHttp() answers a refused initialize with 400 and the core's error, and opens no session", async () => {
-  const http = start();
+  const http = await start();
   try {
     const headers = await open(http.url);
     const again = await post(http.url, { ...initializeBody(), id: 5 }, headers);
@@ -349,7 +349,7 @@ Deno.test("serveHttp() answers a refused initialize with 400 and the core's erro
 });
 
 Deno.test("serveHttp() ends a session on DELETE (200) and answers it with 404 from then on", async () => {
-  const http = start();
+  const http = await start();
   try {
     const headers = await open(http.url);
     // A call in flight when the session ends is aborted.
@@ -377,7 +377,7 @@ Deno.test("serveHttp() ends a session on DELETE (200) and answers it with 404 fr
 });
 
 Deno.test("serveHttp() ends the least recently used session past maxSessions", async () => {
-  const http = start({ maxSessions: 2 });
+  const http = await start({ maxSessions: 2 });
   try {
     const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
     const first = await open(http.url);
@@ -396,8 +396,8 @@ Deno.test("serveHttp() ends the least recently used session past maxSessions", a
 });
 
 Deno.test("serveHttp() names its sessions after its instance; another instance's session is 404 saying whose it is, and stderr says why once", async () => {
-  const alpha = start({ instanceName: "alpha" });
-  const beta = start({ instanceName: "beta" });
+  const alpha = await start({ instanceName: "alpha" });
+  const beta = await start({ instanceName: "beta" });
   try {
     const headers = await open(alpha.url);
     match(headers["mcp-session-id"], /^alpha\.[0-9a-f-]{36}$/);
@@ -426,7 +426,7 @@ Deno.test("serveHttp() names its sessions after its instance; another instance's
 
 Deno.test("serveHttp() forgets a session idle for the TTL, on a clock the test drives", async () => {
   let clock = 1_000_000;
-  const http = start({ sessionTtlMs: 60_000, now: () => clock });
+  const http = await start({ sessionTtlMs: 60_000, now: () => clock });
   try {
     const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
     const headers = await open(http.url);
@@ -442,7 +442,7 @@ Deno.test("serveHttp() forgets a session idle for the TTL, on a clock the test d
 });
 
 Deno.test("serveHttp() keeps what a 2025-era session counts of its client's capabilities: a small object whole, the top of a huge one", async () => {
-  const http = serveForTest(
+  const http = await serveForTest(
     [define("capabilities", (_args, ctx) => JSON.stringify(ctx.clientCapabilities))],
     { maxMessageBytes: 4 * 1024 * 1024 },
   );
@@ -617,7 +617,7 @@ Deno.test("createSessionTable() past the cap with every older session busy evict
 // Requests to the client, cancellation, drain.
 
 Deno.test("serveHttp() sends a tool's sampling request on its call's event stream and resolves it with the POSTed response", async () => {
-  const http = start();
+  const http = await start();
   try {
     const headers = await open(http.url, { sampling: {} });
     const response = await postRaw(http.url, callBody(1, "ask"), headers);
@@ -652,7 +652,7 @@ Deno.test("serveHttp() sends a tool's sampling request on its call's event strea
 });
 
 Deno.test("serveHttp() refuses a tool's sampling request the client cannot receive", async () => {
-  const http = start();
+  const http = await start();
   try {
     const undeclared = await open(http.url);
     deepStrictEqual(
@@ -681,7 +681,7 @@ Deno.test("serveHttp() refuses a tool's sampling request the client cannot recei
 });
 
 Deno.test("serveHttp() aborts a 2025-era call on notifications/cancelled from its session", async () => {
-  const http = start();
+  const http = await start();
   try {
     const headers = await open(http.url);
     const held = post(http.url, callBody(4, "held"), headers);
@@ -700,7 +700,7 @@ Deno.test("serveHttp() aborts a 2025-era call on notifications/cancelled from it
 });
 
 Deno.test("serveHttp() drain rejects requests sent to clients and ends every session", async () => {
-  const http = start();
+  const http = await start();
   const headers = await open(http.url, { sampling: {} });
   const response = await postRaw(http.url, callBody(1, "ask"), headers);
   const stream = events(response.body!);
@@ -741,7 +741,7 @@ function get(url: string, headers: Record<string, string>): Promise<Response> {
 }
 
 Deno.test("serveHttp() opens a 2025-era session's GET stream once: 406, 400, 404 and 409 otherwise", async () => {
-  const http = start({ keepAliveMs: 1 });
+  const http = await start({ keepAliveMs: 1 });
   try {
     const headers = await open(http.url);
     const sse = { accept: "text/event-stream" };
@@ -859,7 +859,7 @@ async function collect<T>(events: AsyncGenerator<T>): Promise<T[]> {
 }
 
 Deno.test("serveHttp() keeps a 2025-era call going when its client drops the stream, and replays the rest on a GET with Last-Event-ID", async () => {
-  const http = start();
+  const http = await start();
   try {
     const headers = await open(http.url, { sampling: {} });
     const response = await postRaw(http.url, callBody(1, "ask"), headers);
@@ -900,7 +900,7 @@ Deno.test("serveHttp() keeps a 2025-era call going when its client drops the str
 });
 
 Deno.test("serveHttp() resumes a 2025-era call's stream while the call runs: replay, then the rest live", async () => {
-  const http = start();
+  const http = await start();
   try {
     const headers = await open(http.url, { sampling: {} });
     const response = await postRaw(http.url, callBody(1, "ask"), headers);
@@ -931,7 +931,7 @@ Deno.test("serveHttp() resumes a 2025-era call's stream while the call runs: rep
  * A server with one tool, `polled`, that closes its call's event stream at once (SEP-1699
  * polling), says whether it could, and answers once released.
  */
-function pollingServer() {
+async function pollingServer() {
   const closed: boolean[] = [];
   let release = deferred();
   const polled = define("polled", async (_args, ctx) => {
@@ -950,7 +950,7 @@ function pollingServer() {
     await release.promise;
     return "answered after two closes";
   });
-  const http = serveForTest([polled, polledTwice]);
+  const http = await serveForTest([polled, polledTwice]);
   return {
     http,
     closed,
@@ -963,7 +963,7 @@ function pollingServer() {
 }
 
 Deno.test("serveHttp() closes a 2025-era call's stream when its tool asks (SEP-1699 polling); a GET with Last-Event-ID receives the answer", async () => {
-  const { http, closed, release } = pollingServer();
+  const { http, closed, release } = await pollingServer();
   try {
     const headers = await open(http.url, { sampling: {} });
     const response = await postRaw(http.url, callBody(1, "polled"), headers);
@@ -983,7 +983,7 @@ Deno.test("serveHttp() closes a 2025-era call's stream when its tool asks (SEP-1
 });
 
 Deno.test("serveHttp() closes whichever stream a call is read on: the POST's, then a resumption's", async () => {
-  const { http, closed, release, resumed } = pollingServer();
+  const { http, closed, release, resumed } = await pollingServer();
   try {
     const headers = await open(http.url, { sampling: {} });
     const response = await postRaw(http.url, callBody(1, "polled_twice"), headers);
@@ -1007,7 +1007,7 @@ Deno.test("serveHttp() closes whichever stream a call is read on: the POST's, th
 });
 
 Deno.test("serveHttp() keeps a stream open when it cannot be resumed: ctx.closeStream() is false for JSON answers, sessions before 2025-11-25 and 2026-07-28", async () => {
-  const { http, closed, release } = pollingServer();
+  const { http, closed, release } = await pollingServer();
   /** A POST's status and whole body (JSON, or an event stream that ends with the answer). */
   const send = async (body: unknown, headers: Record<string, string>) => {
     const response = await postRaw(http.url, body, headers);
@@ -1053,7 +1053,7 @@ Deno.test("serveHttp() keeps a stream open when it cannot be resumed: ctx.closeS
 });
 
 Deno.test("serveHttp() primes no event stream of a session older than 2025-11-25", async () => {
-  const http = start({ keepAliveMs: 1 });
+  const http = await start({ keepAliveMs: 1 });
   try {
     const headers = await open(http.url, {}, "2025-06-18");
     const stream = await get(http.url, { ...headers, accept: "text/event-stream" });
@@ -1069,7 +1069,7 @@ Deno.test("serveHttp() primes no event stream of a session older than 2025-11-25
 
 Deno.test("serveHttp() tells a 2025-era session's GET stream that the tools changed, on a reload", async () => {
   const { tools: all } = tools();
-  const http = serveForTest(all, {}, {}, { listChanged: true });
+  const http = await serveForTest(all, {}, {}, { listChanged: true });
   try {
     const headers = await open(http.url);
     const listening = await get(http.url, { ...headers, accept: "text/event-stream" });
@@ -1085,7 +1085,7 @@ Deno.test("serveHttp() tells a 2025-era session's GET stream that the tools chan
 });
 
 Deno.test("serveHttp() ends a session's GET stream when the server drains", async () => {
-  const http = start();
+  const http = await start();
   const headers = await open(http.url);
   const listening = await get(http.url, { ...headers, accept: "text/event-stream" });
   strictEqual(listening.status, 200);
@@ -1109,7 +1109,7 @@ Deno.test("serveHttp() ends a session's GET stream when the server drains", asyn
 // The guard first, and the official SDK v1 client.
 
 Deno.test("serveHttp() refuses the 2025-era DNS-rebinding probe with 403 before anything else", async () => {
-  const http = start();
+  const http = await start();
   try {
     const body = JSON.stringify(initializeBody());
     const raw = async (host: string, origin: string) => {
@@ -1161,7 +1161,7 @@ Deno.test("createOutbound() sends each message with the signal of the request it
 });
 
 Deno.test("interop: the 2025-11-25 SDK v1 client initializes, lists, calls and is sampled over Streamable HTTP", async () => {
-  const http = start();
+  const http = await start();
   const client = new Client({ name: "toolshed-http-legacy-test", version: "1.0.0" }, {
     capabilities: { sampling: {} },
   });
@@ -1193,7 +1193,7 @@ Deno.test("interop: the 2025-11-25 SDK v1 client initializes, lists, calls and i
 });
 
 Deno.test("interop: the SDK v1 client follows a stream toolshed closes mid-call (SEP-1699) and gets the answer", async () => {
-  const { http, closed, release } = pollingServer();
+  const { http, closed, release } = await pollingServer();
   // A client that declares sampling: its calls' answers are event streams, so resumable.
   const client = new Client({ name: "toolshed-polling-test", version: "1.0.0" }, {
     capabilities: { sampling: {} },

@@ -117,7 +117,7 @@ interface Started extends TestHttpServer {
 
 async function start(options: Partial<HttpOptions> = {}): Promise<Started> {
   const { tools, probe } = probeTools();
-  return { ...serveForTest([...await fixtureTools(), ...tools], options), probe };
+  return { ...await serveForTest([...await fixtureTools(), ...tools], options), probe };
 }
 
 /** A tools/call body; `meta` adds to the `_meta` envelope (a progress token, say). */

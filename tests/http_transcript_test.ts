@@ -46,7 +46,7 @@ import denoConfig from "../deno.json" with { type: "json" };
 import type { Tool } from "../lib/primitives/tools.ts";
 import { recorder } from "./_diagnostics.ts";
 import { serveForTest } from "./_http_server.ts";
-import { serverOf } from "../lib/server/server_of.ts";
+import { createServer } from "../lib/server/create_server.ts";
 import { loadQuietly, NOT_IN_PROCESS } from "./_in_process.ts";
 import { diffLines, lineMismatch } from "./_line_diff.ts";
 import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";
@@ -150,7 +150,8 @@ async function startServer(settings: Settings, way: Way): Promise<TranscriptServ
   };
   if (way === "embedded") {
     const diagnostics = recorder();
-    const server = serverOf({ tools: await transcriptTools() }, {
+    const server = await createServer({
+      primitives: { tools: await transcriptTools() },
       diagnostics,
       pageSize: 100,
       toolTimeoutMs: 10_000,
@@ -180,7 +181,7 @@ async function startServer(settings: Settings, way: Way): Promise<TranscriptServ
       },
     };
   }
-  const http = serveForTest(
+  const http = await serveForTest(
     await transcriptTools(),
     {
       bearerToken: settings.bearerToken,

@@ -7,7 +7,6 @@ import { deepStrictEqual, match, ok, rejects, strictEqual } from "node:assert/st
 import { startInProcess } from "./_in_process.ts";
 import { withHangGuard } from "./_server_process.ts";
 import { createServer } from "../lib/server/create_server.ts";
-import { serverOf } from "../lib/server/server_of.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import type { Call, Middleware, ToolContext } from "../lib/primitives/types.ts";
 import { DirectoryLoadError } from "../lib/discovery/load_error.ts";
@@ -85,7 +84,11 @@ Deno.test("middleware sees the call as the handler will, and the result before i
     });
     return result;
   };
-  const server = serverOf({ tools: [echoTool()] }, { middleware: [spy], diagnostics: recorder() });
+  const server = await createServer({
+    primitives: { tools: [echoTool()] },
+    middleware: [spy],
+    diagnostics: recorder(),
+  });
   const response = await server.request("tools/call", {
     name: "echo",
     arguments: { text: "hi" },
@@ -125,7 +128,8 @@ Deno.test("middleware may give the handler other params, answer in its stead, or
     }
     return next(call);
   };
-  const server = serverOf({ tools: [echoTool(), echoTool("denied")] }, {
+  const server = await createServer({
+    primitives: { tools: [echoTool(), echoTool("denied")] },
     middleware: [deny, cached, redact],
     diagnostics: recorder(),
   });
@@ -161,7 +165,8 @@ Deno.test("a middleware that throws, or passes next a call of its own making, an
     }
     return next(call);
   };
-  const server = serverOf({ tools: [echoTool("boom"), echoTool("fresh")] }, {
+  const server = await createServer({
+    primitives: { tools: [echoTool("boom"), echoTool("fresh")] },
     middleware: [broken],
     diagnostics,
   });
@@ -361,7 +366,8 @@ Deno.test("middleware × rounds and tasks: it sees each round's input_required a
     "slow",
     "slow.ts",
   );
-  const server = serverOf({ tools: [ask, slow] }, {
+  const server = await createServer({
+    primitives: { tools: [ask, slow] },
     middleware: [noting],
     diagnostics: recorder(),
   });
@@ -443,7 +449,8 @@ Deno.test("a middleware that answers nothing gets -32603 saying so, in both eras
   }
   let refused = "";
   try {
-    serverOf({ tools: [echoTool()] }, {
+    await createServer({
+      primitives: { tools: [echoTool()] },
       middleware: [(() => 42) as unknown as Middleware],
       diagnostics: recorder(),
     });

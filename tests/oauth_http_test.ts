@@ -3,10 +3,10 @@
 // client discovers, each refusal with the status and challenge the spec names, the caller in
 // `ctx.auth`, scopes as 403 step-up challenges in both eras, and sessions, tasks and
 // requestState that another user's token cannot reach.
-import { deepStrictEqual, match, ok, strictEqual, throws } from "node:assert/strict";
+import { deepStrictEqual, match, ok, rejects, strictEqual } from "node:assert/strict";
 import * as jose from "npm:jose@6.2.18";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
-import { serverOf } from "../lib/server/server_of.ts";
+import { createServer } from "../lib/server/create_server.ts";
 import { recorder } from "./_diagnostics.ts";
 import type { ToolContext } from "../lib/primitives/types.ts";
 import type { OAuthHttpOptions } from "../lib/transports/http/oauth.ts";
@@ -77,7 +77,7 @@ async function withServer(
   run: (server: TestHttpServer, as: AuthServer) => Promise<void>,
 ): Promise<void> {
   const as = await issuer();
-  const server = serveForTest(tools, {
+  const server = await serveForTest(tools, {
     oauth: { issuer: as.issuer, ...oauth },
     logRequests: true,
   });
@@ -260,7 +260,7 @@ Deno.test("oauth: tokens for another audience, from another issuer, forged, unsi
 
 Deno.test("oauth: an issuer that cannot be reached fails closed: 503, saying why, never the call", async () => {
   const gone = await startAuthServer({ scopes: "mcp" });
-  const server = serveForTest(tools, { oauth: { issuer: gone.issuer } });
+  const server = await serveForTest(tools, { oauth: { issuer: gone.issuer } });
   try {
     const token = await gone.token({ scope: "mcp", resource: server.url });
     await gone.stop();
@@ -415,11 +415,12 @@ Deno.test("oauth: another user's token reaches none of a user's session, task or
 Deno.test("oauth: embedded, fetch checks tokens for the public URL it is given, and refuses to start without one", async () => {
   const as = await issuer();
   const publicUrl = "http://localhost:8123/mcp";
-  throws(
-    () => serverOf({ tools }, { oauth: { issuer: as.issuer }, http: {} }),
+  await rejects(
+    () => createServer({ primitives: { tools }, oauth: { issuer: as.issuer }, http: {} }),
     /Cannot serve OAuth embedded without oauth\.publicUrl/,
   );
-  const server = serverOf({ tools }, {
+  const server = await createServer({
+    primitives: { tools },
     oauth: { issuer: as.issuer, publicUrl },
     http: {},
     diagnostics: recorder(),

@@ -283,7 +283,7 @@ for (const era of ERAS) {
 async function signInAndStepUp(era: Era, binding: Binding): Promise<void> {
   const as = await issuer();
   as.signInAs("alice");
-  const server = serveForTest(tools, {
+  const server = await serveForTest(tools, {
     oauth: { issuer: as.issuer, scopes: ["mcp"] },
     logRequests: true,
   });

@@ -2,7 +2,7 @@
 // asks of the caller's token is checked before anything runs, at once (so HTTP can answer
 // 403); lists show or hide what the token does not grant; a caller not known is never asked.
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
-import { serverOf } from "../lib/server/server_of.ts";
+import { createServer } from "../lib/server/create_server.ts";
 import type { OAuthConfig } from "../lib/server/create_server.ts";
 import { IN_PROCESS } from "../lib/methods/context.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
@@ -81,16 +81,17 @@ async function fixture(
     resource({ name: "plan", uri: "docs://plan", scopes: ["docs:read"], read: () => "the plan" }),
     resource({ name: "readme", uri: "docs://readme", read: () => "hello" }),
   ] as Resource[];
-  const server = serverOf({
-    tools: [
-      tool("deploy", ["deploy", "repo:write"]),
-      tool("echo"),
-      tool("status", ["repo:read"]),
-    ],
-    resources,
-    templates,
-    prompts: [prompt("review", ["repo:read"]), prompt("greet")],
-  }, {
+  const server = await createServer({
+    primitives: {
+      tools: [
+        tool("deploy", ["deploy", "repo:write"]),
+        tool("echo"),
+        tool("status", ["repo:read"]),
+      ],
+      resources,
+      templates,
+      prompts: [prompt("review", ["repo:read"]), prompt("greet")],
+    },
     pageSize,
     diagnostics: recorder(),
     middleware,

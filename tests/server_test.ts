@@ -43,10 +43,10 @@ function signal(): { happened: Promise<void>; happen: () => void } {
   return { happened, happen };
 }
 
-function start(registry: ToolSet, overrides: Partial<Settings> = {}) {
+async function start(registry: ToolSet, overrides: Partial<Settings> = {}) {
   const input = feed();
   const output = collector();
-  const server = serveTools(registry, { input, output }, {
+  const server = await serveTools(registry, { input, output }, {
     pageSize: 100,
     toolTimeoutMs: 10_000,
     maxMessageBytes: 1024,
@@ -65,7 +65,7 @@ Deno.test("serve() answers a fast request while a slow one is still running", as
     slow: { handler: () => new Promise<string>((resolve) => finishSlow = () => resolve("slow")) },
     fast: { handler: () => "fast" },
   });
-  const { input, output, server } = start(registry);
+  const { input, output, server } = await start(registry);
   input.push(call(1, "slow") + "\n" + call(2, "fast") + "\n");
   await output.untilLines(1);
   deepStrictEqual(output.lines().map((line) => line.id), [2]);
@@ -85,7 +85,7 @@ Deno.test("serve() with one slot answers a request that waited, when input ends 
       handler: () => new Promise<string>((resolve) => setTimeout(() => resolve("paused"), 30)),
     },
   });
-  const { input, output, server } = start(registry, { maxConcurrency: 1 });
+  const { input, output, server } = await start(registry, { maxConcurrency: 1 });
   input.push(call(1, "pause") + "\n" + call(2, "pause") + "\n");
   input.end();
   await withHangGuard(server.done, "the server's end");
@@ -110,7 +110,7 @@ Deno.test("serve() passes the request's signal, id and client to the handler", a
       },
     },
   });
-  const { input, output, server } = start(registry);
+  const { input, output, server } = await start(registry);
   input.push(call(5, "inspect") + "\n");
   input.end();
   await server.done;
@@ -132,7 +132,7 @@ Deno.test("serve() passes the request's signal, id and client to the handler", a
 });
 
 Deno.test("serve() answers an oversize line with -32600 and serves the next line", async () => {
-  const { input, output, server } = start(registryOf({ echo: { handler: () => "echoed" } }), {
+  const { input, output, server } = await start(registryOf({ echo: { handler: () => "echoed" } }), {
     maxMessageBytes: 200,
   });
   input.push(call(1, "echo", { text: "x".repeat(500) }) + "\n" + call(2, "echo") + "\n");
@@ -160,7 +160,7 @@ Deno.test("serve() answers an oversize line with -32600 and serves the next line
 });
 
 Deno.test("serve() stops reading while its output is over the bound, and delivers everything after", async () => {
-  const { input, output, server } = start(
+  const { input, output, server } = await start(
     registryOf({ echo: { handler: () => "y".repeat(100) } }),
     {
       outputBoundChars: 300,
@@ -207,7 +207,7 @@ Deno.test("serve() aborts in-flight calls and ends quietly when the output close
     echo: { handler: () => "x" },
   });
   const input = feed();
-  const server = serveTools(registry, {
+  const server = await serveTools(registry, {
     input,
     output: { write: () => Promise.reject(new Deno.errors.BrokenPipe("client went away")) },
   }, {
@@ -238,7 +238,7 @@ Deno.test("serve() shutdown() lets in-flight requests finish and flushes their a
       },
     },
   });
-  const { input, output, server } = start(registry);
+  const { input, output, server } = await start(registry);
   input.push(call(1, "slow") + "\n");
   await withHangGuard(started.happened, "the slow call to start");
   const stopped = server.shutdown("test");
@@ -274,7 +274,7 @@ Deno.test("serve() runs no more than maxConcurrency requests at once; the rest w
       },
     },
   });
-  const { input, output, server } = start(registry, { maxConcurrency: 3 });
+  const { input, output, server } = await start(registry, { maxConcurrency: 3 });
   for (let id = 1; id <= 12; id++) input.push(call(id, "nap") + "\n");
   input.end();
   // Whenever as many calls run as may (3, then what is left), none more starts; ending one
@@ -318,7 +318,7 @@ function slowTool() {
 Deno.test("serve() keeps the grace period when a line arrives after shutdown() began", async () => {
   const { registry, state } = slowTool();
   // A grace far longer than the test: only an abort could end the call early.
-  const { input, output, server } = start(registry, { shutdownGraceMs: 60_000 });
+  const { input, output, server } = await start(registry, { shutdownGraceMs: 60_000 });
   input.push(call(1, "slow") + "\n");
   await withHangGuard(state.started, "the slow call to start");
   const stopped = server.shutdown("test");
@@ -337,7 +337,7 @@ Deno.test("serve() keeps the grace period when a line arrives after shutdown() b
 
 Deno.test("serve() stops at once when input ends during a shutdown (clients close stdin, then signal)", async () => {
   const { registry, state } = slowTool();
-  const { input, output, server } = start(registry, { shutdownGraceMs: 60_000 });
+  const { input, output, server } = await start(registry, { shutdownGraceMs: 60_000 });
   input.push(call(1, "slow") + "\n");
   await withHangGuard(state.started, "the slow call to start");
   const stopped = server.shutdown("test");
@@ -363,7 +363,7 @@ Deno.test("serve() hands every call a client capabilities object no tool can cha
         JSON.stringify(ctx.clientCapabilities),
     },
   });
-  const { input, output, server } = start(registry);
+  const { input, output, server } = await start(registry);
   const legacyCall = (id: number, name: string) =>
     JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } });
   // Before initialize (claim-less requests are served lenient, sharing one context).

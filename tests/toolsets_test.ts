@@ -28,7 +28,7 @@ const TOOL = (text: string, readOnly = true) =>
   `export default { description: "Says ${text}", inputSchema: { type: "object" }, ` +
   `annotations: { readOnlyHint: ${readOnly} }, handler: () => "${text}" };\n`;
 
-async function serverOf(config: ServerConfig = {}): Promise<Server> {
+async function exampleServer(config: ServerConfig = {}): Promise<Server> {
   return await createServer({ dir: EXAMPLE, diagnostics: QUIET, ...config });
 }
 
@@ -190,8 +190,8 @@ Deno.test("--watch: a toolset named as a route that appears later is refused, na
 });
 
 Deno.test("createServer() serves every toolset by default, and with toolsets only those and the top-level tools", async () => {
-  const all = await serverOf();
-  const issues = await serverOf({ toolsets: ["issues"] });
+  const all = await exampleServer();
+  const issues = await exampleServer({ toolsets: ["issues"] });
   try {
     deepStrictEqual(await listed(all), ALL);
     deepStrictEqual(await listed(issues), ["close_issue", "list_issues", "whoami"]);
@@ -215,7 +215,7 @@ Deno.test("createServer() serves every toolset by default, and with toolsets onl
 });
 
 Deno.test("createServer() with readOnly serves only tools marked readOnlyHint, paged as a list of its own", async () => {
-  const server = await serverOf({ readOnly: true, pageSize: 1 });
+  const server = await exampleServer({ readOnly: true, pageSize: 1 });
   try {
     deepStrictEqual(await listed(server), ["list_issues", "list_repos", "whoami"]);
     const call = await server.request("tools/call", { name: "create_repo", arguments: {} });
@@ -227,7 +227,7 @@ Deno.test("createServer() with readOnly serves only tools marked readOnlyHint, p
 
 Deno.test("createServer() refuses a toolset the directory does not hold, naming those it does", async () => {
   await rejects(
-    serverOf({ toolsets: ["issues", "wiki"] }),
+    exampleServer({ toolsets: ["issues", "wiki"] }),
     {
       name: "UnknownToolsetError",
       message:
@@ -275,7 +275,7 @@ async function listOver(
 }
 
 Deno.test("fetch() serves /mcp/<set>, /mcp/<a>+<b> and Mcp-Toolsets; an unknown set is a 404 naming those there are", async () => {
-  const server = await serverOf({ http: true });
+  const server = await exampleServer({ http: true });
   try {
     deepStrictEqual(await listOver(server, "/mcp"), [200, ALL]);
     deepStrictEqual(await listOver(server, "/mcp/repos"), [200, [
@@ -312,7 +312,7 @@ Deno.test("fetch() serves /mcp/<set>, /mcp/<a>+<b> and Mcp-Toolsets; an unknown 
 });
 
 Deno.test("fetch() under a server's own toolsets and read-only: a request narrows them, never widens", async () => {
-  const server = await serverOf({ http: true, toolsets: ["issues"], readOnly: true });
+  const server = await exampleServer({ http: true, toolsets: ["issues"], readOnly: true });
   try {
     deepStrictEqual(await listOver(server, "/mcp"), [200, ["list_issues", "whoami"]]);
     deepStrictEqual(await listOver(server, "/mcp/issues"), [200, ["list_issues", "whoami"]]);
@@ -338,7 +338,7 @@ Deno.test("fetch() of a server without toolsets reads neither path nor header: /
 });
 
 Deno.test("fetch(): a 2025-era session keeps the toolset it was opened with", async () => {
-  const server = await serverOf({ http: true });
+  const server = await exampleServer({ http: true });
   const post = (path: string, body: object, session?: string) =>
     server.fetch(
       new Request(`http://127.0.0.1${path}`, {
@@ -425,7 +425,7 @@ Deno.test("--toolsets with --watch over stdio: a tool added to a chosen set is s
 });
 
 Deno.test("core.changeNotices() tells a session of a change to its toolsets only", async () => {
-  const server = await serverOf({ listChanged: true, toolsets: ["issues"] });
+  const server = await exampleServer({ listChanged: true, toolsets: ["issues"] });
   const session = createSession();
   session.pin = { era: "session", client: UNINITIALIZED };
   /** The notices of a swap that takes the tool `name` away. */

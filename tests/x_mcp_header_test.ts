@@ -167,7 +167,7 @@ function mismatch(message: string) {
 }
 
 Deno.test("serveHttp() serves a tools/call whose Mcp-Param-* headers mirror its marked arguments", async () => {
-  const http = serveForTest([marked]);
+  const http = await serveForTest([marked]);
   try {
     const accepted: [JsonObject, Record<string, string>][] = [
       [{ region: "us-west1" }, { "mcp-param-region": "us-west1" }],
@@ -196,7 +196,7 @@ Deno.test("serveHttp() serves a tools/call whose Mcp-Param-* headers mirror its 
 });
 
 Deno.test("serveHttp() answers a missing, undecodable or different Mcp-Param-* header with 400 -32020", async () => {
-  const http = serveForTest([marked]);
+  const http = await serveForTest([marked]);
   try {
     deepStrictEqual(
       await callMarked(http.url, { region: "test-value" }),

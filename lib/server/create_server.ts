@@ -1,6 +1,7 @@
 // The composition root (adr/0025): the one place a server is put together from its
 // configuration. main.ts, testServer, the commands, the test harnesses and the benches all
-// build their server here, so what a test or a command runs is what a client reaches. It
+// build their server here, so what a test or a command runs is what a client reaches (there is
+// no other door: tests/create_server_test.ts sees every option act through the harnesses'). It
 // loads the server directory (or takes primitives already loaded), makes the registry, the
 // tasks (in memory, or in Redis), the key ring that seals requestState, watches the directory
 // when asked, and builds the one request core that every way of serving shares: stdio, HTTP,
@@ -432,30 +433,6 @@ export type HttpModule = typeof import("../transports/http/server.ts");
 
 function loadHttp(): Promise<HttpModule> {
   return import("../transports/http/server.ts");
-}
-
-/**
- * The server of primitives already loaded, at once, with the HTTP transport given (tests and
- * benches that build their own tools: server/server_of.ts): what createServer builds from them,
- * without Redis, which needs a connection first.
- */
-export function composeLoaded(
-  primitives: NonNullable<ServerConfig["primitives"]>,
-  config: Omit<ServerConfig, "primitives" | "redis" | "watch" | "metrics">,
-  http: HttpModule,
-): Server {
-  const diagnostics = config.diagnostics ?? CONSOLE_DIAGNOSTICS;
-  return assemble(config, diagnostics, {
-    loaded: loadedOf(primitives),
-    folders: undefined,
-    meta: config.meta,
-    load: loadOptionsOf(config, diagnostics),
-    instance: config.http ? config.instanceName ?? randomInstanceName() : undefined,
-    shared: undefined,
-    http,
-    telemetry: undefined,
-    metrics: undefined,
-  });
 }
 
 /** The server's parts, once what takes a wait (the directory, Redis) is there. */
