@@ -97,6 +97,13 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       // The files a compiled binary embeds are not on disk: no program among them can run.
       skipExecutables: embedded !== undefined && options.tools === undefined,
       http: options.http !== undefined,
+      // The metrics listener takes --allow-host and --idle-timeout as the MCP one does (adr/0056).
+      metrics: options.metrics &&
+        {
+          ...options.metrics,
+          allowedHosts: options.allowHosts,
+          idleTimeoutMs: options.idleTimeoutMs,
+        },
       stateKeys: options.stateSecret === undefined
         ? undefined
         : [options.stateSecret, ...options.previousStateSecrets ?? []],

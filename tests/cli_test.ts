@@ -500,7 +500,7 @@ Deno.test("parseCommand() takes --allow-host names with --http, in lower case", 
   );
   assert.deepStrictEqual(
     parseCommand(["--allow-host", "example.com"]),
-    usageError("--allow-host needs --http"),
+    usageError("--allow-host needs --http or --metrics"),
   );
   for (const name of ["example.com:80", "::1", "[::1]:80", "", "a/b"]) {
     assert.deepStrictEqual(

@@ -177,8 +177,9 @@ Options of serve:
                              http://ADDRESS/mcp instead of stdio. ADDRESS is HOST:PORT,
                              [IPV6]:PORT, :PORT or PORT (host 127.0.0.1); port 0 picks
                              a free one
-  --allow-host NAME          With --http: a host name requests may carry in Host and
-                             Origin besides localhost, 127.0.0.1 and [::1] (repeatable)
+  --allow-host NAME          With --http or --metrics: a host name requests may carry in
+                             Host and Origin besides localhost, 127.0.0.1 and [::1]
+                             (repeatable)
   --cors-origin ORIGIN       With --http: pages of ORIGIN (scheme://host[:port]) may call
                              the server from a browser (CORS), and pass the Origin check;
                              * lets any page, and needs ${TOKEN_ENV} (repeatable)
@@ -203,9 +204,9 @@ Options of serve:
   --max-connections N        With --http: connections open at once; one more gets 503
                              and is closed (default: ${MAX_CONNECTIONS}, at most half the
                              open-file limit)
-  --idle-timeout MS          With --http: a connection with no request in progress (silent,
-                             or still sending its headers) closes after this long
-                             (default: ${IDLE_TIMEOUT_MS})
+  --idle-timeout MS          With --http or --metrics: a connection with no request in
+                             progress (silent, or still sending its headers) closes after
+                             this long (default: ${IDLE_TIMEOUT_MS})
   --body-timeout MS          With --http: a request body not arrived this long after its
                              headers gets 408, or over 64 KiB, its connection closed
                              (default: ${BODY_TIMEOUT_MS})
@@ -273,7 +274,6 @@ const NUMERIC_FLAGS = {
 /** The numeric flags that only --http reads. */
 const HTTP_NUMERIC_FLAGS = [
   "max-connections",
-  "idle-timeout",
   "body-timeout",
   "max-body-bytes",
   "max-unsent-bytes",
@@ -370,6 +370,10 @@ export function parseCommand(
   const httpOnly = HTTP_NUMERIC_FLAGS.find((flag) => values[flag] !== undefined);
   if (httpOnly !== undefined && values.http === undefined) {
     return { kind: "usage-error", message: `--${httpOnly} needs --http` };
+  }
+  // The metrics listener closes idle connections too (adr/0056).
+  if (values["idle-timeout"] !== undefined && values.http === undefined && !values.metrics) {
+    return { kind: "usage-error", message: "--idle-timeout needs --http or --metrics" };
   }
   if (options.maxBodyBytes !== undefined && options.maxBodyBytes < options.maxMessageBytes) {
     return {
@@ -635,8 +639,8 @@ function withHttp(
     options.http = address;
   }
   if (allowHosts === undefined) return { kind: "serve", options };
-  if (http === undefined) {
-    return { kind: "usage-error", message: "--allow-host needs --http" };
+  if (http === undefined && options.metrics === undefined) {
+    return { kind: "usage-error", message: "--allow-host needs --http or --metrics" };
   }
   const names: string[] = [];
   for (const name of allowHosts) {

@@ -63,6 +63,7 @@ import type { McpHttp } from "../transports/http/handler.ts";
 import type { OAuthHttpOptions } from "../transports/http/oauth.ts";
 import { settlesWithin } from "../util/settles_within.ts";
 import type { Load } from "./metrics.ts";
+import type { MetricsAddress } from "./metrics_listener.ts";
 import {
   DEFAULTS,
   OUTPUT_BOUND_CHARS,
@@ -136,9 +137,10 @@ export interface ServerConfig {
   /**
    * Count requests and serve Prometheus metrics at `http://HOSTNAME:PORT/metrics`, on a
    * listener of their own (`--metrics`; port 0 picks a free one). Unauthenticated: bind it
-   * where only what scrapes it can reach. Without it nothing of metrics is loaded.
+   * where only what scrapes it can reach. Without it nothing of metrics is loaded. The listener
+   * has its own connection cap, an idle deadline and a Host guard (adr/0056).
    */
-  readonly metrics?: { readonly hostname: string; readonly port: number };
+  readonly metrics?: MetricsAddress;
   /** Secrets that seal requestState, the current one first (TOOLSHED_STATE_KEY and previous). */
   readonly stateKeys?: readonly string[];
   /**
