@@ -93,7 +93,7 @@ export function listenMethod(call: MethodCall): Promise<JsonObject> {
       if (!ctx.controller.signal.aborted && taskIds.has(task.taskId) && owner === caller) {
         notify("notifications/tasks", { ...task });
       }
-    });
+    }, taskIds);
   return new Promise((resolve) => {
     const end = () => {
       stop();

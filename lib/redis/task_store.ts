@@ -8,16 +8,21 @@
 // script keeps their ids in finishing order (`<prefix>:finished`, a sorted set), their sizes
 // (`<prefix>:finished-sizes`) and the total (`<prefix>:finished-bytes`), and deletes the
 // oldest finished while the total is over the budget or their count over MAX_STORED_TASKS.
-// A task that expired on its own leaves the index when it reaches its front.
+// A task that expired on its own leaves the index when it reaches its front. A finished task
+// over a quarter of the budget is written failed, without its result (keptBytes()). This process
+// holds nothing of the tasks in Redis: what a `get` reads is parsed for its answer only.
 import {
   expiryOf,
   isTerminal,
+  keptBytes,
   MAX_FINISHED_TASK_BYTES,
   MAX_STORED_TASKS,
+  release,
   type StoredTask,
   type TaskStore,
 } from "../tasks/task_store.ts";
 import type { RedisLink } from "./connection.ts";
+import { Buffer } from "node:buffer";
 
 const PUT_UNLESS_FINISHED = `
 local current = redis.call('GET', KEYS[1])
@@ -53,6 +58,7 @@ export function createRedisTaskStore(
   maxFinishedBytes = MAX_FINISHED_TASK_BYTES,
 ): TaskStore {
   const prefix = `${link.prefix}:task:`;
+  const keepAtMost = Math.floor(maxFinishedBytes / 4);
   const index = [
     `${link.prefix}:finished`,
     `${link.prefix}:finished-sizes`,
@@ -62,11 +68,14 @@ export function createRedisTaskStore(
     maxFinishedBytes,
     async put(task: StoredTask) {
       const ttl = Math.max(1, expiryOf(task.record) - now());
+      // As bytes: node-redis writes a Buffer as it is, where a string argument is copied twice
+      // more (into the command's text, then into bytes for the socket).
+      const bytes = keptBytes(task, keepAtMost);
       await link.run((client) =>
         client.eval(PUT_UNLESS_FINISHED, {
           keys: [`${prefix}${task.record.taskId}`, ...index],
           arguments: [
-            JSON.stringify(task),
+            Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
             String(ttl),
             isTerminal(task.record.status) ? "1" : "0",
             String(now()),
@@ -77,6 +86,7 @@ export function createRedisTaskStore(
           ],
         })
       );
+      release(bytes); // written: this process holds nothing of it
     },
     async get(taskId) {
       const text = await link.run((client) => client.get(`${prefix}${taskId}`));

@@ -18,10 +18,13 @@ import { idOf, instanceOf } from "../util/instance.ts";
 import { firstTimeOf } from "../util/first_time.ts";
 import { isAnswerTo } from "../rounds/input_rounds.ts";
 import {
+  FINISHED_TASK_OVERHEAD_BYTES,
+  fromKeptBytes,
   isTerminal,
-  jsonBytes,
-  keptRecord,
+  keptBytes,
   MAX_FINISHED_TASK_BYTES,
+  release,
+  type StoredTask,
   type TaskRecord,
   type TaskStatus,
   type TaskStore,
@@ -83,9 +86,13 @@ export interface Tasks {
   elsewhere(taskId: string): { instance: string; first: boolean } | undefined;
   /**
    * Calls `listener` with each task's new state and whose it is, whichever instance changed it
-   * (through the bus); returns how to stop.
+   * (through the bus), for the tasks of `taskIds` (all, without it); returns how to stop. A
+   * result another instance made is read from the store only for a listener that follows it.
    */
-  onChange(listener: (task: TaskRecord, caller: string | undefined) => void): () => void;
+  onChange(
+    listener: (task: TaskRecord, caller: string | undefined) => void,
+    taskIds?: ReadonlySet<string>,
+  ): () => void;
   /**
    * The tasks running on this instance now, by status (`working`, `input_required`): the gauge
    * of --metrics. Finished tasks live in the store (shared, with Redis), not counted here.
@@ -150,25 +157,27 @@ export function createTasks(
   const put = (record: TaskRecord, caller: string | undefined) =>
     store.put({ record, owner, leaseUntil: now() + TASK_LEASE_MS, caller });
   const maxFinishedBytes = store.maxFinishedBytes ?? MAX_FINISHED_TASK_BYTES;
-  /** A finished task larger than this is kept bounded (task_store.ts keptRecord()). */
-  const keepAtMost = Math.floor(maxFinishedBytes / 4);
 
-  /** Finished tasks whose last write failed, by id, oldest first: written once the store is back. */
-  const unsaved = new Map<
-    string,
-    { record: TaskRecord; caller: string | undefined; bytes: number }
-  >();
+  /**
+   * Finished tasks whose last write failed, by id, oldest first, kept as a store keeps them
+   * (keptBytes()): written once the store is back.
+   */
+  const unsaved = new Map<string, Uint8Array<ArrayBuffer>>();
   let unsavedBytes = 0;
   const forgetUnsaved = (taskId: string) => {
-    unsavedBytes -= unsaved.get(taskId)?.bytes ?? 0;
+    const bytes = unsaved.get(taskId);
+    if (bytes === undefined) return;
+    unsavedBytes -= bytes.length + FINISHED_TASK_OVERHEAD_BYTES;
     unsaved.delete(taskId);
+    release(bytes);
   };
   /** Keeps a finished task for later; the oldest go first past the finished tasks' budget. */
   const keepUnsaved = (record: TaskRecord, caller: string | undefined) => {
-    const bytes = jsonBytes(record);
+    const task: StoredTask = { record, owner, leaseUntil: 0, caller };
+    const bytes = keptBytes(task, Math.floor(maxFinishedBytes / 4));
     forgetUnsaved(record.taskId);
-    unsaved.set(record.taskId, { record, caller, bytes });
-    unsavedBytes += bytes;
+    unsaved.set(record.taskId, bytes);
+    unsavedBytes += bytes.length + FINISHED_TASK_OVERHEAD_BYTES;
     for (const taskId of unsaved.keys()) {
       if (unsavedBytes <= maxFinishedBytes || taskId === record.taskId) break;
       forgetUnsaved(taskId);
@@ -179,12 +188,14 @@ export function createTasks(
   const stopRestoring = store.onRestored?.(async () => {
     restoredAt = now();
     const writes = [...running.values()].map((task) => put(task.record, task.caller));
-    for (const [taskId, { record, caller }] of unsaved) {
-      // Its change was announced while the bus was down too: listeners hear of it now.
+    for (const [taskId, bytes] of unsaved) {
+      const { record, caller } = fromKeptBytes(bytes);
+      // Its change reached the other instances' listeners while the bus was down too (this
+      // instance's were told at once): they hear of it now.
       writes.push(
         put(record, caller).then(() => {
           forgetUnsaved(taskId);
-          return announce(record, caller);
+          return tellOthers(record, caller);
         }),
       );
     }
@@ -210,32 +221,56 @@ export function createTasks(
     renewal = undefined;
   };
 
-  const listeners = new Set<(task: TaskRecord, caller: string | undefined) => void>();
-  let draining: Promise<void> | undefined;
-  /**
-   * Tells every instance's listeners of a task's new state (each change, once); resolves once
-   * it is sent. `whole`, when the store keeps `record` bounded: what the listeners of this
-   * instance are told instead (the others, through the bus, learn `record`).
-   */
-  const announce = (
-    record: TaskRecord,
-    caller: string | undefined,
-    whole: TaskRecord = record,
-  ) => {
-    const task = record as unknown as JsonObject;
-    const said = caller === undefined ? {} : { caller };
-    if (whole === record) {
-      return bus.publish({ type: "tasks/changed", task, ...said }).catch(() => {});
-    }
-    for (const listener of listeners) listener(whole, caller);
-    return bus.publish({ type: "tasks/changed", task, except: owner, ...said }).catch(() => {});
+  /** Who listens to changes, and to the changes of which tasks (all: undefined). */
+  const listeners = new Map<
+    (task: TaskRecord, caller: string | undefined) => void,
+    ReadonlySet<string> | undefined
+  >();
+  const follows = (taskId: string) => {
+    for (const taskIds of listeners.values()) if (taskIds?.has(taskId) ?? true) return true;
+    return false;
   };
+  /** Tells this instance's listeners of a task's new state, as it is here: whole. */
+  const tellHere = (record: TaskRecord, caller: string | undefined) => {
+    for (const [listener, taskIds] of listeners) {
+      if (taskIds?.has(record.taskId) ?? true) listener(record, caller);
+    }
+  };
+  /**
+   * Tells the other instances of a task's new state; resolves once it is sent. A result stays
+   * out of the message (`stored` says there is one): an instance whose listeners follow the
+   * task reads it from the store, and no other parses it (a 16 MiB result was sent to every
+   * instance, and copied on each, for each finished task).
+   */
+  const tellOthers = (record: TaskRecord, caller: string | undefined) => {
+    const { result, ...task } = record;
+    return bus.publish({
+      type: "tasks/changed",
+      task: task as unknown as JsonObject,
+      except: owner,
+      ...(result === undefined ? {} : { stored: true }),
+      ...(caller === undefined ? {} : { caller }),
+    }).catch(() => {});
+  };
+  /** Tells every instance's listeners of a task's new state (each change, once). */
+  const announce = (record: TaskRecord, caller: string | undefined) => {
+    tellHere(record, caller);
+    return tellOthers(record, caller);
+  };
+  let draining: Promise<void> | undefined;
 
   const stopListening = bus.subscribe((message) => {
     if (message.type === "tasks/changed" && isObject(message.task)) {
       if (message.except === owner) return; // told here already, whole
       const caller = typeof message.caller === "string" ? message.caller : undefined;
-      for (const listener of listeners) listener(message.task as unknown as TaskRecord, caller);
+      const task = message.task as unknown as TaskRecord;
+      if (message.stored !== true) return tellHere(task, caller);
+      if (follows(task.taskId)) {
+        store.get(task.taskId).then(
+          (found) => found && tellHere(found.record, found.caller),
+          () => {}, // the store reports its own faults
+        );
+      }
       return;
     }
     const task = running.get(message.taskId as string);
@@ -267,15 +302,22 @@ export function createTasks(
       running.delete(task.record.taskId);
       task.waiting.clear();
     }
+    // This instance's listeners hear of it at once, whole (a result too large to keep is kept
+    // failed by the store); the others once it is stored, when they must read a result there.
     // The store and the bus report their own faults; a finished task that could not be
     // written is written once the store is back.
-    const kept = keptRecord(task.record, keepAtMost);
+    const { record, caller } = task;
+    tellHere(record, caller);
+    const stored = record.result !== undefined;
     return Promise.all([
-      put(kept, task.caller).then(
-        () => forgetUnsaved(kept.taskId),
-        () => isTerminal(kept.status) && keepUnsaved(kept, task.caller),
+      put(record, caller).then(
+        () => {
+          forgetUnsaved(record.taskId);
+          if (stored) return tellOthers(record, caller);
+        },
+        () => isTerminal(record.status) && keepUnsaved(record, caller),
       ),
-      announce(kept, task.caller, task.record),
+      stored ? undefined : tellOthers(record, caller),
     ]);
   }
 
@@ -454,8 +496,8 @@ export function createTasks(
       }
       return true;
     },
-    onChange(listener) {
-      listeners.add(listener);
+    onChange(listener, taskIds) {
+      listeners.set(listener, taskIds);
       return () => listeners.delete(listener);
     },
     close() {
