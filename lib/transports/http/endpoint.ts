@@ -20,7 +20,12 @@ import { callerOf } from "../../methods/caller.ts";
 import type { Origin, Outbound } from "../../methods/context.ts";
 import type { Session, SessionEnd } from "../../methods/session.ts";
 import type { Core } from "../../core/handle.ts";
-import { type Connection, createConnection, MAX_LONG_LIVED } from "../../connection/connection.ts";
+import {
+  type Connection,
+  createConnection,
+  type Flight,
+  MAX_LONG_LIVED,
+} from "../../connection/connection.ts";
 import {
   createAnswer,
   jsonAnswer,
@@ -253,7 +258,14 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     const engine = session?.connection ?? stateless;
     return new Promise<Response>((resolve) => {
       let streamed: StreamedAnswer | undefined;
-      const flight = engine.request(request, {
+      /**
+       * The request while it runs. Forgotten once answered: an answer's body outlives it, for
+       * as long as its client takes to read, and must not keep what the call made (the
+       * request, the handler's result: twice an answer's size, adr/0058).
+       */
+      let flight: Flight | undefined;
+      let answered = false;
+      const running = engine.request(request, {
         auth: how.auth,
         address: how.address,
         view: how.view,
@@ -274,13 +286,15 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
           streamed = answer.stream(mayNotify, () => {
             // A resumable stream's call goes on: the client may GET the rest with Last-Event-ID
             // (or cancel it with notifications/cancelled). Otherwise leaving is cancelling.
-            if (streamed!.resumable) return;
+            if (streamed!.resumable || flight === undefined) return;
             flight.detach();
             flight.controller.abort("the client closed the connection");
           });
           resolve(streamed.response);
         },
         reply(response) {
+          answered = true;
+          flight = undefined;
           releaseBody();
           if (longLived) listens--;
           if (session) sessions.finished(session);
@@ -309,6 +323,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
           resolve(answer.complete(response, status));
         },
       });
+      if (!answered) flight = running;
     });
   }
 
