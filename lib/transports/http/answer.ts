@@ -10,6 +10,7 @@
 // (adr/0012: Deno's request.signal is not a clean alternative).
 import type { JsonObject } from "../../util/json.ts";
 import { serialize } from "../../wire/serialize.ts";
+import { allocated } from "../../util/collect.ts";
 import type { EventSink, StreamLog } from "./events.ts";
 import type { UnsentLedger } from "./unsent.ts";
 
@@ -74,7 +75,7 @@ export const KEEP_ALIVE_MS = 15_000;
 const KEEP_ALIVE = new TextEncoder().encode(": keep-alive\n\n");
 
 const encoder = new TextEncoder();
-/** The most of an answer Deno is offered at once (see bodyOf). */
+/** The most of an answer Deno is offered at once (see bodyOf): bytes, or characters of text. */
 const SLICE_BYTES = 64 * 1024;
 
 /**
@@ -151,8 +152,26 @@ function countedJsonAnswer(message: JsonObject, status: number, unsent: UnsentLe
     return new Response(text, { status, headers: JSON_HEADERS });
   }
   const body = bodyOf(JSON_HEADERS, () => {}, unsent, status);
-  body.end(encoder.encode(text));
+  body.end(text);
+  built(text);
   return body.response;
+}
+
+/**
+ * A large answer was made: what went into it (the result, a resource's bytes and text) is
+ * garbage now, about three times its text, for the collector (util/collect.ts).
+ */
+function built(text: string): void {
+  if (text.length > COUNTED_ANSWER_CHARS) allocated(3 * text.length);
+}
+
+/** A piece's length as the queue and the ledger count it: bytes, or characters of text. */
+function sizeOf(piece: Piece): number {
+  return typeof piece === "string" ? piece.length : piece.byteLength;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** A complete JSON answer (the transport's own: errors, refusals, `initialize`). */
@@ -167,13 +186,20 @@ export function jsonAnswer(
   });
 }
 
+/**
+ * What a body queues: bytes, or text that is encoded a slice at a time as the client takes it
+ * (so that an answer is held once, as its text, and never also as a whole buffer of bytes
+ * that the collector frees only when it next runs: adr/0058).
+ */
+export type Piece = Uint8Array | string;
+
 interface Body {
   readonly response: Response;
-  /** Queues bytes unless the body has ended. */
-  push(bytes: Uint8Array): void;
-  /** Bytes queued that the client has not taken yet. */
+  /** Queues a piece unless the body has ended. */
+  push(piece: Piece): void;
+  /** What is queued that the client has not taken yet (bytes, and characters of text). */
   unread(): number;
-  end(bytes: Uint8Array): void;
+  end(piece: Piece): void;
   /** Ends the body with nothing more (a stream that carries no response). */
   close(): void;
   /** False once the body has ended or the client has left. */
@@ -195,7 +221,8 @@ function bodyOf(
   eventStream = false,
 ): Body {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const queue: Uint8Array[] = [];
+  /** Slices of at most SLICE_BYTES bytes or characters, each counted by its length. */
+  const queue: Piece[] = [];
   let queued = 0;
   /** Bytes of the chunk Deno is writing now. */
   let handed = 0;
@@ -222,9 +249,10 @@ function bodyOf(
     handed = 0;
     const chunk = queue.shift();
     if (chunk !== undefined) {
-      queued -= chunk.byteLength;
-      handed = chunk.byteLength;
-      controller.enqueue(chunk);
+      const size = sizeOf(chunk);
+      queued -= size;
+      handed = size;
+      controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
       return true;
     }
     if (!ending) return false;
@@ -248,28 +276,41 @@ function bodyOf(
     },
     cancel: leave,
   }, { highWaterMark: 0 });
-  const append = (bytes: Uint8Array) => {
-    // In slices (views, not copies): Deno takes whatever chunk it is offered into a buffer
-    // before the socket takes it, and stops asking only past 64 KiB, so a whole answer
-    // offered at once would leave this queue, and the ledger, at once.
-    for (let at = 0; at < bytes.byteLength; at += SLICE_BYTES) {
-      queue.push(bytes.subarray(at, at + SLICE_BYTES));
+  const append = (piece: Piece) => {
+    // In slices (views and substrings, not copies): Deno takes whatever chunk it is offered
+    // into a buffer before the socket takes it, and stops asking only past 64 KiB, so a whole
+    // answer offered at once would leave this queue, and the ledger, at once. A slice of text
+    // becomes bytes when Deno asks for it: a client that stalls holds one 64 KiB buffer in
+    // Deno, not a view keeping the whole answer's.
+    const size = sizeOf(piece);
+    if (typeof piece === "string") {
+      for (let at = 0; at < size;) {
+        let end = Math.min(at + SLICE_BYTES, size);
+        // Never between the halves of a surrogate pair (each would encode as U+FFFD).
+        if (end < size && isHighSurrogate(piece.charCodeAt(end - 1))) end--;
+        queue.push(piece.slice(at, end));
+        at = end;
+      }
+    } else {
+      for (let at = 0; at < size; at += SLICE_BYTES) {
+        queue.push(piece.subarray(at, at + SLICE_BYTES));
+      }
     }
-    queued += bytes.byteLength;
-    account.add(bytes.byteLength);
+    queued += size;
+    account.add(size);
     wake?.();
   };
   return {
     response: new Response(stream, { status, headers }),
-    push(bytes) {
-      if (open) append(bytes);
+    push(piece) {
+      if (open) append(piece);
     },
     unread: () => queued + handed,
-    end(bytes) {
+    end(piece) {
       if (!open) return;
       open = false;
       ending = true;
-      append(bytes);
+      append(piece);
     },
     close() {
       if (!open) return;
@@ -285,7 +326,11 @@ function jsonBody(onClosed: () => void, unsent: UnsentLedger): StreamedAnswer {
   const body = bodyOf(JSON_HEADERS, onClosed, unsent);
   return {
     response: body.response,
-    finish: (message) => body.end(encoder.encode(serialize(message))),
+    finish(message) {
+      const text = serialize(message);
+      body.end(text);
+      built(text);
+    },
     resumable: false,
   };
 }
@@ -332,9 +377,9 @@ function eventBody(
     200,
     true,
   );
-  const push = (bytes: Uint8Array) => {
+  const push = (piece: Piece) => {
     lastSent = performance.now();
-    body.push(bytes);
+    body.push(piece);
   };
   const arm = (interval: number, delay: number) => {
     timer = setTimeout(() => {
@@ -377,7 +422,7 @@ function eventBody(
       suspend: () => stream.release(),
     };
   }
-  const event = (message: JsonObject) => encoder.encode(`data: ${serialize(message)}\n\n`);
+  const event = (message: JsonObject) => `data: ${serialize(message)}\n\n`;
   return {
     response: body.response,
     log: undefined,
