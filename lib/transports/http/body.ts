@@ -6,6 +6,7 @@
 // make the server hold more request text than the budget; and a body must arrive within a
 // deadline, so that a client cannot hold a connection and its bytes by sending slowly.
 import { concatBytes } from "../../util/bytes.ts";
+import { allocated } from "../../util/collect.ts";
 import { messageOf } from "../../util/json.ts";
 import { ErrorCode, internalError, oversizeLine } from "../../wire/errors.ts";
 import { jsonAnswer } from "./answer.ts";
@@ -20,17 +21,36 @@ export type { Body };
  */
 const SMALL_BODY_BYTES = 64 * 1024;
 
-/** Request bytes held at once by all requests together, from their first byte to their answer. */
+/**
+ * What requests cost parsed, held at once by all requests together (adr/0058): a body whose
+ * parsed cost (parsedCost) does not fit beside the others' is refused as the byte budget
+ * refuses one (503), and one alone is always admitted. The worst shapes cost ~30 times their
+ * bytes: 8 MiB of them, as the byte budget admits, held ~0.25 GB.
+ */
+export const MAX_PARSED_BYTES = 96 * 1024 * 1024;
+/** A body costing this much parsed tells the collector (util/collect.ts). */
+const COLLECTED_COST = 1024 * 1024;
+
+/**
+ * Request bytes held at once by all requests together, from their first byte to their answer,
+ * and what they cost once parsed.
+ */
 export interface BodyBudget {
   /** Counts `size` more bytes; false, counting nothing, when they do not fit. */
   take(size: number): boolean;
   give(size: number): void;
   held(): number;
   readonly limit: number;
+  /** Counts a body's parsed cost; false, counting nothing, when it does not fit beside others. */
+  takeParsed(cost: number): boolean;
+  giveParsed(cost: number): void;
+  /** Parsed cost held now. */
+  parsed(): number;
 }
 
-export function createBodyBudget(limit: number): BodyBudget {
+export function createBodyBudget(limit: number, parsedLimit = MAX_PARSED_BYTES): BodyBudget {
   let held = 0;
+  let parsed = 0;
   return {
     take(size) {
       if (held + size > limit) return false;
@@ -42,14 +62,35 @@ export function createBodyBudget(limit: number): BodyBudget {
     },
     held: () => held,
     limit,
+    takeParsed(cost) {
+      if (parsed > 0 && parsed + cost > parsedLimit) return false;
+      parsed += cost;
+      return true;
+    },
+    giveParsed(cost) {
+      parsed -= cost;
+    },
+    parsed: () => parsed,
   };
 }
 
 /**
- * Why a body was not read: longer than the limit, no room in the budget, or not arrived
- * within the deadline.
+ * Counts what `bytes` will cost parsed; the body's release then gives it back too. False, with
+ * nothing counted, when it does not fit.
  */
-export type Unread = "too large" | "busy" | "late";
+function counted(bytes: Uint8Array, budget: BodyBudget): (() => void) | false {
+  const cost = parsedCost(bytes);
+  if (!budget.takeParsed(cost)) return false;
+  // Garbage once answered: the collector hears of it (adr/0058).
+  if (cost >= COLLECTED_COST) allocated(cost);
+  return () => budget.giveParsed(cost);
+}
+
+/**
+ * Why a body was not read: longer than the limit, no room in the budget (of bytes, or of
+ * parsed cost), or not arrived within the deadline.
+ */
+export type Unread = "too large" | "busy" | "busy parsed" | "late";
 
 /** The body deadline, as the connection keeps it (listener.ts). */
 export interface BodyClock {
@@ -98,7 +139,20 @@ async function readWhole(
   };
   clock.readingStarted();
   try {
-    return { bytes: await request.bytes(), release };
+    const bytes = await request.bytes();
+    const parsed = counted(bytes, budget);
+    if (parsed === false) {
+      release();
+      return "busy parsed";
+    }
+    return {
+      bytes,
+      release() {
+        if (released) return;
+        release();
+        parsed();
+      },
+    };
   } catch (error) {
     release();
     throw error;
@@ -135,7 +189,19 @@ async function readChunks(
     while (true) {
       const { value, done } = await reader.read();
       if (late) return stop("late");
-      if (done) return { bytes: concatBytes(parts), release };
+      if (done) {
+        const bytes = concatBytes(parts);
+        const parsed = counted(bytes, budget);
+        if (parsed === false) return stop("busy parsed");
+        return {
+          bytes,
+          release() {
+            if (length === 0) return;
+            release();
+            parsed();
+          },
+        };
+      }
       if (length + value.length > limitBytes) return stop("too large");
       if (!budget.take(value.length)) return stop("busy");
       length += value.length;
@@ -148,6 +214,31 @@ async function readChunks(
   } finally {
     disarm();
   }
+}
+
+/** What V8 spends, about, on an object or array, and on a property or element, parsed. */
+const CONTAINER_BYTES = 64;
+const MEMBER_BYTES = 16;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+/**
+ * About what `bytes` of JSON cost once parsed, from one pass over them: twice the text (a
+ * string may be two bytes a character), and each container and member (commas and colons in
+ * strings count too: an estimate that errs high). `[{},{},…]` comes to ~29 times its bytes,
+ * as measured (~21 times live, more while parsing); a long string to about twice.
+ */
+export function parsedCost(bytes: Uint8Array): number {
+  let containers = 0;
+  let members = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte === OPEN_BRACE || byte === OPEN_BRACKET) containers++;
+    else if (byte === COMMA || byte === COLON) members++;
+  }
+  return 2 * bytes.length + CONTAINER_BYTES * containers + MEMBER_BYTES * members;
 }
 
 /**
@@ -200,6 +291,18 @@ function unread(why: Unread, limitBytes: number, budget: BodyBudget, timeoutMs: 
           undefined,
           internalError(
             `the server holds ${budget.limit} bytes of requests already; retry shortly`,
+          ),
+        ),
+        503,
+        { "retry-after": "1" },
+      );
+    case "busy parsed":
+      return jsonAnswer(
+        errorMessage(
+          undefined,
+          internalError(
+            `the server holds requests that cost ${budget.parsed()} bytes parsed already; ` +
+              "retry shortly",
           ),
         ),
         503,

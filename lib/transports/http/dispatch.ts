@@ -66,6 +66,13 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
   ): Response | Promise<Response> {
     const { request: { headers }, connection, auth, scopeChallenge } = exchange;
     const release = exchange.body!.release;
+    // A claim-less initialize keeps its body counted until it is answered: what it costs
+    // parsed is held that long (eight at once took 540 MB where two fit the budget, adr/0058).
+    if (message.kind === "request" && message.method === "initialize" && !endpoint.draining) {
+      if (headers.get(SESSION_ID_HEADER) === null) {
+        return openSession(message, auth, exchange.address, exchange.view).finally(release);
+      }
+    }
     if (message.kind === "request" && headers.get(SESSION_ID_HEADER) !== null) {
       const session = endpoint.sessionFor(message.id, headers, auth);
       if (session instanceof Response) {
