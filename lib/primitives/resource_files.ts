@@ -2,6 +2,7 @@
 // the file as it is now, bounded, as text when it is text and as a base64 blob otherwise.
 // Finding the files is discovery's concern (discovery/resources_dir.ts).
 import type { JsonObject } from "../util/json.ts";
+import { reading } from "../util/byte_gate.ts";
 import type { Resource } from "./resources.ts";
 import { overLimitError, toBase64 } from "./resource_bytes.ts";
 import { NO_SCOPES } from "./scopes.ts";
@@ -158,10 +159,13 @@ export async function readBounded(
     if (isGone(error)) return undefined;
     throw readError(uri, error);
   }
+  let leave: (() => void) | undefined;
   try {
     const info = await file.stat();
     if (!info.isFile) return undefined;
     if (info.size > limit) throw overLimitError(uri, info.size, limit);
+    // A few files at a time, whatever the number of clients (adr/0058).
+    leave = await reading.enter(info.size);
     // The file may have grown since it was measured: the buffer grows up to limit + 1 bytes.
     let buffer = new Uint8Array(info.size + 1);
     let filled = 0;
@@ -184,6 +188,7 @@ export async function readBounded(
     if (isGone(error)) return undefined;
     throw error instanceof Deno.errors.PermissionDenied ? readError(uri, error) : error;
   } finally {
+    leave?.();
     file.close();
   }
 }
