@@ -1,0 +1,57 @@
+// What the HTTP transport counts of memory (adr/0058), in this process: the parsed cost of a
+// body, the bound on it, the gate of resource files read at once, and a large answer sent a
+// slice of text at a time. tests/memory_worst_case_test.ts holds the whole against a process.
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { createBodyBudget, parsedCost } from "../lib/transports/http/body.ts";
+import { createAnswer } from "../lib/transports/http/answer.ts";
+import { createUnsentLedger } from "../lib/transports/http/unsent.ts";
+import { createByteGate } from "../lib/util/byte_gate.ts";
+import { serialize } from "../lib/wire/serialize.ts";
+
+const encoder = new TextEncoder();
+
+Deno.test("parsedCost() counts the shapes a parser pays most for many times their bytes, and a long string about twice", () => {
+  const objects = encoder.encode(JSON.stringify(Array.from({ length: 100_000 }, () => ({}))));
+  const text = encoder.encode(JSON.stringify({ text: "x".repeat(300_000) }));
+  const objectsFactor = parsedCost(objects) / objects.length;
+  const textFactor = parsedCost(text) / text.length;
+  ok(objectsFactor > 20 && objectsFactor < 40, `[{},…]: ${objectsFactor.toFixed(1)}×`);
+  ok(textFactor >= 2 && textFactor < 2.1, `a string: ${textFactor.toFixed(2)}×`);
+});
+
+Deno.test("createBodyBudget() admits a body's parsed cost alone whatever its size, and beside others only within the bound", () => {
+  const budget = createBodyBudget(1024, 100);
+  ok(budget.takeParsed(150), "alone, over the bound");
+  ok(!budget.takeParsed(1), "beside it, nothing");
+  budget.giveParsed(150);
+  ok(budget.takeParsed(60));
+  ok(budget.takeParsed(40));
+  ok(!budget.takeParsed(1));
+  strictEqual(budget.parsed(), 100);
+});
+
+Deno.test("createByteGate() lets bytes in within the bound, in arrival order, and one larger than it alone", async () => {
+  const gate = createByteGate(10);
+  const order: string[] = [];
+  const first = await gate.enter(6);
+  const large = gate.enter(30).then((leave) => (order.push("large"), leave));
+  const small = gate.enter(2).then((leave) => (order.push("small"), leave));
+  await Promise.resolve();
+  deepStrictEqual(order, [], "the large one waits, and the small one behind it");
+  first();
+  (await large)();
+  (await small)();
+  deepStrictEqual(order, ["large", "small"]);
+  strictEqual(gate.held(), 0);
+});
+
+Deno.test("a large JSON answer sent a slice of text at a time arrives whole, a surrogate pair on a slice's edge included", async () => {
+  const empty = serialize({ jsonrpc: "2.0", id: 1, result: { text: "" } });
+  const before = empty.indexOf('""') + 1;
+  // The pair's high half is the 65,536th character: the edge of the first 64 Ki slice.
+  const text = "a".repeat(64 * 1024 - 1 - before) + "😀" + "b".repeat(100_000);
+  const message = { jsonrpc: "2.0", id: 1, result: { text } };
+  strictEqual(serialize(message).charCodeAt(64 * 1024 - 1), "😀".charCodeAt(0));
+  const response = createAnswer(false, createUnsentLedger()).complete(message, 200);
+  strictEqual(await response.text(), serialize(message));
+});
