@@ -55,3 +55,14 @@ Deno.test("a large JSON answer sent a slice of text at a time arrives whole, a s
   const response = createAnswer(false, createUnsentLedger()).complete(message, 200);
   strictEqual(await response.text(), serialize(message));
 });
+
+Deno.test("the unsent ledger counts a large answer's text by what it holds: a character each, two beyond Latin-1", async () => {
+  for (const [char, width] of [["é", 1], ["€", 2]] as const) {
+    const ledger = createUnsentLedger();
+    const message = { jsonrpc: "2.0", id: 1, result: { text: char.repeat(40_000) } };
+    const response = createAnswer(false, ledger).complete(message, 200);
+    strictEqual(ledger.counts().bytes, serialize(message).length * width, char);
+    strictEqual(await response.text(), serialize(message));
+    strictEqual(ledger.counts().bytes, 0);
+  }
+});

@@ -165,9 +165,16 @@ function built(text: string): void {
   if (text.length > COUNTED_ANSWER_CHARS) allocated(3 * text.length);
 }
 
-/** A piece's length as the queue and the ledger count it: bytes, or characters of text. */
-function sizeOf(piece: Piece): number {
-  return typeof piece === "string" ? piece.length : piece.byteLength;
+/** A character V8 cannot hold in one byte: its string then takes two a character. */
+const NOT_LATIN1 = /[\u0100-\uffff]/;
+
+/**
+ * The bytes a piece holds, as the queue and the ledger count them: a text's characters, twice
+ * over when it has one beyond Latin-1 (V8 then keeps two bytes each; a one-byte string is
+ * known not to at once, without a scan).
+ */
+function widthOf(piece: Piece): number {
+  return typeof piece === "string" && NOT_LATIN1.test(piece) ? 2 : 1;
 }
 
 function isHighSurrogate(code: number): boolean {
@@ -197,7 +204,7 @@ interface Body {
   readonly response: Response;
   /** Queues a piece unless the body has ended. */
   push(piece: Piece): void;
-  /** What is queued that the client has not taken yet (bytes, and characters of text). */
+  /** What is queued that the client has not taken yet, in bytes held (widthOf). */
   unread(): number;
   end(piece: Piece): void;
   /** Ends the body with nothing more (a stream that carries no response). */
@@ -221,8 +228,9 @@ function bodyOf(
   eventStream = false,
 ): Body {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  /** Slices of at most SLICE_BYTES bytes or characters, each counted by its length. */
+  /** Slices of at most SLICE_BYTES bytes or characters, and what each holds (`sizes`). */
   const queue: Piece[] = [];
+  const sizes: number[] = [];
   let queued = 0;
   /** Bytes of the chunk Deno is writing now. */
   let handed = 0;
@@ -233,6 +241,7 @@ function bodyOf(
   let wake: (() => void) | undefined;
   const leave = () => {
     queue.length = 0;
+    sizes.length = 0;
     queued = 0;
     account.close();
     if (!open) return;
@@ -249,7 +258,7 @@ function bodyOf(
     handed = 0;
     const chunk = queue.shift();
     if (chunk !== undefined) {
-      const size = sizeOf(chunk);
+      const size = sizes.shift()!;
       queued -= size;
       handed = size;
       controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
@@ -282,19 +291,25 @@ function bodyOf(
     // answer offered at once would leave this queue, and the ledger, at once. A slice of text
     // becomes bytes when Deno asks for it: a client that stalls holds one 64 KiB buffer in
     // Deno, not a view keeping the whole answer's.
-    const size = sizeOf(piece);
+    const width = widthOf(piece);
+    let size = 0;
     if (typeof piece === "string") {
-      for (let at = 0; at < size;) {
-        let end = Math.min(at + SLICE_BYTES, size);
+      for (let at = 0; at < piece.length;) {
+        let end = Math.min(at + SLICE_BYTES, piece.length);
         // Never between the halves of a surrogate pair (each would encode as U+FFFD).
-        if (end < size && isHighSurrogate(piece.charCodeAt(end - 1))) end--;
+        if (end < piece.length && isHighSurrogate(piece.charCodeAt(end - 1))) end--;
         queue.push(piece.slice(at, end));
+        sizes.push((end - at) * width);
         at = end;
       }
+      size = piece.length * width;
     } else {
-      for (let at = 0; at < size; at += SLICE_BYTES) {
-        queue.push(piece.subarray(at, at + SLICE_BYTES));
+      for (let at = 0; at < piece.byteLength; at += SLICE_BYTES) {
+        const slice = piece.subarray(at, at + SLICE_BYTES);
+        queue.push(slice);
+        sizes.push(slice.byteLength);
       }
+      size = piece.byteLength;
     }
     queued += size;
     account.add(size);
