@@ -8,7 +8,7 @@
 // allocates that much never loads them).
 
 /** Bytes of large allocations between two collections asked for. */
-export const COLLECT_EVERY_BYTES = 64 * 1024 * 1024;
+export const COLLECT_EVERY_BYTES = 48 * 1024 * 1024;
 
 type Collect = () => void;
 

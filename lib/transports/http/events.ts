@@ -10,8 +10,11 @@ import { serialize } from "../../wire/serialize.ts";
 
 /** Event bytes one session keeps for resumption. */
 export const MAX_SESSION_EVENT_BYTES = 1024 * 1024;
-/** Event bytes all sessions together keep for resumption. */
-export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
+/**
+ * Event bytes all sessions together keep for resumption: 32 MiB, so that every bound together
+ * stays within the worst case of docs/operating/limits.md (adr/0058).
+ */
+export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
 /**
  * What a stream that keeps events costs besides them (its state and closures, ~1.8 KB
  * measured: bench/session_memory.ts), counted against both bounds while it keeps any.

@@ -28,9 +28,10 @@ export { MAX_SESSIONS } from "./flag_values.ts";
 /**
  * What live sessions hold may add up to this many bytes: each counts SESSION_BYTES and what its
  * `initialize` left it (`keptBytes`, at most ~20 KiB: lib/methods/session.ts), whatever the size of
- * the body, which --max-message-bytes bounds and nothing keeps.
+ * the body, which --max-message-bytes bounds and nothing keeps. 48 MiB: 10,000 bare sessions
+ * fit, and every bound together stays within limits.md's worst case (adr/0058).
  */
-export const MAX_SESSION_BYTES = 64 * 1024 * 1024;
+export const MAX_SESSION_BYTES = 48 * 1024 * 1024;
 /**
  * What a session costs before its client's capabilities: its entry, its connection engine,
  * its event log, its core Session (~3.8 KB each measured with 10,000 sessions:
