@@ -117,6 +117,35 @@ function sharingChecks(kind: string, share: () => Promise<Shared>) {
       },
     },
     {
+      name:
+        `${kind}: a listener on another instance following a task hears each change, and the result whole from the store`,
+      async fn(instances: Tasks[]) {
+        const [a, b, c] = instances;
+        const live = await a.create(10_000);
+        const heard: string[] = [];
+        const stop = b.onChange(
+          (task, caller) => heard.push(`${task.status} ${JSON.stringify(task.result)} ${caller}`),
+          new Set([live.taskId]),
+        );
+        const elsewhere: string[] = [];
+        const stopElsewhere = c.onChange((task) => elsewhere.push(task.taskId), new Set(["x"]));
+        try {
+          live.progress("half way");
+          const text = "q".repeat(50_000);
+          live.complete({ content: [{ type: "text", text }] });
+          const all = await until(() => Promise.resolve(heard), (lines) => lines.length === 2);
+          deepStrictEqual(all, [
+            "working undefined undefined",
+            `completed ${JSON.stringify({ content: [{ type: "text", text }] })} undefined`,
+          ]);
+          deepStrictEqual(elsewhere, [], "a listener following other tasks hears nothing");
+        } finally {
+          stop();
+          stopElsewhere();
+        }
+      },
+    },
+    {
       name: `${kind}: an unknown task is unknown to every instance`,
       async fn(instances: Tasks[]) {
         for (const tasks of instances) {
