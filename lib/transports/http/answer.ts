@@ -198,7 +198,7 @@ export function jsonAnswer(
  * (so that an answer is held once, as its text, and never also as a whole buffer of bytes
  * that the collector frees only when it next runs: adr/0058).
  */
-export type Piece = Uint8Array | string;
+type Piece = Uint8Array | string;
 
 interface Body {
   readonly response: Response;
