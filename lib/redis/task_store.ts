@@ -12,6 +12,7 @@
 // over a quarter of the budget is written failed, without its result (keptBytes()). This process
 // holds nothing of the tasks in Redis: what a `get` reads is parsed for its answer only.
 import {
+  COLLECTED_JSON_CHARS,
   expiryOf,
   isTerminal,
   keptBytes,
@@ -22,6 +23,7 @@ import {
   type TaskStore,
 } from "../tasks/task_store.ts";
 import type { RedisLink } from "./connection.ts";
+import { allocated } from "../util/collect.ts";
 import { Buffer } from "node:buffer";
 
 const PUT_UNLESS_FINISHED = `
@@ -90,7 +92,10 @@ export function createRedisTaskStore(
     },
     async get(taskId) {
       const text = await link.run((client) => client.get(`${prefix}${taskId}`));
-      return typeof text === "string" ? JSON.parse(text) as StoredTask : undefined;
+      if (typeof text !== "string") return undefined;
+      // Garbage once parsed (util/collect.ts): the reply's bytes, and its text.
+      if (text.length > COLLECTED_JSON_CHARS) allocated(2 * text.length);
+      return JSON.parse(text) as StoredTask;
     },
     unavailable: () => link.health(),
     onRestored: (listener) => link.onRestored(listener),

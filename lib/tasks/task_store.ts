@@ -5,6 +5,7 @@
 import type { JsonObject } from "../util/json.ts";
 import type { InputRequest } from "../primitives/input_required.ts";
 import { internalError } from "../wire/errors.ts";
+import { allocated } from "../util/collect.ts";
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
@@ -134,6 +135,8 @@ function tooLarge(record: TaskRecord, bytes: number, maxBytes: number): TaskReco
 export function keptBytes(task: StoredTask, maxBytes: number): Uint8Array<ArrayBuffer> {
   const json = JSON.stringify(task);
   if (!isTerminal(task.record.status)) return encoder.encode(json);
+  // Garbage soon, for the collector (util/collect.ts): this JSON, and the result it was made of.
+  if (json.length > COLLECTED_JSON_CHARS) allocated(2 * json.length);
   const bytes = utf8Bytes(json);
   if (bytes <= maxBytes) return encoder.encode(json);
   return encoder.encode(
@@ -141,8 +144,16 @@ export function keptBytes(task: StoredTask, maxBytes: number): Uint8Array<ArrayB
   );
 }
 
+/** A task's JSON longer than this is reported to the collector once made or read. */
+export const COLLECTED_JSON_CHARS = 16 * 1024;
+
 /** The task `keptBytes()` made. */
-export const fromKeptBytes = (bytes: Uint8Array) => JSON.parse(decoder.decode(bytes)) as StoredTask;
+export function fromKeptBytes(bytes: Uint8Array): StoredTask {
+  const json = decoder.decode(bytes);
+  // Garbage once parsed (util/collect.ts); the answer made of it is reported where it is built.
+  if (json.length > COLLECTED_JSON_CHARS) allocated(json.length);
+  return JSON.parse(json) as StoredTask;
+}
 
 /**
  * Frees bytes at once that nothing will read again, rather than at V8's next collection, which
