@@ -24,7 +24,7 @@ import {
 } from "../tasks/task_store.ts";
 import type { RedisLink } from "./connection.ts";
 import { allocated } from "../util/collect.ts";
-import { Buffer } from "node:buffer";
+import type { Buffer } from "node:buffer";
 
 const PUT_UNLESS_FINISHED = `
 local current = redis.call('GET', KEYS[1])
@@ -77,7 +77,7 @@ export function createRedisTaskStore(
         client.eval(PUT_UNLESS_FINISHED, {
           keys: [`${prefix}${task.record.taskId}`, ...index],
           arguments: [
-            Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+            bufferOf(bytes),
             String(ttl),
             isTerminal(task.record.status) ? "1" : "0",
             String(now()),
@@ -100,4 +100,17 @@ export function createRedisTaskStore(
     unavailable: () => link.health(),
     onRestored: (listener) => link.onRestored(listener),
   };
+}
+
+/**
+ * `bytes` as a Node Buffer, sharing its memory. node:buffer is taken when first needed, not
+ * imported: a static `node:` import would load Deno's Node layer at every start of the one-file
+ * bundle (build/bundle.ts refuses it, adr/0008), where this module is inlined.
+ */
+function bufferOf(bytes: Uint8Array): Buffer {
+  return process.getBuiltinModule("node:buffer").Buffer.from(
+    bytes.buffer,
+    bytes.byteOffset,
+    bytes.length,
+  );
 }

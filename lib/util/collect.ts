@@ -6,8 +6,10 @@
 // `allocated(bytes)`; past COLLECT_EVERY_BYTES since the last look, a collection is run at once
 // if the process's resident memory is over COLLECT_ABOVE_RSS_BYTES. Below it, V8 collects as it
 // likes: a forced collection costs ~20 ms, and honest traffic of 1 MiB calls took twice as long
-// when every 48 MiB brought one. The collector comes from `node:v8` and `node:vm`, imported the
-// first time one is due (a process that never gets that large never loads them).
+// when every 48 MiB brought one. The collector comes from `node:v8` and `node:vm`, taken the
+// first time one is due (a process that never gets that large never loads them) with
+// process.getBuiltinModule, not imported: the one-file bundle must have no `node:` import to
+// load at every start (build/bundle.ts refuses one, adr/0008).
 
 /** Bytes of large allocations between two looks at the process's memory. */
 export const COLLECT_EVERY_BYTES = 48 * 1024 * 1024;
@@ -19,7 +21,6 @@ type Collect = () => void;
 let since = 0;
 /** The collector once loaded; undefined before, null when the runtime has none to give. */
 let collect: Collect | null | undefined;
-let loading: Promise<void> | undefined;
 
 /** `bytes` were allocated for one request or answer and will be garbage soon. */
 export function allocated(bytes: number): void {
@@ -27,19 +28,19 @@ export function allocated(bytes: number): void {
   if (since < COLLECT_EVERY_BYTES || collect === null) return;
   since = 0;
   if (Deno.memoryUsage().rss < COLLECT_ABOVE_RSS_BYTES) return;
-  if (collect === undefined) loading ??= load();
-  else collect();
+  collect ??= collector();
+  collect?.();
 }
 
-async function load(): Promise<void> {
+function collector(): Collect | null {
   try {
-    const [v8, vm] = await Promise.all([import("node:v8"), import("node:vm")]);
+    const v8 = process.getBuiltinModule("node:v8");
+    const vm = process.getBuiltinModule("node:vm");
     // --expose-gc set now gives gc() to contexts made after it: one is made for it alone.
     v8.setFlagsFromString("--expose-gc");
     const gc: unknown = vm.runInNewContext("gc");
-    collect = typeof gc === "function" ? () => (gc as Collect)() : null;
+    return typeof gc === "function" ? () => (gc as Collect)() : null;
   } catch {
-    collect = null;
+    return null;
   }
-  collect?.();
 }
