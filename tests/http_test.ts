@@ -783,8 +783,8 @@ Deno.test("serveHttp() with logRequests writes one line per request: method, pat
     await (await fetch(new URL("/healthz", http.url))).text();
     await withHangGuard(logged, "four log lines");
     const ms = String.raw`\d+\.\d ms`;
-    match(entries[0], new RegExp(`^POST /mcp 200 tools/call ${ms}$`));
-    match(entries[1], new RegExp(`^POST /mcp 202 notifications/initialized ${ms}$`));
+    match(entries[0], new RegExp(`^POST /mcp 200 "tools/call" ${ms}$`));
+    match(entries[1], new RegExp(`^POST /mcp 202 "notifications/initialized" ${ms}$`));
     match(entries[2], new RegExp(`^POST /mcp 400 - ${ms}$`));
     match(entries[3], new RegExp(`^GET /healthz 200 - ${ms}$`));
   } finally {

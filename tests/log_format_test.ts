@@ -374,7 +374,7 @@ Deno.test("--log-requests over a real process: a forged method and a 1 MB one, r
     for (const line of requests) {
       match(line, new RegExp(`^toolshed: POST /mcp \\d{3} ${value} \\d+\\.\\d ms$`));
     }
-    match(requests[0], /^toolshed: POST \/mcp 200 initialize \d+\.\d ms$/);
+    match(requests[0], /^toolshed: POST \/mcp 200 "initialize" \d+\.\d ms$/);
     const forgedLine = requests.find((line) => line.includes("404") && line.includes("admin"));
     assert(forgedLine, requests.join("\n"));
     match(forgedLine, /^toolshed: POST \/mcp 404 "tools\/call by \\"admin\\" 0\.1 ms\\ntoolshed: /);

@@ -421,8 +421,8 @@ async function signInAndStepUp(era: Era, binding: Binding): Promise<void> {
   // both for alice.
   const logged = server.diagnostics.entries.map((line) => line.replace(/ [\d.]+ ms\n$/, ""));
   const refused = logged.indexOf("toolshed: POST /mcp 401 -");
-  const forbidden = logged.indexOf('toolshed: POST /mcp 403 tools/call by "alice"');
-  const allowed = logged.lastIndexOf('toolshed: POST /mcp 200 tools/call by "alice"');
+  const forbidden = logged.indexOf('toolshed: POST /mcp 403 "tools/call" by "alice"');
+  const allowed = logged.lastIndexOf('toolshed: POST /mcp 200 "tools/call" by "alice"');
   ok(0 <= refused && refused < forbidden && forbidden < allowed, server.diagnostics.text());
 }
 

@@ -222,11 +222,13 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     const response = await route({ request, connection, note, address: addressOf(info) });
     const log = () => {
       const ms = performance.now() - started;
-      // What the client wrote is a plain word or a quoted, bounded string in the line, and
-      // bounded in the keys (adr/0057): it can neither end the line nor pose as another field.
+      // What the client wrote is bounded in the keys and, in the line, quoted (the JSON-RPC
+      // method, the subject) or, for what HTTP's own parsing already keeps to one word (the
+      // method, the path), quoted when it is not a plain word (adr/0057): it can neither end
+      // the line nor pose as another field.
       const { rpcMethod, tool, subject } = note;
       const path = pathnameOf(request.url) ?? "";
-      const method = rpcMethod === undefined ? "-" : clientWord(rpcMethod);
+      const method = rpcMethod === undefined ? "-" : quotedClientText(rpcMethod);
       const who = subject === undefined ? "" : ` by ${quotedClientText(subject)}`;
       inform(
         diagnostics,
