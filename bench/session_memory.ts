@@ -12,7 +12,7 @@
 // by its client N times. Prints the heap growth, the bytes of the `initialize` bodies (what the session cap
 // counted before it counted what sessions keep), and RSS.
 import { checkDefinition } from "../lib/primitives/tools.ts";
-import { serveForTest } from "../tests/_http_server.ts";
+import { initializeBody, serveForTest } from "../tests/_http_server.ts";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with --v8-flags=--expose-gc");
@@ -43,21 +43,6 @@ const echo = checkDefinition(
 );
 const http = await serveForTest([echo], { maxMessageBytes: 64 * MIB });
 
-/** The text of an `initialize` (made before the first measure: the bench holds it). */
-function initializeBody(capsBytes: number): string {
-  const caps = capabilities(capsBytes);
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: {
-      protocolVersion: LEGACY,
-      capabilities: caps,
-      clientInfo: { name: "m", version: "1" },
-    },
-  });
-}
-
 async function initialize(body: string): Promise<{ id: string; bytes: number }> {
   const response = await fetch(http.url, {
     method: "POST",
@@ -69,7 +54,11 @@ async function initialize(body: string): Promise<{ id: string; bytes: number }> 
   return { id: response.headers.get("mcp-session-id")!, bytes: body.length };
 }
 
-const body = initializeBody(scenario === "sessions" ? Number(capsText ?? 100) : 0);
+// The text of the `initialize`, made before the first measure: the bench holds it.
+const body = initializeBody(
+  LEGACY,
+  capabilities(scenario === "sessions" ? Number(capsText ?? 100) : 0),
+);
 const before = heap();
 let bodies = 0;
 if (scenario === "sessions") {

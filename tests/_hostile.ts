@@ -10,6 +10,8 @@ import {
   spawnHttpServer,
   withHangGuard,
 } from "./_server_process.ts";
+import { initializeBody, modernBody, modernHeaders } from "./_http_server.ts";
+import { statusBytes } from "./_processes.ts";
 
 export const MIB = 1024 * 1024;
 const LEGACY = "2025-11-25";
@@ -17,25 +19,15 @@ const TASKS = "io.modelcontextprotocol/tasks";
 const STALLED_READER = new URL("./fixtures/bounds/stalled_reader.py", import.meta.url).pathname;
 const encoder = new TextEncoder();
 
-/** The server's files: an echo, the memory probe, a task that answers big, an 8 MiB resource. */
+/** The memory probe: what the server's JavaScript holds after a full collection. */
+const MEMORY_TOOL = new URL("./fixtures/bounds/tools/memory.ts", import.meta.url).pathname;
+
+/** The server's files besides the memory probe and the 8 MiB resource: an echo, a big task. */
 const FILES: Record<string, string> = {
   "tools/echo.ts": `export default {
   description: "Echoes its text",
   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
   handler: ({ text }: { text: string }) => text,
-};
-`,
-  "tools/memory.ts": `export default {
-  description: "Collects garbage, then returns heapUsed + external in bytes",
-  inputSchema: { type: "object", additionalProperties: false },
-  handler: () => {
-    const gc = (globalThis as { gc?: () => void }).gc;
-    if (gc === undefined) throw new Error("the server needs --v8-flags=--expose-gc");
-    gc();
-    gc();
-    const { heapUsed, external } = Deno.memoryUsage();
-    return String(heapUsed + external);
-  },
 };
 `,
   "tools/slow_big.ts": `export default {
@@ -70,13 +62,6 @@ export interface HostileTarget extends HttpServerProcess {
   close(): Promise<{ code: number; stderr: string[] }>;
 }
 
-function statusField(pid: number, field: string): number {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  const value = status.match(new RegExp(`${field}:\\s+(\\d+) kB`));
-  if (value === null) throw new Error(`No ${field} in /proc/${pid}/status`);
-  return Number(value[1]) * 1024;
-}
-
 /** `main.ts --http 127.0.0.1:0 --dir <the hostile folder> <args>`: the defaults unless `args`. */
 export async function spawnHostileTarget(args: string[] = []): Promise<HostileTarget> {
   const dir = await Deno.makeTempDir({ prefix: "toolshed-hostile-" });
@@ -85,6 +70,7 @@ export async function spawnHostileTarget(args: string[] = []): Promise<HostileTa
   for (const [path, text] of Object.entries(FILES)) {
     await Deno.writeTextFile(`${dir}/${path}`, text);
   }
+  await Deno.copyFile(MEMORY_TOOL, `${dir}/tools/memory.ts`);
   await Deno.writeTextFile(`${dir}/resources/big.txt`, "r".repeat(BIG_RESOURCE_BYTES));
   let server: HttpServerProcess;
   try {
@@ -100,8 +86,8 @@ export async function spawnHostileTarget(args: string[] = []): Promise<HostileTa
   return {
     ...server,
     port,
-    peakRss: () => statusField(server.pid, "VmHWM"),
-    rss: () => statusField(server.pid, "VmRSS"),
+    peakRss: () => statusBytes(server.pid, "VmHWM"),
+    rss: () => statusBytes(server.pid, "VmRSS"),
     async held() {
       const answer = await call(server.url, "memory", {});
       return Number(answer.result?.content?.[0].text);
@@ -114,38 +100,6 @@ export async function spawnHostileTarget(args: string[] = []): Promise<HostileTa
       }
     },
   };
-}
-
-/** 2026-07-28 request headers for `method` (and its `Mcp-Name`). */
-function modern(method: string, name?: string): Record<string, string> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": "2026-07-28",
-    "mcp-method": method,
-  };
-  if (name !== undefined) headers["mcp-name"] = name;
-  return headers;
-}
-
-function modernBody(
-  id: number,
-  method: string,
-  params: Record<string, unknown>,
-  capabilities: Record<string, unknown> = {},
-): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-      },
-    },
-  });
 }
 
 /** The parts of a JSON-RPC answer the probes read. */
@@ -164,7 +118,7 @@ export async function call(
   const response = await withHangGuard(
     fetch(url, {
       method: "POST",
-      headers: modern("tools/call", name),
+      headers: modernHeaders("tools/call", name),
       body: modernBody(1, "tools/call", { name, arguments: args }, capabilities),
     }),
     `a call of ${name}`,
@@ -195,7 +149,7 @@ export async function unreadAnswers(target: HostileTarget, connections = 60): Pr
   const folder = await Deno.makeTempDir({ prefix: "toolshed-unread-" });
   const body = modernBody(1, "resources/read", { uri: BIG_RESOURCE });
   const headers = Object.entries({
-    ...modern("resources/read", BIG_RESOURCE),
+    ...modernHeaders("resources/read", BIG_RESOURCE),
     accept: "application/json",
     host: "127.0.0.1",
     "content-length": String(encoder.encode(body).length),
@@ -229,19 +183,6 @@ function heavyCapabilities(bytes: number): unknown {
   return { experimental: { x: Array.from({ length: Math.floor(bytes / 3) }, () => ({})) } };
 }
 
-function initializeBody(capsBytes: number): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: {
-      protocolVersion: LEGACY,
-      capabilities: heavyCapabilities(capsBytes),
-      clientInfo: { name: "hostile", version: "1" },
-    },
-  });
-}
-
 /**
  * `sessions` clients at once each open a 2025-era session with an `initialize` of about
  * `bytes` (the worst shape), retrying on 503 (the request budget is full); the session ids.
@@ -251,7 +192,7 @@ export async function heavyInitializes(
   sessions = 8,
   bytes = 4 * MIB - 128 * 1024,
 ): Promise<Attack & { ids: string[] }> {
-  const body = initializeBody(bytes - 200);
+  const body = initializeBody(LEGACY, heavyCapabilities(bytes - 200));
   const length = encoder.encode(body).length;
   const open = async (): Promise<string> => {
     for (let attempt = 0; attempt < 400; attempt++) {
@@ -294,7 +235,7 @@ export async function openSession(target: HostileTarget): Promise<string> {
   const response = await fetch(target.url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
-    body: initializeBody(0),
+    body: initializeBody(LEGACY),
   });
   await response.body?.cancel();
   strictEqual(response.status, 200, "initialize");
@@ -359,7 +300,7 @@ export async function finishedTasks(
         const response = await withHangGuard(
           fetch(target.url, {
             method: "POST",
-            headers: modern("tasks/get", taskId),
+            headers: modernHeaders("tasks/get", taskId),
             body: modernBody(2, "tasks/get", { taskId }, capabilities),
           }),
           "tasks/get",

@@ -76,6 +76,19 @@ export async function serveForTest(
   };
 }
 
+/** The body of an `initialize` (id 1) of `version` declaring `capabilities`. */
+export function initializeBody(
+  version = "2025-11-25",
+  capabilities: unknown = {},
+): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities, clientInfo: { name: "t", version: "1" } },
+  });
+}
+
 /** An `initialize` POST of `version` to `url` (`headers` add credentials), as it was answered. */
 export function postInitialize(
   url: string,
@@ -89,16 +102,7 @@ export function postInitialize(
       accept: "application/json, text/event-stream",
       ...headers,
     },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: version,
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }),
+    body: initializeBody(version),
   });
 }
 
@@ -125,6 +129,27 @@ export function modernHeaders(method: string, name?: string): Record<string, str
   };
   if (name !== undefined) headers["mcp-name"] = name;
   return headers;
+}
+
+/** The body of a 2026-07-28 request: `params` with the `_meta` claims declaring `capabilities`. */
+export function modernBody(
+  id: number,
+  method: string,
+  params: Record<string, unknown> = {},
+  capabilities: Record<string, unknown> = {},
+): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+      },
+    },
+  });
 }
 
 /**
@@ -154,4 +179,18 @@ export async function rawRequest(
     status: Number(statusLine.split(" ")[1]),
     body: text.slice(text.indexOf("\r\n\r\n") + 4),
   };
+}
+
+/** What a connection received until it was closed (or `limit` bytes), as text. */
+export async function readToEnd(conn: Deno.Conn, limit = 64 * 1024): Promise<string> {
+  const buffer = new Uint8Array(limit);
+  let length = 0;
+  try {
+    while (length < limit) {
+      const n = await conn.read(buffer.subarray(length));
+      if (n === null) break;
+      length += n;
+    }
+  } catch { /* reset: closed */ }
+  return new TextDecoder().decode(buffer.subarray(0, length));
 }

@@ -139,3 +139,11 @@ export async function eventually(check: () => boolean, what: string): Promise<vo
     stopped = true;
   }
 }
+
+/** A memory field of `/proc/<pid>/status` in bytes: VmHWM (the peak resident) or VmRSS (now). */
+export function statusBytes(pid: number, field: "VmHWM" | "VmRSS"): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const value = status.match(new RegExp(`${field}:\\s+(\\d+) kB`));
+  if (value === null) throw new Error(`No ${field} in /proc/${pid}/status`);
+  return Number(value[1]) * 1024;
+}

@@ -12,7 +12,7 @@ import type { MethodEntry } from "../lib/methods/call.ts";
 import { METHODS } from "../lib/methods/table.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { composeForTest } from "./_in_process.ts";
-import { modernHeaders } from "./_http_server.ts";
+import { initializeBody, modernHeaders } from "./_http_server.ts";
 import { recorder } from "./_diagnostics.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import { RUN_REDIS, startRedis, until } from "./_redis.ts";
@@ -507,16 +507,7 @@ const REACHES = {
         new Request("http://localhost/mcp", {
           method: "POST",
           headers: { "content-type": "application/json", accept: "application/json" },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: {
-              protocolVersion: "2025-11-25",
-              capabilities: {},
-              clientInfo: { name: "t", version: "1" },
-            },
-          }),
+          body: initializeBody(),
         }),
       );
       await opened.body?.cancel();

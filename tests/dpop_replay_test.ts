@@ -10,7 +10,7 @@ import { match, ok, strictEqual } from "node:assert/strict";
 import { PROOFS_PER_KEY } from "../lib/auth/proof_memory.ts";
 import { startAuthServer } from "./_oidc.ts";
 import { dpopKey, dpopProof } from "./_dpop.ts";
-import { modernHeaders } from "./_http_server.ts";
+import { modernBody, modernHeaders } from "./_http_server.ts";
 import { FIXTURE_TOOLS, spawnHttpServer } from "./_server_process.ts";
 
 /** Past the 10,000 proof ids the memory kept before (oldest out first). */
@@ -28,19 +28,7 @@ async function echo(url: string, token: string, proof: string, text: string) {
       authorization: `DPoP ${token}`,
       dpop: proof,
     },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++nextId,
-      method: "tools/call",
-      params: {
-        name: "echo",
-        arguments: { text },
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
+    body: modernBody(++nextId, "tools/call", { name: "echo", arguments: { text } }),
   });
   const body = await response.json();
   return {

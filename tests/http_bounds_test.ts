@@ -11,7 +11,8 @@ import {
   spawnHttpServer,
   withHangGuard,
 } from "./_server_process.ts";
-import { modernHeaders } from "./_http_server.ts";
+import { modernHeaders, readToEnd } from "./_http_server.ts";
+import { statusBytes } from "./_processes.ts";
 
 const TOOLS = new URL("./fixtures/bounds/tools", import.meta.url).pathname;
 const MIB = 1024 * 1024;
@@ -37,10 +38,7 @@ async function spawnBounded(args: string[], openFiles?: number): Promise<Bounded
   return {
     ...server,
     port: Number(new URL(server.url).port),
-    peakRss() {
-      const status = Deno.readTextFileSync(`/proc/${server.pid}/status`);
-      return Number(status.match(/VmHWM:\s+(\d+) kB/)![1]) * 1024;
-    },
+    peakRss: () => statusBytes(server.pid, "VmHWM"),
   };
 }
 
@@ -111,20 +109,6 @@ async function heldBytes(server: Bounded): Promise<number> {
 
 async function connect(port: number): Promise<Deno.Conn> {
   return await Deno.connect({ hostname: "127.0.0.1", port });
-}
-
-/** What the server sent until it closed the connection (or `limit` bytes), as text. */
-async function readAll(conn: Deno.Conn, limit = 64 * 1024): Promise<string> {
-  const buffer = new Uint8Array(limit);
-  let length = 0;
-  try {
-    while (length < limit) {
-      const n = await conn.read(buffer.subarray(length));
-      if (n === null) break;
-      length += n;
-    }
-  } catch { /* reset: closed */ }
-  return new TextDecoder().decode(buffer.subarray(0, length));
 }
 
 interface Answer {
@@ -218,12 +202,15 @@ Deno.test("main.ts --http refuses connections past --max-connections with 503 an
     }
     for (let i = 0; i < 3; i++) extra.push(await connect(server.port));
     for (const conn of extra) {
-      const answer = await withHangGuard(readAll(conn), "a refused connection's answer");
+      const answer = await withHangGuard(readToEnd(conn), "a refused connection's answer");
       match(answer, /^HTTP\/1\.1 503 /);
       match(answer, /retry-after: 1/i);
     }
     // The idle deadline closes every held connection: each read ends.
-    const ends = await withHangGuard(Promise.all(held.map((conn) => readAll(conn))), "idle closes");
+    const ends = await withHangGuard(
+      Promise.all(held.map((conn) => readToEnd(conn))),
+      "idle closes",
+    );
     strictEqual(ends.filter((text) => text === "").length, 20, ends.join("|"));
     await echoes(server, "after");
     ok(server.stderr().some((line) => line.includes("Refused a connection")), "said so");
@@ -240,7 +227,7 @@ Deno.test("main.ts --http outlives its open-file limit: with ulimit -n 128, 400 
   try {
     for (let i = 0; i < 400; i++) conns.push(await connect(server.port));
     // Past half the limit (64), connections are refused and closed at once.
-    const refused = await withHangGuard(readAll(conns[399]), "the last connection's answer");
+    const refused = await withHangGuard(readToEnd(conns[399]), "the last connection's answer");
     match(refused, /^HTTP\/1\.1 503 /);
     ok(server.alive(), "the server is still running");
     closeAll(conns);
@@ -267,12 +254,12 @@ Deno.test("main.ts --http answers 408 to a large body that does not arrive withi
     strictEqual(answer.status, 408);
     match(answer.text, /did not arrive within 300 ms/);
     // And the connection closes, the rest of that body unread.
-    strictEqual(await withHangGuard(readAll(large), "the close"), "");
+    strictEqual(await withHangGuard(readToEnd(large), "the close"), "");
     // A body of at most 64 KiB sent too slowly: the connection closes, with no answer.
     const small = await connect(server.port);
     conns.push(small);
     await small.write(encoder.encode(head("echo", 100) + '{"jsonrpc":'));
-    strictEqual(await withHangGuard(readAll(small), "the small body's close"), "");
+    strictEqual(await withHangGuard(readToEnd(small), "the small body's close"), "");
     await echoes(server, "after");
   } finally {
     closeAll(conns);
@@ -404,7 +391,7 @@ Deno.test("main.ts --http answers a Host header it cannot parse with 400 and wri
     await conn.write(
       encoder.encode("GET /mcp HTTP/1.1\r\nhost: marker-x7q:99999\r\nconnection: close\r\n\r\n"),
     );
-    const answer = await withHangGuard(readAll(conn), "the 400");
+    const answer = await withHangGuard(readToEnd(conn), "the 400");
     conn.close();
     match(answer, /^HTTP\/1\.1 400 /);
     match(answer, /the Host header is not a valid host/);

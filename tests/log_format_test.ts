@@ -6,6 +6,7 @@ import { createStderrLog } from "../lib/host/stderr_log.ts";
 import { forwardedJsonLines, isoTime, jsonLine, logLine } from "../lib/host/log_lines.ts";
 import { readActiveSpanWith } from "../lib/util/active_span.ts";
 import { spawnHttpServer, spawnServer, withHangGuard } from "./_server_process.ts";
+import { initializeBody, modernHeaders } from "./_http_server.ts";
 import { requestedLogFormat } from "../lib/host/cli.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -170,13 +171,7 @@ Deno.test("--log-format json with --log-requests over HTTP: the request's line c
   try {
     const response = await fetch(server.url, {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "talker",
-      },
+      headers: modernHeaders("tools/call", "talker"),
       body: call(7, "talker"),
     });
     strictEqual(response.status, 200);
@@ -295,16 +290,7 @@ async function forgedMethods(url: string): Promise<number[]> {
   const opened = await fetch(url, {
     method: "POST",
     headers: LEGACY_HEADERS,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "forger", version: "1" },
-      },
-    }),
+    body: initializeBody(),
   });
   await opened.body?.cancel();
   const session = opened.headers.get("mcp-session-id");

@@ -14,6 +14,7 @@ import { DEFAULT_ALGORITHMS } from "../lib/auth/algorithms.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { type AuthServer, startAuthServer } from "./_oidc.ts";
 import {
+  modernBody,
   modernHeaders,
   openLegacySession,
   serveForTest,
@@ -107,18 +108,7 @@ async function post(
       ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
       ...extra,
     },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++nextId,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": capabilities,
-        },
-      },
-    }),
+    body: modernBody(++nextId, method, params, capabilities),
   });
   const text = await response.text();
   return {

@@ -9,6 +9,7 @@
 //   deno run -A tests/redis_faults_measure.ts
 import { proxyRedis, type RedisServer, startRedis, until } from "./_redis.ts";
 import { type HttpServerProcess, spawnHttpServer } from "./_server_process.ts";
+import { modernBody, modernHeaders } from "./_http_server.ts";
 
 const redis = await startRedis();
 const fixture = new URL("./conformance/fixture", import.meta.url).pathname;
@@ -29,27 +30,9 @@ async function taskCall(): Promise<{ ms: number; answer: string }> {
   const started = performance.now();
   const response = await fetch(instance.url, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": "slow_compute",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: id++,
-      method: "tools/call",
-      params: {
-        name: "slow_compute",
-        arguments: { seconds: 0.01 },
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {
-            extensions: { "io.modelcontextprotocol/tasks": {} },
-          },
-        },
-      },
+    headers: modernHeaders("tools/call", "slow_compute"),
+    body: modernBody(id++, "tools/call", { name: "slow_compute", arguments: { seconds: 0.01 } }, {
+      extensions: { "io.modelcontextprotocol/tasks": {} },
     }),
   });
   const message = await response.json();
@@ -91,26 +74,8 @@ async function plainCall(url: string): Promise<{ ms: number; served: boolean }> 
   const started = performance.now();
   const response = await fetch(url, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": "test_simple_text",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: id++,
-      method: "tools/call",
-      params: {
-        name: "test_simple_text",
-        arguments: {},
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
+    headers: modernHeaders("tools/call", "test_simple_text"),
+    body: modernBody(id++, "tools/call", { name: "test_simple_text", arguments: {} }),
   });
   const message = await response.json();
   return { ms: performance.now() - started, served: message.result?.content !== undefined };

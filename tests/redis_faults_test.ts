@@ -15,6 +15,7 @@ import { openState, sealState } from "../lib/rounds/request_state.ts";
 import { messageOf } from "../lib/util/json.ts";
 import { recorder } from "./_diagnostics.ts";
 import { type HttpServerProcess, spawnHttpServer, withHangGuard } from "./_server_process.ts";
+import { modernBody, modernHeaders } from "./_http_server.ts";
 import { proxyRedis, RUN_REDIS, startRedis, until } from "./_redis.ts";
 import { MAX_PENDING_CHECKS } from "../lib/redis/rate_buckets.ts";
 
@@ -152,27 +153,10 @@ async function post(url: string, method: string, params: Record<string, unknown>
   const name = typeof params.name === "string" ? params.name : params.taskId as string | undefined;
   const response = await fetch(url, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(name === undefined ? {} : { "mcp-name": name }),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: nextId++,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {
-            elicitation: {},
-            extensions: { "io.modelcontextprotocol/tasks": {} },
-          },
-        },
-      },
+    headers: modernHeaders(method, name),
+    body: modernBody(nextId++, method, params, {
+      elicitation: {},
+      extensions: { "io.modelcontextprotocol/tasks": {} },
     }),
   });
   return await response.json();

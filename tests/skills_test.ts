@@ -13,7 +13,9 @@ import { testServer } from "../mod.ts";
 import { loadSkills } from "../lib/discovery/skills_dir.ts";
 import { DirectoryLoadError } from "../lib/discovery/load_error.ts";
 import { recorder } from "./_diagnostics.ts";
-import { spawnHttpServer, STATELESS_META, withHangGuard } from "./_server_process.ts";
+import { spawnHttpServer, withHangGuard } from "./_server_process.ts";
+import { modernBody, modernHeaders } from "./_http_server.ts";
+import { statusBytes } from "./_processes.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const EXAMPLE = fileURLToPath(new URL("../examples/skills/", import.meta.url));
@@ -254,27 +256,10 @@ Deno.test("skills: a server without skills/ advertises no skills extension and a
 async function readOver(url: string, uri: string): Promise<Record<string, unknown>> {
   const response = await fetch(url, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "resources/read",
-      "mcp-name": uri,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "resources/read",
-      params: { uri, _meta: STATELESS_META },
-    }),
+    headers: modernHeaders("resources/read", uri),
+    body: modernBody(1, "resources/read", { uri }),
   });
   return await response.json();
-}
-
-/** The peak resident memory of process `pid` so far, in bytes (VmHWM). */
-function peakRss(pid: number): number {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(status.match(/VmHWM:\s+(\d+) kB/)![1]) * 1024;
 }
 
 const MIB = 1024 * 1024;
@@ -295,10 +280,10 @@ async function swappedRead(
   try {
     const first = await readOver(server.url, uri);
     assert.ok("result" in first, JSON.stringify(first));
-    const before = peakRss(server.pid);
+    const before = statusBytes(server.pid, "VmHWM");
     await swap(`${dir}/skills/pdf-forms/references/FIELDS.md`, dir);
     const answer = await withHangGuard(readOver(server.url, uri), "the swapped read");
-    const grew = peakRss(server.pid) - before;
+    const grew = statusBytes(server.pid, "VmHWM") - before;
     // The server still serves the other files.
     const other = await readOver(server.url, "skill://pdf-forms/scripts/fields.py");
     assert.ok("result" in other, JSON.stringify(other));

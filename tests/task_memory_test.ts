@@ -7,7 +7,8 @@
 // MiB with Redis, where the process keeps no result at all.
 import { ok, strictEqual } from "node:assert/strict";
 import { spawnHttpServer, withHangGuard } from "./_server_process.ts";
-import { modernHeaders } from "./_http_server.ts";
+import { modernBody, modernHeaders } from "./_http_server.ts";
+import { statusBytes } from "./_processes.ts";
 import { RUN_REDIS, startRedis } from "./_redis.ts";
 import { MAX_FINISHED_TASK_BYTES } from "../lib/tasks/task_store.ts";
 
@@ -16,12 +17,8 @@ const MIB = 1024 * 1024;
 const TASKS = 150;
 const RESULT_LENGTH = 3_000_000;
 const mib = (bytes: number) => `${(bytes / MIB).toFixed(1)} MiB`;
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {
-    extensions: { "io.modelcontextprotocol/tasks": {} },
-  },
-};
+/** What every request declares: the tasks extension. */
+const WITH_TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 
 interface Probe {
   /** The server's peak resident memory so far, in bytes (VmHWM). */
@@ -48,12 +45,7 @@ async function withServer(flags: string[], body: (probe: Probe) => Promise<void>
       fetch(server.url, {
         method: "POST",
         headers: modernHeaders(method, name),
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: ++id,
-          method,
-          params: { ...params, _meta: META },
-        }),
+        body: modernBody(++id, method, params, WITH_TASKS),
       }),
       method,
     );
@@ -61,10 +53,7 @@ async function withServer(flags: string[], body: (probe: Probe) => Promise<void>
     return await response.json() as Answer;
   };
   const probe: Probe = {
-    peak() {
-      const status = Deno.readTextFileSync(`/proc/${server.pid}/status`);
-      return Number(status.match(/VmHWM:\s+(\d+) kB/)![1]) * 1024;
-    },
+    peak: () => statusBytes(server.pid, "VmHWM"),
     async held() {
       const answer = await ask("tools/call", { name: "memory", arguments: {} }, "memory");
       return Number(answer.result!.content![0].text);

@@ -5,6 +5,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { type InProcessServer, startInProcess } from "./_in_process.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { modernBody } from "./_http_server.ts";
 
 const EXTENSION = "io.modelcontextprotocol/tasks";
 const WITH_TASKS: Record<string, unknown> = { elicitation: {}, extensions: { [EXTENSION]: {} } };
@@ -23,18 +24,7 @@ async function ask(
   capabilities: Record<string, unknown> = WITH_TASKS,
 ): Promise<Message> {
   const id = nextId++;
-  server.send(JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-      },
-    },
-  }));
+  server.send(modernBody(id, method, params, capabilities));
   for (;;) {
     const line = await withHangGuard(server.nextLine(), `the answer to ${method}`);
     ok(line !== null, "the server answers");

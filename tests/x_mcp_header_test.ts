@@ -6,7 +6,7 @@ import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { loadTools, ToolLoadError } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "./_diagnostics.ts";
-import { serveForTest } from "./_http_server.ts";
+import { modernHeaders, serveForTest } from "./_http_server.ts";
 
 function define(inputSchema: JsonObject, name = "t"): Tool {
   return checkDefinition({ description: "d", inputSchema, handler: () => "ok" }, name, name);
@@ -144,14 +144,7 @@ const marked = checkDefinition(
 async function callMarked(url: string, args: JsonObject, headers: Record<string, string> = {}) {
   const response = await fetch(url, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": "marked",
-      ...headers,
-    },
+    headers: { ...modernHeaders("tools/call", "marked"), ...headers },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 5,
