@@ -166,29 +166,39 @@ function listeningUrl(line: string): string | undefined {
   return said?.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
 }
 
-/** Starts `main.ts --http 127.0.0.1:0 <args>` and waits for its "listening on" line. */
-export async function spawnHttpServer(
+/** main.ts as spawnMain started it, past the line it was waited for. */
+export interface StartedMain {
+  child: Deno.ChildProcess;
+  /** Its exit, once it has exited. */
+  status: Promise<Deno.CommandStatus>;
+  /** What it wrote on stderr so far, a line each (read on to the end). */
+  stderr(): string[];
+  /** Whether the process is still running. */
+  alive(): boolean;
+  /** Resolves once its stderr has ended. */
+  drained: Promise<void>;
+}
+
+/**
+ * Starts `deno run -A <denoFlags> main.ts <args>` (under `ulimit -n` if `launch` says so) and
+ * waits until `ready` holds of a line it wrote on stderr; fails with what it wrote if it ended
+ * before (`what` names the line).
+ */
+export async function spawnMain(
   args: string[],
-  env: Record<string, string> = {},
-  launch: Launch = {},
-): Promise<HttpServerProcess> {
-  const command = [
-    Deno.execPath(),
-    "run",
-    "-A",
-    ...launch.denoFlags ?? [],
-    MAIN,
-    "--http",
-    "127.0.0.1:0",
-    ...args,
-  ];
+  ready: (line: string) => boolean,
+  what: string,
+  options: { env?: Record<string, string>; launch?: Launch; stdin?: "null" | "piped" } = {},
+): Promise<StartedMain> {
+  const { env = {}, launch = {}, stdin = "null" } = options;
+  const command = [Deno.execPath(), "run", "-A", ...launch.denoFlags ?? [], MAIN, ...args];
   const [program, ...programArgs] = launch.openFiles === undefined
     ? command
     : ["bash", "-c", `ulimit -n ${launch.openFiles} && exec "$@"`, "bash", ...command];
   const child = new Deno.Command(program, {
     args: programArgs,
     env,
-    stdin: "null",
+    stdin,
     stdout: "null",
     stderr: "piped",
   }).spawn();
@@ -199,33 +209,46 @@ export async function spawnHttpServer(
   });
   const lines = readLines(child.stderr);
   const seen: string[] = [];
-  let url: string | undefined;
-  while (url === undefined) {
-    const next = await withHangGuard(lines.next(), "the listening line");
-    if (next.done) break;
+  for (;;) {
+    const next = await withHangGuard(lines.next(), what);
+    if (next.done) {
+      await status;
+      throw new Error(`main.ts ended before ${what}:\n${seen.join("\n")}`);
+    }
     seen.push(next.value);
-    url = listeningUrl(next.value);
-  }
-  if (url === undefined) {
-    await status;
-    throw new Error(`main.ts did not say where it listens:\n${seen.join("\n")}`);
+    if (ready(next.value)) break;
   }
   // Read on, so that the server never blocks on a full stderr pipe.
   const drained = (async () => {
     for await (const line of lines) seen.push(line);
   })();
+  return { child, status, stderr: () => seen, alive: () => !exited, drained };
+}
+
+/** Starts `main.ts --http 127.0.0.1:0 <args>` and waits for its "listening on" line. */
+export async function spawnHttpServer(
+  args: string[],
+  env: Record<string, string> = {},
+  launch: Launch = {},
+): Promise<HttpServerProcess> {
+  const { child, status, stderr, alive, drained } = await spawnMain(
+    ["--http", "127.0.0.1:0", ...args],
+    (line) => listeningUrl(line) !== undefined,
+    "the listening line",
+    { env, launch },
+  );
   return {
-    url,
+    url: stderr().map(listeningUrl).find((url) => url !== undefined)!,
     pid: child.pid,
-    stderr: () => seen,
-    alive: () => !exited,
+    stderr,
+    alive,
     async stop() {
       try {
         child.kill("SIGTERM");
       } catch { /* it has exited already */ }
       const { code } = await withHangGuard(status, "the server exiting");
       await drained;
-      return { code, stderr: seen };
+      return { code, stderr: stderr() };
     },
   };
 }

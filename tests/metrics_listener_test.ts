@@ -8,32 +8,21 @@ import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { parseCommand } from "../lib/host/cli.ts";
 import { listenForMetrics } from "../lib/server/metrics_listener.ts";
 import { recorder } from "./_diagnostics.ts";
-import { FIXTURE_TOOLS, readLines, spawnHttpServer, withHangGuard } from "./_server_process.ts";
+import { readToEnd } from "./_http_server.ts";
+import { FIXTURE_TOOLS, spawnHttpServer, spawnMain, withHangGuard } from "./_server_process.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const encoder = new TextEncoder();
 /** Connections a flood opens: ~1,000, as the report of issue 34. */
 const FLOOD = 1_000;
 /** The open-file limit the flooded server runs under: far fewer than the flood. */
 const OPEN_FILES = 256;
 
+/** What a read of the exposition takes at most. */
+const EXPOSITION_BYTES = 1024 * 1024;
+
 /** The URL of the "metrics on" line among `lines`. */
 function metricsUrlIn(lines: string[]): string | undefined {
   return lines.map((line) => /metrics on (\S+)$/.exec(line)?.[1]).find((url) => url);
-}
-
-/** Everything a connection receives until it is closed (or `limit` bytes), as text. */
-async function readToEnd(conn: Deno.Conn, limit = 1024 * 1024): Promise<string> {
-  const buffer = new Uint8Array(limit);
-  let length = 0;
-  try {
-    while (length < limit) {
-      const n = await conn.read(buffer.subarray(length));
-      if (n === null) break;
-      length += n;
-    }
-  } catch { /* reset: closed */ }
-  return new TextDecoder().decode(buffer.subarray(0, length));
 }
 
 /**
@@ -58,7 +47,7 @@ async function get(
       encoder.encode(`GET ${pathname} HTTP/1.1\r\n${lines}connection: close\r\n\r\n`),
     )
       .catch(() => {});
-    const text = await withHangGuard(readToEnd(conn), `GET ${url}`);
+    const text = await withHangGuard(readToEnd(conn, EXPOSITION_BYTES), `GET ${url}`);
     const status = /^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1];
     return { status: status === undefined ? 0 : Number(status), text };
   } finally {
@@ -147,33 +136,17 @@ Deno.test({
 
 /** main.ts over stdio with `args` under `ulimit -n`, once it has said where metrics are. */
 async function spawnStdio(args: string[], openFiles: number) {
-  const command = [Deno.execPath(), "run", "-A", MAIN, ...args];
-  const child = new Deno.Command("bash", {
-    args: ["-c", `ulimit -n ${openFiles} && exec "$@"`, "bash", ...command],
-    stdin: "piped",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let exited = false;
-  const status = child.status.then((outcome) => {
-    exited = true;
-    return outcome;
-  });
-  const lines = readLines(child.stderr);
-  const seen: string[] = [];
   // The start-up line comes after the metrics line: both have been said once it is.
-  while (!seen.some((line) => line.includes(" over stdio"))) {
-    const next = await withHangGuard(lines.next(), "the start-up line");
-    if (next.done) throw new Error(`main.ts ended:\n${seen.join("\n")}`);
-    seen.push(next.value);
-  }
-  const drained = (async () => {
-    for await (const line of lines) seen.push(line);
-  })();
+  const { child, status, stderr, alive, drained } = await spawnMain(
+    args,
+    (line) => line.includes(" over stdio"),
+    "the start-up line",
+    { launch: { openFiles }, stdin: "piped" },
+  );
   return {
-    url: metricsUrlIn(seen),
-    stderr: () => seen,
-    alive: () => !exited,
+    url: metricsUrlIn(stderr()),
+    stderr,
+    alive,
     /** Ends its input (the client leaves) and waits for the exit. */
     async finish(): Promise<number> {
       await child.stdin.close().catch(() => {});
@@ -231,7 +204,7 @@ Deno.test({
       // Each read ends only once the server closes the connection (the hang guard: it never did).
       const [nothing, nothingEither, served] = await Promise.all(
         [silent, halfSent, answered].map((conn, at) =>
-          withHangGuard(readToEnd(conn), `connection ${at} being closed`)
+          withHangGuard(readToEnd(conn, EXPOSITION_BYTES), `connection ${at} being closed`)
         ),
       );
       deepStrictEqual([nothing, nothingEither], ["", ""]);
