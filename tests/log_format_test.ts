@@ -277,7 +277,7 @@ const LEGACY_HEADERS = {
 };
 
 /** The forged line of issue 34, after a newline a client put in its method. */
-const FORGED = 'toolshed: POST /mcp 200 tools/call by "admin" 0.1 ms';
+const FORGED = 'toolshed: POST /mcp 200 "tools/call" by "admin" 0.1 ms';
 
 /**
  * Sends, to a real server's endpoint: a forged method and a 1 MB one, each without a session

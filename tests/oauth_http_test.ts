@@ -201,7 +201,7 @@ Deno.test("oauth: a token for this server reaches the tool as ctx.auth (the call
     ok(!JSON.stringify(answer.body).includes(token), "the token is not handed on");
     ok(
       server.diagnostics.entries.some((line) =>
-        line.includes(`tools/call by ${JSON.stringify(as.client.clientId)}`)
+        line.includes(`"tools/call" by ${JSON.stringify(as.client.clientId)}`)
       ),
       server.diagnostics.text(),
     );
