@@ -40,6 +40,9 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/examples/audit_log_test.ts", // 5 s: toolshed check in a process, the SDK clients over main.ts
   "tests/examples/metrics_test.ts", // toolshed check in a process, promtool
   "tests/examples/oauth_test.ts", // 4 s: issuer.ts and main.ts processes, sign-ins by fetch and the SDK clients
+  "tests/memory_worst_case_test.ts", // 103 s: main.ts --http under each hostile mix of issue 34
+  "tests/task_memory_test.ts", // 28 s: main.ts --http (and redis-server) holding 150 large tasks
+  "tests/dpop_replay_test.ts", // 16 s: main.ts --http and an issuer through a 10,050-proof flood
 ];
 
 const ROOT = new URL("../", import.meta.url);

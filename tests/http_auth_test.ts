@@ -191,7 +191,7 @@ Deno.test("main.ts --http takes the token from TOOLSHED_HTTP_TOKEN and logs each
       if (next.value.startsWith("toolshed: POST ")) logged.push(next.value);
     }
     match(logged[0], /^toolshed: POST \/mcp 401 - \d+\.\d ms$/);
-    match(logged[1], /^toolshed: POST \/mcp 200 server\/discover \d+\.\d ms$/);
+    match(logged[1], /^toolshed: POST \/mcp 200 "server\/discover" \d+\.\d ms$/);
   } finally {
     child.kill("SIGTERM");
   }
