@@ -37,12 +37,16 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/remote_run_test.ts", // 1 s: main.ts run from a URL in a process
   "tests/cors_browser_test.ts", // 5 s: headless Chromium calling the server from two pages
   "tests/prometheus_test.ts", // 5 s: a real Prometheus scraping main.ts --metrics
-  "tests/examples/audit_log_test.ts", // 5 s: toolshed check in a process, the SDK clients over main.ts
-  "tests/examples/metrics_test.ts", // toolshed check in a process, promtool
+  "tests/examples/audit_log_test.ts", // 5 s: toolshed check of a type error, the SDK clients over main.ts
+  "tests/examples/metrics_test.ts", // promtool check config in a process
   "tests/examples/oauth_test.ts", // 4 s: issuer.ts and main.ts processes, sign-ins by fetch and the SDK clients
   "tests/memory_worst_case_test.ts", // 103 s: main.ts --http under each hostile mix of issue 34
   "tests/task_memory_test.ts", // 28 s: main.ts --http (and redis-server) holding 150 large tasks
   "tests/dpop_replay_test.ts", // 16 s: main.ts --http and an issuer through a 10,050-proof flood
+  "tests/examples/check_test.ts", // toolshed check in a process for each of 13 examples, deno check
+  "tests/examples/scale_out_test.ts", // redis-server and three main.ts --http --redis
+  "tests/examples/http_behind_proxy_test.ts", // nginx in front of main.ts --http
+  "tests/apps_browser_test.ts", // headless Chromium hosting an app served by main.ts
 ];
 
 const ROOT = new URL("../", import.meta.url);

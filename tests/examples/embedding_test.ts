@@ -4,18 +4,7 @@
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/client@2.4.0";
 import { withHangGuard } from "../_server_process.ts";
-import { assertChecks, freePort, ROOT, waitForPort } from "./_example.ts";
-
-Deno.test("examples/embedding passes toolshed check, and app.ts type-checks", async () => {
-  await assertChecks("embedding");
-  const checked = await new Deno.Command(Deno.execPath(), {
-    args: ["check", "examples/embedding/app.ts"],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(checked.code, 0, new TextDecoder().decode(checked.stderr));
-});
+import { freePort, ROOT, waitForPort } from "./_example.ts";
 
 Deno.test("examples/embedding: the app serves its page at / and the tools at /mcp, and drains on SIGTERM", async () => {
   const port = freePort();

@@ -4,13 +4,9 @@
 // add_test.ts, runs in `deno task test` like any other.
 import assert from "node:assert/strict";
 import { testServer } from "../../mod.ts";
-import { assertChecks, exampleDir, ROOT, toolshed } from "./_example.ts";
+import { exampleDir, ROOT, toolshed } from "./_example.ts";
 
 const DIR = exampleDir("hello");
-
-Deno.test("examples/hello passes toolshed check", async () => {
-  await assertChecks("hello");
-});
 
 Deno.test("examples/hello: toolshed list shows add and code_review, toolshed call add prints the sum", async () => {
   const list = await toolshed(["list", "--dir", "examples/hello"]);

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { modernHeaders, rawRequest } from "../_http_server.ts";
 import { events, spawnHttpServer, withHangGuard } from "../_server_process.ts";
-import { assertChecks, exampleDir, freePort, modernMeta, waitForPort, which } from "./_example.ts";
+import { exampleDir, freePort, modernMeta, waitForPort, which } from "./_example.ts";
 
 const DIR = exampleDir("http-behind-proxy");
 const NGINX = await which("nginx");
@@ -23,10 +23,6 @@ if (!RUN) {
   ));
 }
 const TOKEN = "an-example-token-of-this-test";
-
-Deno.test("examples/http-behind-proxy passes toolshed check", async () => {
-  await assertChecks("http-behind-proxy");
-});
 
 /** A 2026-07-28 tools/call body. */
 function callBody(name: string, args: Record<string, unknown>, progressToken?: string) {

@@ -31,15 +31,11 @@ import {
   spawnHttpServer,
   withHangGuard,
 } from "../_server_process.ts";
-import { assertChecks, exampleDir, modernMeta, ROOT } from "./_example.ts";
+import { exampleDir, modernMeta, ROOT } from "./_example.ts";
 
 const DIR = exampleDir("oauth");
 /** Where the authorization server sends the browser back: nothing listens there, it is read. */
 const REDIRECT_URI = "http://127.0.0.1:1/callback";
-
-Deno.test("examples/oauth passes toolshed check", async () => {
-  await assertChecks("oauth");
-});
 
 /** `deno run -A examples/oauth/issuer.ts --port 0`: the README's command, on a free port. */
 async function startIssuer(): Promise<{ url: string; stop(): Promise<void> }> {

@@ -4,13 +4,9 @@
 // is "Resource not found".
 import assert from "node:assert/strict";
 import { McpError, testServer } from "../../mod.ts";
-import { assertChecks, exampleDir } from "./_example.ts";
+import { exampleDir } from "./_example.ts";
 
 const DIR = exampleDir("resources-and-templates");
-
-Deno.test("examples/resources-and-templates passes toolshed check", async () => {
-  await assertChecks("resources-and-templates");
-});
 
 Deno.test("examples/resources-and-templates: a file, a module and a template are listed and read", async () => {
   const server = await testServer({ dir: DIR });
