@@ -6,7 +6,8 @@
 // process; redis-server) or on volume (randomized differential and bounds tests over tens of
 // thousands to millions of cases). Everything else is fast, and a new test file is fast
 // until it is listed: the core, the transports in process, the stdio and HTTP transcripts,
-// the layers. A file that spawns one cheap process among in-process tests stays fast.
+// the layers. A file that spawns one cheap process among in-process tests stays fast, as an
+// exception named with its reason in tests/fast_tier_test.ts, which keeps this rule.
 // Measured with `deno test -A --parallel --reporter=junit` (seconds of each file's tests on
 // 2 cores, issue 23).
 //

@@ -55,7 +55,8 @@ const WRITTEN: [RegExp, Spawned][] = [
 const EXCEPTIONS: Record<string, { spawns: Spawned[]; reason: string }> = {
   "tests/author_loop_test.ts": {
     spawns: [MAIN],
-    reason: "serving an author's directory outside the repository is main.ts's job; one short run",
+    reason:
+      "testServer() in process; one main.ts serving an author's directory outside the repository",
   },
   "tests/call_command_test.ts": {
     spawns: [MAIN],
@@ -71,7 +72,7 @@ const EXCEPTIONS: Record<string, { spawns: Spawned[]; reason: string }> = {
   },
   "tests/config_command_test.ts": {
     spawns: [MAIN],
-    reason: "in process; main.ts once for what the printed configuration runs",
+    reason: "in process; main.ts once for what the printed configuration runs, under a lock file",
   },
   "tests/corpus_test.ts": {
     spawns: [MAIN],
@@ -107,7 +108,7 @@ const EXCEPTIONS: Record<string, { spawns: Spawned[]; reason: string }> = {
   },
   "tests/feature_pairs_test.ts": {
     spawns: [MAIN],
-    reason: "in process but for one main.ts --http where a pair meets over HTTP",
+    reason: "in process but for main.ts --http where a pair meets over HTTP",
   },
   "tests/hostile_requests_test.ts": {
     spawns: [MAIN],
@@ -115,16 +116,18 @@ const EXCEPTIONS: Record<string, { spawns: Spawned[]; reason: string }> = {
   },
   "tests/http_auth_test.ts": {
     spawns: [MAIN],
-    reason: "in process over loopback; main.ts for the flags' refusals at start-up",
+    reason:
+      "in process over loopback; one main.ts --http for the token from the environment and the request log",
   },
   "tests/http_test.ts": {
     spawns: [MAIN],
     reason:
-      "in process over loopback; main.ts for what only a process shows (start-up lines, exits)",
+      "in process over loopback; one main.ts --http for its URL line and its drain on SIGTERM",
   },
   "tests/invocation_test.ts": {
     spawns: [MAIN],
-    reason: "commandLine() from facts; one real process to check the facts",
+    reason:
+      "commandLine() from facts; a two-line stand-in main.ts (not toolshed's) shows the real facts",
   },
   "tests/list_command_test.ts": {
     spawns: [MAIN],
@@ -196,7 +199,7 @@ const EXCEPTIONS: Record<string, { spawns: Spawned[]; reason: string }> = {
   },
   "tests/toolsets_test.ts": {
     spawns: [MAIN],
-    reason: "in process but for one main.ts over stdio with --toolsets",
+    reason: "in process but for one main.ts refusing to start (it exits at once)",
   },
   "tests/transcript_test.ts": {
     spawns: [MAIN],
