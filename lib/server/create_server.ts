@@ -40,13 +40,13 @@ import { DirectoryLoadError } from "../discovery/load_error.ts";
 import { loadServerMeta, serverMetaLocation } from "../discovery/server_meta_file.ts";
 import { implementationOf, type ServerMeta } from "../primitives/server_identity.ts";
 import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
+import type { SharedState } from "./shared_state.ts";
 import { createTasks, type Tasks } from "../tasks/tasks.ts";
 import { createMemoryTaskStore } from "../tasks/task_store.ts";
 import { createMemoryBus } from "../tasks/bus.ts";
 import { IN_PROCESS } from "../methods/context.ts";
 import { type Core, createCore } from "../core/handle.ts";
 import type { RateLimiter } from "../core/rate_limit.ts";
-import type { Buckets, LocalBuckets } from "../util/token_buckets.ts";
 import { parseRate, type Rate } from "../primitives/rate.ts";
 import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
 import type { ByteSink } from "../transports/stdio/writer.ts";
@@ -184,9 +184,12 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
     meta ??= file.value;
   }
   const instance = config.http ? config.instanceName ?? randomInstanceName() : undefined;
-  const shared = config.redis === undefined
-    ? undefined
-    : await sharedState(config.redis, config.stateKeys === undefined, instance, diagnostics);
+  // Redis's modules, and the assembly of what they share, are loaded only for a server with Redis.
+  let shared: SharedState | undefined;
+  if (config.redis !== undefined) {
+    const { sharedState } = await import("./shared_state.ts");
+    shared = await sharedState(config.redis, config.stateKeys === undefined, instance, diagnostics);
+  }
   const rateLimit = await rateLimiterOf(config, loaded, shared, diagnostics);
   // The HTTP transport is loaded only for a server that serves HTTP (a stdio server, which
   // every client starts, pays nothing for it: ~0.5 MB of RSS, bench:e2e); `fetch` loads it.
@@ -637,42 +640,5 @@ function loadedOf(primitives: NonNullable<ServerConfig["primitives"]>): LoadedSe
     prompts,
     skills: [],
     middleware: [],
-  };
-}
-
-interface SharedState {
-  readonly tasks: Tasks;
-  readonly keyRing: KeyRing | undefined;
-  /** Rate-limit buckets in Redis, deciding with `local` while Redis does not answer. */
-  rateBuckets(local: LocalBuckets, diagnostics: Diagnostics): Promise<Buckets>;
-  health(): string | undefined;
-  close(): Promise<void>;
-}
-
-/**
- * Tasks kept in Redis at `url` and told between instances through it, and, when no state
- * key is given, the requestState keys too (the Redis modules are imported only here).
- */
-async function sharedState(
-  url: string,
-  shareKeys: boolean,
-  instance: string | undefined,
-  diagnostics: Diagnostics,
-): Promise<SharedState> {
-  const { connectRedis } = await import("../redis/connection.ts");
-  const { createRedisTaskStore } = await import("../redis/task_store.ts");
-  const { createRedisBus } = await import("../redis/bus.ts");
-  const { createRedisKeyRing } = await import("../redis/key_ring.ts");
-  const link = await connectRedis(url, diagnostics);
-  const bus = await createRedisBus(link, diagnostics);
-  return {
-    tasks: createTasks(createRedisTaskStore(link), bus, Date.now, instance),
-    keyRing: shareKeys ? createRedisKeyRing(link) : undefined,
-    async rateBuckets(local, diagnostics) {
-      const { createRedisBuckets } = await import("../redis/rate_buckets.ts");
-      return createRedisBuckets(link, local, diagnostics);
-    },
-    health: link.health,
-    close: () => link.close(),
   };
 }
