@@ -434,7 +434,7 @@ Deno.test("builtinsOf() composes telemetry in, outermost, only when it is given"
   ok(!off.includes(middleware));
 });
 
-Deno.test("only create_server.ts imports core/telemetry.ts, and lazily: a server without telemetry loads none of it", async () => {
+Deno.test("only server/features.ts imports core/telemetry.ts, and lazily: a server without telemetry loads none of it", async () => {
   const lib = new URL("../lib/", import.meta.url);
   const importers: string[] = [];
   const walk = async (dir: URL) => {
@@ -454,8 +454,8 @@ Deno.test("only create_server.ts imports core/telemetry.ts, and lazily: a server
   };
   await walk(lib);
   deepStrictEqual(importers, []);
-  const root = await Deno.readTextFile(new URL("server/create_server.ts", lib));
-  ok(root.includes(`await import("../core/telemetry.ts")`));
+  const loaders = await Deno.readTextFile(new URL("server/features.ts", lib));
+  ok(loaders.includes(`await import("../core/telemetry.ts")`));
 });
 
 Deno.test({

@@ -9,7 +9,6 @@
 import { type JsonObject, messageOf } from "../util/json.ts";
 import { type Diagnostics, warn } from "../util/diagnostics.ts";
 import { randomInstanceName } from "../util/instance.ts";
-import { readActiveSpanWith } from "../util/active_span.ts";
 import { extract } from "../wire/extract.ts";
 import {
   META_CLIENT_CAPABILITIES,
@@ -41,13 +40,22 @@ import { loadServerMeta, serverMetaLocation } from "../discovery/server_meta_fil
 import { implementationOf, type ServerMeta } from "../primitives/server_identity.ts";
 import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
 import type { SharedState } from "./shared_state.ts";
+import {
+  type HttpModule,
+  loadHttp,
+  loadMetrics,
+  loadReload,
+  loadTelemetry,
+  type MetricsModules,
+  rateLimiterOf,
+  type Telemetry,
+} from "./features.ts";
 import { createTasks, type Tasks } from "../tasks/tasks.ts";
 import { createMemoryTaskStore } from "../tasks/task_store.ts";
 import { createMemoryBus } from "../tasks/bus.ts";
 import { IN_PROCESS } from "../methods/context.ts";
 import { type Core, createCore } from "../core/handle.ts";
 import type { RateLimiter } from "../core/rate_limit.ts";
-import { parseRate, type Rate } from "../primitives/rate.ts";
 import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
 import type { ByteSink } from "../transports/stdio/writer.ts";
 import type { HttpOptions, HttpServer } from "../transports/http/server.ts";
@@ -197,7 +205,7 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   // Metrics are loaded only when on (adr/0042): off, nothing of them is imported or composed.
   const metrics = config.metrics ? await loadMetrics() : undefined;
   // Hot reload is loaded only for a server that watches (adr/0051).
-  const reload = config.watch ? await import("../discovery/reload.ts") : undefined;
+  const reload = config.watch ? await loadReload() : undefined;
   try {
     return assemble(config, diagnostics, {
       loaded,
@@ -216,76 +224,6 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
     await shared?.close(); // the metrics' address taken, say
     throw error;
   }
-}
-
-/**
- * The rate limits (adr/0043), when any may apply: a per-caller limit, a tool with its own, or a
- * watched directory (a reload may bring one). Their module is imported only then; with Redis,
- * their buckets are shared through it.
- */
-async function rateLimiterOf(
-  config: ServerConfig,
-  loaded: LoadedServer,
-  shared: SharedState | undefined,
-  diagnostics: Diagnostics,
-): Promise<RateLimiter | undefined> {
-  const perCaller = config.rateLimit === undefined ? undefined : rateOf(config.rateLimit);
-  const toolLimits = loaded.tools.tools.some((tool) => tool.rateLimit !== undefined);
-  if (perCaller === undefined && !toolLimits && !config.watch) return undefined;
-  const [{ createRateLimiter }, { createLocalBuckets }] = await Promise.all([
-    import("../core/rate_limit.ts"),
-    import("../util/token_buckets.ts"),
-  ]);
-  const local = createLocalBuckets();
-  const buckets = shared === undefined ? local : await shared.rateBuckets(local, diagnostics);
-  return createRateLimiter({ perCaller, buckets });
-}
-
-/** The per-caller rate, or a start-up error naming where it came from. */
-function rateOf(text: string): Rate {
-  try {
-    return parseRate(text);
-  } catch (error) {
-    throw new Error(`Invalid rate limit: ${messageOf(error)}`);
-  }
-}
-
-/** The modules of --metrics: what is measured, and its listener. */
-type MetricsModules =
-  & typeof import("./metrics.ts")
-  & typeof import("./metrics_listener.ts");
-
-async function loadMetrics(): Promise<MetricsModules> {
-  const [measured, listener] = await Promise.all([
-    import("./metrics.ts"),
-    import("./metrics_listener.ts"),
-  ]);
-  return { ...measured, ...listener };
-}
-
-/** Traces and metrics through Deno's OpenTelemetry (core/telemetry.ts), made once it is on. */
-type Telemetry = ReturnType<typeof import("../core/telemetry.ts").createTelemetry>;
-
-async function loadTelemetry(): Promise<Telemetry> {
-  const { createTelemetry } = await import("../core/telemetry.ts");
-  try {
-    const telemetry = createTelemetry();
-    // Lines of a structured log name the span they are said in (adr/0044).
-    readActiveSpanWith(telemetry.activeSpanIds);
-    return telemetry;
-  } catch (error) {
-    throw new Error(
-      `Cannot record telemetry: Deno's OpenTelemetry is off in this process (start it with ` +
-        `OTEL_DENO=true): ${messageOf(error)}`,
-    );
-  }
-}
-
-/** The HTTP transport's module: `serveHttp`, and `createMcpHttp` for `fetch`. */
-export type HttpModule = typeof import("../transports/http/server.ts");
-
-function loadHttp(): Promise<HttpModule> {
-  return import("../transports/http/server.ts");
 }
 
 /** The server's parts, once what takes a wait (the directory, Redis) is there. */
