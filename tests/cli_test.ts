@@ -9,7 +9,7 @@ import {
   TOKEN_ENV,
   usage as usageText,
 } from "../lib/host/cli.ts";
-import { isLoopbackHost } from "../lib/host/listen_address.ts";
+import { isLoopbackHost } from "../lib/settings/listen_address.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
 import { readLines, withHangGuard } from "./_server_process.ts";
 

@@ -19,6 +19,7 @@ const LAYERS = [
   "rounds",
   "discovery",
   "programs",
+  "settings",
   "primitives",
   "schema",
   "wire",
@@ -148,10 +149,14 @@ Deno.test("the layer check catches what it is for", () => {
     violation("core/handle.ts", "../schema/vendor/x/index.ts"),
     "enters schema/vendor/ from outside schema/",
   );
+  assert.equal(
+    violation("settings/values.ts", "../programs/limits.ts"),
+    "settings/ imports programs/, a layer above it",
+  );
   assert.equal(violation("util/json.ts", "../../main.ts"), "leaves lib/");
   assert.equal(
     violation("stray.ts", "./util/json.ts"),
-    "stray.ts is in no layer (commands, testing, host, server, redis, transports, auth, connection, core, methods, tasks, rounds, discovery, programs, primitives, schema, wire, util)",
+    "stray.ts is in no layer (commands, testing, host, server, redis, transports, auth, connection, core, methods, tasks, rounds, discovery, programs, settings, primitives, schema, wire, util)",
   );
   assert.equal(violation("core/handle.ts", "../util/json.ts"), undefined);
   assert.equal(violation("host/cli.ts", "npm:x@1"), undefined);

@@ -16,7 +16,7 @@ import {
   MAX_SESSIONS,
   MAX_UNSENT_BYTES,
   parseCorsOrigin,
-} from "../transports/http/flag_values.ts";
+} from "../settings/values.ts";
 import {
   INTROSPECTION_ID_ENV,
   INTROSPECTION_SECRET_ENV,
@@ -28,7 +28,7 @@ import {
   type ListenAddress,
   parseAllowedHost,
   parseListenAddress,
-} from "./listen_address.ts";
+} from "../settings/listen_address.ts";
 
 /** The environment variable that turns Deno's OpenTelemetry on, read as the process starts. */
 export const OTEL_ENV = "OTEL_DENO";

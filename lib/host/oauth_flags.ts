@@ -3,7 +3,7 @@
 // from the environment. Each is checked here, once, so that a mistake is one line at start-up
 // rather than every request refused later.
 import { isScopeName } from "../primitives/scopes.ts";
-import { isLoopbackHost, type ListenAddress } from "./listen_address.ts";
+import { isLoopbackHost, type ListenAddress } from "../settings/listen_address.ts";
 
 /** Client credentials for RFC 7662 introspection of opaque tokens (both or neither). */
 export const INTROSPECTION_ID_ENV = "TOOLSHED_INTROSPECTION_CLIENT_ID";

@@ -8,7 +8,7 @@ import type { HttpStep } from "./exchange.ts";
 import { jsonAnswer } from "./answer.ts";
 import { errorMessage, unauthorized } from "./errors.ts";
 
-export { BEARER_TOKEN } from "./flag_values.ts";
+export { BEARER_TOKEN } from "../../settings/values.ts";
 
 /** `Bearer <token>`, the scheme in any case, with one or more spaces after it. */
 const BEARER_CREDENTIALS = /^bearer +(\S+)$/i;

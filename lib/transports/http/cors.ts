@@ -38,7 +38,7 @@ export const CORS_MAX_AGE_S = 7200;
 /** An RFC 9110 token: what a header name is. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
-import { parseCorsOrigin } from "./flag_values.ts";
+import { parseCorsOrigin } from "../../settings/values.ts";
 export { parseCorsOrigin };
 
 /** The origins of a list of `--cors-origin` values; throws, naming the value, on an invalid one. */

@@ -19,7 +19,7 @@ export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::
 /** Checks one request's headers; returns why it is refused, or undefined to let it pass. */
 export type HostGuard = (headers: Headers) => string | undefined;
 
-import { hostNameOf } from "./flag_values.ts";
+import { hostNameOf } from "../../settings/values.ts";
 export { hostNameOf };
 
 /** How a bound address appears in a Host header: an IPv6 one in brackets. */

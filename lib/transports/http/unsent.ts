@@ -5,7 +5,7 @@
 // the server's memory. The newest answer is never the one dropped for its own sake: one
 // answer larger than the bound alone is still sent.
 
-import { MAX_UNSENT_BYTES } from "./flag_values.ts";
+import { MAX_UNSENT_BYTES } from "../../settings/values.ts";
 export { MAX_UNSENT_BYTES };
 
 /** One answer body's bytes, as the ledger counts them. */

@@ -1,6 +1,6 @@
 // The value of --http: where to listen. The host defaults to 127.0.0.1, so that a server
 // is reachable from other machines only when the operator names an address that is.
-import { hostNameOf } from "../transports/http/flag_values.ts";
+import { hostNameOf } from "./values.ts";
 
 export interface ListenAddress {
   /** An IP address or a name to resolve; an IPv6 address without brackets. */
