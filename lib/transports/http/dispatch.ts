@@ -13,7 +13,8 @@ import type {
 import type { Origin } from "../../methods/context.ts";
 import { createSession } from "../../methods/session.ts";
 import { jsonAnswer } from "./answer.ts";
-import { type Endpoint, rateRefusal } from "./endpoint.ts";
+import type { Endpoint } from "./endpoint.ts";
+import { rateRefusal } from "./statuses.ts";
 import { errorMessage, sessionRequired } from "./errors.ts";
 import type { Exchange, HttpHandler } from "./exchange.ts";
 import type { AuthInfo } from "../../primitives/types.ts";

@@ -5,13 +5,13 @@
 // into the HTTP answer: JSON at once, or, when the answer comes later, a 200 whose body carries
 // it (an event stream when the request may send something first).
 import type { ToolView } from "../../primitives/toolsets.ts";
-import { isObject, type JsonObject } from "../../util/json.ts";
+import type { JsonObject } from "../../util/json.ts";
 import type { Diagnostics } from "../../util/diagnostics.ts";
 import { createSlots, type Slots } from "../../util/slots.ts";
 import { firstTimeOf } from "../../util/first_time.ts";
 import { instanceOf, randomInstanceName } from "../../util/instance.ts";
 import { throttledReport } from "../../util/throttled_report.ts";
-import { ErrorCode, internalError, shuttingDown } from "../../wire/errors.ts";
+import { internalError, shuttingDown } from "../../wire/errors.ts";
 import type { Request as RpcRequest } from "../../wire/extract.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
 import type { Registry } from "../../primitives/registry.ts";
@@ -40,8 +40,8 @@ import {
   sessionNotFound,
   sessionRequired,
   sessionVersionMismatch,
-  statusOf,
 } from "./errors.ts";
+import { rateRefusal, scopeRefusal, sessionStatusOf, statusOf } from "./statuses.ts";
 import { PROTOCOL_VERSION_HEADER } from "./headers.ts";
 import type { Connection as HttpConnection } from "./listener.ts";
 import {
@@ -405,41 +405,6 @@ function mayAsk(session: Session): boolean {
   if (session.pin.era !== "session") return false;
   const declared = session.pin.client.clientCapabilities;
   return ASKABLE.some((capability) => capability in declared);
-}
-
-/**
- * The status of a 2025-era answer: 200, whatever it says (a 404 would tell the client its
- * session is gone), but for an `initialize` refused (400, as the TypeScript SDK answers a
- * second one).
- */
-function sessionStatusOf(request: RpcRequest, response: JsonObject): number {
-  return request.method === "initialize" && response.error !== undefined ? 400 : 200;
-}
-
-/** The challenge of an answer refusing a request for its scopes; undefined for any other. */
-function scopeRefusal(
-  response: JsonObject,
-  challengeOf: ((required: readonly string[]) => string) | undefined,
-): string | undefined {
-  const error = response.error;
-  if (challengeOf === undefined || !isObject(error)) return undefined;
-  if (error.code !== ErrorCode.InsufficientScope) return undefined;
-  const data = error.data;
-  const required = isObject(data) && Array.isArray(data.requiredScopes)
-    ? data.requiredScopes.filter((scope): scope is string => typeof scope === "string")
-    : [];
-  return challengeOf(required);
-}
-
-/**
- * The Retry-After of an answer refusing a request over a rate limit (-32031, adr/0043), whole
- * seconds; undefined for any other answer.
- */
-export function rateRefusal(response: JsonObject): string | undefined {
-  const error = response.error;
-  if (!isObject(error) || error.code !== ErrorCode.RateLimited) return undefined;
-  const seconds = isObject(error.data) ? error.data.retryAfterSeconds : undefined;
-  return String(typeof seconds === "number" && seconds >= 1 ? Math.ceil(seconds) : 1);
 }
 
 /** The way back for a session's request whose client accepts no event stream: none. */

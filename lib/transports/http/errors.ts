@@ -1,8 +1,7 @@
-// What the HTTP transport answers on its own, and the HTTP status of every JSON-RPC error
-// it sends. Codes and statuses follow the 2026-07-28 Streamable HTTP transport (SEP-2243,
+// What the HTTP transport answers on its own (the HTTP status of a JSON-RPC error it sends is in
+// statuses.ts). Codes and statuses follow the 2026-07-28 Streamable HTTP transport (SEP-2243,
 // SEP-2575); where the spec names no status, the TypeScript SDK's mapping (adr/0012). The
 // codes that are not HTTP-only belong to wire/errors.ts, which this file extends.
-import { isObject } from "../../util/json.ts";
 import type { JsonObject } from "../../util/json.ts";
 import { ErrorCode } from "../../wire/errors.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
@@ -15,26 +14,6 @@ export const HttpErrorCode = {
   HeaderMismatch: ErrorCode.HeaderMismatch,
   MissingClientCapability: ErrorCode.MissingClientCapability,
 } as const;
-
-/**
- * The status of an answer the core gave before anything was sent for its request: the
- * routing errors it raises before any handler runs have statuses of their own; a handler's
- * errors (an unknown tool, a bad cursor, a fault) travel in-band with 200.
- */
-export function statusOf(response: JsonObject): number {
-  const error = response.error;
-  if (!isObject(error)) return 200;
-  switch (error.code) {
-    case ErrorCode.MethodNotFound:
-      return 404;
-    case ErrorCode.UnsupportedProtocolVersion:
-    case HttpErrorCode.HeaderMismatch:
-    case HttpErrorCode.MissingClientCapability:
-      return 400;
-    default:
-      return 200;
-  }
-}
 
 /** A JSON-RPC error response; `id` is left out, not null, when the request's is unknown. */
 export function errorMessage(id: RequestId | undefined, error: RpcError): JsonObject {
