@@ -1,11 +1,11 @@
-// A server directory: up to three folders of primitives, tools/, resources/ and prompts/, each
-// optional under the directory and each replaceable by a folder of its own (--tools,
-// --resources, --prompts), which must then exist; skills/, optional, served as the skills
-// extension says (adr/0047); middleware/, optional, around every request (adr/0025); and ui/,
-// optional, its MCP Apps served as `ui://` resources beside resources/'s (adr/0048). Folders
-// named on their own without --dir are all that is served (so
-// `--tools DIR` alone serves what it always did, whatever the working directory holds). All
-// load at once and every problem is reported together.
+// A server directory: a folder of each kind (discovery/kinds.ts): tools/, resources/ and
+// prompts/, each optional under the directory and each replaceable by a folder of its own
+// (--tools, --resources, --prompts), which must then exist; skills/, optional, served as the
+// skills extension says (adr/0047); middleware/, optional, around every request (adr/0025); and
+// ui/, optional, its MCP Apps served as `ui://` resources beside resources/'s (adr/0048). Folders
+// named on their own without --dir are all that is served (so `--tools DIR` alone serves what it
+// always did, whatever the working directory holds). All load at once and every problem is
+// reported together. Here too: where server.meta.json is, beside the folders, and its reading.
 import { contentsOf, type Snapshot } from "../primitives/registry.ts";
 import { SERVER_META_FILE, type ServerMeta } from "../primitives/server_identity.ts";
 import { DirectoryLoadError } from "./load_error.ts";
