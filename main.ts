@@ -28,6 +28,7 @@ import type { ByteSink } from "./lib/transports/stdio/writer.ts";
 import { messageOf } from "./lib/util/json.ts";
 import { DirectoryLoadError } from "./lib/discovery/load_error.ts";
 import type { LoadedServer, ServerFolders } from "./lib/discovery/server_dir.ts";
+import { KINDS } from "./lib/discovery/kinds.ts";
 import { chooseCommand, commandsHelp, type Entry } from "./lib/commands/table.ts";
 
 /** How long diagnostics may take to reach stderr before the process exits anyway. */
@@ -236,35 +237,16 @@ function announce(loaded: LoadedServer, folders: ServerFolders, over: string): v
     if (typeof location !== "string") return decodeURIComponent(location.pathname);
     return location.startsWith("/") ? location : `${Deno.cwd()}/${location}`;
   };
-  const count = (n: number, kind: string) => `${n} ${kind}${n === 1 ? "" : "s"}`;
   const parts: string[] = [];
-  const part = (location: string | URL | undefined, counts: string) => {
-    if (location !== undefined) parts.push(`${counts} from "${where(location)}"`);
-  };
-  if (loaded.tools.tools.length > 0) {
-    part(folders.tools?.location, count(loaded.tools.tools.length, "tool"));
+  const fields: Record<string, number> = {};
+  for (const kind of KINDS) {
+    const { said, fields: its } = kind.count(loaded);
+    const location = folders[kind.folder]?.location;
+    if (said !== undefined && location !== undefined) {
+      parts.push(`${said} from "${where(location)}"`);
+    }
+    Object.assign(fields, its);
   }
-  // The apps of ui/ are resources too (ui://, adr/0048), said apart.
-  const apps = loaded.resources.filter((resource) => resource.uri.startsWith("ui://")).length;
-  const resources = loaded.resources.length - apps;
-  const templates = loaded.templates.length;
-  if (resources + templates > 0) {
-    part(
-      folders.resources?.location,
-      templates === 0
-        ? count(resources, "resource")
-        : `${count(resources, "resource")} and ${count(templates, "template")}`,
-    );
-  }
-  if (apps > 0) part(folders.ui?.location, count(apps, "app"));
-  if (loaded.prompts.length > 0) {
-    part(folders.prompts?.location, count(loaded.prompts.length, "prompt"));
-  }
-  if (loaded.skills.length > 0) {
-    part(folders.skills?.location, count(loaded.skills.length, "skill"));
-  }
-  const middleware = loaded.middleware.length;
-  if (middleware > 0) part(folders.middleware?.location, `${middleware} middleware`);
   writeRecord({
     level: "info",
     message: `${SERVER_INFO.name} ${SERVER_INFO.version}: serving ${
@@ -273,10 +255,7 @@ function announce(loaded: LoadedServer, folders: ServerFolders, over: string): v
     plain: true,
     fields: {
       version: SERVER_INFO.version,
-      tools: loaded.tools.tools.length,
-      resources,
-      templates,
-      prompts: loaded.prompts.length,
+      ...fields,
       transport: over,
     },
   });

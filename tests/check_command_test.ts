@@ -116,6 +116,31 @@ Deno.test("check exits 1 on a type error, naming the file and the line", async (
   });
 });
 
+Deno.test("check type-checks the modules of each kind that says so (lib/discovery/kinds.ts): resources/ with its subfolders", async () => {
+  const wrong = 'const n: number = "one";\n';
+  await withDir({
+    "tools/typo.ts": `${wrong}${TOOL}`,
+    "tools/sub/helper.ts": wrong, // a subfolder of tools/ holds no tool
+    "resources/deep/note.ts": `${wrong}export default { uri: "note://n", read: () => "n" };\n`,
+    "prompts/ask.ts":
+      `${wrong}export default { description: "d", get: () => ({ messages: [] }) };\n`,
+    "middleware/10_pass.ts": `${wrong}export default (next: (c: unknown) => unknown) => next;\n`,
+    "skills/demo/SKILL.md": "---\nname: demo\ndescription: A demo. Use when asked.\n---\n",
+    "skills/demo/scripts/run.ts": wrong, // a skill's file, served as it is
+  }, async (dir) => {
+    const { out } = await check(["--dir", dir, "--json"], dir);
+    const { findings } = JSON.parse(out);
+    const typed = findings.filter((found: { source: string }) => found.source === "types")
+      .map((found: { file: string; line: number }) => `${found.file}:${found.line}`);
+    assert.deepEqual(typed.sort(), [
+      "DIR/middleware/10_pass.ts:1",
+      "DIR/prompts/ask.ts:1",
+      "DIR/resources/deep/note.ts:1",
+      "DIR/tools/typo.ts:1",
+    ]);
+  });
+});
+
 Deno.test("check warns on a model-API finding, and fails on it only with --strict", async () => {
   const dotted = 'export default { name: "math.add", description: "d", handler: () => "",\n' +
     "  annotations: { destructiveHint: false },\n" +

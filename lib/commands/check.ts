@@ -4,8 +4,9 @@
 // tools, descriptions), reported together with an exit code for CI.
 import { EXIT, type Io } from "./command.ts";
 import { DIR_FLAGS, DIR_FLAGS_HELP, openServer, parseCommandArgs } from "./open_server.ts";
-import { type ServerFolders, serverFolders } from "../discovery/server_dir.ts";
+import { type FolderKind, type ServerFolders, serverFolders } from "../discovery/server_dir.ts";
 import { folderOf } from "../discovery/folder.ts";
+import { counted, KINDS } from "../discovery/kinds.ts";
 import { surveyServer } from "../discovery/survey.ts";
 import { lintForModels } from "../schema/model_lint.ts";
 import { lintForClients } from "../schema/client_lint.ts";
@@ -101,12 +102,11 @@ export const command = {
     } else {
       const { loaded } = opened;
       folders = opened.folders;
-      served = {
-        tools: loaded.tools.tools.length,
-        resources: loaded.resources.length + loaded.templates.length,
-        prompts: loaded.prompts.length,
-        ...loaded.skills.length > 0 ? { skills: loaded.skills.length } : undefined,
-      };
+      served = {};
+      for (const kind of KINDS) {
+        const count = kind.check.summary?.count(loaded);
+        if (count !== undefined) served[kind.folder] = count;
+      }
       for (const warning of await surveyServer(folders, loaded)) {
         findings.push({ ...finding("warning", "survey", warning.message), file: warning.path });
       }
@@ -215,25 +215,21 @@ function report(
     }
   }
   lines.push(...notes);
-  const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  const tally = `${count(errors, "error")}, ${count(warnings, "warning")}`;
+  const tally = `${counted(errors, "error")}, ${counted(warnings, "warning")}`;
+  const counts = KINDS.flatMap((kind) => {
+    const count = served?.[kind.folder];
+    return count === undefined ? [] : [counted(count, kind.check.summary!.noun)];
+  });
   lines.push(
     served === undefined
       ? `${tally}: the server directory did not load`
-      : `${tally} in ${count(served.tools, "tool")}, ${count(served.resources, "resource")}, ` +
-        `${count(served.prompts, "prompt")}` +
-        (served.skills === undefined ? "" : `, ${count(served.skills, "skill")}`),
+      : `${tally} in ${counts.join(", ")}`,
   );
   return `${lines.join("\n")}\n`;
 }
 
-/** What a directory that loaded serves (skills only when it has some). */
-interface Served {
-  tools: number;
-  resources: number;
-  prompts: number;
-  skills?: number;
-}
+/** What a directory that loaded serves, as each kind's summary counts it (KINDS' `check`). */
+type Served = { [K in FolderKind]?: number };
 
 /** A TypeScript file to check: its URL and its path as messages show it. */
 interface SourceFile {
@@ -245,9 +241,9 @@ const TYPESCRIPT = /\.(ts|mts)$/;
 const HIDDEN = /^[_.]/;
 
 /**
- * The TypeScript modules the folders serve: those of tools/ and prompts/ (not their
- * subdirectories) and of resources/ with its subdirectories. Helpers (`_x.ts`) are checked
- * through the modules that import them.
+ * The TypeScript modules the folders serve: those of each kind whose modules are checked
+ * (KINDS' `check.types`: tools/, prompts/ and middleware/ without their subdirectories,
+ * resources/ with them). Helpers (`_x.ts`) are checked through the modules that import them.
  */
 async function typeScriptFiles(folders: ServerFolders): Promise<SourceFile[]> {
   const files: SourceFile[] = [];
@@ -269,11 +265,11 @@ async function typeScriptFiles(folders: ServerFolders): Promise<SourceFile[]> {
       }
     }
   };
-  for (const kind of ["tools", "resources", "prompts", "middleware"] as const) {
-    const folder = folders[kind];
-    if (folder === undefined) continue;
+  for (const kind of KINDS) {
+    const folder = folders[kind.folder];
+    if (folder === undefined || kind.check.types === undefined) continue;
     const { url, shown } = folderOf(folder.location);
-    await visit(url, shown, kind === "resources");
+    await visit(url, shown, kind.check.types === "deep");
   }
   return files;
 }

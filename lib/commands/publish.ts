@@ -23,9 +23,8 @@ import {
   type Published,
   serverJson,
 } from "./registry_entry.ts";
-import { loadServerMeta } from "../discovery/server_meta_file.ts";
+import { type LoadedServer, loadServerMeta } from "../discovery/server_dir.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
-import type { LoadedServer } from "../discovery/server_dir.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { SERVER_META_FILE, type ServerMeta } from "../primitives/server_meta.ts";
 import { createServer, type Server } from "../server/create_server.ts";

@@ -17,35 +17,20 @@
 // when it appears.
 import { messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
-import { contentsOf, type Registry } from "../primitives/registry.ts";
-import { DirectoryLoadError, type PartialLoad } from "./load_error.ts";
+import type { Registry } from "../primitives/registry.ts";
+import { DirectoryLoadError } from "./load_error.ts";
 import { folderOf } from "./folder.ts";
-import type { LoadedResources } from "./resources_dir.ts";
-import type { Prompt } from "../primitives/prompts.ts";
-import type { Tool } from "../primitives/tools.ts";
-import { SKILLS_EXTENSION } from "../primitives/skill_id.ts";
-import { loadServerParts, type ServerFolders, type ServerLoadOptions } from "./server_dir.ts";
+import {
+  contentsOfServer,
+  type LoadedServer,
+  loadServerParts,
+  type ServerFolders,
+  type ServerLoadOptions,
+  serverOf,
+} from "./server_dir.ts";
 
 /** A burst of file events (an editor's save, a git checkout) is one reload after this quiet. */
 export const RELOAD_DEBOUNCE_MS = 100;
-
-/**
- * What a folder with bad files serves after a reload: the primitives of its good files, and
- * the previous version of those of each bad file (a new bad file has none), unless a good
- * file now holds the same key.
- */
-function lastGood<T extends { file?: string }>(
-  loaded: readonly T[],
-  failed: ReadonlySet<string>,
-  previous: readonly T[],
-  keyOf: (item: T) => string,
-): T[] {
-  const keys = new Set(loaded.map(keyOf));
-  const kept = previous.filter((item) =>
-    item.file !== undefined && failed.has(item.file) && !keys.has(keyOf(item))
-  );
-  return [...loaded, ...kept];
-}
 
 export interface Reloader {
   /** Resolves after the reload a change started (for tests); undefined while nothing is due. */
@@ -117,6 +102,8 @@ export function watchAndReload(options: {
   folders: ServerFolders;
   load: ServerLoadOptions;
   registry: Registry;
+  /** What the registry serves now, as loaded: what a folder with problems keeps of it. */
+  loaded: LoadedServer;
   diagnostics: Diagnostics;
   debounceMs?: number;
 }): Reloader {
@@ -131,6 +118,7 @@ export function watchAndReload(options: {
     } catch { /* not there yet */ }
     return { path, real, watch: undefined as Watch | undefined, named: false };
   });
+  let served = options.loaded;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> = Promise.resolve();
   let closed = false;
@@ -187,65 +175,22 @@ export function watchAndReload(options: {
     try {
       const parts = await loadServerParts(folders, options.load);
       if (closed) return;
-      const before = registry.current();
       const kept = new Set<string>();
       const problems: string[] = [];
-      /** A folder's problems noted; what its good files held, when only some failed. */
-      const partialOf = <T>(
-        kind: string,
-        error: DirectoryLoadError,
-      ): PartialLoad<T> | undefined => {
-        problems.push(...error.problems);
+      const next = await serverOf((kind) => {
+        const part = parts[kind.folder];
+        if ("loaded" in part) return part.loaded;
+        const { partial } = part.error;
+        problems.push(...part.problems);
         kept.add(
-          error.partial
-            ? `${kind}/ keeps the last good version of each bad file`
-            : `${kind}/ keeps what it served`,
+          partial
+            ? `${kind.folder}/ keeps the last good version of each bad file`
+            : `${kind.folder}/ keeps what it served`,
         );
-        return error.partial as PartialLoad<T> | undefined;
-      };
-      let tools = before.tools.items;
-      if ("loaded" in parts.tools) tools = parts.tools.loaded.tools;
-      else {
-        const partial = partialOf<readonly Tool[]>("tools", parts.tools.error);
-        if (partial) tools = lastGood(partial.loaded, partial.failed, tools, (t) => t.name);
-      }
-      let resources = before.resources.items;
-      let templates = before.templates.items;
-      if ("loaded" in parts.resources) ({ resources, templates } = parts.resources.loaded);
-      else {
-        const partial = partialOf<LoadedResources>("resources", parts.resources.error);
-        if (partial) {
-          resources = lastGood(partial.loaded.resources, partial.failed, resources, (r) => r.uri);
-          templates = lastGood(partial.loaded.templates, partial.failed, templates, (t) => t.name);
-        }
-      }
-      // What skills made of resources is made again below, from the skills now served.
-      const ownResources = resources.filter((each) => !before.skills.byKey.has(each.uri));
-      const ownTemplates = before.skills.items.length === 0
-        ? templates
-        : templates.filter((each) => each.name !== SKILLS_EXTENSION);
-      let skills = before.skills.items;
-      if ("loaded" in parts.skills) skills = parts.skills.loaded;
-      else partialOf("skills", parts.skills.error);
-      ({ resources, templates } = skills.length === 0
-        ? { resources: ownResources, templates: ownTemplates }
-        : (await import("../primitives/skills.ts")).withSkillResources(
-          { resources: ownResources, templates: ownTemplates },
-          skills,
-        ));
-      let prompts = before.prompts.items;
-      if ("loaded" in parts.prompts) prompts = parts.prompts.loaded;
-      else {
-        const partial = partialOf<readonly Prompt[]>("prompts", parts.prompts.error);
-        if (partial) prompts = lastGood(partial.loaded, partial.failed, prompts, (p) => p.name);
-      }
-      // Middleware is kept whole while any of its files has a problem: a deny rule must not
-      // go because its file was saved half-written.
-      let middleware = before.middleware;
-      if ("loaded" in parts.middleware) {
-        middleware = parts.middleware.loaded.map((each) => each.middleware);
-      } else partialOf("middleware", parts.middleware.error);
-      registry.swap(contentsOf(tools, { resources, templates, prompts, skills, middleware }));
+        return kind.keep(served, partial);
+      });
+      registry.swap(contentsOfServer(next));
+      served = next;
       if (problems.length > 0) {
         diagnostics.error(
           `Reloaded, but ${[...kept].join("; ")}: ${problems.length} problem(s)\n  ` +

@@ -19,7 +19,7 @@ import {
 } from "../wire/protocol.ts";
 import { serialize } from "../wire/serialize.ts";
 import { STATELESS_VERSIONS } from "../wire/versions.ts";
-import { contentsOf, createRegistry, type Registry } from "../primitives/registry.ts";
+import { createRegistry, type Registry } from "../primitives/registry.ts";
 import {
   type ToolView,
   toolView,
@@ -27,16 +27,20 @@ import {
   UnknownToolsetError,
 } from "../primitives/toolsets.ts";
 import {
+  contentsOfServer,
   type LoadedServer,
   loadServerDir,
+  loadServerMeta,
+  type NamedFolders,
   type ServerFolders,
   serverFolders,
   type ServerLoadOptions,
+  serverMetaLocation,
 } from "../discovery/server_dir.ts";
+import { KINDS } from "../discovery/kinds.ts";
 import type { Reloader } from "../discovery/reload.ts";
 import { checkMiddleware } from "../discovery/middleware_dir.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
-import { loadServerMeta, serverMetaLocation } from "../discovery/server_meta_file.ts";
 import { implementationOf, type ServerMeta } from "../primitives/server_identity.ts";
 import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
 import type { SharedState } from "./shared_state.ts";
@@ -166,12 +170,14 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   let meta = config.meta;
   if (config.primitives !== undefined) loaded = loadedOf(config.primitives);
   else {
-    const given = {
+    // A folder a flag names on its own (--tools DIR) is the setting of its kind's name.
+    const named = config as Readonly<Record<string, unknown>>;
+    const given: { -readonly [K in keyof NamedFolders]: NamedFolders[K] } = {
       dir: pathOf(config.dir),
-      tools: pathOf(config.tools),
-      resources: pathOf(config.resources),
-      prompts: pathOf(config.prompts),
     };
+    for (const kind of KINDS) {
+      if (kind.named) given[kind.folder] = pathOf(named[kind.folder] as string | URL | undefined);
+    }
     const base = config.dir === undefined ? config.embedded : undefined;
     folders = serverFolders(given, base);
     const metaAt = config.meta === undefined ? serverMetaLocation(given, base) : undefined;
@@ -262,14 +268,7 @@ function assemble(
         "it (https://mcp.example.com/mcp), which access tokens must name as their audience",
     );
   }
-  const registry = createRegistry(
-    contentsOf(loaded.tools.tools, {
-      ...loaded,
-      // Skills add their files to resources (made when they loaded).
-      ...loaded.skillFiles,
-      middleware: loaded.middleware.map((each) => each.middleware),
-    }),
-  );
+  const registry = createRegistry(contentsOfServer(loaded));
   if (shared === undefined && config.http) {
     if (config.stateKeys === undefined) {
       warn(
@@ -311,7 +310,7 @@ function assemble(
   let reloader: Reloader | undefined;
   if (config.watch) {
     if (folders === undefined) throw new Error("Cannot watch primitives that were not loaded");
-    reloader = parts.watchAndReload!({ folders, load, registry, diagnostics });
+    reloader = parts.watchAndReload!({ folders, load, registry, loaded, diagnostics });
   }
   const listChanged = config.listChanged ?? config.watch === true;
   const shutdownGraceMs = config.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs;
