@@ -11,7 +11,6 @@
 // HTTP POST, whose stream must end with an answer). Cancelled, a request answers nothing on the
 // connection (its client forgot the id); with a reply of its own, a running request still gives
 // its answer there, and one cancelled while waiting gives `undefined`.
-import type { ToolView } from "../primitives/toolsets.ts";
 import { idInUse, internalError } from "../wire/errors.ts";
 import type { Notification, Request, Response } from "../wire/extract.ts";
 import type { RequestId, RpcError } from "../wire/types.ts";
@@ -19,7 +18,7 @@ import { isThenable } from "../util/maybe.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { Slots } from "../util/slots.ts";
 import type { Registry } from "../primitives/registry.ts";
-import type { AuthInfo } from "../primitives/types.ts";
+import type { FactBag } from "../methods/facts.ts";
 import type { Origin, Outbound, Outlet, RequestContext } from "../methods/context.ts";
 import type { Session } from "../methods/session.ts";
 import type { Core } from "../core/handle.ts";
@@ -68,12 +67,8 @@ export interface RequestOptions {
   readonly reply?: (response: JsonObject | undefined) => void;
   /** The core has it and its answer comes later (an HTTP answer then sends its headers). */
   readonly onPending?: () => void;
-  /** Who is calling, as the transport verified it (OAuth over HTTP). */
-  readonly auth?: AuthInfo;
-  /** The client's network address, when the transport read it (RequestContext.address). */
-  readonly address?: string;
-  /** The tools a stateless request chose (RequestContext.view). */
-  readonly view?: ToolView;
+  /** What the transport learnt of it (RequestContext.facts): kept as given, not copied. */
+  readonly facts?: FactBag;
 }
 
 /** A request taken by the engine. */
@@ -292,9 +287,7 @@ export function createConnection(options: ConnectionOptions): Connection {
         closeStream: own.closeStream,
       },
       origin: options.origin,
-      auth: given.auth,
-      address: given.address,
-      view: given.view,
+      facts: given.facts,
       deciding: undefined,
       bytes: given.bytes ?? 0,
       state: "waiting",

@@ -9,7 +9,8 @@ import type { CoreMiddleware } from "./chain.ts";
 
 export function authorize(): CoreMiddleware {
   return (next) => (call) => {
-    const { auth, entry } = call;
+    const { entry } = call;
+    const auth = call.ctx.facts?.caller;
     if (auth === undefined || entry.scopes === undefined) return next(call);
     const required = entry.scopes(call);
     if (required.length > 0 && !covers(auth, required)) {

@@ -70,9 +70,10 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
  * that was not given an address).
  */
 export function callerKeyOf(call: MethodCall): string {
-  if (call.auth !== undefined) return `sub ${callerOf(call.auth)}`;
+  const facts = call.ctx.facts;
+  if (facts?.caller !== undefined) return `sub ${callerOf(facts.caller)}`;
   if (call.sessionId !== undefined) return `session ${call.sessionId}`;
-  const address = call.ctx.address;
+  const address = facts?.address;
   if (address !== undefined) return `address ${address}`;
   return call.transport;
 }

@@ -3,9 +3,9 @@
 // a request allocates no further object for it.
 import type { JsonObject } from "../util/json.ts";
 import type { Request, Response } from "../wire/extract.ts";
-import type { AuthInfo, Call } from "../primitives/types.ts";
+import type { Call } from "../primitives/types.ts";
 import type { Session } from "./session.ts";
-import type { ToolView } from "../primitives/toolsets.ts";
+import type { FactBag } from "./facts.ts";
 
 export interface RequestContext {
   readonly request: Request;
@@ -18,18 +18,11 @@ export interface RequestContext {
   readonly outlet: Outlet;
   /** Where it came from; one object shared by every request of a connection. */
   readonly origin: Origin;
-  /** Who is calling, as the HTTP authentication step verified it (OAuth); else undefined. */
-  readonly auth?: AuthInfo;
   /**
-   * The tools a stateless HTTP request chose (`/mcp/<set>`, `Mcp-Toolsets`, adr/0045); a
-   * session's are its own (`Session.view`); undefined: the server's.
+   * What the transport's steps learnt of it (the caller, the view, the address: facts.ts), the
+   * bag they wrote, not a copy; undefined when none was set (stdio, a plain HTTP request).
    */
-  readonly view?: ToolView;
-  /**
-   * The client's network address (HTTP, read only when a rate limit may key callers by it);
-   * else undefined.
-   */
-  readonly address?: string;
+  readonly facts?: FactBag;
   /**
    * Set while the core handles it, by a built-in middleware whose decision takes a round trip
    * (a rate limit kept in Redis): true once the request goes on, false when it is refused. A

@@ -4,7 +4,6 @@
 // the drain. `run` hands one admitted request to its engine and turns what the engine says
 // into the HTTP answer: JSON at once, or, when the answer comes later, a 200 whose body carries
 // it (an event stream when the request may send something first).
-import type { ToolView } from "../../primitives/toolsets.ts";
 import type { JsonObject } from "../../util/json.ts";
 import type { Diagnostics } from "../../util/diagnostics.ts";
 import { createSlots, type Slots } from "../../util/slots.ts";
@@ -15,7 +14,7 @@ import { internalError, shuttingDown } from "../../wire/errors.ts";
 import type { Request as RpcRequest } from "../../wire/extract.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
 import type { Registry } from "../../primitives/registry.ts";
-import type { AuthInfo } from "../../primitives/types.ts";
+import type { FactBag } from "../../methods/facts.ts";
 import { callerOf } from "../../methods/caller.ts";
 import type { Origin, Outbound } from "../../methods/context.ts";
 import type { Session, SessionEnd } from "../../methods/session.ts";
@@ -100,14 +99,10 @@ export interface RunOptions {
   readonly connection: HttpConnection;
   /** The 2025-era session it belongs to; undefined for a 2026-07-28 request. */
   readonly session?: HttpSession;
-  /** Who is calling, as the authentication step verified it. */
-  readonly auth?: AuthInfo;
+  /** What the steps learnt of it (Exchange.facts), handed to the engine as is. */
+  readonly facts?: FactBag;
   /** The challenge of a 403 refusing it for scopes (Exchange.scopeChallenge). */
   readonly scopeChallenge?: (required: readonly string[]) => string;
-  /** The client's address, when a rate limit may key callers by it (Exchange.address). */
-  readonly address?: string;
-  /** The tools a stateless request chose (Exchange.view). */
-  readonly view?: ToolView;
 }
 
 export interface Endpoint {
@@ -129,7 +124,7 @@ export interface Endpoint {
   sessionFor(
     id: RequestId | undefined,
     headers: Headers,
-    auth: AuthInfo | undefined,
+    facts: FactBag | undefined,
   ): HttpSession | Response;
   /** The 404 error for a session id no live session has, naming the instance that opened it. */
   missing(sessionId: string): RpcError;
@@ -266,9 +261,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       let flight: Flight | undefined;
       let answered = false;
       const running = engine.request(request, {
-        auth: how.auth,
-        address: how.address,
-        view: how.view,
+        facts: how.facts,
         outlet: {
           notify: answer.notify,
           // 2026-07-28: the server sends no requests. In a session, they go on this request's
@@ -338,13 +331,13 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     get draining() {
       return draining;
     },
-    sessionFor(id, headers, auth) {
+    sessionFor(id, headers, facts) {
       if (draining) return jsonAnswer(errorMessage(id, shuttingDown()), 503);
       const sessionId = headers.get(SESSION_ID_HEADER);
       if (sessionId === null) return jsonAnswer(errorMessage(id, sessionRequired()), 400);
       const session = sessions.get(sessionId);
       // Another caller's session is answered as none at all: the id is not a credential.
-      if (session === undefined || session.owner !== callerOf(auth)) {
+      if (session === undefined || session.owner !== callerOf(facts?.caller)) {
         return jsonAnswer(errorMessage(id, missing(sessionId)), 404);
       }
       const negotiated = negotiatedVersion(session.core);

@@ -12,6 +12,7 @@ import { activeSpan } from "../../util/active_span.ts";
 import { type Diagnostics, inform } from "../../util/diagnostics.ts";
 import { clientText, clientWord, quotedClientText } from "../../util/client_text.ts";
 import { internalError } from "../../wire/errors.ts";
+import { setFact } from "../../methods/facts.ts";
 import { admissionStep, type MirroredArguments } from "./admission.ts";
 import { jsonAnswer } from "./answer.ts";
 import { bearerStep } from "./auth.ts";
@@ -219,7 +220,9 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     // The request's span is current only while it is being handled, not once it is sent.
     const span = activeSpan();
     const note: RequestNote = {};
-    const response = await route({ request, connection, note, address: addressOf(info) });
+    const exchange: Exchange = { request, connection, note };
+    if (options.callerAddresses) addressed(exchange, info);
+    const response = await route(exchange);
     const log = () => {
       const ms = performance.now() - started;
       // What the client wrote is bounded in the keys and, in the line, quoted (the JSON-RPC
@@ -253,12 +256,11 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     return response;
   }
 
-  const addressOf = options.callerAddresses ? remoteAddress : () => undefined;
   const handle = options.logRequests
     ? logged
     : options.callerAddresses
     ? (request: Request, connection: Connection, info: Deno.ServeHandlerInfo | undefined) =>
-      route({ request, connection, note: undefined, address: remoteAddress(info) })
+      route(addressed({ request, connection, note: undefined }, info))
     : (request: Request, connection: Connection) => route({ request, connection, note: undefined });
   const embedded = embeddedConnection(bodyTimeoutMs);
   return {
@@ -359,12 +361,13 @@ function embeddedConnection(bodyTimeoutMs: number): Connection {
 }
 
 /**
- * The address a request came from, as the listener saw it (behind a proxy: the proxy's); the
- * X-Forwarded-For a client or proxy writes is not read (adr/0043).
+ * Sets the `address` fact: the address a request came from, as the listener saw it (behind a
+ * proxy: the proxy's); the X-Forwarded-For a client or proxy writes is not read (adr/0043).
  */
-function remoteAddress(info: Deno.ServeHandlerInfo | undefined): string | undefined {
+function addressed(exchange: Exchange, info: Deno.ServeHandlerInfo | undefined): Exchange {
   const addr = info?.remoteAddr;
-  return addr !== undefined && "hostname" in addr ? addr.hostname : undefined;
+  if (addr !== undefined && "hostname" in addr) setFact(exchange, "address", addr.hostname);
+  return exchange;
 }
 
 /** Request URLs whose path is remembered; past it the memory starts over. */

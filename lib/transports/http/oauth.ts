@@ -12,6 +12,7 @@ import type { CheckedProof, ProofChecker, ProofProblem } from "../../auth/dpop.t
 import { DEFAULT_ALGORITHMS } from "../../auth/algorithms.ts";
 import { canonicalUri } from "../../auth/claims.ts";
 import { covers } from "../../primitives/scopes.ts";
+import { setFact } from "../../methods/facts.ts";
 import { messageOf } from "../../util/json.ts";
 import { jsonAnswer } from "./answer.ts";
 import { errorMessage, HttpErrorCode } from "./errors.ts";
@@ -110,7 +111,7 @@ const CREDENTIALS = /^(bearer|dpop) +(\S+)$/i;
 
 /**
  * The step: a request without a usable token is refused with the challenge that starts a
- * client's sign-in; one with a good token goes on with `exchange.auth` set (and the challenge a
+ * client's sign-in; one with a good token goes on with its `caller` fact set (and the challenge a
  * refusal for scopes will carry), unless it lacks a base scope (403). The token itself goes no
  * further than the verifier.
  */
@@ -206,7 +207,7 @@ export function oauthStep(server: ResourceServer): HttpStep {
         { "www-authenticate": insufficientScope(server, scheme, server.scopes, []) },
       );
     }
-    exchange.auth = auth;
+    setFact(exchange, "caller", auth);
     exchange.scopeChallenge = (required) =>
       insufficientScope(server, scheme, server.scopes, required);
     if (exchange.note !== undefined) exchange.note.subject = auth.subject ?? auth.clientId;

@@ -39,13 +39,13 @@ export function createSessionStreams(endpoint: Endpoint): SessionStreams {
    * One standalone stream per session: a second while it is open gets 409. It lasts until the
    * client closes it or the session ends.
    */
-  function open({ request, connection, auth }: Exchange): Response {
+  function open({ request, connection, facts }: Exchange): Response {
     const { headers } = request;
     const accept = headers.get("accept");
     if (accept === null || !acceptsEventStream(accept)) {
       return jsonAnswer(errorMessage(undefined, notAcceptable()), 406);
     }
-    const session = endpoint.sessionFor(undefined, headers, auth);
+    const session = endpoint.sessionFor(undefined, headers, facts);
     if (session instanceof Response) return session;
     allocated(STREAM_GARBAGE_BYTES);
     const lastEventId = headers.get("last-event-id");
@@ -95,12 +95,12 @@ export function createSessionStreams(endpoint: Endpoint): SessionStreams {
     return response;
   }
 
-  function end({ request, auth }: Exchange): Response {
+  function end({ request, facts }: Exchange): Response {
     const sessionId = request.headers.get(SESSION_ID_HEADER);
     if (sessionId === null) return jsonAnswer(errorMessage(undefined, sessionRequired()), 400);
     // Only its caller may end it: another's is answered as no session at all.
     const session = sessions.get(sessionId);
-    if (session === undefined || session.owner !== callerOf(auth)) {
+    if (session === undefined || session.owner !== callerOf(facts?.caller)) {
       return jsonAnswer(errorMessage(undefined, endpoint.missing(sessionId)), 404);
     }
     sessions.end(sessionId, "the client ended the session");
