@@ -14,6 +14,7 @@ export function authorize(): CoreMiddleware {
     if (auth === undefined || entry.scopes === undefined) return next(call);
     const required = entry.scopes(call);
     if (required.length > 0 && !covers(auth, required)) {
+      call.ctx.outcome = { row: "insufficientScope", required };
       throw insufficientScope(required, describe(call.method, call.params));
     }
     return next(call);

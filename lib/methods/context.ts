@@ -24,12 +24,21 @@ export interface RequestContext {
    */
   readonly facts?: FactBag;
   /**
-   * Set while the core handles it, by a built-in middleware whose decision takes a round trip
-   * (a rate limit kept in Redis): true once the request goes on, false when it is refused. A
-   * transport that commits to a status once an answer is pending (HTTP's 200) waits for it.
+   * A refusal the core decided that a transport answers with a status of its own (HTTP's
+   * statuses.ts), written by the step that decides it: at once, or as a promise while the
+   * decision takes a round trip (a rate limit kept in Redis), replaced by what it decided
+   * (undefined: the request goes on). A transport that commits to a status once an answer is
+   * pending (HTTP's 200) waits for the promise.
    */
-  deciding?: Promise<boolean>;
+  outcome?: Outcome | Promise<Outcome | undefined>;
 }
+
+/** A refusal of the core's own with a transport status: its row, and what its headers need. */
+export type Outcome =
+  /** Authorize: the caller's token lacks `required` (HTTP: 403 with the OAuth challenge). */
+  | { readonly row: "insufficientScope"; readonly required: readonly string[] }
+  /** A rate limit: over it, for whole seconds (HTTP: 429 with Retry-After). */
+  | { readonly row: "rateLimited"; readonly retryAfterSeconds: number };
 
 /** How a request arrived, as middleware sees it (`Call.transport`, `Call.sessionId`). */
 export interface Origin {

@@ -10,12 +10,12 @@ import type {
   Request as RpcRequest,
   Response as RpcResponse,
 } from "../../wire/extract.ts";
-import type { Origin } from "../../methods/context.ts";
+import type { Origin, RequestContext } from "../../methods/context.ts";
 import { createSession } from "../../methods/session.ts";
 import { jsonAnswer } from "./answer.ts";
 import type { Endpoint } from "./endpoint.ts";
-import { rateRefusal } from "./statuses.ts";
-import { errorMessage, sessionRequired } from "./errors.ts";
+import { coreAnswer, coreRefusal, refuse } from "./statuses.ts";
+import { sessionRequired } from "./errors.ts";
 import type { Exchange, HttpHandler } from "./exchange.ts";
 import type { FactBag } from "../../methods/facts.ts";
 import { acceptsEventStream } from "./headers.ts";
@@ -32,12 +32,12 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
    * its caller alone (only the same subject's tokens reach it later).
    */
   async function openSession(request: RpcRequest, facts: FactBag | undefined): Promise<Response> {
-    if (endpoint.draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
+    if (endpoint.draining) return refuse("shuttingDown", request.id, shuttingDown());
     const session = createSession();
     // What the opening request's steps learnt is the session's from now on: the tools its path
     // or header chose (adr/0045), the caller it is bound to.
     if (facts !== undefined) session.facts = facts;
-    const response = await core.handle({
+    const ctx: RequestContext = {
       request,
       controller: new AbortController(),
       closing: undefined,
@@ -45,11 +45,12 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
       outlet: { notify() {}, outbound: undefined },
       origin: OPENING,
       facts,
-    });
+    };
+    const response = await core.handle(ctx);
     if (session.pin.era !== "session") {
-      const retryAfter = rateRefusal(response);
-      if (retryAfter !== undefined) return jsonAnswer(response, 429, { "retry-after": retryAfter });
-      return jsonAnswer(response, 400);
+      // Refused: over a rate limit (429 with Retry-After), else 400.
+      const refusal = coreRefusal(response, ctx.outcome, true, true, undefined);
+      return coreAnswer(response, refusal ?? { row: "initializeRefused" });
     }
     const opened = sessions.open(session);
     return jsonAnswer(response, 200, { [SESSION_ID_HEADER]: opened.id });
@@ -86,11 +87,11 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
     }
     release();
     if (message.kind === "request") {
-      if (endpoint.draining) return jsonAnswer(errorMessage(message.id, shuttingDown()), 503);
+      if (endpoint.draining) return refuse("shuttingDown", message.id, shuttingDown());
       if (message.method === "initialize") {
         return openSession(message, facts);
       }
-      return jsonAnswer(errorMessage(message.id, sessionRequired()), 400);
+      return refuse("sessionRequired", message.id, sessionRequired());
     }
     const session = endpoint.sessionFor(undefined, headers, facts);
     if (session instanceof Response) return session;

@@ -50,7 +50,10 @@ export type Admission =
   /** 2025-era traffic, for the session its `Mcp-Session-Id` names (or a new one). */
   | { kind: "session"; message: RpcRequest | Notification | RpcResponse }
   /** `id` is undefined when the request's id is unknown (the answer then has none). */
-  | { kind: "refused"; status: number; id: RequestId | undefined; error: RpcError };
+  | { kind: "refused"; row: AdmissionRow; id: RequestId | undefined; error: RpcError };
+
+/** The rows of statuses.ts the admission ladder refuses with (each 400). */
+export type AdmissionRow = "badMessage" | "headerMismatch" | "unsupportedVersion";
 
 /** What the request log learns about a request on its way through (`--log-requests`). */
 export interface RequestNote {

@@ -14,14 +14,12 @@ import { clientText, clientWord, quotedClientText } from "../../util/client_text
 import { internalError } from "../../wire/errors.ts";
 import { setFact } from "../../methods/facts.ts";
 import { admissionStep, type MirroredArguments } from "./admission.ts";
-import { jsonAnswer } from "./answer.ts";
 import { bearerStep } from "./auth.ts";
 import { bodyStep } from "./body.ts";
 import { AI_CATALOG_PATH, SERVER_CARD_SUFFIX } from "./card_paths.ts";
 import { corsOriginsOf, corsStep } from "./cors.ts";
 import { createDispatch } from "./dispatch.ts";
 import { createEndpoint, type Endpoint, type EndpointOptions } from "./endpoint.ts";
-import { errorMessage } from "./errors.ts";
 import type { Exchange, HttpHandler, HttpStep, RequestNote } from "./exchange.ts";
 import { allowedHostNames, createHostGuard, guardStep } from "./guard.ts";
 import { BODY_TIMEOUT_MS, type Connection } from "./listener.ts";
@@ -38,6 +36,7 @@ import { createSessionStreams } from "./streams.ts";
 import { toolsetsStep } from "./toolsets.ts";
 import type { ToolView } from "../../primitives/toolsets.ts";
 import type { ServerMeta } from "../../primitives/server_meta.ts";
+import { refuse } from "./statuses.ts";
 
 /** The MCP endpoint's path unless told otherwise. */
 export const MCP_PATH = "/mcp";
@@ -304,7 +303,7 @@ function resourceServerFor(
 /** The answer to a request whose handling threw: a fault of the server's, 500. */
 export function failed(diagnostics: Diagnostics, error: unknown): Response {
   diagnostics.error("An HTTP request failed", error);
-  return jsonAnswer(errorMessage(undefined, internalError(messageOf(error))), 500);
+  return refuse("failed", undefined, internalError(messageOf(error)));
 }
 
 /**
