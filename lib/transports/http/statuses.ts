@@ -117,7 +117,7 @@ export function refuse<K extends RowName>(
 }
 
 /** A JSON-RPC answer (the core's, made already) under a row's status and headers. */
-export function answerAs<K extends RowName>(
+function answerAs<K extends RowName>(
   row: K,
   message: JsonObject,
   ...detail: DetailOf<K>
