@@ -63,7 +63,7 @@ Deno.test("a listen following a task hears it only when the task is its caller's
       session: undefined,
       outlet: { notify: (message) => heard.push(message), outbound: undefined },
       origin: IN_PROCESS,
-      auth,
+      facts: { caller: auth },
     });
   const alice = caller("alice");
   const bob = caller("bob");

@@ -118,7 +118,7 @@ Deno.test("rate limit of a tool: each caller may call it that often, other tools
     claims: { sub: subject },
   });
   let id = 0;
-  /** One tools/call through the core, as the OAuth step hands it over with `auth`. */
+  /** One tools/call through the core, as the OAuth step hands it over (its `caller` fact). */
   const call = async (name: string, auth?: AuthInfo) => {
     const request = extract(new TextEncoder().encode(JSON.stringify(callOf(++id, name))));
     if (request.kind !== "request") throw new Error(request.kind);
@@ -129,7 +129,7 @@ Deno.test("rate limit of a tool: each caller may call it that often, other tools
       session: undefined,
       outlet: { notify() {}, outbound: undefined },
       origin: IN_PROCESS,
-      auth,
+      facts: auth && { caller: auth },
     }) as Message;
   };
   try {

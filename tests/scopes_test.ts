@@ -124,7 +124,7 @@ async function fixture(
       session: undefined,
       outlet: { notify() {}, outbound: undefined },
       origin: IN_PROCESS,
-      auth,
+      facts: auth && { caller: auth },
     });
     const sync = !(answer instanceof Promise);
     return { sync, ...await answer } as JsonObject & { sync: boolean };

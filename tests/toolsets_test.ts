@@ -442,7 +442,7 @@ Deno.test("core.changeNotices() tells a session of a change to its toolsets only
     deepStrictEqual(notices("list_repos"), []);
     deepStrictEqual(notices("list_issues"), told);
     // A session opened on another set hears of that set's changes.
-    session.view = toolView(["repos"], false);
+    session.facts = { view: toolView(["repos"], false) };
     deepStrictEqual(notices("create_repo"), told);
     deepStrictEqual(notices("close_issue"), []);
   } finally {

@@ -11,7 +11,6 @@
 // HTTP POST, whose stream must end with an answer). Cancelled, a request answers nothing on the
 // connection (its client forgot the id); with a reply of its own, a running request still gives
 // its answer there, and one cancelled while waiting gives `undefined`.
-import type { ToolView } from "../primitives/toolsets.ts";
 import { idInUse, internalError } from "../wire/errors.ts";
 import type { Notification, Request, Response } from "../wire/extract.ts";
 import type { RequestId, RpcError } from "../wire/types.ts";
@@ -19,8 +18,8 @@ import { isThenable } from "../util/maybe.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { Slots } from "../util/slots.ts";
 import type { Registry } from "../primitives/registry.ts";
-import type { AuthInfo } from "../primitives/types.ts";
-import type { Origin, Outbound, Outlet, RequestContext } from "../methods/context.ts";
+import type { FactBag } from "../methods/facts.ts";
+import type { Origin, Outbound, Outcome, Outlet, RequestContext } from "../methods/context.ts";
 import type { Session } from "../methods/session.ts";
 import type { Core } from "../core/handle.ts";
 import { createOutbound } from "./outbound.ts";
@@ -63,17 +62,14 @@ export interface RequestOptions {
   readonly outlet?: Partial<Outlet> & Pick<Outlet, "notify">;
   /**
    * Its own answer, given once: the response, or `undefined` when it ends without one (cancelled
-   * or dropped while it waited). Default: the connection's `send`, and nothing once cancelled.
+   * or dropped while it waited), with the context it ran in (its `outcome`), if it ran.
+   * Default: the connection's `send`, and nothing once cancelled.
    */
-  readonly reply?: (response: JsonObject | undefined) => void;
+  readonly reply?: (response: JsonObject | undefined, ctx: RequestContext | undefined) => void;
   /** The core has it and its answer comes later (an HTTP answer then sends its headers). */
   readonly onPending?: () => void;
-  /** Who is calling, as the transport verified it (OAuth over HTTP). */
-  readonly auth?: AuthInfo;
-  /** The client's network address, when the transport read it (RequestContext.address). */
-  readonly address?: string;
-  /** The tools a stateless request chose (RequestContext.view). */
-  readonly view?: ToolView;
+  /** What the transport learnt of it (RequestContext.facts): kept as given, not copied. */
+  readonly facts?: FactBag;
 }
 
 /** A request taken by the engine. */
@@ -133,7 +129,7 @@ interface Entry extends RequestContext, Flight {
   cancelled: boolean;
   /** Long-lived only: fired to ask for the graceful answer. */
   readonly closer: AbortController | undefined;
-  readonly reply: ((response: JsonObject | undefined) => void) | undefined;
+  readonly reply: RequestOptions["reply"];
   readonly onPending: (() => void) | undefined;
   /** Where the requests it sends the client go; undefined: the connection's `send`. */
   route: ((message: JsonObject) => void) | undefined;
@@ -203,7 +199,7 @@ export function createConnection(options: ConnectionOptions): Connection {
   /** The answer, to the request's own reply, or to the connection unless it was cancelled. */
   function deliver(entry: Entry, response: JsonObject | undefined): void {
     entry.state = "done";
-    if (entry.reply !== undefined) entry.reply(response);
+    if (entry.reply !== undefined) entry.reply(response, entry);
     else if (response !== undefined && !entry.cancelled) send(response);
   }
 
@@ -223,11 +219,11 @@ export function createConnection(options: ConnectionOptions): Connection {
     if (release !== undefined) running++;
     if (entry.onPending !== undefined) {
       // A decision under way (a rate limit in Redis): a refusal must still get its own status.
-      const deciding = entry.deciding;
-      if (deciding === undefined) entry.onPending();
-      else {
-        deciding.then((goesOn) => {
-          if (goesOn && entry.state === "running") entry.onPending!();
+      const outcome = entry.outcome;
+      if (outcome === undefined) entry.onPending();
+      else if (isThenable(outcome)) {
+        (outcome as Promise<Outcome | undefined>).then((decided) => {
+          if (decided === undefined && entry.state === "running") entry.onPending!();
         });
       }
     }
@@ -292,10 +288,8 @@ export function createConnection(options: ConnectionOptions): Connection {
         closeStream: own.closeStream,
       },
       origin: options.origin,
-      auth: given.auth,
-      address: given.address,
-      view: given.view,
-      deciding: undefined,
+      facts: given.facts,
+      outcome: undefined,
       bytes: given.bytes ?? 0,
       state: "waiting",
       cancelled: false,
@@ -318,7 +312,7 @@ export function createConnection(options: ConnectionOptions): Connection {
     error: RpcError,
   ): Flight {
     const response = { jsonrpc: "2.0", id, error };
-    if (given.reply !== undefined) given.reply(response);
+    if (given.reply !== undefined) given.reply(response, undefined);
     else send(response);
     return REFUSED;
   }

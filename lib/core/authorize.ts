@@ -9,10 +9,12 @@ import type { CoreMiddleware } from "./chain.ts";
 
 export function authorize(): CoreMiddleware {
   return (next) => (call) => {
-    const { auth, entry } = call;
+    const { entry } = call;
+    const auth = call.ctx.facts?.caller;
     if (auth === undefined || entry.scopes === undefined) return next(call);
     const required = entry.scopes(call);
     if (required.length > 0 && !covers(auth, required)) {
+      call.ctx.outcome = { row: "insufficientScope", required };
       throw insufficientScope(required, describe(call.method, call.params));
     }
     return next(call);

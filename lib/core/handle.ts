@@ -214,7 +214,9 @@ export function createCore(given: CoreOptions): Core {
     client: ClientView,
     era: Era,
   ): MaybePromise<JsonObject> {
-    const view = ctx.session?.view ?? ctx.view ?? options.view;
+    // A session's tools are those it was opened with; a stateless request's, those it chose.
+    const view = (ctx.session === undefined ? ctx.facts : ctx.session.facts)?.view ??
+      options.view;
     const snapshot = view === undefined
       ? options.registry.current()
       : viewOf(options.registry.current(), view);
@@ -234,7 +236,7 @@ export function createCore(given: CoreOptions): Core {
       signal: ctx.controller.signal,
       transport: origin.transport,
       sessionId: origin.sessionId,
-      auth: ctx.auth,
+      auth: ctx.facts?.caller,
       request,
       entry,
       ctx,
@@ -271,7 +273,7 @@ export function createCore(given: CoreOptions): Core {
     },
     method: (name) => table.get(name),
     changeNotices(previous, next, session) {
-      const view = session.view ?? options.view;
+      const view = session.facts?.view ?? options.view;
       return view === undefined
         ? changeNotices(previous, next, session, options.listChanged === true)
         : changeNotices(

@@ -6,15 +6,16 @@
 //
 // The caller is the OAuth subject at its issuer, else the 2025-era session, else the client's
 // address (HTTP), else the transport ("stdio": its one client). Local buckets answer at once;
-// shared ones (Redis) answer after a round trip, and then the request says so on its context
-// (`deciding`), so that HTTP holds its status until the decision is made.
+// shared ones (Redis) answer after a round trip. A refusal is written on the request's context
+// (`outcome`), as a promise while Redis decides, so that HTTP holds its status until then.
 import { isThenable, type MaybePromise } from "../util/maybe.ts";
 import type { JsonObject } from "../util/json.ts";
 import { boundedKey, type BucketLimit, type Buckets, type Refusal } from "../util/token_buckets.ts";
-import { rateLimited } from "../wire/errors.ts";
+import { rateLimited, retryAfterSecondsOf } from "../wire/errors.ts";
 import type { Rate } from "../primitives/rate.ts";
 import type { Snapshot } from "../primitives/registry.ts";
 import type { MethodCall } from "../methods/call.ts";
+import type { Outcome } from "../methods/context.ts";
 import { callerOf } from "../methods/caller.ts";
 import type { CoreMiddleware } from "./chain.ts";
 
@@ -46,12 +47,17 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
     if (perCaller !== undefined) limits.push(limitOf(`c ${caller}`, perCaller));
     if (tool !== undefined) limits.push(limitOf(`t ${tool.name} ${caller}`, tool.rate));
     const verdict = buckets.take(limits);
+    const { ctx } = call;
     if (!isThenable(verdict)) {
-      if (verdict !== undefined) throw refusalOf(verdict, perCaller, tool);
+      if (verdict !== undefined) {
+        ctx.outcome = outcomeOf(verdict);
+        throw refusalOf(verdict, perCaller, tool);
+      }
       return next(call);
     }
     const decided = verdict as Promise<Refusal | undefined>;
-    call.ctx.deciding = decided.then((refusal) => refusal === undefined);
+    // Registered first, so the outcome is decided before the refusal below is thrown.
+    ctx.outcome = decided.then((refusal) => ctx.outcome = refusal && outcomeOf(refusal));
     return decided.then((refusal): MaybePromise<JsonObject> => {
       if (refusal !== undefined) throw refusalOf(refusal, perCaller, tool);
       return next(call);
@@ -70,9 +76,10 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
  * that was not given an address).
  */
 export function callerKeyOf(call: MethodCall): string {
-  if (call.auth !== undefined) return `sub ${callerOf(call.auth)}`;
+  const facts = call.ctx.facts;
+  if (facts?.caller !== undefined) return `sub ${callerOf(facts.caller)}`;
   if (call.sessionId !== undefined) return `session ${call.sessionId}`;
-  const address = call.ctx.address;
+  const address = facts?.address;
   if (address !== undefined) return `address ${address}`;
   return call.transport;
 }
@@ -91,6 +98,11 @@ function toolLimitOf(call: MethodCall): ToolLimit | undefined {
 
 function limitOf(key: string, rate: Rate): BucketLimit {
   return { key, capacity: rate.capacity, intervalMs: rate.intervalMs };
+}
+
+/** The refusal as the transport answers it: 429 with Retry-After. */
+function outcomeOf(refusal: Refusal): Outcome {
+  return { row: "rateLimited", retryAfterSeconds: retryAfterSecondsOf(refusal.retryAfterMs) };
 }
 
 function refusalOf(refusal: Refusal, perCaller: Rate | undefined, tool: ToolLimit | undefined) {

@@ -21,7 +21,7 @@ export function rounds(ring: KeyRing, sealedElsewhere: () => void): CoreMiddlewa
       method: call.method,
       name: String(params.name ?? params.uri ?? ""),
       args: params.arguments,
-      caller: callerOf(call.auth),
+      caller: callerOf(call.ctx.facts?.caller),
     };
     const proceed = (answers: JsonObject): MaybePromise<JsonObject> => {
       const round = createRounds(

@@ -1,7 +1,7 @@
 // Who a request's caller is, as what it may reach is bound to: a 2025-era HTTP session, a task, a
 // sealed requestState (issue 24; the spec's "session hijacking" guidance: a session id, a task id
 // or a state is not a credential). Only callers a server verified (OAuth) have one.
-import type { AuthInfo } from "../primitives/types.ts";
+import type { Facts } from "./facts.ts";
 
 /**
  * The caller's key: the subject (else the client, for a token a client got for itself: RFC 9068
@@ -10,13 +10,13 @@ import type { AuthInfo } from "../primitives/types.ts";
  * The verifier refuses a token naming neither (adr/0054); one that reaches here anyway is a bug,
  * said loudly rather than made one caller with every other such token.
  */
-export function callerOf(auth: AuthInfo | undefined): string | undefined {
-  if (auth === undefined) return undefined;
-  const who = auth.subject || auth.clientId;
+export function callerOf(caller: Facts["caller"] | undefined): string | undefined {
+  if (caller === undefined) return undefined;
+  const who = caller.subject || caller.clientId;
   if (!who) {
     throw new Error(
       'Cannot bind to a caller: the verified token has no subject ("sub") and no client ("client_id")',
     );
   }
-  return JSON.stringify([auth.issuer ?? "", who]);
+  return JSON.stringify([caller.issuer ?? "", who]);
 }

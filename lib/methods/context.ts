@@ -3,9 +3,9 @@
 // a request allocates no further object for it.
 import type { JsonObject } from "../util/json.ts";
 import type { Request, Response } from "../wire/extract.ts";
-import type { AuthInfo, Call } from "../primitives/types.ts";
+import type { Call } from "../primitives/types.ts";
 import type { Session } from "./session.ts";
-import type { ToolView } from "../primitives/toolsets.ts";
+import type { FactBag } from "./facts.ts";
 
 export interface RequestContext {
   readonly request: Request;
@@ -18,25 +18,27 @@ export interface RequestContext {
   readonly outlet: Outlet;
   /** Where it came from; one object shared by every request of a connection. */
   readonly origin: Origin;
-  /** Who is calling, as the HTTP authentication step verified it (OAuth); else undefined. */
-  readonly auth?: AuthInfo;
   /**
-   * The tools a stateless HTTP request chose (`/mcp/<set>`, `Mcp-Toolsets`, adr/0045); a
-   * session's are its own (`Session.view`); undefined: the server's.
+   * What the transport's steps learnt of it (the caller, the view, the address: facts.ts), the
+   * bag they wrote, not a copy; undefined when none was set (stdio, a plain HTTP request).
    */
-  readonly view?: ToolView;
+  readonly facts?: FactBag;
   /**
-   * The client's network address (HTTP, read only when a rate limit may key callers by it);
-   * else undefined.
+   * A refusal the core decided that a transport answers with a status of its own (HTTP's
+   * statuses.ts), written by the step that decides it: at once, or as a promise while the
+   * decision takes a round trip (a rate limit kept in Redis), replaced by what it decided
+   * (undefined: the request goes on). A transport that commits to a status once an answer is
+   * pending (HTTP's 200) waits for the promise.
    */
-  readonly address?: string;
-  /**
-   * Set while the core handles it, by a built-in middleware whose decision takes a round trip
-   * (a rate limit kept in Redis): true once the request goes on, false when it is refused. A
-   * transport that commits to a status once an answer is pending (HTTP's 200) waits for it.
-   */
-  deciding?: Promise<boolean>;
+  outcome?: Outcome | Promise<Outcome | undefined>;
 }
+
+/** A refusal of the core's own with a transport status: its row, and what its headers need. */
+export type Outcome =
+  /** Authorize: the caller's token lacks `required` (HTTP: 403 with the OAuth challenge). */
+  | { readonly row: "insufficientScope"; readonly required: readonly string[] }
+  /** A rate limit: over it, for whole seconds (HTTP: 429 with Retry-After). */
+  | { readonly row: "rateLimited"; readonly retryAfterSeconds: number };
 
 /** How a request arrived, as middleware sees it (`Call.transport`, `Call.sessionId`). */
 export interface Origin {

@@ -86,7 +86,7 @@ export function listenMethod(call: MethodCall): Promise<JsonObject> {
   });
   // A task's changes, from whichever instance ran it (tasks.ts announces them on the bus); only
   // the listening caller's own tasks (methods/caller.ts): a task id is not a credential.
-  const caller = callerOf(call.auth);
+  const caller = callerOf(call.ctx.facts?.caller);
   const stopTasks = taskIds === undefined
     ? undefined
     : call.options.tasks?.onChange((task, owner) => {

@@ -2,7 +2,7 @@
 // A stateless request (a 2026-07-28 HTTP POST) has none.
 import { isObject, type JsonObject } from "../util/json.ts";
 import { SESSION_VERSIONS } from "../wire/versions.ts";
-import type { ToolView } from "../primitives/toolsets.ts";
+import type { FactBag } from "./facts.ts";
 
 /** What a 2025-era session learnt from `initialize`; shared by its calls, so frozen. */
 export interface SessionClient {
@@ -29,8 +29,11 @@ export interface Session {
   logLevel: string | undefined;
   /** URIs the client subscribed to with `resources/subscribe` (2025 era), bounded. */
   readonly subscriptions: Set<string>;
-  /** The tools it was opened with (an HTTP path or header, adr/0045); undefined: the server's. */
-  view?: ToolView;
+  /**
+   * The facts of the request that opened it (a 2025-era HTTP session), kept for what lasts: the
+   * tools it was opened with (adr/0045), the caller it is bound to; undefined: none.
+   */
+  facts?: FactBag;
 }
 
 /**

@@ -63,7 +63,7 @@ function unknownTask(call: MethodCall, tasks: Tasks, taskId: string): ProtocolEr
 
 export async function getTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
-  const task = await tasks.get(taskId, callerOf(call.auth));
+  const task = await tasks.get(taskId, callerOf(call.ctx.facts?.caller));
   if (task === undefined) throw unknownTask(call, tasks, taskId);
   return { ...task };
 }
@@ -72,7 +72,7 @@ export async function updateTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
   const responses = call.params.inputResponses;
   if (!isObject(responses)) throw invalidParams("Invalid params: inputResponses must be an object");
-  if (!await tasks.update(taskId, responses, callerOf(call.auth))) {
+  if (!await tasks.update(taskId, responses, callerOf(call.ctx.facts?.caller))) {
     throw unknownTask(call, tasks, taskId);
   }
   return {};
@@ -80,6 +80,8 @@ export async function updateTaskMethod(call: MethodCall): Promise<JsonObject> {
 
 export async function cancelTaskMethod(call: MethodCall): Promise<JsonObject> {
   const { tasks, taskId } = taskCall(call);
-  if (!await tasks.cancel(taskId, callerOf(call.auth))) throw unknownTask(call, tasks, taskId);
+  if (!await tasks.cancel(taskId, callerOf(call.ctx.facts?.caller))) {
+    throw unknownTask(call, tasks, taskId);
+  }
   return {};
 }

@@ -114,7 +114,7 @@ export function callAsTask(
       // Finished in its first turn, or asking the client first: the request answers.
       if (settled || open > 0 || request.aborted) return;
       request.removeEventListener("abort", follow);
-      created = tasks.create(runMs, callerOf(call.auth));
+      created = tasks.create(runMs, callerOf(call.ctx.facts?.caller));
       created.then((live) => {
         task = live;
         // tasks/cancel aborts the task's controller; the handler's signal follows it.

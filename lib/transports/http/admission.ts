@@ -14,9 +14,9 @@ import { ErrorCode, invalidParams, unsupportedVersion } from "../../wire/errors.
 import { extract, type Request } from "../../wire/extract.ts";
 import { STATELESS_VERSIONS, VERSIONS } from "../../wire/versions.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
-import { errorMessage, headerMismatch } from "./errors.ts";
-import { jsonAnswer } from "./answer.ts";
-import type { Admission, HttpStep } from "./exchange.ts";
+import { headerMismatch } from "./errors.ts";
+import type { Admission, AdmissionRow, HttpStep } from "./exchange.ts";
+import { refuse as answerRefusal } from "./statuses.ts";
 
 export type { Admission };
 import { SESSION_ID_HEADER } from "./sessions.ts";
@@ -40,7 +40,7 @@ export function admit(
   mirroredOf: MirroredArguments = NONE_MIRRORED,
 ): Admission {
   if (isBlank(body)) {
-    return refuse(400, undefined, {
+    return refuse("badMessage", undefined, {
       code: ErrorCode.ParseError,
       message: "Parse error: the body is empty",
     });
@@ -48,15 +48,15 @@ export function admit(
   const message = extract(body);
   switch (message.kind) {
     case "rejected":
-      return refuse(400, message.id ?? undefined, message.error);
+      return refuse("badMessage", message.id ?? undefined, message.error);
     case "ignored": // with the blank body handled above: a notification whose params are wrong
-      return refuse(400, undefined, {
+      return refuse("badMessage", undefined, {
         code: ErrorCode.InvalidParams,
         message: "Invalid params: params must be an object",
       });
     case "response":
       if (!hasStatelessHeader(headers)) return { kind: "session", message };
-      return refuse(400, undefined, {
+      return refuse("badMessage", undefined, {
         code: ErrorCode.InvalidRequest,
         message: "Invalid request: a 2026-07-28 server sends no requests, so it takes no responses",
       });
@@ -68,7 +68,7 @@ export function admit(
       // names another method is refused (as the TypeScript SDK does).
       const named = headers.get(METHOD_HEADER);
       return named !== null && named !== message.method
-        ? refuse(400, undefined, headerMismatch(METHOD_HEADER, named, message.method))
+        ? refuse("headerMismatch", undefined, headerMismatch(METHOD_HEADER, named, message.method))
         : { kind: "accepted", method: message.method };
     }
     case "request":
@@ -84,7 +84,9 @@ function admitRequest(
   const { id, envelope } = request;
   if (envelope === undefined) {
     if (!hasStatelessHeader(headers)) return { kind: "session", message: request };
-    return refuse(400, id, claimless(request, headers));
+    return request.method === "initialize"
+      ? refuse("headerMismatch", id, claimless(request, headers))
+      : refuse("badMessage", id, claimless(request, headers));
   }
   const claim = envelope.protocolVersion;
   const mirroring = {
@@ -92,12 +94,16 @@ function admitRequest(
     method: headers.get(METHOD_HEADER),
   };
   const disagreeing = disagreeingHeader(mirroring, request.method, claim);
-  if (disagreeing) return refuse(400, id, disagreeing);
+  if (disagreeing) return refuse("headerMismatch", id, disagreeing);
   if (VERSIONS.get(claim)?.era !== "stateless") {
-    return refuse(400, id, unsupportedVersion(STATELESS_VERSIONS, claim).toRpcError());
+    return refuse(
+      "unsupportedVersion",
+      id,
+      unsupportedVersion(STATELESS_VERSIONS, claim).toRpcError(),
+    );
   }
   const missing = missingOrWrongHeader(headers, mirroring, request);
-  if (missing) return refuse(400, id, missing);
+  if (missing) return refuse("headerMismatch", id, missing);
   // Last (the ladder's step 9): the `Mcp-Param-*` headers of the tool's marked arguments.
   // An unknown tool has none; the core answers for it.
   if (request.method === "tools/call" && typeof request.params.name === "string") {
@@ -105,7 +111,7 @@ function admitRequest(
     const problem = mirrored && mirrored.length > 0
       ? paramHeaderProblem(headers, mirrored, request.params.arguments)
       : undefined;
-    if (problem) return refuse(400, id, problem);
+    if (problem) return refuse("headerMismatch", id, problem);
   }
   return { kind: "dispatch", request };
 }
@@ -141,8 +147,8 @@ function isBlank(body: Uint8Array): boolean {
   return true;
 }
 
-function refuse(status: number, id: RequestId | undefined, error: RpcError): Admission {
-  return { kind: "refused", status, id, error };
+function refuse(row: AdmissionRow, id: RequestId | undefined, error: RpcError): Admission {
+  return { kind: "refused", row, id, error };
 }
 
 /**
@@ -162,7 +168,7 @@ export function admissionStep(mirroredOf: MirroredArguments): HttpStep {
     switch (admission.kind) {
       case "refused":
         body.release();
-        return jsonAnswer(errorMessage(admission.id, admission.error), admission.status);
+        return answerRefusal(admission.row, admission.id, admission.error);
       case "accepted":
         body.release();
         return new Response(null, { status: 202 });

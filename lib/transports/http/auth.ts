@@ -5,8 +5,8 @@
 // the length of the token leaks through timing. A missing or wrong token is 401 with
 // `WWW-Authenticate: Bearer` (RFC 6750 §3), never a hint of which it was in the body.
 import type { HttpStep } from "./exchange.ts";
-import { jsonAnswer } from "./answer.ts";
-import { errorMessage, unauthorized } from "./errors.ts";
+import { unauthorized } from "./errors.ts";
+import { refuse } from "./statuses.ts";
 
 export { BEARER_TOKEN } from "../../settings/values.ts";
 
@@ -55,8 +55,6 @@ export function bearerStep(token: string): HttpStep {
   return (next) => async (exchange) => {
     const outcome = await check(exchange.request.headers);
     if (outcome === "ok") return next(exchange);
-    return jsonAnswer(errorMessage(undefined, unauthorized()), 401, {
-      "www-authenticate": challengeOf(outcome),
-    });
+    return refuse("unauthorized", undefined, unauthorized(), challengeOf(outcome));
   };
 }

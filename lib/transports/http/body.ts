@@ -9,9 +9,8 @@ import { concatBytes } from "../../util/bytes.ts";
 import { allocated } from "../../util/collect.ts";
 import { messageOf } from "../../util/json.ts";
 import { ErrorCode, internalError, oversizeLine } from "../../wire/errors.ts";
-import { jsonAnswer } from "./answer.ts";
-import { errorMessage } from "./errors.ts";
 import type { Body, HttpStep } from "./exchange.ts";
+import { refuse } from "./statuses.ts";
 
 export type { Body };
 
@@ -263,13 +262,10 @@ export function bodyStep(options: {
     try {
       body = await readBody(request, limitBytes, budget, connection);
     } catch (error) {
-      return jsonAnswer(
-        errorMessage(undefined, {
-          code: ErrorCode.ParseError,
-          message: `Parse error: the body could not be read: ${messageOf(error)}`,
-        }),
-        400,
-      );
+      return refuse("bodyUnreadable", undefined, {
+        code: ErrorCode.ParseError,
+        message: `Parse error: the body could not be read: ${messageOf(error)}`,
+      });
     }
     if (typeof body === "string") {
       connection.closeWhenAnswered();
@@ -289,37 +285,26 @@ export function bodyStep(options: {
 function unread(why: Unread, limitBytes: number, budget: BodyBudget, timeoutMs: number): Response {
   switch (why) {
     case "too large":
-      return jsonAnswer(errorMessage(undefined, oversizeLine(limitBytes)), 413);
+      return refuse("bodyTooLarge", undefined, oversizeLine(limitBytes));
     case "busy":
-      return jsonAnswer(
-        errorMessage(
-          undefined,
-          internalError(
-            `the server holds ${budget.limit} bytes of requests already; retry shortly`,
-          ),
-        ),
-        503,
-        { "retry-after": "1" },
+      return refuse(
+        "bodiesFull",
+        undefined,
+        internalError(`the server holds ${budget.limit} bytes of requests already; retry shortly`),
       );
     case "busy parsed":
-      return jsonAnswer(
-        errorMessage(
-          undefined,
-          internalError(
-            `the server holds requests that cost ${budget.parsed()} bytes parsed already; ` +
-              "retry shortly",
-          ),
+      return refuse(
+        "bodiesFull",
+        undefined,
+        internalError(
+          `the server holds requests that cost ${budget.parsed()} bytes parsed already; ` +
+            "retry shortly",
         ),
-        503,
-        { "retry-after": "1" },
       );
     case "late":
-      return jsonAnswer(
-        errorMessage(undefined, {
-          code: ErrorCode.InvalidRequest,
-          message: `Request Timeout: the body did not arrive within ${timeoutMs} ms`,
-        }),
-        408,
-      );
+      return refuse("bodyTimeout", undefined, {
+        code: ErrorCode.InvalidRequest,
+        message: `Request Timeout: the body did not arrive within ${timeoutMs} ms`,
+      });
   }
 }

@@ -6,8 +6,7 @@
 // it. What an allowed origin is is decided here once (`allowsOrigin`), and the
 // DNS-rebinding guard asks the same question: a listed origin passes its Origin check too.
 // Without an Origin, or without a list, nothing is added.
-import { jsonAnswer } from "./answer.ts";
-import { errorMessage, refused } from "./errors.ts";
+import { refused } from "./errors.ts";
 import type { HttpStep } from "./exchange.ts";
 
 /** The origins whose pages may call the endpoint from a browser (`--cors-origin`). */
@@ -39,6 +38,7 @@ export const CORS_MAX_AGE_S = 7200;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
 import { parseCorsOrigin } from "../../settings/values.ts";
+import { refuse } from "./statuses.ts";
 export { parseCorsOrigin };
 
 /** The origins of a list of `--cors-origin` values; throws, naming the value, on an invalid one. */
@@ -78,15 +78,13 @@ export function corsStep(origins: CorsOrigins): HttpStep {
     const allowed = allowsOrigin(origins, origin);
     if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) {
       if (!allowed) {
-        return jsonAnswer(
-          errorMessage(
-            undefined,
-            refused(
-              `Forbidden: pages of the origin ${JSON.stringify(origin)} may not call this ` +
-                "server (see --cors-origin)",
-            ),
+        return refuse(
+          "originRefused",
+          undefined,
+          refused(
+            `Forbidden: pages of the origin ${JSON.stringify(origin)} may not call this ` +
+              "server (see --cors-origin)",
           ),
-          403,
         );
       }
       return preflightAnswer(origins, origin, request.headers);

@@ -10,15 +10,14 @@ import type {
   Request as RpcRequest,
   Response as RpcResponse,
 } from "../../wire/extract.ts";
-import type { Origin } from "../../methods/context.ts";
+import type { Origin, RequestContext } from "../../methods/context.ts";
 import { createSession } from "../../methods/session.ts";
 import { jsonAnswer } from "./answer.ts";
 import type { Endpoint } from "./endpoint.ts";
-import { rateRefusal } from "./statuses.ts";
-import { errorMessage, sessionRequired } from "./errors.ts";
+import { coreAnswer, coreRefusal, refuse } from "./statuses.ts";
+import { sessionRequired } from "./errors.ts";
 import type { Exchange, HttpHandler } from "./exchange.ts";
-import type { AuthInfo } from "../../primitives/types.ts";
-import type { ToolView } from "../../primitives/toolsets.ts";
+import type { FactBag } from "../../methods/facts.ts";
 import { acceptsEventStream } from "./headers.ts";
 import { SESSION_ID_HEADER } from "./sessions.ts";
 
@@ -30,34 +29,30 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
 
   /**
    * Runs a claim-less `initialize` on a fresh core session; keeps the session if it pins, for
-   * its caller alone (`auth`: only the same subject's tokens reach it later).
+   * its caller alone (only the same subject's tokens reach it later).
    */
-  async function openSession(
-    request: RpcRequest,
-    auth: AuthInfo | undefined,
-    address: string | undefined,
-    view: ToolView | undefined,
-  ): Promise<Response> {
-    if (endpoint.draining) return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
+  async function openSession(request: RpcRequest, facts: FactBag | undefined): Promise<Response> {
+    if (endpoint.draining) return refuse("shuttingDown", request.id, shuttingDown());
     const session = createSession();
-    // The tools its path or header chose are the session's from now on (adr/0045).
-    if (view !== undefined) session.view = view;
-    const response = await core.handle({
+    // What the opening request's steps learnt is the session's from now on: the tools its path
+    // or header chose (adr/0045), the caller it is bound to.
+    if (facts !== undefined) session.facts = facts;
+    const ctx: RequestContext = {
       request,
       controller: new AbortController(),
       closing: undefined,
       session,
       outlet: { notify() {}, outbound: undefined },
       origin: OPENING,
-      auth,
-      address,
-    });
+      facts,
+    };
+    const response = await core.handle(ctx);
     if (session.pin.era !== "session") {
-      const retryAfter = rateRefusal(response);
-      if (retryAfter !== undefined) return jsonAnswer(response, 429, { "retry-after": retryAfter });
-      return jsonAnswer(response, 400);
+      // Refused: over a rate limit (429 with Retry-After), else 400.
+      const refusal = coreRefusal(response, ctx.outcome, true, true, undefined);
+      return coreAnswer(response, refusal ?? { row: "initializeRefused" });
     }
-    const opened = sessions.open(session, auth);
+    const opened = sessions.open(session);
     return jsonAnswer(response, 200, { [SESSION_ID_HEADER]: opened.id });
   }
 
@@ -65,17 +60,17 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
     message: RpcRequest | Notification | RpcResponse,
     exchange: Exchange,
   ): Response | Promise<Response> {
-    const { request: { headers }, connection, auth, scopeChallenge } = exchange;
+    const { request: { headers }, connection, facts, scopeChallenge } = exchange;
     const release = exchange.body!.release;
     // A claim-less initialize keeps its body counted until it is answered: what it costs
     // parsed is held that long (eight at once took 540 MB where two fit the budget, adr/0058).
     if (message.kind === "request" && message.method === "initialize" && !endpoint.draining) {
       if (headers.get(SESSION_ID_HEADER) === null) {
-        return openSession(message, auth, exchange.address, exchange.view).finally(release);
+        return openSession(message, facts).finally(release);
       }
     }
     if (message.kind === "request" && headers.get(SESSION_ID_HEADER) !== null) {
-      const session = endpoint.sessionFor(message.id, headers, auth);
+      const session = endpoint.sessionFor(message.id, headers, facts);
       if (session instanceof Response) {
         release();
         return session;
@@ -86,20 +81,19 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
         releaseBody: release,
         connection,
         session,
-        auth,
+        facts,
         scopeChallenge,
-        address: exchange.address,
       });
     }
     release();
     if (message.kind === "request") {
-      if (endpoint.draining) return jsonAnswer(errorMessage(message.id, shuttingDown()), 503);
+      if (endpoint.draining) return refuse("shuttingDown", message.id, shuttingDown());
       if (message.method === "initialize") {
-        return openSession(message, auth, exchange.address, exchange.view);
+        return openSession(message, facts);
       }
-      return jsonAnswer(errorMessage(message.id, sessionRequired()), 400);
+      return refuse("sessionRequired", message.id, sessionRequired());
     }
-    const session = endpoint.sessionFor(undefined, headers, auth);
+    const session = endpoint.sessionFor(undefined, headers, facts);
     if (session instanceof Response) return session;
     // An answer to a request the session sent (one that nothing awaits is dropped), or
     // notifications/cancelled for one of its requests.
@@ -118,10 +112,8 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
         canStream,
         releaseBody: release,
         connection,
-        auth: exchange.auth,
+        facts: exchange.facts,
         scopeChallenge: exchange.scopeChallenge,
-        address: exchange.address,
-        view: exchange.view,
       });
     }
     if (admission.kind !== "session") throw new Error(`Cannot dispatch "${admission.kind}"`);

@@ -4,7 +4,6 @@
 // the drain. `run` hands one admitted request to its engine and turns what the engine says
 // into the HTTP answer: JSON at once, or, when the answer comes later, a 200 whose body carries
 // it (an event stream when the request may send something first).
-import type { ToolView } from "../../primitives/toolsets.ts";
 import type { JsonObject } from "../../util/json.ts";
 import type { Diagnostics } from "../../util/diagnostics.ts";
 import { createSlots, type Slots } from "../../util/slots.ts";
@@ -15,7 +14,7 @@ import { internalError, shuttingDown } from "../../wire/errors.ts";
 import type { Request as RpcRequest } from "../../wire/extract.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
 import type { Registry } from "../../primitives/registry.ts";
-import type { AuthInfo } from "../../primitives/types.ts";
+import type { FactBag } from "../../methods/facts.ts";
 import { callerOf } from "../../methods/caller.ts";
 import type { Origin, Outbound } from "../../methods/context.ts";
 import type { Session, SessionEnd } from "../../methods/session.ts";
@@ -26,22 +25,11 @@ import {
   type Flight,
   MAX_LONG_LIVED,
 } from "../../connection/connection.ts";
-import {
-  createAnswer,
-  jsonAnswer,
-  KEEP_ALIVE_MS,
-  type OpenLog,
-  type StreamedAnswer,
-} from "./answer.ts";
+import { createAnswer, KEEP_ALIVE_MS, type OpenLog, type StreamedAnswer } from "./answer.ts";
 import { type BodyBudget, createBodyBudget } from "./body.ts";
 import { createEventBudget } from "./events.ts";
-import {
-  errorMessage,
-  sessionNotFound,
-  sessionRequired,
-  sessionVersionMismatch,
-} from "./errors.ts";
-import { rateRefusal, scopeRefusal, sessionStatusOf, statusOf } from "./statuses.ts";
+import { sessionNotFound, sessionRequired, sessionVersionMismatch } from "./errors.ts";
+import { coreAnswer, coreRefusal, refuse, STATUSES } from "./statuses.ts";
 import { PROTOCOL_VERSION_HEADER } from "./headers.ts";
 import type { Connection as HttpConnection } from "./listener.ts";
 import {
@@ -100,14 +88,10 @@ export interface RunOptions {
   readonly connection: HttpConnection;
   /** The 2025-era session it belongs to; undefined for a 2026-07-28 request. */
   readonly session?: HttpSession;
-  /** Who is calling, as the authentication step verified it. */
-  readonly auth?: AuthInfo;
+  /** What the steps learnt of it (Exchange.facts), handed to the engine as is. */
+  readonly facts?: FactBag;
   /** The challenge of a 403 refusing it for scopes (Exchange.scopeChallenge). */
   readonly scopeChallenge?: (required: readonly string[]) => string;
-  /** The client's address, when a rate limit may key callers by it (Exchange.address). */
-  readonly address?: string;
-  /** The tools a stateless request chose (Exchange.view). */
-  readonly view?: ToolView;
 }
 
 export interface Endpoint {
@@ -129,7 +113,7 @@ export interface Endpoint {
   sessionFor(
     id: RequestId | undefined,
     headers: Headers,
-    auth: AuthInfo | undefined,
+    facts: FactBag | undefined,
   ): HttpSession | Response;
   /** The 404 error for a session id no live session has, naming the instance that opened it. */
   missing(sessionId: string): RpcError;
@@ -231,7 +215,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     const { canStream, releaseBody, connection, session } = how;
     if (draining) {
       releaseBody();
-      return jsonAnswer(errorMessage(request.id, shuttingDown()), 503);
+      return refuse("shuttingDown", request.id, shuttingDown());
     }
     // A long-lived request (subscriptions/listen) holds no slot: it waits, it does not work.
     // It holds a connection, though, so there is a cap on how many stay open.
@@ -239,7 +223,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     if (longLived && listens >= maxListens) {
       releaseBody();
       const full = internalError(`the server already holds ${maxListens} listen streams open`);
-      return jsonAnswer(errorMessage(request.id, full), 503);
+      return refuse("full", request.id, full);
     }
     // A session's event streams are resumable: their events are kept for Last-Event-ID.
     const openLog: OpenLog | undefined = session &&
@@ -266,9 +250,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       let flight: Flight | undefined;
       let answered = false;
       const running = engine.request(request, {
-        auth: how.auth,
-        address: how.address,
-        view: how.view,
+        facts: how.facts,
         outlet: {
           notify: answer.notify,
           // 2026-07-28: the server sends no requests. In a session, they go on this request's
@@ -292,7 +274,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
           });
           resolve(streamed.response);
         },
-        reply(response) {
+        reply(response, ctx) {
           answered = true;
           flight = undefined;
           releaseBody();
@@ -305,22 +287,19 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
           // Ended while it waited for a slot: the grace period of shutdown ended before its
           // turn, or its session ended.
           if (response === undefined) {
-            return resolve(jsonAnswer(errorMessage(request.id, shuttingDown()), 503));
+            return resolve(refuse("shuttingDown", request.id, shuttingDown()));
           }
-          if (response.error !== undefined) {
-            const challenge = scopeRefusal(response, how.scopeChallenge);
-            if (challenge !== undefined) {
-              // Either era: the 403 and its challenge are what make a client step up.
-              return resolve(jsonAnswer(response, 403, { "www-authenticate": challenge }));
-            }
-            // Either era: a client backs off on the status, whatever the body says.
-            const retryAfter = rateRefusal(response);
-            if (retryAfter !== undefined) {
-              return resolve(jsonAnswer(response, 429, { "retry-after": retryAfter }));
-            }
-          }
-          const status = session ? sessionStatusOf(request, response) : statusOf(response);
-          resolve(answer.complete(response, status));
+          const refusal = coreRefusal(
+            response,
+            ctx?.outcome,
+            session !== undefined,
+            request.method === "initialize",
+            how.scopeChallenge,
+          );
+          if (refusal === undefined) return resolve(answer.complete(response, 200));
+          // A refusal with headers of its own (a challenge, Retry-After) is answered as JSON.
+          if ("detail" in refusal) return resolve(coreAnswer(response, refusal));
+          resolve(answer.complete(response, STATUSES[refusal.row].status));
         },
       });
       if (!answered) flight = running;
@@ -338,19 +317,19 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     get draining() {
       return draining;
     },
-    sessionFor(id, headers, auth) {
-      if (draining) return jsonAnswer(errorMessage(id, shuttingDown()), 503);
+    sessionFor(id, headers, facts) {
+      if (draining) return refuse("shuttingDown", id, shuttingDown());
       const sessionId = headers.get(SESSION_ID_HEADER);
-      if (sessionId === null) return jsonAnswer(errorMessage(id, sessionRequired()), 400);
+      if (sessionId === null) return refuse("sessionRequired", id, sessionRequired());
       const session = sessions.get(sessionId);
       // Another caller's session is answered as none at all: the id is not a credential.
-      if (session === undefined || session.owner !== callerOf(auth)) {
-        return jsonAnswer(errorMessage(id, missing(sessionId)), 404);
+      if (session === undefined || session.owner !== callerOf(facts?.caller)) {
+        return refuse("sessionNotFound", id, missing(sessionId));
       }
       const negotiated = negotiatedVersion(session.core);
       const claimed = headers.get(PROTOCOL_VERSION_HEADER);
       if (claimed !== null && negotiated !== undefined && claimed !== negotiated) {
-        return jsonAnswer(errorMessage(id, sessionVersionMismatch(claimed, negotiated)), 400);
+        return refuse("sessionVersionMismatch", id, sessionVersionMismatch(claimed, negotiated));
       }
       return session;
     },

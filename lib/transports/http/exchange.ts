@@ -8,8 +8,7 @@ import type {
   Response as RpcResponse,
 } from "../../wire/extract.ts";
 import type { RequestId, RpcError } from "../../wire/types.ts";
-import type { AuthInfo } from "../../primitives/types.ts";
-import type { ToolView } from "../../primitives/toolsets.ts";
+import type { FactBag } from "../../methods/facts.ts";
 import type { Connection } from "./listener.ts";
 
 export interface Exchange {
@@ -22,22 +21,19 @@ export interface Exchange {
   body?: Body;
   /** What the body is, once the admission step has read it. */
   admission?: Admission;
-  /** Who is calling, once an authentication step has verified it (OAuth). */
-  auth?: AuthInfo;
+  /**
+   * What the steps learn of the request (methods/facts.ts: the caller by OAuth, the view by the
+   * toolsets step, the address when a rate limit may key by it), handed to the core as is;
+   * undefined while none is set.
+   */
+  facts?: FactBag;
   /**
    * With OAuth: the `WWW-Authenticate` of a 403 for this request when its token lacks the scopes
    * `required` (the core's -32030, raised before any handler runs), in the token's scheme.
    */
   scopeChallenge?: (required: readonly string[]) => string;
-  /**
-   * The client's network address (the listener's remote address: behind a proxy, the proxy's),
-   * read only when a rate limit may key callers by it (adr/0043).
-   */
-  readonly address?: string;
   /** The toolsets the path names (`/mcp/<set>`), set by the route (adr/0045). */
   toolsetPath?: string;
-  /** The tools the toolsets step chose for it (path, `Mcp-Toolsets`); undefined: the server's. */
-  view?: ToolView;
 }
 
 /** A body read in full; `release` gives its bytes back to the budget (once). */
@@ -54,7 +50,10 @@ export type Admission =
   /** 2025-era traffic, for the session its `Mcp-Session-Id` names (or a new one). */
   | { kind: "session"; message: RpcRequest | Notification | RpcResponse }
   /** `id` is undefined when the request's id is unknown (the answer then has none). */
-  | { kind: "refused"; status: number; id: RequestId | undefined; error: RpcError };
+  | { kind: "refused"; row: AdmissionRow; id: RequestId | undefined; error: RpcError };
+
+/** The rows of statuses.ts the admission ladder refuses with (each 400). */
+export type AdmissionRow = "badMessage" | "headerMismatch" | "unsupportedVersion";
 
 /** What the request log learns about a request on its way through (`--log-requests`). */
 export interface RequestNote {

@@ -10,8 +10,7 @@
 // Origin.
 import { allowsOrigin, type CorsOrigins } from "./cors.ts";
 import type { HttpStep } from "./exchange.ts";
-import { jsonAnswer } from "./answer.ts";
-import { errorMessage, refused } from "./errors.ts";
+import { refused } from "./errors.ts";
 
 /** The names of this machine's loopback, as `URL.hostname` writes them. */
 export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
@@ -20,6 +19,7 @@ export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::
 export type HostGuard = (headers: Headers) => string | undefined;
 
 import { hostNameOf } from "../../settings/values.ts";
+import { refuse } from "./statuses.ts";
 export { hostNameOf };
 
 /** How a bound address appears in a Host header: an IPv6 one in brackets. */
@@ -135,7 +135,7 @@ export function guardStep(allowed: Iterable<string>, cors?: CorsOrigins): HttpSt
   const guard = createHostGuard(allowed, cors);
   return (next) => (exchange) => {
     const forbidden = guard(exchange.request.headers);
-    if (forbidden) return jsonAnswer(errorMessage(undefined, refused(forbidden)), 403);
+    if (forbidden) return refuse("hostRefused", undefined, refused(forbidden));
     return next(exchange);
   };
 }

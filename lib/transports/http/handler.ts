@@ -12,15 +12,14 @@ import { activeSpan } from "../../util/active_span.ts";
 import { type Diagnostics, inform } from "../../util/diagnostics.ts";
 import { clientText, clientWord, quotedClientText } from "../../util/client_text.ts";
 import { internalError } from "../../wire/errors.ts";
+import { setFact } from "../../methods/facts.ts";
 import { admissionStep, type MirroredArguments } from "./admission.ts";
-import { jsonAnswer } from "./answer.ts";
 import { bearerStep } from "./auth.ts";
 import { bodyStep } from "./body.ts";
 import { AI_CATALOG_PATH, SERVER_CARD_SUFFIX } from "./card_paths.ts";
 import { corsOriginsOf, corsStep } from "./cors.ts";
 import { createDispatch } from "./dispatch.ts";
 import { createEndpoint, type Endpoint, type EndpointOptions } from "./endpoint.ts";
-import { errorMessage } from "./errors.ts";
 import type { Exchange, HttpHandler, HttpStep, RequestNote } from "./exchange.ts";
 import { allowedHostNames, createHostGuard, guardStep } from "./guard.ts";
 import { BODY_TIMEOUT_MS, type Connection } from "./listener.ts";
@@ -37,6 +36,7 @@ import { createSessionStreams } from "./streams.ts";
 import { toolsetsStep } from "./toolsets.ts";
 import type { ToolView } from "../../primitives/toolsets.ts";
 import type { ServerMeta } from "../../primitives/server_meta.ts";
+import { refuse } from "./statuses.ts";
 
 /** The MCP endpoint's path unless told otherwise. */
 export const MCP_PATH = "/mcp";
@@ -219,7 +219,9 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     // The request's span is current only while it is being handled, not once it is sent.
     const span = activeSpan();
     const note: RequestNote = {};
-    const response = await route({ request, connection, note, address: addressOf(info) });
+    const exchange: Exchange = { request, connection, note };
+    if (options.callerAddresses) addressed(exchange, info);
+    const response = await route(exchange);
     const log = () => {
       const ms = performance.now() - started;
       // What the client wrote is bounded in the keys and, in the line, quoted (the JSON-RPC
@@ -253,12 +255,11 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     return response;
   }
 
-  const addressOf = options.callerAddresses ? remoteAddress : () => undefined;
   const handle = options.logRequests
     ? logged
     : options.callerAddresses
     ? (request: Request, connection: Connection, info: Deno.ServeHandlerInfo | undefined) =>
-      route({ request, connection, note: undefined, address: remoteAddress(info) })
+      route(addressed({ request, connection, note: undefined }, info))
     : (request: Request, connection: Connection) => route({ request, connection, note: undefined });
   const embedded = embeddedConnection(bodyTimeoutMs);
   return {
@@ -302,7 +303,7 @@ function resourceServerFor(
 /** The answer to a request whose handling threw: a fault of the server's, 500. */
 export function failed(diagnostics: Diagnostics, error: unknown): Response {
   diagnostics.error("An HTTP request failed", error);
-  return jsonAnswer(errorMessage(undefined, internalError(messageOf(error))), 500);
+  return refuse("failed", undefined, internalError(messageOf(error)));
 }
 
 /**
@@ -359,12 +360,13 @@ function embeddedConnection(bodyTimeoutMs: number): Connection {
 }
 
 /**
- * The address a request came from, as the listener saw it (behind a proxy: the proxy's); the
- * X-Forwarded-For a client or proxy writes is not read (adr/0043).
+ * Sets the `address` fact: the address a request came from, as the listener saw it (behind a
+ * proxy: the proxy's); the X-Forwarded-For a client or proxy writes is not read (adr/0043).
  */
-function remoteAddress(info: Deno.ServeHandlerInfo | undefined): string | undefined {
+function addressed(exchange: Exchange, info: Deno.ServeHandlerInfo | undefined): Exchange {
   const addr = info?.remoteAddr;
-  return addr !== undefined && "hostname" in addr ? addr.hostname : undefined;
+  if (addr !== undefined && "hostname" in addr) setFact(exchange, "address", addr.hostname);
+  return exchange;
 }
 
 /** Request URLs whose path is remembered; past it the memory starts over. */

@@ -3,12 +3,12 @@
 // stream and DELETE ends a session (streams.ts); a 2026-07-28 client has only POST, so any
 // other method of its is 405 `Allow: POST`; any other method at all is 405 with the methods
 // there are.
-import { jsonAnswer } from "./answer.ts";
-import { errorMessage, refused } from "./errors.ts";
+import { refused } from "./errors.ts";
 import type { HttpStep } from "./exchange.ts";
 import { hasStatelessHeader } from "./admission.ts";
 import { isJsonContentType } from "./headers.ts";
 import type { SessionStreams } from "./streams.ts";
+import { refuse } from "./statuses.ts";
 
 /** The methods the endpoint takes, and those a 2026-07-28 client has. */
 const ALLOW = "GET, POST, DELETE";
@@ -24,33 +24,28 @@ export function methodAndTypeStep(streams: SessionStreams): HttpStep {
         : request.method === "DELETE"
         ? "2026-07-28 has no session to end; POST each message"
         : "2026-07-28 takes only POST";
-      return jsonAnswer(
-        errorMessage(undefined, refused(`Method not allowed: ${request.method} (${why})`)),
-        405,
-        { allow: ALLOW_STATELESS },
+      return refuse(
+        "methodNotAllowed",
+        undefined,
+        refused(`Method not allowed: ${request.method} (${why})`),
+        ALLOW_STATELESS,
       );
     }
     if (request.method === "DELETE") return streams.end(exchange);
     if (request.method === "GET") return streams.open(exchange);
     if (request.method !== "POST") {
-      return jsonAnswer(
-        errorMessage(
-          undefined,
-          refused(
-            `Method not allowed: ${request.method} (this endpoint takes GET, POST and DELETE)`,
-          ),
-        ),
-        405,
-        { allow: ALLOW },
+      return refuse(
+        "methodNotAllowed",
+        undefined,
+        refused(`Method not allowed: ${request.method} (this endpoint takes GET, POST and DELETE)`),
+        ALLOW,
       );
     }
     if (!isJsonContentType(request.headers.get("content-type"))) {
-      return jsonAnswer(
-        errorMessage(
-          undefined,
-          refused("Unsupported Media Type: Content-Type must be application/json"),
-        ),
-        415,
+      return refuse(
+        "unsupportedMediaType",
+        undefined,
+        refused("Unsupported Media Type: Content-Type must be application/json"),
       );
     }
     return next(exchange);

@@ -12,9 +12,10 @@ import type { CheckedProof, ProofChecker, ProofProblem } from "../../auth/dpop.t
 import { DEFAULT_ALGORITHMS } from "../../auth/algorithms.ts";
 import { canonicalUri } from "../../auth/claims.ts";
 import { covers } from "../../primitives/scopes.ts";
+import { setFact } from "../../methods/facts.ts";
 import { messageOf } from "../../util/json.ts";
-import { jsonAnswer } from "./answer.ts";
-import { errorMessage, HttpErrorCode } from "./errors.ts";
+import { HttpErrorCode } from "./errors.ts";
+import { refuse } from "./statuses.ts";
 import type { HttpStep } from "./exchange.ts";
 import { BEARER_TOKEN } from "./auth.ts";
 import { challenge, insufficientScope, type Scheme } from "./oauth_challenge.ts";
@@ -110,30 +111,31 @@ const CREDENTIALS = /^(bearer|dpop) +(\S+)$/i;
 
 /**
  * The step: a request without a usable token is refused with the challenge that starts a
- * client's sign-in; one with a good token goes on with `exchange.auth` set (and the challenge a
+ * client's sign-in; one with a good token goes on with its `caller` fact set (and the challenge a
  * refusal for scopes will carry), unless it lacks a base scope (403). The token itself goes no
  * further than the verifier.
  */
 export function oauthStep(server: ResourceServer): HttpStep {
-  const refuse = (
-    status: 400 | 401,
+  const deny = (
+    row: "tokenInQuery" | "tokenRefused",
     scheme: Scheme,
     error: string | undefined,
     description: string,
   ) =>
-    jsonAnswer(
-      errorMessage(undefined, {
+    refuse(
+      row,
+      undefined,
+      {
         code: HttpErrorCode.Refused,
-        message: `${status === 400 ? "Bad Request" : "Unauthorized"}: ${description}`,
-      }),
-      status,
-      { "www-authenticate": challenge(server, scheme, error, description, server.scopes) },
+        message: `${row === "tokenInQuery" ? "Bad Request" : "Unauthorized"}: ${description}`,
+      },
+      challenge(server, scheme, error, description, server.scopes),
     );
   return (next) => async (exchange) => {
     const { request } = exchange;
     if (tokenInQuery(request.url)) {
-      return refuse(
-        400,
+      return deny(
+        "tokenInQuery",
         "Bearer",
         "invalid_request",
         "an access token goes in the Authorization header, never the URL",
@@ -141,12 +143,12 @@ export function oauthStep(server: ResourceServer): HttpStep {
     }
     const credentials = request.headers.get("authorization");
     if (credentials === null) {
-      return refuse(401, "Bearer", undefined, "this server needs an OAuth access token");
+      return deny("tokenRefused", "Bearer", undefined, "this server needs an OAuth access token");
     }
     const given = CREDENTIALS.exec(credentials);
     if (given === null) {
-      return refuse(
-        401,
+      return deny(
+        "tokenRefused",
         "Bearer",
         undefined,
         "the Authorization header must be Bearer (or DPoP) and one token",
@@ -155,14 +157,24 @@ export function oauthStep(server: ResourceServer): HttpStep {
     const scheme: Scheme = given[1].toLowerCase() === "dpop" ? "DPoP" : "Bearer";
     const token = given[2];
     if (!BEARER_TOKEN.test(token)) {
-      return refuse(401, scheme, "invalid_token", "the token has characters a token cannot have");
+      return deny(
+        "tokenRefused",
+        scheme,
+        "invalid_token",
+        "the token has characters a token cannot have",
+      );
     }
     let proof: CheckedProof | undefined;
     if (scheme === "DPoP") {
       const header = request.headers.get("dpop");
       // A proof has no comma: one there means several DPoP headers, which RFC 9449 §4.3 refuses.
       if (header === null || header.includes(",")) {
-        return refuse(401, scheme, "invalid_dpop_proof", "a DPoP token needs one DPoP proof");
+        return deny(
+          "tokenRefused",
+          scheme,
+          "invalid_dpop_proof",
+          "a DPoP token needs one DPoP proof",
+        );
       }
       const checked = await server.proofs.check(header, {
         method: request.method,
@@ -171,7 +183,7 @@ export function oauthStep(server: ResourceServer): HttpStep {
         now: Date.now() / 1000,
       });
       if ("problem" in checked) {
-        return refuse(401, scheme, "invalid_dpop_proof", checked.problem);
+        return deny("tokenRefused", scheme, "invalid_dpop_proof", checked.problem);
       }
       proof = checked;
     }
@@ -179,34 +191,31 @@ export function oauthStep(server: ResourceServer): HttpStep {
     // Spent only now that a verified token vouches for its key, in this turn (adr/0054).
     const unspent = verified.ok ? proof?.spend() : undefined;
     if (unspent?.status === 401) {
-      return refuse(401, scheme, "invalid_dpop_proof", unspent.problem);
+      return deny("tokenRefused", scheme, "invalid_dpop_proof", unspent.problem);
     }
     if (unspent !== undefined) return boundReached(unspent);
     if (!verified.ok) {
       if (verified.reason === "invalid") {
-        return refuse(401, scheme, "invalid_token", verified.message);
+        return deny("tokenRefused", scheme, "invalid_token", verified.message);
       }
-      return jsonAnswer(
-        errorMessage(undefined, {
-          code: HttpErrorCode.Refused,
-          message: `Service Unavailable: the token cannot be checked now (${verified.message})`,
-        }),
-        503,
-        { "retry-after": "5" },
-      );
+      return refuse("tokenUncheckable", undefined, {
+        code: HttpErrorCode.Refused,
+        message: `Service Unavailable: the token cannot be checked now (${verified.message})`,
+      });
     }
     const { auth } = verified;
     if (!covers(auth, server.scopes)) {
-      return jsonAnswer(
-        errorMessage(undefined, {
+      return refuse(
+        "baseScopeMissing",
+        undefined,
+        {
           code: HttpErrorCode.Refused,
           message: `Forbidden: this server needs the scopes ${server.scopes.join(" ")}`,
-        }),
-        403,
-        { "www-authenticate": insufficientScope(server, scheme, server.scopes, []) },
+        },
+        insufficientScope(server, scheme, server.scopes, []),
       );
     }
-    exchange.auth = auth;
+    setFact(exchange, "caller", auth);
     exchange.scopeChallenge = (required) =>
       insufficientScope(server, scheme, server.scopes, required);
     if (exchange.note !== undefined) exchange.note.subject = auth.subject ?? auth.clientId;
@@ -216,14 +225,15 @@ export function oauthStep(server: ResourceServer): HttpStep {
 
 /** A proof not spent because a bound of the proof memory is reached: 429 or 503, and when. */
 function boundReached(refused: ProofProblem): Response {
-  const status = refused.status === 429 ? "Too Many Requests" : "Service Unavailable";
-  return jsonAnswer(
-    errorMessage(undefined, {
+  const tooMany = refused.status === 429;
+  return refuse(
+    tooMany ? "proofsTooMany" : "proofsUnavailable",
+    undefined,
+    {
       code: HttpErrorCode.Refused,
-      message: `${status}: ${refused.problem}`,
-    }),
-    refused.status,
-    { "retry-after": String(refused.retryAfter ?? 1) },
+      message: `${tooMany ? "Too Many Requests" : "Service Unavailable"}: ${refused.problem}`,
+    },
+    refused.retryAfter ?? 1,
   );
 }
 

@@ -17,7 +17,6 @@ import { createSessionEvents, type EventBudget, type SessionEvents } from "./eve
 import type { Connection } from "../../connection/connection.ts";
 import { agreedVersion, type Session, type SessionEnd } from "../../methods/session.ts";
 import type { Origin } from "../../methods/context.ts";
-import type { AuthInfo } from "../../primitives/types.ts";
 import { callerOf } from "../../methods/caller.ts";
 
 export const SESSION_ID_HEADER = "Mcp-Session-Id";
@@ -93,9 +92,10 @@ export interface SessionTableOptions {
 export interface SessionTable {
   /**
    * Adds a session whose `initialize` succeeded, counting what it keeps (not the size of its
-   * `initialize` body); evicts the least recently used past a cap.
+   * `initialize` body); evicts the least recently used past a cap. It is bound to the caller of
+   * the request that opened it (`core.facts`).
    */
-  open(core: Session, auth?: AuthInfo): HttpSession;
+  open(core: Session): HttpSession;
   /** The live session with this id, marked used; undefined if unknown, ended or expired. */
   get(id: string): HttpSession | undefined;
   /** A request of the session has finished: it counts as use. */
@@ -194,14 +194,14 @@ export function createSessionTable(options: SessionTableOptions): SessionTable {
   }
 
   return {
-    open(core, auth) {
+    open(core) {
       const size = SESSION_BYTES + (core.pin.era === "session" ? core.pin.client.keptBytes : 0);
       const id = idOf(options.instance);
       const origin: Origin = Object.freeze({ transport: "http", sessionId: id });
       const opened = now();
       const session: HttpSession = {
         id,
-        owner: callerOf(auth),
+        owner: callerOf(core.facts?.caller),
         origin,
         core,
         // What belongs to no request goes on the GET stream; without one, nowhere.

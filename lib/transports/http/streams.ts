@@ -2,14 +2,8 @@
 // session's standalone event stream, for what the server sends outside any call (never a response), or, with
 // `Last-Event-ID`, resumes the stream that event belongs to; DELETE ends the session.
 import { type Endpoint, primes } from "./endpoint.ts";
-import { type EventStream, jsonAnswer, openEventStream, resumeEventStream } from "./answer.ts";
-import {
-  cannotResume,
-  errorMessage,
-  notAcceptable,
-  sessionRequired,
-  streamConflict,
-} from "./errors.ts";
+import { type EventStream, openEventStream, resumeEventStream } from "./answer.ts";
+import { cannotResume, notAcceptable, sessionRequired, streamConflict } from "./errors.ts";
 import type { Exchange } from "./exchange.ts";
 import { acceptsEventStream } from "./headers.ts";
 import { callerOf } from "../../methods/caller.ts";
@@ -17,6 +11,7 @@ import { type HttpSession, SESSION_ID_HEADER } from "./sessions.ts";
 import type { Connection } from "./listener.ts";
 import { closingWith } from "./unsent.ts";
 import { allocated } from "../../util/collect.ts";
+import { refuse } from "./statuses.ts";
 
 /**
  * What opening a GET stream leaves the collector, about (the connection's and the stream's
@@ -39,19 +34,19 @@ export function createSessionStreams(endpoint: Endpoint): SessionStreams {
    * One standalone stream per session: a second while it is open gets 409. It lasts until the
    * client closes it or the session ends.
    */
-  function open({ request, connection, auth }: Exchange): Response {
+  function open({ request, connection, facts }: Exchange): Response {
     const { headers } = request;
     const accept = headers.get("accept");
     if (accept === null || !acceptsEventStream(accept)) {
-      return jsonAnswer(errorMessage(undefined, notAcceptable()), 406);
+      return refuse("notAcceptable", undefined, notAcceptable());
     }
-    const session = endpoint.sessionFor(undefined, headers, auth);
+    const session = endpoint.sessionFor(undefined, headers, facts);
     if (session instanceof Response) return session;
     allocated(STREAM_GARBAGE_BYTES);
     const lastEventId = headers.get("last-event-id");
     if (lastEventId !== null) return resume(session, lastEventId, connection);
     if (session.standalone !== undefined) {
-      return jsonAnswer(errorMessage(undefined, streamConflict()), 409);
+      return refuse("streamConflict", undefined, streamConflict());
     }
     const stream = openEventStream(
       () => sessions.unlistened(session, stream),
@@ -72,7 +67,7 @@ export function createSessionStreams(endpoint: Endpoint): SessionStreams {
   function resume(session: HttpSession, lastEventId: string, connection: Connection): Response {
     const target = session.events.streamOf(lastEventId);
     if (target?.standalone && session.standalone !== undefined) {
-      return jsonAnswer(errorMessage(undefined, streamConflict()), 409);
+      return refuse("streamConflict", undefined, streamConflict());
     }
     let standalone: EventStream | undefined;
     const resumed = resumeEventStream(
@@ -85,7 +80,7 @@ export function createSessionStreams(endpoint: Endpoint): SessionStreams {
       { [SESSION_ID_HEADER]: session.id },
     );
     if (typeof resumed === "string") {
-      return jsonAnswer(errorMessage(undefined, cannotResume(resumed)), 400);
+      return refuse("cannotResume", undefined, cannotResume(resumed));
     }
     const { stream, response } = resumed;
     if (stream.standalone && !stream.ended) {
@@ -95,13 +90,13 @@ export function createSessionStreams(endpoint: Endpoint): SessionStreams {
     return response;
   }
 
-  function end({ request, auth }: Exchange): Response {
+  function end({ request, facts }: Exchange): Response {
     const sessionId = request.headers.get(SESSION_ID_HEADER);
-    if (sessionId === null) return jsonAnswer(errorMessage(undefined, sessionRequired()), 400);
+    if (sessionId === null) return refuse("sessionRequired", undefined, sessionRequired());
     // Only its caller may end it: another's is answered as no session at all.
     const session = sessions.get(sessionId);
-    if (session === undefined || session.owner !== callerOf(auth)) {
-      return jsonAnswer(errorMessage(undefined, endpoint.missing(sessionId)), 404);
+    if (session === undefined || session.owner !== callerOf(facts?.caller)) {
+      return refuse("sessionNotFound", undefined, endpoint.missing(sessionId));
     }
     sessions.end(sessionId, "the client ended the session");
     return new Response(null, { status: 200 });

@@ -5,6 +5,7 @@
 // `initialize` chose (dispatch.ts); a stateless request carries its choice each time. Composed
 // only when the server has toolsets, watches for them, or serves a view of its own.
 import type { Registry } from "../../primitives/registry.ts";
+import { setFact } from "../../methods/facts.ts";
 import {
   parseToolsets,
   toolsetsOf,
@@ -22,7 +23,7 @@ const MAX_CHOICES = 64;
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 
 /**
- * The step that sets `exchange.view` from the path and the header; `base` is the server's own
+ * The step that sets the request's `view` fact from the path and the header; `base` is the server's own
  * view (`--toolsets`, `--read-only`), which a request can narrow and never widen.
  */
 export function toolsetsStep(registry: Registry, base: ToolView | undefined): HttpStep {
@@ -59,7 +60,7 @@ export function toolsetsStep(registry: Registry, base: ToolView | undefined): Ht
       if (views.size >= MAX_CHOICES) views.clear();
       views.set(key, view);
     }
-    exchange.view = view;
+    setFact(exchange, "view", view);
     return next(exchange);
   };
 }
