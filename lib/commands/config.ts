@@ -124,7 +124,7 @@ export async function configure(args: string[], io: Io, self: Self): Promise<num
     if (client.remote === undefined) {
       io.err(
         `toolshed: ${client.title} reads no remote server from its file: add one under its ` +
-          "Settings > Connectors, or let it start toolshed (leave out --url)\n",
+          "Settings > Connectors, or leave out --url to let it start toolshed\n",
       );
       return EXIT.usage;
     }

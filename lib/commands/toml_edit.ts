@@ -53,14 +53,17 @@ export function setTable(
     };
   } else {
     const kept = lines.slice();
-    // Each of its tables goes, but the blank lines and comments that end one stay: they
-    // belong to what follows.
+    // Each of its tables goes, but the blank lines and comments that end one stay when what
+    // follows is not another of its tables: they belong to what follows.
+    const isOurs = (section: Section | undefined) =>
+      section !== undefined && ours.includes(section);
     for (const [index, section] of ours.entries()) {
       let end = section.end;
-      while (end > section.start + 1 && /^\s*(#.*)?\r?\n?$/.test(lines[end - 1])) end--;
-      const replacement = index === 0 ? [table] : [];
+      if (!isOurs(sections[sections.indexOf(section) + 1])) {
+        while (end > section.start + 1 && /^\s*(#.*)?\r?\n?$/.test(lines[end - 1])) end--;
+      }
       for (let line = section.start; line < end; line++) kept[line] = "";
-      kept[section.start] = replacement.join("");
+      if (index === 0) kept[section.start] = table;
     }
     edited = kept.join("");
   }
