@@ -1,5 +1,5 @@
 // What `toolshed config HOST --write` writes, read by the hosts themselves (issue 36,
-// adr/0063): Gemini CLI, Qwen Code, Codex, opencode, Copilot CLI and Cline, pinned and
+// adr/0064): Gemini CLI, Qwen Code, Codex, opencode, Copilot CLI and Cline, pinned and
 // installed by tests/hosts/install.ts into .cache/hosts/ (.ci/run installs them; a missing one
 // fails there, and elsewhere the test says it did not run). Each runs with a HOME of the test's
 // and lists its servers: those that connect while listing (Gemini CLI, Qwen Code, opencode)

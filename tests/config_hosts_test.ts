@@ -1,4 +1,4 @@
-// toolshed config for the hosts after the first four (issue 36, adr/0063): Gemini CLI, Qwen Code,
+// toolshed config for the hosts after the first four (issue 36, adr/0064): Gemini CLI, Qwen Code,
 // Codex (TOML), opencode, Copilot CLI, Cline and Continue (YAML). Each file is read back by a
 // parser of its language that is not the one the edit uses where it can be (js-yaml for YAML,
 // jsonc-parser for JSON with comments; smol-toml for TOML, which the edit also uses, so the

@@ -19,7 +19,7 @@
 //   https://www.developersdigest.tech/mcp-servers/clients/cursor
 //
 // The hosts after them were read from their own code where it installs from npm (what their
-// `mcp add` writes, what their `mcp list` reads), and from their documentation; adr/0063 has
+// `mcp add` writes, what their `mcp list` reads), and from their documentation; adr/0064 has
 // each one's file, format and source.
 
 /** How a client starts the server: a program and its arguments, all absolute. */

@@ -1,7 +1,7 @@
 // One server's table set in the text of a TOML file (Codex's config.toml), and nothing else
 // changed: the table [KEY.NAME] (with any [KEY.NAME.…] below it) is replaced where it stands,
 // or a new one added at the end; every other line stays as written, comments included. The
-// edit is made on lines, and smol-toml (npm, parse only; adr/0063) checks both ends: the file
+// edit is made on lines, and smol-toml (npm, parse only; adr/0064) checks both ends: the file
 // must parse before, and what is written must parse to exactly the old document with this one
 // server changed, or nothing is written. Imported only by `config codex --write`.
 import { parse } from "npm:smol-toml@1.9.1";

@@ -1,6 +1,6 @@
 // One server set in the text of a YAML file (Continue's config.yaml, or a block file under
 // .continue/mcpServers/): an item of the list under KEY whose "name" is the server's, replaced
-// where it stands or added at the list's end. The `yaml` package (npm, already locked; adr/0063)
+// where it stands or added at the list's end. The `yaml` package (npm, already locked; adr/0064)
 // edits the document's tree, so comments and the other entries stay; js-yaml, which toolshed
 // reads prompts with, would drop every comment on the way back. Nothing is written unless the
 // new text reads back as the old document with this one server changed. Imported only by
