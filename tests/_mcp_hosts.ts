@@ -17,23 +17,29 @@ export const HOST_BINS = {
 } as const;
 export type HostId = keyof typeof HOST_BINS;
 
-/** Why the hosts cannot be run from the cache, or undefined when they can. */
+/**
+ * Why the hosts cannot be run from the cache, or undefined when they can. Each runs with a
+ * HOME of its own, removed after: some unpack files there (Copilot CLI its SDK and docs),
+ * which must not land in the repository, where `deno test --doc` would find them.
+ */
 export async function hostsProblem(): Promise<string | undefined> {
-  for (const [id, { version }] of Object.entries(HOST_BINS)) {
-    try {
-      const { output } = await runHost(id as HostId, ["--version"], {
-        home: HOSTS_CACHE,
-        cwd: HOSTS_CACHE,
-      });
-      if (!output.includes(version)) {
-        return `${id} --version says "${output.trim()}", not ${version}`;
+  const home = await Deno.makeTempDir({ prefix: "toolshed_hosts_home_" });
+  try {
+    for (const [id, { version }] of Object.entries(HOST_BINS)) {
+      try {
+        const { output } = await runHost(id as HostId, ["--version"], { home, cwd: home });
+        if (!output.includes(version)) {
+          return `${id} --version says "${output.trim()}", not ${version}`;
+        }
+      } catch (error) {
+        return `${id} is not installed in ${HOSTS_CACHE} (${(error as Error).message}); ` +
+          "run deno run -A tests/hosts/install.ts";
       }
-    } catch (error) {
-      return `${id} is not installed in ${HOSTS_CACHE} (${(error as Error).message}); ` +
-        "run deno run -A tests/hosts/install.ts";
     }
+    return undefined;
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
-  return undefined;
 }
 
 /**

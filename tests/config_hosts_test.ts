@@ -450,7 +450,7 @@ Deno.test("config --url for the first four clients: an HTTP entry where they hav
   });
 });
 
-Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with node's absolute path, so the client's PATH need not hold node", async () => {
+Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with node's absolute path for the new hosts, so their PATH need not hold node", async () => {
   await withTempDir(async (root) => {
     const bin = `${root}/nvm/bin`;
     await Deno.mkdir(`${root}/nvm/lib`, { recursive: true });
@@ -482,6 +482,14 @@ Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with nod
         toolshed: { command: `${bin}/node`, args: [`${root}/nvm/lib/npx-cli.js`, ...run] },
       },
     });
+    // The first four print what they printed before: npx as found.
+    const desktop = await runConfig(["claude-desktop", "--launch", "npx", "--dir", root], root, {
+      PATH: `/nonexistent:${bin}`,
+      HOME: root,
+    }, self);
+    assert.deepEqual(JSON.parse(desktop.out), {
+      mcpServers: { toolshed: { command: `${bin}/npx`, args: run } },
+    });
     // With no node beside it, the node on PATH; with none at all, npx as it is.
     await Deno.remove(`${bin}/node`);
     await Deno.mkdir(`${root}/other`);
@@ -495,11 +503,11 @@ Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with nod
         toolshed: { command: `${root}/other/node`, args: [`${root}/nvm/lib/npx-cli.js`, ...run] },
       },
     });
-    const none = await runConfig(["cursor", "--launch", "npx", "--dir", root], root, {
+    const none = await runConfig(["copilot", "--launch", "npx", "--dir", root], root, {
       PATH: bin,
     }, self);
     assert.deepEqual(JSON.parse(none.out), {
-      mcpServers: { toolshed: { command: `${bin}/npx`, args: run } },
+      mcpServers: { toolshed: { type: "local", command: `${bin}/npx`, args: run, tools: ["*"] } },
     });
   });
 });

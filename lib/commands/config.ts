@@ -36,7 +36,8 @@ const USAGE =
 Prints the configuration that makes an MCP client start toolshed serving DIR, with absolute
 paths (or reach a toolshed serving Streamable HTTP at URL); with --write, merges it into the
 client's file instead, changing nothing else there (comments, other servers and their
-formatting stay as written), and says the client's trust or approval step.
+formatting stay as written; a YAML file's comments may be re-spaced), and says the client's
+trust or approval step.
 
 Clients, and the file --write updates by default:
   claude-desktop   claude_desktop_config.json in Claude's folder of your user
@@ -155,7 +156,9 @@ export async function configure(args: string[], io: Io, self: Self): Promise<num
     return EXIT.failed;
   }
   const npx = launchKind === "npx" ? await findOnPath("npx", io.env) : undefined;
-  const npxStart = npx === undefined ? "npx" : await npxLaunch(npx, io.env);
+  const npxStart = npx === undefined || client.npxAsFound
+    ? npx ?? "npx"
+    : await npxLaunch(npx, io.env);
   const launch = launchFor(launchKind as LaunchKind, self, dir, npxStart);
   if ("problem" in launch) {
     io.err(`toolshed: Cannot use --launch ${launchKind}: ${launch.problem}\n`);
