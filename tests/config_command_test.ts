@@ -229,17 +229,12 @@ Deno.test("config refuses what it cannot do, saying what would work", async () =
     await Deno.writeTextFile(`${root}/file`, "");
     const self = sourceSelf(root);
     const hint = "\n(toolshed config --help shows how)\n";
+    const clients = "claude-desktop, claude-code, vscode, cursor, gemini, qwen, codex, " +
+      "opencode, copilot, cline, continue";
     const usage: [string[], string][] = [
-      [[], "toolshed config needs a client: claude-desktop, claude-code, vscode, cursor"],
-      [
-        ["vscod"],
-        'Unknown client "vscod"; did you mean vscode? (the clients: claude-desktop, claude-code, ' +
-        "vscode, cursor)",
-      ],
-      [
-        ["claude"],
-        'Unknown client "claude" (the clients: claude-desktop, claude-code, vscode, cursor)',
-      ],
+      [[], `toolshed config needs a client: ${clients}`],
+      [["vscod"], `Unknown client "vscod"; did you mean vscode? (the clients: ${clients})`],
+      [["claude"], `Unknown client "claude" (the clients: ${clients})`],
       [["vscode", "cursor"], 'toolshed config takes one client, not also "cursor"'],
       [["vscode", "--launch", "node"], 'Unknown launch "node": use deno, npx, binary'],
       [

@@ -48,6 +48,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/examples/scale_out_test.ts", // redis-server and three main.ts --http --redis
   "tests/examples/http_behind_proxy_test.ts", // nginx in front of main.ts --http
   "tests/apps_browser_test.ts", // headless Chromium hosting an app served by main.ts
+  "tests/config_hosts_live_test.ts", // 12 s: six MCP hosts' own mcp list, three starting main.ts
 ];
 
 const ROOT = new URL("../", import.meta.url);

@@ -1,6 +1,7 @@
 // Merging one server into a client's configuration file. Only that server's entry changes:
-// every other byte is kept as written (json_edit.ts), comments and trailing commas included;
-// a file that cannot be read as JSON is never touched. A symlinked file is updated where it
+// every other byte is kept as written (json_edit.ts), comments and trailing commas included
+// (in TOML every other line, toml_edit.ts; in YAML every other entry and comment,
+// yaml_edit.ts); a file that cannot be read in its language is never touched. A symlinked file is updated where it
 // points, even where nothing is yet. The new text replaces the old in a single rename, so a
 // client reading meanwhile sees the old file or the new, never half; and writers take turns
 // (withLock), so two `config --write` at once both land.
@@ -11,8 +12,11 @@ export type MergeOutcome =
   | { kind: "created" | "added" | "replaced" | "unchanged"; file: string }
   | { kind: "refused"; problem: string };
 
+/** A configuration file's language. */
+export type FileFormat = "json" | "toml" | "yaml";
+
 /**
- * Puts `entry` under `serversKey`.`name` in the JSON file at `file` (absolute), creating the
+ * Puts `entry` under `serversKey`.`name` in the file at `file` (absolute), creating the
  * file and its folders when missing. `beforeReplacing` hears of a different entry of that name
  * before it is replaced.
  */
@@ -22,6 +26,7 @@ export async function mergeServer(
   name: string,
   entry: JsonObject,
   beforeReplacing: (previous: unknown) => void,
+  format: FileFormat = "json",
 ): Promise<MergeOutcome> {
   const target = await symlinkTarget(file);
   const { folder } = split(target);
@@ -36,22 +41,55 @@ export async function mergeServer(
       }
     }
     if (text === undefined || text.trim() === "") {
-      await writeAtomically(
-        target,
-        `${JSON.stringify({ [serversKey]: { [name]: entry } }, null, 2)}\n`,
-      );
+      await writeAtomically(target, await freshText(format, serversKey, name, entry));
       return { kind: text === undefined ? "created" : "added", file: target };
     }
-    // Loaded here, not with the command: only a write pays for parsing the library.
-    const { setServer } = await import("./json_edit.ts");
     const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-    const edit = setServer(text.slice(bom.length), serversKey, name, entry);
+    const edit = await editText(format, text.slice(bom.length), serversKey, name, entry);
     if (edit.kind === "refused") return edit;
     if (edit.kind === "unchanged") return { kind: "unchanged", file: target };
     if (edit.kind === "replaced") beforeReplacing(edit.previous);
     await writeAtomically(target, bom + edit.text);
     return { kind: edit.kind, file: target };
   });
+}
+
+/** A new file holding only this server, in `format`. */
+export async function freshText(
+  format: FileFormat,
+  serversKey: string,
+  name: string,
+  entry: JsonObject,
+): Promise<string> {
+  switch (format) {
+    case "json":
+      return `${JSON.stringify({ [serversKey]: { [name]: entry } }, null, 2)}\n`;
+    case "toml":
+      return (await import("./toml_text.ts")).tomlTable([serversKey, name], entry);
+    case "yaml":
+      return (await import("./yaml_edit.ts")).yamlBlock(name, entry);
+  }
+}
+
+/**
+ * The edit of `text`. Loaded here, not with the command: only a write pays for parsing the
+ * library of the file's language.
+ */
+async function editText(
+  format: FileFormat,
+  text: string,
+  serversKey: string,
+  name: string,
+  entry: JsonObject,
+) {
+  switch (format) {
+    case "json":
+      return (await import("./json_edit.ts")).setServer(text, serversKey, name, entry);
+    case "toml":
+      return (await import("./toml_edit.ts")).setTable(text, serversKey, name, entry);
+    case "yaml":
+      return (await import("./yaml_edit.ts")).setListItem(text, serversKey, name, entry);
+  }
 }
 
 /**

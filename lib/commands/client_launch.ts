@@ -43,13 +43,14 @@ function pathOf(url: URL): string {
 
 /**
  * The command and arguments that start toolshed serving `dir` (absolute), or a sentence
- * saying why this kind of launch cannot be made here. `npx` is npx's absolute path, when found.
+ * saying why this kind of launch cannot be made here. `npx` is how npx is started (npxLaunch),
+ * or its bare name when it was not found.
  */
 export function launchFor(
   kind: LaunchKind,
   self: Self,
   dir: string,
-  npx: string,
+  npx: string | Launch,
 ): Launch | { problem: string } {
   if (kind === "binary") {
     return { command: self.standalone ? self.execPath : self.compiledBinary, args: ["--dir", dir] };
@@ -67,7 +68,46 @@ export function launchFor(
   if (kind === "deno") return { command: self.execPath, args: run };
   // --prefer-offline: without it npx asks the registry on every start, which can hang for
   // about 70 s behind a proxy the client's environment does not describe.
-  return { command: npx, args: ["--prefer-offline", "--yes", `deno@${self.denoVersion}`, ...run] };
+  const start = typeof npx === "string" ? { command: npx, args: [] } : npx;
+  return {
+    command: start.command,
+    args: [...start.args, "--prefer-offline", "--yes", `deno@${self.denoVersion}`, ...run],
+  };
+}
+
+/**
+ * How a client starts the npx at `npx` (absolute) without its PATH: npm's npx is a script run
+ * by `#!/usr/bin/env node`, which finds no node under a client started without the shell's
+ * PATH (nvm, fnm and volta put node in a folder of the user's), so such an npx is started by
+ * the node beside it (or the node on this PATH), both absolute. Any other npx is started as
+ * it is.
+ */
+export async function npxLaunch(
+  npx: string,
+  env: (name: string) => string | undefined,
+): Promise<Launch> {
+  const script = await Deno.realPath(npx).catch(() => npx);
+  const head = await readHead(script);
+  if (!/^#!\s*\S*\/env\s+(-S\s+)?node(\s|$)/.test(head)) return { command: npx, args: [] };
+  const beside = `${npx.replace(/[\\/][^\\/]*$/, "")}/node`;
+  const besideIsNode = await Deno.stat(beside).then(
+    (info) => info.isFile && ((info.mode ?? 0) & 0o111) !== 0,
+    () => false,
+  );
+  const node = besideIsNode ? beside : await findOnPath("node", env);
+  return node === undefined ? { command: npx, args: [] } : { command: node, args: [script] };
+}
+
+/** The first line of the file at `path` (up to 200 bytes), or "" when it cannot be read. */
+async function readHead(path: string): Promise<string> {
+  try {
+    using file = await Deno.open(path);
+    const bytes = new Uint8Array(200);
+    const read = await file.read(bytes) ?? 0;
+    return new TextDecoder().decode(bytes.subarray(0, read)).split("\n")[0];
+  } catch {
+    return "";
+  }
 }
 
 /**

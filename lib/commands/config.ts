@@ -5,16 +5,17 @@ import { messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { EXIT, type Io } from "./command.ts";
 import { parseCommandArgs } from "./open_server.ts";
-import { type Client, CLIENTS } from "./client_formats.ts";
+import { type Client, CLIENTS, type Launch } from "./client_formats.ts";
 import {
   currentSelf,
   findOnPath,
   LAUNCH_KINDS,
   launchFor,
   type LaunchKind,
+  npxLaunch,
   type Self,
 } from "./client_launch.ts";
-import { mergeServer } from "./client_file.ts";
+import { freshText, mergeServer } from "./client_file.ts";
 
 const FLAGS = {
   dir: { type: "string" },
@@ -22,6 +23,7 @@ const FLAGS = {
   launch: { type: "string" },
   write: { type: "boolean" },
   file: { type: "string" },
+  url: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -29,10 +31,13 @@ const CLIENT_IDS = CLIENTS.map((client) => client.id);
 
 const USAGE =
   `Usage: toolshed config CLIENT [--dir DIR] [--name NAME] [--launch HOW] [--write [--file PATH]]
+       toolshed config CLIENT --url URL [--name NAME] [--write [--file PATH]]
 
 Prints the configuration that makes an MCP client start toolshed serving DIR, with absolute
-paths; with --write, merges it into the client's file instead, changing nothing else there
-(comments, other servers and their formatting stay as written).
+paths (or reach a toolshed serving Streamable HTTP at URL); with --write, merges it into the
+client's file instead, changing nothing else there (comments, other servers and their
+formatting stay as written; a YAML file's comments may be re-spaced), and says the client's
+trust or approval step.
 
 Clients, and the file --write updates by default:
   claude-desktop   claude_desktop_config.json in Claude's folder of your user
@@ -42,6 +47,17 @@ Clients, and the file --write updates by default:
   vscode           .vscode/mcp.json in the working directory (the workspace)
   cursor           .cursor/mcp.json in the working directory (~/.cursor/mcp.json, given with
                    --file, serves every project)
+  gemini           .gemini/settings.json in the working directory (Gemini CLI; the folder
+                   must be trusted; ~/.gemini/settings.json serves every folder)
+  qwen             ~/.qwen/settings.json (Qwen Code)
+  codex            config.toml in CODEX_HOME, or ~/.codex/config.toml (Codex; TOML)
+  opencode         opencode.json in the working directory (~/.config/opencode/opencode.json,
+                   given with --file, serves every project)
+  copilot          mcp-config.json in COPILOT_HOME, or ~/.copilot/mcp-config.json (Copilot CLI)
+  cline            ~/.cline/data/settings/cline_mcp_settings.json (Cline's CLI; the VS Code
+                   extension's file is in VS Code's globalStorage/saoudrizwan.claude-dev/settings)
+  continue         .continue/mcpServers/NAME.yaml in the working directory (Continue; YAML;
+                   ~/.continue/config.yaml, given with --file, serves every workspace)
 
 Options:
   --dir DIR        The server directory (default: the working directory)
@@ -52,6 +68,8 @@ Options:
                               only Node.js
                      binary   a compiled toolshed (the default in one; from source:
                               dist/toolshed, which deno task compile builds)
+  --url URL        A toolshed already serving Streamable HTTP at URL (toolshed --http),
+                   instead of one the client starts
   --write          Merge into the client's file (replacing a server of the same name, after
                    saying so); the file and its folders are created when missing
   --file PATH      The file to merge into, instead of the client's default
@@ -88,11 +106,38 @@ export async function configure(args: string[], io: Io, self: Self): Promise<num
   if (extra.length > 0) {
     return usageError(`toolshed config takes one client, not also "${extra.join(" ")}"`);
   }
-  for (const flag of ["dir", "name", "file"] as const) {
+  for (const flag of ["dir", "name", "file", "url"] as const) {
     if (values[flag] === "") return usageError(`--${flag} needs a value`);
   }
   if (values.file !== undefined && !values.write) {
     return usageError("--file says where --write merges the configuration: give --write too");
+  }
+  if (values.url !== undefined) {
+    if (values.dir !== undefined || values.launch !== undefined) {
+      return usageError(
+        `--url names a server already running: --${values.dir !== undefined ? "dir" : "launch"} ` +
+          "is for one the client starts",
+      );
+    }
+    if (!/^https?:\/\/[^/]/i.test(values.url) || !URL.canParse(values.url)) {
+      return usageError(`--url needs an http:// or https:// URL, not "${values.url}"`);
+    }
+    if (client.remote === undefined) {
+      io.err(
+        `toolshed: ${client.title} reads no remote server from its file: add one under its ` +
+          "Settings > Connectors, or leave out --url to let it start toolshed\n",
+      );
+      return EXIT.usage;
+    }
+    const url = new URL(values.url).href;
+    return await deliver(
+      client,
+      values,
+      values.name ?? "toolshed",
+      client.remote(url),
+      { url },
+      io,
+    );
   }
   const launchKind = values.launch ?? (self.standalone ? "binary" : "deno");
   if (!LAUNCH_KINDS.includes(launchKind as LaunchKind)) {
@@ -111,7 +156,10 @@ export async function configure(args: string[], io: Io, self: Self): Promise<num
     return EXIT.failed;
   }
   const npx = launchKind === "npx" ? await findOnPath("npx", io.env) : undefined;
-  const launch = launchFor(launchKind as LaunchKind, self, dir, npx ?? "npx");
+  const npxStart = npx === undefined || client.npxAsFound
+    ? npx ?? "npx"
+    : await npxLaunch(npx, io.env);
+  const launch = launchFor(launchKind as LaunchKind, self, dir, npxStart);
   if ("problem" in launch) {
     io.err(`toolshed: Cannot use --launch ${launchKind}: ${launch.problem}\n`);
     return EXIT.usage;
@@ -127,20 +175,38 @@ export async function configure(args: string[], io: Io, self: Self): Promise<num
     }
   }
   notes(launchKind as LaunchKind, self, npx, io);
-  const entry = client.entry(launch);
+  return await deliver(client, values, name, client.entry(launch), launch, io);
+}
 
-  if (!values.write) {
-    const where = client.defaultFile(io.cwd, io.env);
-    io.out(`${JSON.stringify({ [client.serversKey]: { [name]: entry } }, null, 2)}\n`);
-    io.err(
-      typeof where === "string"
-        ? `toolshed: For ${client.title}, merge this into "${where}" ` +
-          `(toolshed config ${client.id} --write does it)\n`
-        : `toolshed: For ${client.title}, merge this into its configuration file\n`,
-    );
-    return EXIT.ok;
+/** Prints the entry, or writes it with --write. */
+async function deliver(
+  client: Client,
+  values: { write?: boolean; file?: string },
+  name: string,
+  entry: Record<string, unknown>,
+  target: Launch | { url: string },
+  io: Io,
+): Promise<number> {
+  if (values.write) return await write(client, values.file, name, entry, io);
+  const where = client.defaultFile(io.cwd, io.env, name);
+  io.out(await freshText(client.format ?? "json", client.serversKey, name, entry));
+  io.err(
+    typeof where === "string"
+      ? `toolshed: For ${client.title}, merge this into "${where}" ` +
+        `(toolshed config ${client.id} --write does it)\n`
+      : `toolshed: For ${client.title}, merge this into its configuration file\n`,
+  );
+  const own = client.add?.(name, target);
+  if (own !== undefined) {
+    io.err(`toolshed: Or let ${client.title} write it: ${own.map(shellWord).join(" ")}\n`);
   }
-  return await write(client, values.file, name, entry, io);
+  if (client.trust !== undefined) io.err(`toolshed: ${client.trust}\n`);
+  return EXIT.ok;
+}
+
+/** `word` as a POSIX shell reads it back: bare when safe, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 async function write(
@@ -151,7 +217,7 @@ async function write(
   io: Io,
 ): Promise<number> {
   const where = fileGiven === undefined
-    ? client.defaultFile(io.cwd, io.env)
+    ? client.defaultFile(io.cwd, io.env, name)
     : resolvePath(io.cwd, fileGiven);
   if (typeof where !== "string") {
     io.err(
@@ -162,11 +228,18 @@ async function write(
   }
   let outcome;
   try {
-    outcome = await mergeServer(where, client.serversKey, name, entry, (previous) =>
-      io.err(
-        `toolshed: "${where}" already has a server "${name}", which this replaces; it was:\n` +
-          `${JSON.stringify(previous, null, 2)}\n`,
-      ));
+    outcome = await mergeServer(
+      where,
+      client.serversKey,
+      name,
+      entry,
+      (previous) =>
+        io.err(
+          `toolshed: "${where}" already has a server "${name}", which this replaces; it was:\n` +
+            `${JSON.stringify(previous, null, 2)}\n`,
+        ),
+      client.format,
+    );
   } catch (error) {
     io.err(`toolshed: Cannot write "${where}": ${messageOf(error)}\n`);
     return EXIT.failed;
@@ -187,7 +260,9 @@ async function write(
       io.out(
         (outcome.kind === "created"
           ? `Created "${outcome.file}" with the server "${name}"\n`
-          : `${did} "${name}" in "${outcome.file}"\n`) + `${client.afterWrite}\n`,
+          : `${did} "${name}" in "${outcome.file}"\n`) +
+          `${client.afterWrite}\n` +
+          (client.trust === undefined ? "" : `${client.trust}\n`),
       );
       return EXIT.ok;
     }
