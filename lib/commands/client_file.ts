@@ -7,7 +7,7 @@
 import { type JsonObject, messageOf } from "../util/json.ts";
 
 /** What merging did, for the message; or why it could not. */
-export type MergeOutcome =
+type MergeOutcome =
   | { kind: "created" | "added" | "replaced" | "unchanged"; file: string }
   | { kind: "refused"; problem: string };
 

@@ -14,7 +14,7 @@ import {
 } from "npm:jsonc-parser@3.3.1";
 
 /** The file's new text, or that it holds this entry already, or why it cannot be edited. */
-export type ServerEdit =
+type ServerEdit =
   | { kind: "added" | "replaced"; text: string; previous?: unknown }
   | { kind: "unchanged" }
   | { kind: "refused"; problem: string };

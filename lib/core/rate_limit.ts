@@ -25,7 +25,7 @@ export interface RateLimiter {
   applies(snapshot: Snapshot): boolean;
 }
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
   /** Every caller's limit across its requests (`--rate-limit`); undefined: none. */
   readonly perCaller: Rate | undefined;
   /** Where the buckets are: this process's memory, or Redis. */
@@ -69,7 +69,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
  * session, else the client's address, else the transport (one stdio client; an embedded server
  * that was not given an address).
  */
-export function callerKeyOf(call: MethodCall): string {
+function callerKeyOf(call: MethodCall): string {
   if (call.auth !== undefined) return `sub ${callerOf(call.auth)}`;
   if (call.sessionId !== undefined) return `session ${call.sessionId}`;
   const address = call.ctx.address;

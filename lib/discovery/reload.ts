@@ -27,7 +27,7 @@ import { SKILLS_EXTENSION } from "../primitives/skill_id.ts";
 import { loadServerParts, type ServerFolders, type ServerLoadOptions } from "./server_dir.ts";
 
 /** A burst of file events (an editor's save, a git checkout) is one reload after this quiet. */
-export const RELOAD_DEBOUNCE_MS = 100;
+const RELOAD_DEBOUNCE_MS = 100;
 
 /**
  * What a folder with bad files serves after a reload: the primitives of its good files, and

@@ -14,7 +14,7 @@ import { folderOf } from "./folder.ts";
 import type { LoadedMiddleware } from "./middleware_dir.ts";
 import type { Skill } from "../primitives/skills.ts";
 
-export type FolderKind = "tools" | "resources" | "prompts" | "skills" | "middleware" | "ui";
+type FolderKind = "tools" | "resources" | "prompts" | "skills" | "middleware" | "ui";
 
 /** Where one folder is, and whether it must exist (it was named on its own). */
 export interface Folder {
@@ -87,10 +87,10 @@ const KINDS = ["tools", "resources", "prompts"] as const;
  * One folder's load: what it holds, or every problem found in it (with what the good files
  * held and which files failed, when only some did: DirectoryLoadError.partial).
  */
-export type Part<T> = { loaded: T } | { problems: readonly string[]; error: DirectoryLoadError };
+type Part<T> = { loaded: T } | { problems: readonly string[]; error: DirectoryLoadError };
 
 /** What each folder loaded into, or its problems (a folder absent loaded nothing). */
-export interface LoadedParts {
+interface LoadedParts {
   readonly tools: Part<LoadedTools>;
   readonly resources: Part<{ resources: Resource[]; templates: ResourceTemplate[] }>;
   readonly prompts: Part<Prompt[]>;

@@ -4,7 +4,7 @@ import { invalidParams } from "../wire/errors.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { Catalog } from "./registry.ts";
 
-export interface Page {
+interface Page {
   items: JsonObject[];
   nextCursor?: string;
 }

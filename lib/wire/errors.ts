@@ -117,7 +117,7 @@ function withoutStack(code: number, message: string, data: unknown): ProtocolErr
 }
 
 /** A wait in whole seconds, rounded up, at least 1: what Retry-After carries. */
-export function retryAfterSecondsOf(ms: number): number {
+function retryAfterSecondsOf(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 

@@ -18,7 +18,6 @@ import { errorMessage, headerMismatch } from "./errors.ts";
 import { jsonAnswer } from "./answer.ts";
 import type { Admission, HttpStep } from "./exchange.ts";
 
-export type { Admission };
 import { SESSION_ID_HEADER } from "./sessions.ts";
 import {
   disagreeingHeader,
@@ -34,7 +33,7 @@ export type MirroredArguments = (tool: string) => readonly MirroredArgument[] | 
 
 const NONE_MIRRORED: MirroredArguments = () => undefined;
 
-export function admit(
+function admit(
   body: Uint8Array,
   headers: Headers,
   mirroredOf: MirroredArguments = NONE_MIRRORED,

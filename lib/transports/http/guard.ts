@@ -14,7 +14,7 @@ import { jsonAnswer } from "./answer.ts";
 import { errorMessage, refused } from "./errors.ts";
 
 /** The names of this machine's loopback, as `URL.hostname` writes them. */
-export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
 
 /** Checks one request's headers; returns why it is refused, or undefined to let it pass. */
 export type HostGuard = (headers: Headers) => string | undefined;
@@ -47,7 +47,7 @@ export function allowedHostNames(
 }
 
 /** An IPv4 or IPv6 address as `URL.hostname` writes it: no name a DNS rebinding can forge. */
-export function isAddressLiteral(hostname: string): boolean {
+function isAddressLiteral(hostname: string): boolean {
   return hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
 }
 

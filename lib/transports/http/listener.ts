@@ -48,13 +48,13 @@ export interface Connection {
   readingEnded(): void;
 }
 
-export type ConnectionHandler = (
+type ConnectionHandler = (
   request: Request,
   connection: Connection,
   info: Deno.ServeHandlerInfo | undefined,
 ) => Response | Promise<Response>;
 
-export interface ListenerOptions {
+interface ListenerOptions {
   hostname: string;
   port: number;
   handler: ConnectionHandler;
@@ -89,7 +89,7 @@ export interface Listener {
 }
 
 /** Deno's server for one accepted connection (its `serveHttpOnConnection`). */
-export type ServeConnection = (
+type ServeConnection = (
   connection: Deno.Conn,
   signal: AbortSignal,
   handler: (request: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response>,

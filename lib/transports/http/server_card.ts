@@ -15,18 +15,18 @@ import type { HostGuard } from "./guard.ts";
 import { SERVER_CARD_SUFFIX } from "./card_paths.ts";
 
 /** The card's media type, and its catalog entry's `type`. */
-export const SERVER_CARD_TYPE = "application/mcp-server-card+json";
-export const AI_CATALOG_TYPE = "application/ai-catalog+json";
+const SERVER_CARD_TYPE = "application/mcp-server-card+json";
+const AI_CATALOG_TYPE = "application/ai-catalog+json";
 /** The `$schema` every card names (experimental-ext-server-card, README "Schema URL conventions"). */
-export const SERVER_CARD_SCHEMA =
+const SERVER_CARD_SCHEMA =
   "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
 /** How long a client or a shared cache may keep either document without asking (the draft's). */
-export const CARD_MAX_AGE_S = 3600;
+const CARD_MAX_AGE_S = 3600;
 /** Hosts whose documents are remembered (without a public URL, one per Host); then anew. */
 const REMEMBERED_HOSTS = 16;
 
 /** What both documents are made from. */
-export interface CardSource {
+interface CardSource {
   /** Who the server is; undefined: no server.meta.json, and both documents are 404. */
   readonly meta: ServerMeta | undefined;
   /** The endpoint's URL as clients reach it (`--public-url`); undefined: read from the request. */
@@ -40,7 +40,7 @@ export interface CardSource {
 }
 
 /** The card of a server reached at `url` (a plain JSON object, as it is served). */
-export function serverCardOf(
+function serverCardOf(
   meta: ServerMeta,
   url: string,
   authorization: CardSource["authorization"],
@@ -76,7 +76,7 @@ export function serverCardOf(
 }
 
 /** The AI catalog of one server whose card is at `cardUrl`. */
-export function aiCatalogOf(meta: ServerMeta, cardUrl: string): JsonObject {
+function aiCatalogOf(meta: ServerMeta, cardUrl: string): JsonObject {
   return {
     specVersion: "1.0",
     entries: [{ identifier: identifierOf(meta.name), type: SERVER_CARD_TYPE, url: cardUrl }],
