@@ -162,8 +162,7 @@ async function keyOf(
   let key = hashed.get(name);
   if (key === undefined) {
     const bytes = new Uint8Array(await digest("SHA-256", name)).subarray(0, 16);
-    key = prefix + btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-      .replace(/=+$/, "");
+    key = prefix + bytes.toBase64({ alphabet: "base64url", omitPadding: true });
     if (hashed.size >= MAX_HASHED) hashed.clear();
     hashed.set(name, key);
   }

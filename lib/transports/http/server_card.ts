@@ -197,8 +197,7 @@ function publicDocument(
 async function servedOf(document: JsonObject): Promise<Served> {
   const bytes = new TextEncoder().encode(JSON.stringify(document, null, 2) + "\n");
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  const tag = btoa(String.fromCharCode(...digest.subarray(0, 16)))
-    .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const tag = digest.subarray(0, 16).toBase64({ alphabet: "base64url", omitPadding: true });
   return { bytes, etag: `"${tag}"` };
 }
 
