@@ -14,6 +14,9 @@
 // `typeof import(…).a`). Where a module's namespace travels on instead (`load: () =>
 // import(…)`, `typeof import(…)` as a whole), its export `a` counts as used when the name `a`
 // appears in some other file outside the tests: a miss there is possible, a false alarm is not.
+// An interface or type alias that an export used outside the tests names in its declaration (a
+// parameter's type, a result's) is that export's contract and used with it, so a test may name
+// it (`Command`, what `parseCommand` returns).
 //
 // Who counts as a user: every file outside the tests, which are the files under a `tests/`
 // folder and `*_test.ts` files. bench/, build/, examples/ and _tools/ are real consumers (a
@@ -132,6 +135,28 @@ export async function unusedExports(
     for (const name of namesOf(entry)) mark(entry, name, entry);
   }
 
+  // A type an export used outside the tests names (its parameters, its result) is that export's
+  // contract, used with it, whoever imports the type by name.
+  const usedOutsideTests = (module: string, name: string) =>
+    [...usedBy.get(`${module}\0${name}`) ?? []].find((by) => by !== module && !isTest(by));
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const path of targets) {
+      const { exports } = modules.get(path)!;
+      for (const [name, declared] of exports) {
+        if (declared.type !== true || usedOutsideTests(path, name) !== undefined) continue;
+        for (const [other, { mentions }] of exports) {
+          const user = other === name ? undefined : usedOutsideTests(path, other);
+          if (user !== undefined && mentions?.has(name) === true) {
+            mark(path, name, user);
+            changed = true;
+            break;
+          }
+        }
+      }
+    }
+  }
+
   const findings: Finding[] = [];
   const stale: string[] = [];
   for (const path of [...targets].sort()) {
@@ -248,6 +273,10 @@ function normalize(path: string): string {
 
 interface Declared {
   line: number;
+  /** An interface or a type alias: the contract of the exports that name it. */
+  type?: boolean;
+  /** The names its declaration mentions, from `export` to the next top-level statement. */
+  mentions?: Set<string>;
   /** For `export { a as b } from "x"`: "x", and `imported` "a". */
   from?: string;
   imported?: string;
@@ -357,14 +386,20 @@ export function parseModule(path: string, text: string): Module {
       if (is(j, "default")) {
         module.exports.set("default", { line });
       } else if (is(j, "type") && !is(j + 1, "{") && !is(j + 1, "*")) {
-        module.exports.set(at(j + 1)!.text, { line });
+        module.exports.set(at(j + 1)!.text, { line, type: true, mentions: mentions(i) });
       } else if (is(j, "const") && is(j + 1, "enum")) {
         module.exports.set(at(j + 2)!.text, { line });
       } else if (DECLARATIONS.has(next.text)) {
         const k = is(j + 1, "*") ? j + 2 : j + 1; // function*
-        module.exports.set(at(k)!.text, { line });
+        module.exports.set(at(k)!.text, {
+          line,
+          type: next.text === "interface",
+          mentions: mentions(i),
+        });
       } else if (next.text === "const" || next.text === "let" || next.text === "var") {
-        for (const name of bindings(j + 1)) module.exports.set(name, { line });
+        for (const name of bindings(j + 1)) {
+          module.exports.set(name, { line, mentions: mentions(i) });
+        }
       } else if (is(j, "{") || (is(j, "type") && is(j + 1, "{"))) {
         const [pairs, after] = list(is(j, "type") ? j + 1 : j);
         const from = is(after, "from") && at(after + 1)?.kind === "string"
@@ -392,6 +427,17 @@ export function parseModule(path: string, text: string): Module {
     }
   }
   return module;
+
+  /** The names from token `i` to the next top-level statement (a token that starts a line). */
+  function mentions(i: number): Set<string> {
+    const names = new Set<string>();
+    for (let k = i + 1; k < tokens.length; k++) {
+      const token = tokens[k];
+      if (token.first && !["}", ")", "]", "|", "&"].includes(token.text)) break;
+      if (token.kind === "name") names.add(token.text);
+    }
+    return names;
+  }
 
   /** The names bound by `const a = …` or `const { a, b: c } = …` from `i`. */
   function bindings(i: number): string[] {
@@ -453,6 +499,8 @@ interface Token {
   kind: "name" | "string" | "punct" | "number";
   text: string;
   line: number;
+  /** Whether it starts its line: a top-level statement does, in formatted code. */
+  first: boolean;
 }
 
 const KEYWORDS_BEFORE_EXPRESSION = new Set([
@@ -502,8 +550,14 @@ function tokenize(text: string, path: string): Token[] {
     fail("unterminated template");
   };
 
+  let start = 0;
+  const push = (kind: Token["kind"], text: string) => {
+    tokens.push({ kind, text, line, first: start === 0 || source[start - 1] === "\n" });
+  };
+  const source = text;
   while (i < text.length) {
     const c = text[i];
+    start = i;
     if (c === "\n") {
       line++;
       i++;
@@ -526,23 +580,21 @@ function tokenize(text: string, path: string): Token[] {
         } else value += text[i++];
       }
       i++;
-      tokens.push({ kind: "string", text: value, line });
+      push("string", value);
     } else if (c === "`") {
       i++;
-      tokens.push({ kind: "punct", text: "`", line });
+      push("punct", "`");
       template();
     } else if (c === "}" && braces.at(-1) === true) {
       braces.pop();
       i++;
       template();
     } else if (/[A-Za-z_$\u0080-\uFFFF]/.test(c)) {
-      const start = i;
       while (i < text.length && /[\w$\u0080-\uFFFF]/.test(text[i])) i++;
-      tokens.push({ kind: "name", text: text.slice(start, i), line });
+      push("name", text.slice(start, i));
     } else if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(text[i + 1] ?? ""))) {
-      const start = i;
       while (i < text.length && /[\w.]/.test(text[i])) i++;
-      tokens.push({ kind: "number", text: text.slice(start, i), line });
+      push("number", text.slice(start, i));
     } else if (c === "/" && regexMayStart(tokens.at(-1))) {
       let inClass = false;
       i++;
@@ -555,14 +607,14 @@ function tokenize(text: string, path: string): Token[] {
       }
       i++;
       while (i < text.length && /[a-z]/.test(text[i])) i++;
-      tokens.push({ kind: "punct", text: "/regex/", line });
+      push("punct", "/regex/");
     } else {
       const three = text.slice(i, i + 3);
       const two = text.slice(i, i + 2);
       const punct = three === "..." ? three : two === "?." || two === "=>" ? two : c;
       if (punct === "{") braces.push(false);
       else if (punct === "}") braces.pop();
-      tokens.push({ kind: "punct", text: punct, line });
+      push("punct", punct);
       i += punct.length;
     }
   }

@@ -48,8 +48,8 @@ const REPOSITORY: Record<string, string> = {
   "lib/inner.ts": [
     `import * as space from "./space.ts";`,
     `export function inner(): number { return space.spaced; }`,
-    'const text = `a template ${`nested ${1}`} } with import { helper, Nobody } from "./entry_use.ts"`;',
-    `const pattern = /import { helper, Nobody } from ".\\/entry_use.ts"/;`,
+    'const text = `a template ${`nested ${1}`} } with import { helper, lonely } from "./entry_use.ts"`;',
+    `const pattern = /import { helper, lonely } from ".\\/entry_use.ts"/;`,
     `export { text as renamedText, pattern };`,
   ].join("\n"),
   "lib/space.ts": `export const spaced = 1;\n`,
@@ -57,7 +57,11 @@ const REPOSITORY: Record<string, string> = {
   "lib/types.ts": `export interface Shape { a: number }\n`,
   "lib/read_at_once.ts": `export const atOnce = 3;\n`,
   "lib/starred.ts": `export type Starred = string;\n`,
-  "lib/entry_use.ts": `export function usedByEntry() { return 1; }\n`,
+  "lib/entry_use.ts": [
+    `export function usedByEntry(given?: Given) { return given?.n ?? 1; }`,
+    `/** The contract of usedByEntry: a test may name it. */`,
+    `export interface Given { n: number }`,
+  ].join("\n"),
   "lib/travels.ts": `export function run() { return 2; }\n`,
   "lib/table.ts": [
     `export const load = () => import("./travels.ts");`,
@@ -78,26 +82,29 @@ const REPOSITORY: Record<string, string> = {
 const PLANTED: Record<string, string> = {
   ...REPOSITORY,
   "lib/entry_use.ts": [
-    `export function usedByEntry() { return helper(); }`,
+    `export function usedByEntry(given?: Given) { return given?.n ?? helper(); }`,
     `export function helper() { return 1; }`,
     `export interface Nobody { a: number }`,
-    `// import { Nobody } from "./entry_use.ts" in a comment is no import`,
+    `export interface Given { n: number }`,
+    `export const lonely = 0;`,
+    `// import { lonely } from "./entry_use.ts" in a comment is no import`,
   ].join("\n"),
   "lib/travels.ts": `export const travelling = 1;\n${REPOSITORY["lib/travels.ts"]}`,
   "tests/entry_use_test.ts": [
-    `import { helper } from "../lib/entry_use.ts";`,
+    `import { type Given, helper, type Nobody } from "../lib/entry_use.ts";`,
     `import { travelling } from "../lib/travels.ts";`,
     `helper(); travelling;`,
   ].join("\n"),
 };
 
-Deno.test("check_unused_exports: an export only tests import, and one nobody imports, are named with their lines", async () => {
+Deno.test("check_unused_exports: an export only tests import, and one nobody imports, are named with their lines; a type a used export names is its contract", async () => {
   const root = await plant(PLANTED);
   try {
     const { findings, stale } = await unusedExports(root);
     deepStrictEqual(findings, [
       { file: "lib/entry_use.ts", line: 2, name: "helper", testers: ["tests/entry_use_test.ts"] },
-      { file: "lib/entry_use.ts", line: 3, name: "Nobody", testers: [] },
+      { file: "lib/entry_use.ts", line: 3, name: "Nobody", testers: ["tests/entry_use_test.ts"] },
+      { file: "lib/entry_use.ts", line: 5, name: "lonely", testers: [] },
       { file: "lib/travels.ts", line: 1, name: "travelling", testers: ["tests/entry_use_test.ts"] },
     ]);
     deepStrictEqual(stale, []);
@@ -110,7 +117,8 @@ Deno.test("check_unused_exports: an export only tests import, and one nobody imp
       ),
       said,
     );
-    ok(said.includes(`lib/entry_use.ts:3: export "Nobody": nothing imports it`), said);
+    ok(said.includes(`lib/entry_use.ts:3: export "Nobody": only tests import it`), said);
+    ok(said.includes(`lib/entry_use.ts:5: export "lonely": nothing imports it`), said);
     ok(said.includes(`lib/travels.ts:1: export "travelling"`), said);
   } finally {
     await Deno.remove(root, { recursive: true });
@@ -137,7 +145,7 @@ Deno.test("check_unused_exports: an allow-list entry leaves its export alone, an
         "lib/gone.ts": { anything: "a file of another tree" },
       },
     });
-    deepStrictEqual(findings.map(({ name }) => name), ["Nobody", "travelling"]);
+    deepStrictEqual(findings.map(({ name }) => name), ["Nobody", "lonely", "travelling"]);
     deepStrictEqual(stale, ["lib/entry_use.ts: usedByEntry"]);
   } finally {
     await Deno.remove(root, { recursive: true });
