@@ -13,8 +13,8 @@ import {
   CORS_EXPOSED_HEADERS,
   corsOriginsOf,
   corsStep,
-  parseCorsOrigin,
 } from "../lib/transports/http/cors.ts";
+import { parseCorsOrigin } from "../lib/settings/values.ts";
 import { bearerStep } from "../lib/transports/http/auth.ts";
 import { guardStep } from "../lib/transports/http/guard.ts";
 

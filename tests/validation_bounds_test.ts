@@ -6,8 +6,6 @@ import assert from "node:assert/strict";
 import {
   compileSchema,
   MAX_COLLECTED_ERRORS,
-  UNLOCATED,
-  unlocated,
   UNMEMOISED_MESSAGE_STEPS,
 } from "../lib/schema/compile.ts";
 import { patternsOf, refuseUnsafePatterns } from "../lib/schema/pattern_safety.ts";
@@ -17,6 +15,11 @@ import type { JsonObject } from "../lib/util/json.ts";
 import { SHAPES } from "./_hostile_shapes.ts";
 import { withHangGuard } from "./_server_process.ts";
 import { recorder } from "./_diagnostics.ts";
+
+/** The message of a mismatch not found within the budget of a schema the validator cannot memoise. */
+const UNLOCATED_UNMEMOISED = new RegExp(
+  `^no place is named: .* more than the ${UNMEMOISED_MESSAGE_STEPS} steps`,
+);
 
 /** Validates a hostile shape in a Worker; the hang guard fails a validation that never ends. */
 async function validateInWorker(name: string, size: number): Promise<string> {
@@ -97,7 +100,7 @@ Deno.test("compileSchema() decides in linear time a union whose branches re-chec
     /^ValidationTooCostly: checking them took more than 1\d{4} steps \(16 per value\)/,
   );
   // Invalid everywhere: the verdict says no at once, the message costs its fixed budget.
-  assert.equal(check({ root: chain(40, () => "x") }), unlocated(UNMEMOISED_MESSAGE_STEPS));
+  assert.match(check({ root: chain(40, () => "x") }) ?? "", UNLOCATED_UNMEMOISED);
   // Invalid at a small depth: the place is named.
   assert.equal(
     check({ root: { kind: "a", children: [{ kind: "a", extra: 1 }] } }),
@@ -134,10 +137,7 @@ Deno.test("compileSchema() names a mismatch under unevaluatedProperties within a
   // Deep: not named, and the work stays flat as the depth grows.
   const readsAt = (depth: number): number => {
     const reads = { count: 0 };
-    assert.equal(
-      check(counted(wrongAtDepth(depth), reads)),
-      unlocated(UNMEMOISED_MESSAGE_STEPS),
-    );
+    assert.match(check(counted(wrongAtDepth(depth), reads)) ?? "", UNLOCATED_UNMEMOISED);
     return reads.count;
   };
   // Two attempts (every error, then the first) of at most UNMEMOISED_MESSAGE_STEPS each, a
@@ -369,8 +369,10 @@ Deno.test("compileSchema() names the place of a mismatch within a budget that do
   );
   // Wrong at the end of 50,000 items: the verdict says no at once; naming the place would
   // take the validator over the whole value, so the message says that instead.
-  assert.equal(check({ list: [...list, { id: "x", name: "a" }] }), UNLOCATED);
-  assert.match(UNLOCATED, /^no place is named: .* more than the 10000 steps/);
+  assert.match(
+    check({ list: [...list, { id: "x", name: "a" }] }) ?? "",
+    /^no place is named: .* more than the 10000 steps/,
+  );
   // A small value is always named in full.
   assert.equal(
     check({ list: [{ id: 1 }] }),

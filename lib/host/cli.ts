@@ -125,8 +125,6 @@ export type Command =
   /** Flags that parse but must not run together as given: one line, exit 2, no usage. */
   | { kind: "refused"; message: string };
 
-export { DEFAULTS };
-
 /** The help of toolshed and of serve; `commands` lists the subcommands (lib/commands/). */
 export function usage(commands: string): string {
   return `Usage: toolshed [serve] [options]

@@ -97,13 +97,10 @@ const MESSAGE_STEPS = BASE_STEPS;
 export const UNMEMOISED_MESSAGE_STEPS = 1_000;
 
 /** The message when the place of a mismatch is not found within the message's `steps`. */
-export function unlocated(steps: number): string {
+function unlocated(steps: number): string {
   return `no place is named: finding the first mismatch would take more than the ${steps} ` +
     `steps an error message may cost in a value this large`;
 }
-
-/** The message when the place of a mismatch is not found within MESSAGE_STEPS. */
-export const UNLOCATED = unlocated(MESSAGE_STEPS);
 
 /**
  * The deepest nesting of subschemas a schema may have. The validator follows a value down

@@ -39,7 +39,6 @@ const CORS_MAX_AGE_S = 7200;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
 import { parseCorsOrigin } from "../../settings/values.ts";
-export { parseCorsOrigin };
 
 /** The origins of a list of `--cors-origin` values; throws, naming the value, on an invalid one. */
 export function corsOriginsOf(values: readonly string[]): CorsOrigins {

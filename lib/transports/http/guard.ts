@@ -20,7 +20,6 @@ const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
 export type HostGuard = (headers: Headers) => string | undefined;
 
 import { hostNameOf } from "../../settings/values.ts";
-export { hostNameOf };
 
 /** How a bound address appears in a Host header: an IPv6 one in brackets. */
 export function hostLiteral(hostname: string): string {
