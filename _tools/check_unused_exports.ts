@@ -16,7 +16,7 @@
 // appears in some other file outside the tests: a miss there is possible, a false alarm is not.
 // An interface or type alias that an export used outside the tests names in its declaration (a
 // parameter's type, a result's) is that export's contract and used with it, so a test may name
-// it (`Command`, what `parseCommand` returns).
+// it (`Command`, what `parseCommand` returns), and so is a type those types name in turn.
 //
 // Who counts as a user: every file outside the tests, which are the files under a `tests/`
 // folder and `*_test.ts` files. bench/, build/, examples/ and _tools/ are real consumers (a
@@ -135,19 +135,27 @@ export async function unusedExports(
     for (const name of namesOf(entry)) mark(entry, name, entry);
   }
 
-  // A type an export used outside the tests names (its parameters, its result) is that export's
-  // contract, used with it, whoever imports the type by name.
+  // A type an export used outside the tests names (its parameters, its result), directly or
+  // through the module's own declarations, is that export's contract, used with it, whoever
+  // imports the type by name.
   const usedOutsideTests = (module: string, name: string) =>
     [...usedBy.get(`${module}\0${name}`) ?? []].find((by) => by !== module && !isTest(by));
+  const names = (module: Module, from: Set<string> | undefined): Set<string> => {
+    const reached = new Set(from);
+    for (const name of reached) {
+      for (const next of module.internal.get(name) ?? []) reached.add(next);
+    }
+    return reached;
+  };
   for (let changed = true; changed;) {
     changed = false;
     for (const path of targets) {
-      const { exports } = modules.get(path)!;
-      for (const [name, declared] of exports) {
+      const module = modules.get(path)!;
+      for (const [name, declared] of module.exports) {
         if (declared.type !== true || usedOutsideTests(path, name) !== undefined) continue;
-        for (const [other, { mentions }] of exports) {
+        for (const [other, { mentions }] of module.exports) {
           const user = other === name ? undefined : usedOutsideTests(path, other);
-          if (user !== undefined && mentions?.has(name) === true) {
+          if (user !== undefined && names(module, mentions).has(name)) {
             mark(path, name, user);
             changed = true;
             break;
@@ -294,6 +302,8 @@ interface Module {
   stars: string[];
   uses: Use[];
   identifiers: Set<string>;
+  /** The names each top-level declaration that is not exported mentions, by its name. */
+  internal: Map<string, Set<string>>;
 }
 
 const DECLARATIONS = new Set(["function", "class", "interface", "enum", "namespace", "module"]);
@@ -302,7 +312,13 @@ const MODIFIERS = new Set(["declare", "async", "abstract"]);
 /** Reads a module's imports and exports from its tokens. */
 export function parseModule(path: string, text: string): Module {
   const tokens = tokenize(text, path);
-  const module: Module = { exports: new Map(), stars: [], uses: [], identifiers: new Set() };
+  const module: Module = {
+    exports: new Map(),
+    stars: [],
+    uses: [],
+    identifiers: new Set(),
+    internal: new Map(),
+  };
   const at = (i: number): Token | undefined => tokens[i];
   const is = (i: number, text: string) => tokens[i]?.kind !== "string" && tokens[i]?.text === text;
   for (const token of tokens) if (token.kind === "name") module.identifiers.add(token.text);
@@ -425,6 +441,18 @@ export function parseModule(path: string, text: string): Module {
         }
       }
     }
+  }
+  for (let i = 0; i < tokens.length; i++) {
+    if (!tokens[i].first || tokens[i].kind !== "name") continue;
+    let j = i;
+    while (at(j) !== undefined && MODIFIERS.has(at(j)!.text)) j++;
+    const keyword = at(j)?.text ?? "";
+    let declared: string[] = [];
+    if (keyword === "const" || keyword === "let" || keyword === "var") declared = bindings(j + 1);
+    else if (keyword === "type" || keyword === "interface" || keyword === "class") {
+      declared = [at(j + 1)?.text ?? ""];
+    } else if (keyword === "function") declared = [at(is(j + 1, "*") ? j + 2 : j + 1)?.text ?? ""];
+    for (const name of declared) module.internal.set(name, mentions(i));
   }
   return module;
 
