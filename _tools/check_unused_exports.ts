@@ -92,19 +92,11 @@ const ALLOWED: Record<string, Record<string, string>> = {
     equalDigests: "constant time, byte by byte: a token cannot choose its digest's bytes",
   },
   "lib/transports/http/body.ts": { parsedCost: "the cost bound of each hostile shape, measured" },
-  "lib/transports/http/cors.ts": {
-    CORS_EXPOSED_HEADERS: LIMIT,
-    allowedHeaders: "the preflight's header list, case by case",
-  },
   "lib/transports/http/events.ts": { STREAM_BYTES: LIMIT },
   "lib/transports/http/headers.ts": { decodeHeaderValue: "the =?base64?…?= codec, case by case" },
   "lib/transports/http/listener.ts": {
     denoServeConnection: "a probe of the runtime, held for what it finds here",
     openFileLimit: "a probe of the OS (RLIMIT_NOFILE), held for what it finds here",
-  },
-  "lib/transports/http/server_card.ts": {
-    identifierOf: "a card's identifier for each form of server name",
-    matches: "If-None-Match's grammar (RFC 9110), case by case",
   },
   "lib/transports/http/sessions.ts": { SESSION_BYTES: LIMIT },
   "lib/util/byte_gate.ts": { createByteGate: `${INJECTABLE} (the size)` },

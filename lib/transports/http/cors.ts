@@ -31,7 +31,7 @@ const CORS_ALLOWED_HEADERS: readonly string[] = [
 /** The methods of the endpoint (a 2026-07-28 client has only POST; 2025-era ones GET, DELETE). */
 const CORS_ALLOWED_METHODS = "POST, GET, DELETE";
 /** The response headers a page's script may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate";
+const CORS_EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate";
 /** How long a browser may reuse a preflight's answer, in seconds (Chromium's cap: 2 hours). */
 const CORS_MAX_AGE_S = 7200;
 
@@ -122,7 +122,7 @@ function preflightAnswer(origins: CorsOrigins, origin: string, headers: Headers)
  * asks for (a tool's `Mcp-Param-*`), which no wildcard could name (`*` never covers
  * `Authorization`). A header asked for that is neither is left out, and the browser says so.
  */
-export function allowedHeaders(requested: string | null): string {
+function allowedHeaders(requested: string | null): string {
   const names = [...CORS_ALLOWED_HEADERS];
   for (const part of requested?.split(",") ?? []) {
     const name = part.trim().toLowerCase();

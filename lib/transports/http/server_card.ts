@@ -87,7 +87,7 @@ function aiCatalogOf(meta: ServerMeta, cardUrl: string): JsonObject {
  * The catalog identifier of a card named `com.example/weather`: `urn:air:example.com:mcp:weather`
  * (discovery.md, "Server Card Entries": the domain-anchored form).
  */
-export function identifierOf(name: string): string {
+function identifierOf(name: string): string {
   const [namespace, server] = name.split("/");
   const domain = namespace.split(".").reverse().join(".");
   return `urn:air:${domain}:mcp:${server}`;
@@ -205,7 +205,7 @@ async function servedOf(document: JsonObject): Promise<Served> {
  * Whether `If-None-Match` names `etag`: `*`, or a list of tags compared weakly, as RFC 9110
  * §13.1.2 says (a `W/` tag matches its strong twin).
  */
-export function matches(ifNoneMatch: string | null, etag: string): boolean {
+function matches(ifNoneMatch: string | null, etag: string): boolean {
   if (ifNoneMatch === null) return false;
   if (ifNoneMatch.trim() === "*") return true;
   return ifNoneMatch.split(",").some((part) => {
