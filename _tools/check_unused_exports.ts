@@ -15,8 +15,9 @@
 // import(…)`, `typeof import(…)` as a whole), its export `a` counts as used when the name `a`
 // appears in some other file outside the tests: a miss there is possible, a false alarm is not.
 // An interface or type alias that an export used outside the tests names in its declaration (a
-// parameter's type, a result's) is that export's contract and used with it, so a test may name
-// it (`Command`, what `parseCommand` returns), and so is a type those types name in turn.
+// parameter's type, a result's) is that export's contract, so a test may import it (`Command`,
+// what `parseCommand` returns), and so a type those types name in turn; a type nobody imports
+// needs no export all the same.
 //
 // Who counts as a user: every file outside the tests, which are the files under a `tests/`
 // folder and `*_test.ts` files. bench/, build/, examples/ and _tools/ are real consumers (a
@@ -206,9 +207,10 @@ export async function unusedExports(
     for (const name of namesOf(entry)) mark(entry, name, entry);
   }
 
-  // A type an export used outside the tests names (its parameters, its result), directly or
-  // through the module's own declarations, is that export's contract, used with it, whoever
-  // imports the type by name.
+  // A type a test imports that an export used outside the tests names (its parameters, its
+  // result), directly or through the module's own declarations, is that export's contract: the
+  // test uses the export's contract, not a door of its own. (A type nobody imports needs no
+  // export.)
   const usedOutsideTests = (module: string, name: string) =>
     [...usedBy.get(`${module}\0${name}`) ?? []].find((by) => by !== module && !isTest(by));
   const names = (module: Module, from: Set<string> | undefined): Set<string> => {
@@ -223,7 +225,8 @@ export async function unusedExports(
     for (const path of targets) {
       const module = modules.get(path)!;
       for (const [name, declared] of module.exports) {
-        if (declared.type !== true || usedOutsideTests(path, name) !== undefined) continue;
+        const importers = usedBy.get(`${path}\0${name}`)?.size ?? 0;
+        if (declared.type !== true || importers === 0 || usedOutsideTests(path, name)) continue;
         for (const [other, { mentions }] of module.exports) {
           const user = other === name ? undefined : usedOutsideTests(path, other);
           if (user !== undefined && names(module, mentions).has(name)) {

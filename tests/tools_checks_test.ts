@@ -59,10 +59,10 @@ const REPOSITORY: Record<string, string> = {
   "lib/starred.ts": `export type Starred = string;\n`,
   "lib/entry_use.ts": [
     `export function usedByEntry(given?: Given) { return given?.n ?? 1; }`,
-    `/** The contract of usedByEntry: a test may name it, and the types it names in turn. */`,
-    `export interface Given { n: number; deep?: Inner }`,
+    `/** The contract of usedByEntry, exported when a test names it (and the types it names). */`,
+    `interface Given { n: number; deep?: Inner }`,
     `interface Inner { mode: Mode }`,
-    `export type Mode = "a" | "b";`,
+    `type Mode = "a" | "b";`,
   ].join("\n"),
   "lib/travels.ts": `export function run() { return 2; }\n`,
   "lib/table.ts": [
@@ -84,7 +84,7 @@ const REPOSITORY: Record<string, string> = {
 const PLANTED: Record<string, string> = {
   ...REPOSITORY,
   "lib/entry_use.ts": [
-    `export function usedByEntry(given?: Given) { return given?.n ?? helper(); }`,
+    `export function usedByEntry(given?: Given, _?: Unasked) { return given?.n ?? helper(); }`,
     `export function helper() { return 1; }`,
     `export interface Nobody { a: number }`,
     `export interface Given { n: number; deep?: Inner }`,
@@ -92,6 +92,7 @@ const PLANTED: Record<string, string> = {
     `// import { lonely } from "./entry_use.ts" in a comment is no import`,
     `interface Inner { mode: Mode }`,
     `export type Mode = "a" | "b";`,
+    `export type Unasked = number;`,
   ].join("\n"),
   "lib/travels.ts": `export const travelling = 1;\n${REPOSITORY["lib/travels.ts"]}`,
   "tests/entry_use_test.ts": [
@@ -101,7 +102,7 @@ const PLANTED: Record<string, string> = {
   ].join("\n"),
 };
 
-Deno.test("check_unused_exports: an export only tests import, and one nobody imports, are named with their lines; a type a used export names is its contract", async () => {
+Deno.test("check_unused_exports: an export only tests import, and one nobody imports, are named with their lines; a test may import the types a used export names", async () => {
   const root = await plant(PLANTED);
   try {
     const { findings, stale } = await unusedExports(root);
@@ -109,6 +110,7 @@ Deno.test("check_unused_exports: an export only tests import, and one nobody imp
       { file: "lib/entry_use.ts", line: 2, name: "helper", testers: ["tests/entry_use_test.ts"] },
       { file: "lib/entry_use.ts", line: 3, name: "Nobody", testers: ["tests/entry_use_test.ts"] },
       { file: "lib/entry_use.ts", line: 5, name: "lonely", testers: [] },
+      { file: "lib/entry_use.ts", line: 9, name: "Unasked", testers: [] },
       { file: "lib/travels.ts", line: 1, name: "travelling", testers: ["tests/entry_use_test.ts"] },
     ]);
     deepStrictEqual(stale, []);
@@ -149,7 +151,12 @@ Deno.test("check_unused_exports: an allow-list entry leaves its export alone, an
         "lib/gone.ts": { anything: "a file of another tree" },
       },
     });
-    deepStrictEqual(findings.map(({ name }) => name), ["Nobody", "lonely", "travelling"]);
+    deepStrictEqual(findings.map(({ name }) => name), [
+      "Nobody",
+      "lonely",
+      "Unasked",
+      "travelling",
+    ]);
     deepStrictEqual(stale, ["lib/entry_use.ts: usedByEntry"]);
   } finally {
     await Deno.remove(root, { recursive: true });
