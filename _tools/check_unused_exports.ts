@@ -67,9 +67,6 @@ const ALLOWED: Record<string, Record<string, string>> = {
   "lib/host/cli.ts": { TOKEN_ENV: LIMIT, MAX_FLAG_VALUE: LIMIT },
   "lib/host/log_lines.ts": { jsonLine: `${INJECTABLE} (the clock)` },
   "lib/host/stderr_log.ts": { createStderrLog: `${INJECTABLE} (the writer, the clock)` },
-  "lib/primitives/paging.ts": {
-    encodeCursor: "the cursor a client keeps across restarts: tests write one for any key",
-  },
   "lib/primitives/tool_call.ts": { NO_CHANNELS: LIMIT },
   "lib/primitives/uri_template.ts": { MAX_LIST_SEPARATORS: LIMIT },
   "lib/programs/channel.ts": { CHANNEL_LINE_BYTES: LIMIT },
