@@ -79,7 +79,6 @@ const ALLOWED: Record<string, Record<string, string>> = {
     metaVerdict: "each draft's meta-schema compiled whole, so every reference is seen to resolve",
   },
   "lib/schema/fast.ts": { UnsupportedSchema: ERROR_CLASS },
-  "lib/tasks/task_store.ts": { utf8Bytes: "against TextEncoder at each of UTF-8's edges" },
   "lib/tasks/tasks.ts": { MAX_RUNNING_TASKS: LIMIT },
   "lib/transports/http/answer.ts": { UNREAD_NOTIFICATIONS_BOUND_BYTES: LIMIT },
   "lib/transports/http/auth.ts": {
