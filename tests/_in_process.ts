@@ -3,7 +3,8 @@
 // memory instead of stdin and stdout, and diagnostics recorded instead of printed. A
 // transcript runs here in milliseconds; what only a real process has (exit codes,
 // signals, the stdout and process guards of lib/host/) is left to tests/_server_process.ts.
-import { DEFAULTS, parseCommand } from "../lib/host/cli.ts";
+import { parseCommand } from "../lib/host/cli.ts";
+import { DEFAULTS } from "../lib/server/defaults.ts";
 import { OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "../lib/server/defaults.ts";
 import {
   createServer,

@@ -3,13 +3,13 @@ import assert from "node:assert/strict";
 import { commandsHelp } from "../lib/commands/table.ts";
 import {
   type Command,
-  DEFAULTS,
   MAX_FLAG_VALUE,
   parseCommand,
   TOKEN_ENV,
   usage as usageText,
 } from "../lib/host/cli.ts";
 import { isLoopbackHost } from "../lib/settings/listen_address.ts";
+import { DEFAULTS } from "../lib/server/defaults.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
 import { readLines, withHangGuard } from "./_server_process.ts";
 

@@ -7,14 +7,8 @@ import { serveForTest } from "./_http_server.ts";
 import { compose } from "../lib/util/compose.ts";
 import type { Exchange, HttpHandler } from "../lib/transports/http/exchange.ts";
 import type { Connection } from "../lib/transports/http/listener.ts";
-import {
-  allowedHeaders,
-  allowsOrigin,
-  CORS_EXPOSED_HEADERS,
-  corsOriginsOf,
-  corsStep,
-  parseCorsOrigin,
-} from "../lib/transports/http/cors.ts";
+import { allowsOrigin, corsOriginsOf, corsStep } from "../lib/transports/http/cors.ts";
+import { parseCorsOrigin } from "../lib/settings/values.ts";
 import { bearerStep } from "../lib/transports/http/auth.ts";
 import { guardStep } from "../lib/transports/http/guard.ts";
 
@@ -52,6 +46,9 @@ function reach(answer: () => Response | Promise<Response> = () =>
   };
 }
 
+/** The headers a page may read of every answer: the ones an MCP client needs. */
+const EXPOSED = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate";
+
 const preflight = (origin: string, extra: Record<string, string> = {}) =>
   exchangeOf("OPTIONS", {
     origin,
@@ -85,18 +82,26 @@ Deno.test("corsStep() answers a preflight of a listed origin with 204 and what i
   strictEqual(seen.length, 0, "a preflight never reaches the steps after CORS");
 });
 
-Deno.test("allowedHeaders() adds each Mcp-* header asked for, in any case, and leaves out any other", () => {
+Deno.test("corsStep() allows in a preflight each Mcp-* header asked for, in any case, and leaves out any other", async () => {
+  const handler = corsStep(corsOriginsOf([APP]))(reach().next);
+  const allowedHeaders = async (requested?: string) =>
+    (await handler(
+      preflight(
+        APP,
+        requested === undefined ? {} : { "access-control-request-headers": requested },
+      ),
+    )).headers.get("access-control-allow-headers")!;
   strictEqual(
-    allowedHeaders(
+    await allowedHeaders(
       "Content-Type, MCP-PARAM-Region ,mcp-param-region, X-Custom, Cookie, Mcp-Future",
     ),
     "authorization, content-type, last-event-id, mcp-method, mcp-name, mcp-protocol-version, " +
       "mcp-session-id, mcp-param-region, mcp-future",
   );
-  strictEqual(allowedHeaders(null), allowedHeaders(""));
+  strictEqual(await allowedHeaders(), await allowedHeaders(""));
   // Not a header name: never echoed.
-  ok(!allowedHeaders("mcp-a b, mcp-\u00e9").includes("mcp-a"));
-  ok(!allowedHeaders("mcp-a b, mcp-\u00e9").includes("\u00e9"));
+  ok(!(await allowedHeaders("mcp-a b, mcp-\u00e9")).includes("mcp-a"));
+  ok(!(await allowedHeaders("mcp-a b, mcp-\u00e9")).includes("\u00e9"));
 });
 
 Deno.test("corsStep() refuses a preflight of an origin not listed with 403 and no CORS header, before next", async () => {
@@ -128,11 +133,10 @@ Deno.test("corsStep() adds Allow-Origin, Expose-Headers and Vary to every answer
   strictEqual(unauthorized.status, 401);
   deepStrictEqual(corsHeaders(unauthorized), {
     "access-control-allow-origin": APP,
-    "access-control-expose-headers": CORS_EXPOSED_HEADERS,
+    "access-control-expose-headers": EXPOSED,
     vary: "Origin",
   });
   ok(unauthorized.headers.has("www-authenticate"));
-  strictEqual(CORS_EXPOSED_HEADERS, "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate");
   const answered = await handler(
     exchangeOf("POST", { origin: APP, authorization: "Bearer s3cret" }),
   );
@@ -215,7 +219,7 @@ Deno.test("corsStep() with * answers any origin, null included, with * and no Va
     const response = await handler(exchangeOf("POST", { origin }));
     deepStrictEqual(corsHeaders(response), {
       "access-control-allow-origin": "*",
-      "access-control-expose-headers": CORS_EXPOSED_HEADERS,
+      "access-control-expose-headers": EXPOSED,
     });
   }
 });

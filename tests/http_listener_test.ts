@@ -6,9 +6,9 @@ import {
   connectionCap,
   denoServeConnection,
   listen,
-  MAX_CONNECTIONS,
   openFileLimit,
 } from "../lib/transports/http/listener.ts";
+import { MAX_CONNECTIONS } from "../lib/settings/values.ts";
 import { createUnsentLedger } from "../lib/transports/http/unsent.ts";
 import { createBodyBudget } from "../lib/transports/http/body.ts";
 import { recorder } from "./_diagnostics.ts";

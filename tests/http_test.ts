@@ -12,7 +12,7 @@ import type { HttpOptions } from "../lib/transports/http/server.ts";
 import { createAnswer, UNREAD_NOTIFICATIONS_BOUND_BYTES } from "../lib/transports/http/answer.ts";
 import { createUnsentLedger } from "../lib/transports/http/unsent.ts";
 import { acceptsEventStream, decodeHeaderValue } from "../lib/transports/http/headers.ts";
-import { hostNameOf } from "../lib/transports/http/guard.ts";
+import { hostNameOf } from "../lib/settings/values.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { recorder } from "./_diagnostics.ts";
 import { modernHeaders, rawRequest, serveForTest, type TestHttpServer } from "./_http_server.ts";

@@ -20,7 +20,7 @@ import { serveForTest } from "./_http_server.ts";
 import { loadServerQuietly } from "./_in_process.ts";
 import { recorder } from "./_diagnostics.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
-import { DEFAULTS } from "../lib/host/cli.ts";
+import { DEFAULTS } from "../lib/server/defaults.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const SERVER_DIR = fileURLToPath(new URL("./fixtures/server/", import.meta.url));

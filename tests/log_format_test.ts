@@ -3,7 +3,7 @@
 // console and a program's stderr become lines of their own; the text form is unchanged.
 import assert, { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { createStderrLog } from "../lib/host/stderr_log.ts";
-import { forwardedJsonLines, isoTime, jsonLine, logLine } from "../lib/host/log_lines.ts";
+import { forwardedJsonLines, jsonLine, logLine } from "../lib/host/log_lines.ts";
 import { readActiveSpanWith } from "../lib/util/active_span.ts";
 import { spawnHttpServer, spawnServer, withHangGuard } from "./_server_process.ts";
 import { initializeBody, modernHeaders } from "./_http_server.ts";
@@ -225,12 +225,13 @@ Deno.test("jsonLine(): the fields a record carries, never over time, level, mess
   strictEqual(logLine("text", { level: "info", message: "hello" }), "toolshed: hello\n");
 });
 
-Deno.test("isoTime() is toISOString(), within a second and across seconds, days and years", () => {
+Deno.test("jsonLine(): its time is toISOString(), within a second and across seconds, days and years", () => {
+  const timeOf = (at: number) => JSON.parse(jsonLine({ level: "info", message: "x" }, at)).time;
   for (
     const at of [0, 999, 1_000, 1_764_669_599_999, 1_764_669_600_000, 1_798_761_599_998, Date.now()]
   ) {
-    strictEqual(isoTime(at), new Date(at).toISOString());
-    strictEqual(isoTime(at + 1), new Date(at + 1).toISOString());
+    strictEqual(timeOf(at), new Date(at).toISOString());
+    strictEqual(timeOf(at + 1), new Date(at + 1).toISOString());
   }
 });
 

@@ -1,7 +1,8 @@
 // The OAuth flags on the command line (issue 24): what they configure, and the one line each
 // mistake gets before anything listens.
 import assert from "node:assert/strict";
-import { DEFAULTS, parseCommand, usage } from "../lib/host/cli.ts";
+import { parseCommand, usage } from "../lib/host/cli.ts";
+import { DEFAULTS } from "../lib/server/defaults.ts";
 
 const NO_FOLDERS = { dir: undefined, tools: undefined, resources: undefined, prompts: undefined };
 const ISSUER = "https://auth.example.com/realms/main";

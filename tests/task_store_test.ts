@@ -12,7 +12,6 @@ import {
   type StoredTask,
   type TaskRecord,
   type TaskStore,
-  utf8Bytes,
 } from "../lib/tasks/task_store.ts";
 import { type Bus, createMemoryBus } from "../lib/tasks/bus.ts";
 import type { JsonObject } from "../lib/util/json.ts";
@@ -118,11 +117,17 @@ Deno.test("keptBytes() keeps a finished task within the bound as it is, and one 
   deepStrictEqual(fromKeptBytes(keptBytes(running, 10)), running, "a running task is not bounded");
 });
 
-Deno.test("utf8Bytes() counts what TextEncoder makes, without encoding", () => {
+Deno.test("keptBytes() counts a finished task's JSON as the bytes TextEncoder makes of it", () => {
+  // A lone surrogate reaches it escaped by JSON.stringify, as ASCII.
   for (
     const text of ["", "abc", "é", "€", "😀", "x😀é€", "a\ud800b", "\udc00", "\ud800\ud800\udc00"]
   ) {
-    strictEqual(utf8Bytes(text), new TextEncoder().encode(text).length, JSON.stringify(text));
+    const done = stored({ ...task("t", 0), statusMessage: text });
+    const bytes = new TextEncoder().encode(JSON.stringify(done)).length;
+    deepStrictEqual(fromKeptBytes(keptBytes(done, bytes)), done, JSON.stringify(text));
+    const over = fromKeptBytes(keptBytes(done, bytes - 1)).record;
+    strictEqual(over.status, "failed", JSON.stringify(text));
+    ok(over.statusMessage?.includes(`takes ${bytes} bytes`), over.statusMessage);
   }
 });
 

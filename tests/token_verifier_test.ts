@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import * as jose from "npm:jose@6.2.18";
 import { answerCache } from "../lib/auth/answer_cache.ts";
 import { canonicalUri } from "../lib/auth/claims.ts";
-import { discoveryUrls } from "../lib/auth/issuer_metadata.ts";
+import { fetchIssuerMetadata } from "../lib/auth/issuer_metadata.ts";
 import {
   createTokenVerifier,
   MAX_TOKEN_LENGTH,
@@ -694,7 +694,14 @@ Deno.test("verify() finds the metadata by OpenID Discovery when RFC 8414's is mi
   } finally {
     await as.stop();
   }
-  assert.deepEqual(discoveryUrls("https://as.example.com/tenant/1/"), [
+  // An issuer with a path: RFC 8414's URL, then OpenID's path-inserted and appended ones.
+  const asked: string[] = [];
+  const nothing: typeof fetch = (input) => {
+    asked.push(String(input));
+    return Promise.resolve(new Response("{}", { status: 404 }));
+  };
+  await assert.rejects(fetchIssuerMetadata(nothing, "https://as.example.com/tenant/1/"));
+  assert.deepEqual(asked, [
     "https://as.example.com/.well-known/oauth-authorization-server/tenant/1",
     "https://as.example.com/.well-known/openid-configuration/tenant/1",
     "https://as.example.com/tenant/1/.well-known/openid-configuration",

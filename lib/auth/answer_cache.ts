@@ -5,9 +5,9 @@
 import type { Outcome } from "./types.ts";
 
 /** The most answers kept. */
-export const ANSWER_CACHE_ENTRIES = 10_000;
+const ANSWER_CACHE_ENTRIES = 10_000;
 /** The most bytes of answers kept (each counted as its JSON's length plus 200 for the key and the entry). */
-export const ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
+const ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
 
 interface Entry {
   readonly outcome: Outcome;

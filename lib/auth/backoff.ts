@@ -6,11 +6,11 @@
 import { IssuerUnavailable } from "./issuer_fetch.ts";
 
 /** The first wait after a failure, in seconds. */
-export const FIRST_BACKOFF_SECONDS = 1;
+const FIRST_BACKOFF_SECONDS = 1;
 /** The longest wait between two attempts, in seconds. */
-export const MAX_BACKOFF_SECONDS = 60;
+const MAX_BACKOFF_SECONDS = 60;
 
-export interface Backoff {
+interface Backoff {
   /** Why not to ask now, while a failure's wait runs; undefined when asking is allowed. */
   waiting(): IssuerUnavailable | undefined;
   /** Records a failure, saying `message`; returns it as an IssuerUnavailable to throw. */

@@ -3,7 +3,7 @@
 // after a failure asked again only once the backoff has passed (backoff.ts, adr/0038).
 import { backoff } from "./backoff.ts";
 
-export interface CachedDocumentOptions<T> {
+interface CachedDocumentOptions<T> {
   /** Fetches the document; throws (an IssuerUnavailable, saying why) when it cannot. */
   readonly fetchDocument: () => Promise<T>;
   /** How long a fetched document is used before it is fetched again, in seconds. */
@@ -14,7 +14,7 @@ export interface CachedDocumentOptions<T> {
   readonly onFailure: (message: string) => void;
 }
 
-export interface CachedDocument<T> {
+interface CachedDocument<T> {
   /**
    * The document: the cached one while it is young, else a fresh one; the old one when the
    * fetch fails or waits out a backoff. Throws IssuerUnavailable when there is none to give.

@@ -18,12 +18,12 @@ import { quoted } from "./token_shape.ts";
 import { type ProofMemory, proofMemory, type ProofRefusal } from "./proof_memory.ts";
 
 /** How far a proof's `iat` may be from now, either way, in seconds (RFC 9449 §11.1). */
-export const PROOF_WINDOW_SECONDS = 300;
+const PROOF_WINDOW_SECONDS = 300;
 
 /** The longest proof looked at, in characters (a proof with an RSA 4096 key is ~1.5 KiB). */
 const MAX_PROOF_LENGTH = 8192;
 
-export interface ProofRequest {
+interface ProofRequest {
   /** The request's method (`POST`). */
   readonly method: string;
   /** The endpoint's canonical URI, which `htu` must name (without query or fragment). */

@@ -15,11 +15,11 @@ import { quoted } from "./token_shape.ts";
 import type { Outcome } from "./types.ts";
 
 /** The longest an active answer is used, in seconds. */
-export const ACTIVE_ANSWER_SECONDS = 300;
+const ACTIVE_ANSWER_SECONDS = 300;
 /** How long a refusal (inactive, or active but not for this server) is used, in seconds. */
-export const REFUSAL_SECONDS = 60;
+const REFUSAL_SECONDS = 60;
 
-export interface IntrospectionContext {
+interface IntrospectionContext {
   readonly fetch: typeof fetch;
   /** The issuer's `introspection_endpoint`, or undefined when its metadata names none. */
   readonly endpoint: () => Promise<string | undefined>;
@@ -32,7 +32,7 @@ export interface IntrospectionContext {
   readonly onTrouble: (message: string) => void;
 }
 
-export interface Introspector {
+interface Introspector {
   check(token: string): Promise<Outcome>;
 }
 

@@ -13,15 +13,15 @@ export class IssuerUnavailable extends Error {
 }
 
 /** How long one request to the issuer may take. */
-export const ISSUER_DEADLINE_MS = 5_000;
+const ISSUER_DEADLINE_MS = 5_000;
 
 /**
  * The largest answer read: metadata and introspection answers are a few KiB, a JWKS of many RSA
  * keys with certificate chains a few tens.
  */
-export const MAX_ANSWER_BYTES = 256 * 1024;
+const MAX_ANSWER_BYTES = 256 * 1024;
 
-export interface IssuerAnswer {
+interface IssuerAnswer {
   readonly status: number;
   /** The body parsed as JSON, or undefined when it is not JSON. */
   readonly body: unknown;

@@ -16,7 +16,7 @@ import { quoted } from "./token_shape.ts";
  * `/tenant/.well-known/openid-configuration`; without a path, the first and the last are the
  * root ones.
  */
-export function discoveryUrls(issuer: string): string[] {
+function discoveryUrls(issuer: string): string[] {
   const url = new URL(issuer);
   const path = url.pathname.replace(/\/+$/, "");
   const at = (pathname: string) => `${url.origin}${pathname}`;

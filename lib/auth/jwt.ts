@@ -18,7 +18,7 @@ import type { Outcome } from "./types.ts";
  */
 const ACCESS_TOKEN_TYPES = new Set(["at+jwt", "application/at+jwt", "jwt", "application/jwt"]);
 
-export interface JwtContext {
+interface JwtContext {
   readonly keySet: KeySet;
   readonly issuer: string;
   readonly resource: string;

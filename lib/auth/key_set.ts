@@ -11,7 +11,7 @@ import { askIssuer, IssuerUnavailable } from "./issuer_fetch.ts";
  * How long a fetched key set is used before it is fetched again, in seconds: a key the issuer
  * withdraws stops being accepted within this, and an idle server asks six times an hour.
  */
-export const KEY_SET_MAX_AGE_SECONDS = 600;
+const KEY_SET_MAX_AGE_SECONDS = 600;
 
 /**
  * The least time between two fetches of the key set for tokens whose key it does not hold, in
@@ -19,10 +19,10 @@ export const KEY_SET_MAX_AGE_SECONDS = 600;
  * signs with it, as RFC 7517 deployments and oidc-provider's guide do, is never waited for; one
  * that signs with a key the moment it publishes it sees such tokens refused for 30 s at most.
  */
-export const UNKNOWN_KEY_COOLDOWN_SECONDS = 30;
+const UNKNOWN_KEY_COOLDOWN_SECONDS = 30;
 
 /** A key lookup jose's `jwtVerify` takes. */
-export type KeyLookup = ReturnType<typeof createLocalJWKSet>;
+type KeyLookup = ReturnType<typeof createLocalJWKSet>;
 
 export interface KeySet {
   /** The cached keys (fetched when there are none or they are old). */

@@ -12,7 +12,7 @@ import { tokenKey } from "./token_key.ts";
 export const PROOFS_PER_KEY = 2_000;
 
 /** Unexpired proof ids kept here at once, all keys together (~14 MB, adr/0054). */
-export const REMEMBERED_PROOFS = 100_000;
+const REMEMBERED_PROOFS = 100_000;
 
 /** How often expired ids of every key are dropped (keys whose holder left go then), in seconds. */
 const SWEEP_SECONDS = 60;
@@ -34,7 +34,7 @@ export interface ProofMemory {
   readonly size: number;
 }
 
-export interface ProofBounds {
+interface ProofBounds {
   readonly perKey: number;
   readonly total: number;
 }

@@ -17,7 +17,7 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** One segment of a compact JWS: base64url without padding. */
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-export type TokenShape =
+type TokenShape =
   /** A compact JWS whose header and payload are JSON objects, with an accepted algorithm. */
   | { readonly kind: "jwt"; readonly header: JsonObject; readonly claims: JsonObject }
   /** Anything else a bearer token may be: asked of the issuer by introspection. */

@@ -42,10 +42,10 @@ export { DEFAULT_ALGORITHMS } from "./algorithms.ts";
  * so this covers a host whose clock has drifted, while adding at most half a minute to a token's
  * life (access tokens live minutes to hours).
  */
-export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 30;
+const DEFAULT_CLOCK_TOLERANCE_SECONDS = 30;
 
 /** How long the issuer's metadata is used before it is fetched again, in seconds. */
-export const METADATA_MAX_AGE_SECONDS = 3600;
+const METADATA_MAX_AGE_SECONDS = 3600;
 
 /**
  * How long a verified JWT is trusted without checking it again, at most, in seconds: a key the

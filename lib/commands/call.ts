@@ -264,7 +264,7 @@ function answerOf(raw: string): JsonObject | undefined {
 }
 
 /** The arguments as the command line gave them: one JSON object, or key=value pairs. */
-export function readWords(
+function readWords(
   words: string[],
 ): { json: JsonObject } | { pairs: [string, string][] } | string {
   const isJson = (word: string) => /^\s*[{[]/.test(word);
@@ -303,7 +303,7 @@ export function readWords(
  * The pairs as an arguments object, each value read as the input schema declares its key,
  * or the first value that does not read as its type.
  */
-export function typedArguments(pairs: [string, string][], schema: unknown): JsonObject | string {
+function typedArguments(pairs: [string, string][], schema: unknown): JsonObject | string {
   const root = resolved(schema, schema);
   const properties = isObject(root?.properties) ? root.properties : {};
   const args: JsonObject = {};

@@ -8,12 +8,12 @@
 import { type JsonObject, messageOf } from "../util/json.ts";
 
 /** What merging did, for the message; or why it could not. */
-export type MergeOutcome =
+type MergeOutcome =
   | { kind: "created" | "added" | "replaced" | "unchanged"; file: string }
   | { kind: "refused"; problem: string };
 
 /** A configuration file's language. */
-export type FileFormat = "json" | "toml" | "yaml";
+type FileFormat = "json" | "toml" | "yaml";
 
 /**
  * Puts `entry` under `serversKey`.`name` in the file at `file` (absolute), creating the

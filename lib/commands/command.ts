@@ -24,7 +24,7 @@ export const EXIT = {
 } as const;
 
 /** One subcommand: its help and its body, loaded only when it runs. */
-export interface Subcommand {
+interface Subcommand {
   readonly name: string;
   /** One line for `toolshed --help`. */
   readonly summary: string;

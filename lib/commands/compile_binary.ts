@@ -37,7 +37,7 @@ export function denoCompileArgs(request: CompileRequest): string[] {
 }
 
 /** Whether `target` is this machine's (DENORT_BIN is a runtime for this machine only). */
-export function isHostTarget(target: string | undefined): boolean {
+function isHostTarget(target: string | undefined): boolean {
   return target === undefined || target === TARGET;
 }
 

@@ -292,7 +292,7 @@ function notes(kind: LaunchKind, self: Self, npx: string | undefined, io: Io): v
 }
 
 /** `path` made absolute against `cwd`, with "." and ".." resolved and no trailing "/". */
-export function resolvePath(cwd: string, path: string): string {
+function resolvePath(cwd: string, path: string): string {
   const windows = /^[A-Za-z]:[/\\]/;
   const absolute = path.startsWith("/") || windows.test(path) ? path : `${cwd}/${path}`;
   const separator = windows.test(absolute) ? "\\" : "/";

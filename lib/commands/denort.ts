@@ -7,12 +7,12 @@
 export const TARGET = Deno.build.target;
 
 /** Where Deno publishes the standalone runtime for `version` and `target`. */
-export function denortUrl(version = Deno.version.deno, target = TARGET): string {
+function denortUrl(version = Deno.version.deno, target = TARGET): string {
   return `https://dl.deno.land/release/v${version}/denort-${target}.zip`;
 }
 
 /** One sentence on what DENORT_BIN must be and where to get it, for every refusal. */
-export function denortAdvice(version = Deno.version.deno): string {
+function denortAdvice(version = Deno.version.deno): string {
   return `DENORT_BIN must name the denort binary of Deno ${version} (unzip it from "${
     denortUrl(version)
   }" on a machine with internet), not the deno CLI`;

@@ -10,7 +10,7 @@ import type { ServerMeta } from "../primitives/server_meta.ts";
 import type { JsonObject } from "../util/json.ts";
 
 /** The manifest version written (the official CLI's DEFAULT_MANIFEST_VERSION). */
-export const MANIFEST_VERSION = "0.2";
+const MANIFEST_VERSION = "0.2";
 
 /** The Deno targets `deno compile --target` takes, and the MCPB platform each one runs on. */
 export const TARGETS: Readonly<Record<string, "linux" | "darwin" | "win32">> = {

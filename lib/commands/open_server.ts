@@ -67,7 +67,7 @@ export function parseCommandArgs<Specs extends Record<string, FlagSpec>>(
   }
 }
 
-export interface OpenedServer {
+interface OpenedServer {
   readonly folders: ServerFolders;
   readonly loaded: LoadedServer;
   /** The server createServer builds for `serve`, so that a command sees what a client sees. */
@@ -75,7 +75,7 @@ export interface OpenedServer {
 }
 
 /** How a command's server reports, and what else differs from serve's defaults. */
-export interface OpenOptions {
+interface OpenOptions {
   /** Where the server's troubles go (default: the command's stderr). */
   readonly diagnostics?: Diagnostics;
   /** Takes the directory's problems instead of their being written (`check` reports them). */
@@ -164,11 +164,8 @@ export function ioDiagnostics(io: Io): Diagnostics {
   };
 }
 
-/** The protocol version commands speak: stateless, every request self-contained. */
-export const COMMAND_PROTOCOL_VERSION = "2026-07-28";
-
 /** How a command's request presents itself to the core. */
-export interface AskOptions {
+interface AskOptions {
   /** The client capabilities it declares (default: none). */
   readonly capabilities?: JsonObject;
   /** The least severe log level it wants notified. */

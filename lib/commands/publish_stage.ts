@@ -19,7 +19,7 @@ export const EMBEDDED_FOLDERS = [
 /** main.ts, whose start() the generated entry module calls. */
 const MAIN = new URL("../../main.ts", import.meta.url);
 
-export interface StageOptions {
+interface StageOptions {
   /** Copy files and folders whose names start with "." too (`--include-dotfiles`). */
   readonly includeDotfiles: boolean;
 }

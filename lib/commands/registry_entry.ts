@@ -10,7 +10,7 @@ export const SERVER_SCHEMA =
   "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 
 /** The placeholders a release URL template may hold. */
-export const PLACEHOLDERS = ["name", "version", "target", "file"] as const;
+const PLACEHOLDERS = ["name", "version", "target", "file"] as const;
 
 /** One bundle as server.json lists it. */
 export interface Published {
@@ -30,7 +30,7 @@ export function defaultReleaseUrl(meta: ServerMeta): string | undefined {
 }
 
 /** `template` with its placeholders filled. */
-export function releaseUrl(
+function releaseUrl(
   template: string,
   values: { name: string; version: string; target: string; file: string },
 ): string {

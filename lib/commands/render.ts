@@ -45,7 +45,7 @@ export function declaredTypes(schema: unknown, root: unknown): string[] | undefi
 }
 
 /** A schema's type in a few words: `integer`, `array of string`, `"a" or "b"`, `any`. */
-export function typeText(schema: unknown, root: unknown, depth = 0): string {
+function typeText(schema: unknown, root: unknown, depth = 0): string {
   const node = resolved(schema, root);
   if (node === undefined) return "any";
   if (Object.hasOwn(node, "const")) return shown(node.const);
@@ -88,7 +88,7 @@ function constraints(node: JsonObject): string[] {
  * The properties of an object schema, one entry each: `name  type, required, default 3,
  * one of …`, then its description on the next line. Empty when it declares none.
  */
-export function propertyLines(schema: unknown, root: unknown, indent: string): string[] {
+function propertyLines(schema: unknown, root: unknown, indent: string): string[] {
   const node = resolved(schema, root);
   if (node === undefined || !isObject(node.properties)) return [];
   const required = new Set(Array.isArray(node.required) ? node.required : []);

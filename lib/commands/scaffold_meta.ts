@@ -4,7 +4,7 @@
 import { parseServerMeta, SERVER_META_FILE, type ServerMeta } from "../primitives/server_meta.ts";
 
 /** The mark of a value the author has still to write. */
-export const TODO = "TODO:";
+const TODO = "TODO:";
 
 /** The file's text for the registry name `name` (already checked by parseServerMeta's rule). */
 export function serverMetaScaffold(name: string): string {

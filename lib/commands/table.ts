@@ -10,7 +10,7 @@ export interface Entry {
   load(): Promise<{ command: { usage: string; run(args: string[], io: Io): Promise<number> } }>;
 }
 
-export const COMMANDS: readonly Entry[] = [
+const COMMANDS: readonly Entry[] = [
   {
     name: "serve",
     summary: "Serve the server directory to MCP clients (the default)",
@@ -49,7 +49,7 @@ export const COMMANDS: readonly Entry[] = [
 ];
 
 /** What the first argument asks for: a subcommand, serving, or a mistyped command. */
-export type Choice =
+type Choice =
   | { kind: "serve"; args: string[] }
   | { kind: "command"; entry: Entry; args: string[] }
   | { kind: "help"; entry: Entry }

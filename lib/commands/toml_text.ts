@@ -17,7 +17,7 @@ export function tomlTable(
 }
 
 /** A key: bare when TOML allows it, else a quoted string. */
-export function tomlKey(key: string): string {
+function tomlKey(key: string): string {
   return /^[A-Za-z0-9_-]+$/.test(key) ? key : tomlString(key);
 }
 

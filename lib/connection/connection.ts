@@ -27,7 +27,7 @@ import { createOutbound } from "./outbound.ts";
 /** Long-lived requests one connection may hold open (the TypeScript SDK's cap too). */
 export const MAX_LONG_LIVED = 1024;
 
-export interface ConnectionOptions {
+interface ConnectionOptions {
   readonly core: Core;
   /**
    * The connection's session, shared by its requests (stdio, a 2025-era HTTP session). Without
@@ -52,7 +52,7 @@ export interface ConnectionOptions {
 }
 
 /** What one request brings besides itself (an HTTP POST: its stream and its answer). */
-export interface RequestOptions {
+interface RequestOptions {
   /** Its size, counted while it waits for a slot. */
   readonly bytes?: number;
   /**

@@ -5,10 +5,8 @@ import { isObject, messageOf } from "../util/json.ts";
 import type { RequestId } from "../wire/types.ts";
 import type { Outbound } from "../methods/context.ts";
 
-export type { Outbound };
-
 /** The client answered a server request with a JSON-RPC error. */
-export class ClientError extends Error {
+class ClientError extends Error {
   constructor(readonly method: string, readonly error: unknown) {
     const detail = isObject(error) && typeof error.message === "string"
       ? error.message

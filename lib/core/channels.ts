@@ -40,7 +40,7 @@ export const SESSION_CHANNELS: Channels = Object.freeze({
 });
 
 /** At most one progress notification per request this often; reports between are merged. */
-export const PROGRESS_INTERVAL_MS = 20;
+const PROGRESS_INTERVAL_MS = 20;
 /** Log messages one request may send at once, and per second after that; the rest are counted. */
 export const LOG_BURST = 100;
 

@@ -11,10 +11,10 @@ import type { MethodCall } from "../methods/call.ts";
 import type { CoreMiddleware } from "./chain.ts";
 
 /** The code of a refusal for a rate limit (wire/errors.ts's RateLimited: HTTP 429). */
-export const RATE_LIMITED = -32031;
+const RATE_LIMITED = -32031;
 
 /** How a request ended, as `toolshed_requests_total{outcome}` says it. */
-export type Outcome =
+type Outcome =
   | "ok"
   /** A tool's result with `isError: true`. */
   | "tool_error"
@@ -32,7 +32,7 @@ export type Outcome =
   | "timeout";
 
 /** Durations, in seconds: from a cached list (sub-millisecond) to a tool that runs minutes. */
-export const DURATION_BUCKETS = [
+const DURATION_BUCKETS = [
   0.0005,
   0.001,
   0.0025,
@@ -58,11 +58,11 @@ export const DURATION_BUCKETS = [
  * so that a client cannot make series by calling names that do not exist.
  */
 export const MAX_TOOL_LABELS = 1000;
-export const UNKNOWN_TOOL = "_unknown";
+const UNKNOWN_TOOL = "_unknown";
 /** The label value of what is past a bound. */
-export const OTHER_LABEL = "_other";
+const OTHER_LABEL = "_other";
 /** Limit names the refusals' `limit` label takes at most; more are counted as `_other`. */
-export const MAX_LIMIT_LABELS = 32;
+const MAX_LIMIT_LABELS = 32;
 
 /** The series of one kind of request (a method, or `tools/call` of one tool). */
 interface Kind {

@@ -26,7 +26,7 @@ export interface RateLimiter {
   applies(snapshot: Snapshot): boolean;
 }
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
   /** Every caller's limit across its requests (`--rate-limit`); undefined: none. */
   readonly perCaller: Rate | undefined;
   /** Where the buckets are: this process's memory, or Redis. */

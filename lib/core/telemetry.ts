@@ -18,7 +18,7 @@ import type { CoreMiddleware } from "./chain.ts";
 import type { SpanIds } from "../util/active_span.ts";
 
 /** What the server takes from telemetry: the built-in middleware and its hooks. */
-export interface Telemetry extends MethodTelemetry {
+interface Telemetry extends MethodTelemetry {
   /** The outermost built-in middleware: a span per method, and its duration. */
   readonly middleware: CoreMiddleware;
   /**
@@ -93,7 +93,7 @@ const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 
 /** Longest client-chosen text (a request id, a URI, a subject) kept in an attribute. */
 const MAX_ATTRIBUTE_CHARS = 256;
 /** `error.type` of a `CallToolResult` with `isError: true` (the semantic conventions'). */
-export const TOOL_ERROR = "tool_error";
+const TOOL_ERROR = "tool_error";
 
 export function createTelemetry(otel: Otel = Deno.telemetry as Otel): Telemetry {
   const { contextManager } = otel;

@@ -5,7 +5,7 @@
  * The file URL of a directory path, relative to the working directory or absolute (POSIX
  * or Windows). Written out because node:url would load the Node compatibility layer.
  */
-export function directoryUrl(path: string): URL {
+function directoryUrl(path: string): URL {
   const absolute = /^([/\\]|[A-Za-z]:[/\\])/.test(path) ? path : `${Deno.cwd()}/${path}`;
   const slashed = absolute.replaceAll("\\", "/");
   const rooted = slashed.startsWith("/") ? slashed : `/${slashed}`;

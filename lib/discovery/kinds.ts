@@ -73,13 +73,13 @@ export type Parts = { readonly [K in FolderKind]?: Part<KindLoads[K]> };
 export type ServerDraft = { -readonly [K in keyof LoadedServer]: LoadedServer[K] };
 
 /** One kind's share of the start-up line ("2 tools"), and its fields in the JSON log. */
-export interface Counted {
+interface Counted {
   /** Undefined: nothing of it to say (it serves none). */
   readonly said?: string;
   readonly fields?: Readonly<Record<string, number>>;
 }
 
-export interface KindOf<K extends FolderKind> {
+interface KindOf<K extends FolderKind> {
   /** Its folder under the server directory (DIR/tools), and the kind's name in messages. */
   readonly folder: K;
   /** A flag names its folder on its own (`--tools DIR`), which must then exist. */

@@ -18,7 +18,7 @@ export interface LoadedMiddleware {
 
 const MODULE_EXTENSIONS = /\.(ts|mts|js|mjs)$/;
 
-export interface MiddlewareLoadOptions {
+interface MiddlewareLoadOptions {
   /** Serve middleware files that are symlinks to files outside the folder. */
   allowOutsideSymlinks: boolean;
 }

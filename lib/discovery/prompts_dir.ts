@@ -11,7 +11,7 @@ import { DirectoryLoadError } from "./load_error.ts";
 import { byUniqueName, importDefault } from "./import_module.ts";
 import { folderOf } from "./folder.ts";
 
-export interface PromptLoadOptions {
+interface PromptLoadOptions {
   /** Serve prompt files that are symlinks to files outside the directory. */
   allowOutsideSymlinks: boolean;
   /** Where notes about prompts go. */

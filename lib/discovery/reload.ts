@@ -30,7 +30,7 @@ import {
 } from "./server_dir.ts";
 
 /** A burst of file events (an editor's save, a git checkout) is one reload after this quiet. */
-export const RELOAD_DEBOUNCE_MS = 100;
+const RELOAD_DEBOUNCE_MS = 100;
 
 export interface Reloader {
   /** Resolves after the reload a change started (for tests); undefined while nothing is due. */

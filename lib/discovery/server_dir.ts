@@ -28,7 +28,6 @@ export type {
   Folder,
   FolderKind,
   LoadedServer,
-  Part,
   ServerFolders,
   ServerLoadOptions,
 } from "./kinds.ts";
@@ -69,7 +68,7 @@ function namedAlone(given: NamedFolders): boolean {
 }
 
 /** What each folder loaded into, or its problems (a folder absent loaded nothing). */
-export type LoadedParts = { readonly [K in FolderKind]: Part<KindLoads[K]> };
+type LoadedParts = { readonly [K in FolderKind]: Part<KindLoads[K]> };
 
 /** Loads every folder that is there; throws a DirectoryLoadError listing every problem. */
 export async function loadServerDir(

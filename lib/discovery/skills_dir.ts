@@ -23,7 +23,7 @@ import { type FileReadOptions, readBounded } from "../primitives/resource_files.
 import { DirectoryLoadError } from "./load_error.ts";
 import { folderOf } from "./folder.ts";
 
-export interface SkillLoadOptions {
+interface SkillLoadOptions {
   /** Where notes about skills go (a skill over the size hosts must accept). */
   diagnostics: Diagnostics;
   /** The most bytes a file may have: it is read whole to be digested, and whole when served. */

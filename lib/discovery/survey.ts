@@ -8,7 +8,7 @@ import type { LoadedServer, ServerFolders } from "./server_dir.ts";
 import { folderOf } from "./folder.ts";
 
 /** One warning: the path it is about (a file or a folder, as messages show it) and why. */
-export interface SurveyWarning {
+interface SurveyWarning {
   readonly path: string;
   /** One sentence, naming the path. */
   readonly message: string;

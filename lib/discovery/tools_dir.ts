@@ -18,7 +18,6 @@ import { didYouMean } from "../util/suggest.ts";
 import { folderOf } from "./folder.ts";
 import { ENDPOINT_ROUTES, TOOLSET_NAME } from "../primitives/toolsets.ts";
 
-export { directoryUrl } from "./folder.ts";
 import { byUniqueName, importDefault } from "./import_module.ts";
 import {
   checkDefinition,

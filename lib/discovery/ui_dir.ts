@@ -8,13 +8,13 @@ import { APP_NAME, type AppMetadata, appResource, checkAppMetadata } from "../pr
 import { DirectoryLoadError } from "./load_error.ts";
 import { folderOf } from "./folder.ts";
 
-export interface AppLoadOptions {
+interface AppLoadOptions {
   maxResourceBytes: number;
   allowOutsideSymlinks: boolean;
 }
 
 /** Most apps one ui/ folder may hold. */
-export const MAX_APPS = 1_000;
+const MAX_APPS = 1_000;
 
 /** Loads every app in `dir`; throws a DirectoryLoadError listing every problem. */
 export async function loadApps(dir: string | URL, options: AppLoadOptions): Promise<Resource[]> {

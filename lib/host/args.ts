@@ -9,7 +9,7 @@ export interface FlagSpec {
   multiple?: boolean;
 }
 
-export interface ParseConfig<Specs extends Record<string, FlagSpec>> {
+interface ParseConfig<Specs extends Record<string, FlagSpec>> {
   args: string[];
   options: Specs;
   /** Accept arguments that are not flags (returned in order); else they are an error. */

@@ -31,14 +31,14 @@ import {
 } from "../settings/listen_address.ts";
 
 /** The environment variable that turns Deno's OpenTelemetry on, read as the process starts. */
-export const OTEL_ENV = "OTEL_DENO";
+const OTEL_ENV = "OTEL_DENO";
 
 /** The environment variable holding the bearer token HTTP requests must carry. */
 export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
 /** Keys of a rotation that still open state they sealed, separated by commas. */
-export const PREVIOUS_STATE_KEYS_ENV = "TOOLSHED_STATE_KEY_PREVIOUS";
+const PREVIOUS_STATE_KEYS_ENV = "TOOLSHED_STATE_KEY_PREVIOUS";
 /** Shortest secret accepted for it: 32 characters (256 bits of a random hex or base64 string). */
-export const MIN_STATE_KEY_LENGTH = 32;
+const MIN_STATE_KEY_LENGTH = 32;
 
 export interface Options {
   /** The server directory (--dir), or undefined: the working directory. */
@@ -124,8 +124,6 @@ export type Command =
   | { kind: "usage-error"; message: string }
   /** Flags that parse but must not run together as given: one line, exit 2, no usage. */
   | { kind: "refused"; message: string };
-
-export { DEFAULTS, STATE_KEY_ENV };
 
 /** The help of toolshed and of serve; `commands` lists the subcommands (lib/commands/). */
 export function usage(commands: string): string {

@@ -69,7 +69,7 @@ let secondPrefix = "";
  * `at` as ISO 8601 in UTC (`2026-12-02T09:14:03.112Z`): a Date is made once a second, the
  * milliseconds appended (toISOString per line was a third of a line's cost).
  */
-export function isoTime(at: number): string {
+function isoTime(at: number): string {
   const whole = Math.floor(at / 1000);
   if (whole !== second) {
     second = whole;

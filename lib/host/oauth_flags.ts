@@ -18,7 +18,7 @@ export interface OAuthFlags {
   readonly introspection?: { readonly clientId: string; readonly clientSecret: string };
 }
 
-export interface GivenOAuthFlags {
+interface GivenOAuthFlags {
   readonly issuer: string | undefined;
   readonly publicUrl: string | undefined;
   readonly scopes: readonly string[] | undefined;

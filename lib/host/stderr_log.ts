@@ -14,7 +14,7 @@ import { concatBytes } from "../util/bytes.ts";
 import type { Diagnostics, LogFields } from "../util/diagnostics.ts";
 import { forwardedJsonLines, type LogFormat, logLine, type LogRecord } from "./log_lines.ts";
 
-export interface StderrLog {
+interface StderrLog {
   /** Queues text for stderr, or drops it when the queue is full. */
   write(text: string): void;
   /**
@@ -29,10 +29,10 @@ export interface StderrLog {
 }
 
 /** How much unwritten diagnostic text may wait before lines are dropped. */
-export const LOG_BOUND_BYTES = 1024 * 1024;
+const LOG_BOUND_BYTES = 1024 * 1024;
 
 /** How long a write to stderr may take before forwarded lines are dropped instead of waiting. */
-export const STALL_MS = 1_000;
+const STALL_MS = 1_000;
 
 /**
  * The most bytes given to one write: a blocking write to a pipe returns only once all of it
@@ -43,7 +43,7 @@ const WRITE_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 
 /** The line that says `message` in the log's format (`toolshed: message\n` for people). */
-export type NoticeLine = (message: string) => string;
+type NoticeLine = (message: string) => string;
 
 const TEXT_NOTICE: NoticeLine = (message) => `toolshed: ${message}\n`;
 

@@ -12,7 +12,7 @@ import type { RequestContext } from "./context.ts";
 import type { CallToolResult } from "../primitives/tool_call.ts";
 
 /** Server capabilities a method can need (the keys of `ServerCapabilities`). */
-export type Capability = "tools" | "resources" | "prompts" | "completions" | "logging";
+type Capability = "tools" | "resources" | "prompts" | "completions" | "logging";
 
 /** What the client is, as one request sees it (its envelope, or its 2025-era session). */
 export interface ClientView {

@@ -26,7 +26,7 @@ export interface Facts {
 export type FactBag = Partial<Facts>;
 
 /** What carries a bag: an HTTP exchange, a session. */
-export interface FactHolder {
+interface FactHolder {
   facts?: FactBag;
 }
 

@@ -14,7 +14,7 @@ import { keptCopy, MAX_KEPT_CAPABILITIES_BYTES, MAX_KEPT_CLIENT_INFO_BYTES } fro
  * level (Mastra's, for one) show a tool's messages, as with the official SDK's servers, but
  * not its debug chatter. 2026-07-28 asks per request, and sends none when it does not.
  */
-export const DEFAULT_LOG_LEVEL = "info";
+const DEFAULT_LOG_LEVEL = "info";
 
 /** `initialize`: negotiates a 2025-era version and pins the session to it. */
 export function initialize({ params, ctx, capabilities, options }: MethodCall): JsonObject {

@@ -12,7 +12,7 @@ import { declaresTasks, missingTasksExtension } from "./tasks.ts";
 import { callerOf } from "./caller.ts";
 
 /** Most resources, and most tasks, one listen may subscribe to. */
-export const MAX_LISTEN_RESOURCES = 1_000;
+const MAX_LISTEN_RESOURCES = 1_000;
 
 /**
  * The tasks a listen asks to follow (the tasks extension's `taskIds`), or undefined when it

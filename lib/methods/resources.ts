@@ -13,7 +13,7 @@ import { listPage } from "./list_page.ts";
 import type { Session } from "./session.ts";
 
 /** Most URIs one 2025-era session may subscribe to; more is -32602. */
-export const MAX_SUBSCRIPTIONS = 1_000;
+const MAX_SUBSCRIPTIONS = 1_000;
 
 export function listResourcesMethod(call: MethodCall): JsonObject {
   return listPage(call, call.snapshot.resources, "resources");

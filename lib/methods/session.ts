@@ -5,7 +5,7 @@ import { SESSION_VERSIONS } from "../wire/versions.ts";
 import type { FactBag } from "./facts.ts";
 
 /** What a 2025-era session learnt from `initialize`; shared by its calls, so frozen. */
-export interface SessionClient {
+interface SessionClient {
   /** The negotiated version. */
   readonly protocolVersion: string;
   readonly clientCapabilities: Readonly<JsonObject>;
@@ -18,7 +18,7 @@ export interface SessionClient {
  * The era a connection is pinned to (adr/0004): "open" until the first 2026-07-28 request
  * (stateless) or `initialize` (session); `server/discover` answers in any state without pinning.
  */
-export type Pin = { era: "open" } | { era: "stateless" } | {
+type Pin = { era: "open" } | { era: "stateless" } | {
   era: "session";
   client: SessionClient;
 };

@@ -16,12 +16,12 @@ export const UI_EXTENSION = "io.modelcontextprotocol/ui";
 /** The MIME type of an app's HTML (`RESOURCE_MIME_TYPE`). */
 export const APP_MIME_TYPE = "text/html;profile=mcp-app";
 /** The flat `_meta` key older hosts read, which `registerAppTool` still writes (`RESOURCE_URI_META_KEY`). */
-export const LEGACY_RESOURCE_URI_KEY = "ui/resourceUri";
+const LEGACY_RESOURCE_URI_KEY = "ui/resourceUri";
 /** An app's name: what follows `ui://`, and its file's name before `.html`. */
 export const APP_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
 /** The URI of the app `name`. */
-export function appUri(name: string): string {
+function appUri(name: string): string {
   return `ui://${name}`;
 }
 

@@ -4,9 +4,9 @@ import { messageOf } from "../util/json.ts";
 import type { Completer, CompletionContext } from "./types.ts";
 
 /** Most values one `completion/complete` answer may carry (MCP). */
-export const MAX_COMPLETION_VALUES = 100;
+const MAX_COMPLETION_VALUES = 100;
 
-export interface Completion {
+interface Completion {
   values: string[];
   total?: number;
   hasMore?: boolean;
@@ -16,7 +16,7 @@ export interface Completion {
 export const NO_COMPLETION: Completion = Object.freeze({ values: Object.freeze([]) as never });
 
 /** The values of a list completer that start with `value`, ignoring case. */
-export function prefixMatches(list: readonly string[], value: string): string[] {
+function prefixMatches(list: readonly string[], value: string): string[] {
   const typed = value.toLowerCase();
   return list.filter((candidate) => candidate.toLowerCase().startsWith(typed));
 }

@@ -4,7 +4,7 @@ import { invalidParams } from "../wire/errors.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { Catalog } from "./registry.ts";
 
-export interface Page {
+interface Page {
   items: JsonObject[];
   nextCursor?: string;
 }
@@ -19,7 +19,7 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
  * standard alphabet, padded), so any key can end a page. For an ASCII key it is the cursor
  * the earlier `btoa` wrote, character for character.
  */
-export function encodeCursor(lastKey: string): string {
+function encodeCursor(lastKey: string): string {
   return utf8.encode(CURSOR_PREFIX + lastKey).toBase64();
 }
 

@@ -28,7 +28,7 @@ export const MODULE_FIELDS: readonly string[] = [
 ];
 
 /** A prompt's fields once checked: everything but the way it produces messages. */
-export interface PromptFields {
+interface PromptFields {
   name: string;
   description: string;
   listing: Readonly<JsonObject>;
@@ -202,7 +202,7 @@ function checkCompleters(
  * receive; a message whose content is a string gets a text block. Throws, naming the
  * prompt, when the value is not one of these or a message is invalid.
  */
-export function promptResult(
+function promptResult(
   promptName: string,
   value: unknown,
   description: string,

@@ -29,7 +29,7 @@ const PERIODS_MS: Readonly<Record<string, number>> = {
 /** `<count>/<period>[ burst <n>]`, spaces around the parts allowed. */
 const RATE = /^\s*(\d+)\s*\/\s*([a-z]+)\s*(?:burst\s+(\d+)\s*)?$/;
 /** The largest count or burst: far above any sensible limit, far below float trouble. */
-export const MAX_RATE_COUNT = 1_000_000_000;
+const MAX_RATE_COUNT = 1_000_000_000;
 const EXAMPLES = '"60/min", "5/s", "1000/h" or "60/min burst 10"';
 
 /** Reads a rate, or throws one sentence saying what is wrong with it. */

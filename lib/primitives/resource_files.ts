@@ -29,7 +29,7 @@ export interface FileReadOptions {
 }
 
 /** A MIME type by file name, from the extension; undefined when the extension is unknown. */
-export type MimeLookup = (path: string) => string | undefined;
+type MimeLookup = (path: string) => string | undefined;
 
 let mime: Promise<MimeLookup> | undefined;
 
@@ -42,7 +42,7 @@ export function mimeLookup(): Promise<MimeLookup> {
 }
 
 /** The URI of the file at `path`: `toolshed:///` and each segment percent-encoded. */
-export function fileResourceUri(path: string): string {
+function fileResourceUri(path: string): string {
   return `toolshed:///${path.split("/").map(encodeURIComponent).join("/")}`;
 }
 
@@ -70,7 +70,7 @@ const TEXT_TYPES = new Set([
 ]);
 
 /** True for a MIME type whose contents are text (`text/*`, JSON, XML, YAML, SVG, …). */
-export function isTextualMimeType(type: string): boolean {
+function isTextualMimeType(type: string): boolean {
   const bare = type.split(";")[0].trim().toLowerCase();
   return bare.startsWith("text/") || TEXT_TYPES.has(bare) ||
     /\+(json|xml|yaml)$/.test(bare);
@@ -81,7 +81,7 @@ export function isTextualMimeType(type: string): boolean {
  * the bytes are UTF-8 without NUL, else a base64 blob. An unknown type becomes `text/plain`
  * or `application/octet-stream`.
  */
-export function fileContents(uri: string, bytes: Uint8Array, mimeType?: string): JsonObject {
+function fileContents(uri: string, bytes: Uint8Array, mimeType?: string): JsonObject {
   if (mimeType === undefined || isTextualMimeType(mimeType)) {
     const text = utf8Text(bytes);
     if (text !== undefined) return { uri, mimeType: mimeType ?? "text/plain", text };

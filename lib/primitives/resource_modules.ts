@@ -37,9 +37,9 @@ const SHARED_FIELDS = [
   "read",
 ];
 /** The fields of a `ResourceDefinition`. */
-export const RESOURCE_FIELDS: readonly string[] = ["uri", ...SHARED_FIELDS, "size"];
+const RESOURCE_FIELDS: readonly string[] = ["uri", ...SHARED_FIELDS, "size"];
 /** The fields of a `ResourceTemplateDefinition`. */
-export const TEMPLATE_FIELDS: readonly string[] = ["uriTemplate", ...SHARED_FIELDS, "complete"];
+const TEMPLATE_FIELDS: readonly string[] = ["uriTemplate", ...SHARED_FIELDS, "complete"];
 /** The fields a listing sends, in the order it sends them (`size` for fixed resources only). */
 const LISTED_FIELDS = ["title", "description", "mimeType", "size", "annotations", "icons", "_meta"];
 
@@ -270,7 +270,7 @@ function templateResource(
 }
 
 /** The read that produced a value: its URI, the definition's MIME type, the byte limit. */
-export interface ReadTarget {
+interface ReadTarget {
   uri: string;
   mimeType: string | undefined;
   maxResourceBytes: number;
@@ -285,7 +285,7 @@ const FORMS = "a string, a Uint8Array, a { text } or { blob } object, or a list 
  * client receives. Throws, naming the resource, on anything else, on an empty list and
  * when the contents together are over the byte limit.
  */
-export function resourceContents(value: unknown, target: ReadTarget): JsonObject[] | undefined {
+function resourceContents(value: unknown, target: ReadTarget): JsonObject[] | undefined {
   if (value === undefined || value === null) return undefined;
   const { uri, mimeType } = target;
   const returned = `Resource "${uri}" returned`;

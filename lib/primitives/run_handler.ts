@@ -5,7 +5,7 @@
 import { isThenable } from "../util/maybe.ts";
 
 /** The reason a request's signal carries when its handler's time is up. */
-export class HandlerTimeout extends Error {
+class HandlerTimeout extends Error {
   constructor(what: string, ms: number) {
     super(`${what} timed out after ${ms} ms`);
     this.name = "TimeoutError";

@@ -12,7 +12,7 @@ import { didYouMean } from "../util/suggest.ts";
 import { checkIcons } from "../schema/mcp_shapes.ts";
 
 import { SERVER_META_FILE, type ServerMeta, type ServerSetting } from "./server_identity.ts";
-export { SERVER_META_FILE, type ServerMeta, type ServerSetting };
+export { SERVER_META_FILE, type ServerMeta };
 
 /** The registry's name rule (server.schema.json 2025-12-11: pattern, 3–200 characters). */
 const NAME = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
@@ -21,7 +21,7 @@ const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The registry's limit on `description` (server.schema.json 2025-12-11). */
-export const MAX_DESCRIPTION = 100;
+const MAX_DESCRIPTION = 100;
 
 const FIELDS = new Set([
   "$schema",

@@ -12,7 +12,7 @@ import { type FileReadOptions, readBounded } from "./resource_files.ts";
 import { canonicalUri, SKILLS_EXTENSION } from "./skill_id.ts";
 
 /** One file of a skill, as its entry lists it. */
-export interface SkillFileEntry {
+interface SkillFileEntry {
   readonly uri: string;
   /** `sha256:` and 64 lowercase hexadecimal digits, of the file's bytes. */
   readonly digest: string;
@@ -115,7 +115,7 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * when the file is gone, is no longer a regular file inside the skills folder, is over the
  * size bound (read no further than the bound and one byte) or no longer has its digest.
  */
-export async function readSkillFile(file: SkillFile): Promise<JsonObject> {
+async function readSkillFile(file: SkillFile): Promise<JsonObject> {
   const bytes = await readBounded(file.url, file.uri, file.bounds);
   if (
     bytes === undefined || bytes.byteLength !== file.size ||
@@ -142,7 +142,7 @@ const NO_SCOPES: readonly string[] = Object.freeze([]);
  * not the files beside them), and one template, `skill://{+path}`, that reads every file a
  * skill lists.
  */
-export function skillResources(
+function skillResources(
   skills: readonly Skill[],
 ): { resources: Resource[]; templates: ResourceTemplate[] } {
   if (skills.length === 0) return { resources: [], templates: [] };

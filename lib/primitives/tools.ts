@@ -40,7 +40,7 @@ export interface Tool {
 }
 
 /** An argument mirrored into the HTTP header `Mcp-Param-<header>` (SEP-2243). */
-export interface HeaderParam {
+interface HeaderParam {
   /** The `x-mcp-header` value: the header is `Mcp-Param-<header>`. */
   header: string;
   /** Property names from the arguments object down to the argument. */

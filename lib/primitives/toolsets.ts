@@ -43,7 +43,7 @@ export function toolView(sets: readonly string[] | undefined, readOnly: boolean)
 }
 
 /** Whether `view` serves `tool`. */
-export function serves(view: ToolView, tool: Tool): boolean {
+function serves(view: ToolView, tool: Tool): boolean {
   if (view.readOnly && tool.definition.annotations?.readOnlyHint !== true) return false;
   return tool.toolset === undefined || view.sets === undefined || view.sets.includes(tool.toolset);
 }

@@ -2,8 +2,6 @@
 import type { JsonObject } from "../util/json.ts";
 import type { RequestId } from "../wire/types.ts";
 
-export type { JsonObject, RequestId };
-
 /** Behaviour hints a client may show; they are hints, not guarantees. */
 export interface ToolAnnotations {
   title?: string;

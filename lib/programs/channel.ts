@@ -11,13 +11,13 @@ import { LOG_LEVELS } from "../wire/protocol.ts";
 import type { LogLevel, ToolContext } from "../primitives/types.ts";
 
 /** What starts a line of a program's stderr that is meant for the server. */
-export const CHANNEL_PREFIX = "toolshed:";
+const CHANNEL_PREFIX = "toolshed:";
 
 /** The longest channel line, in UTF-8 bytes (without its newline); a longer one is not understood. */
 export const CHANNEL_LINE_BYTES = 4096;
 
 /** The two forms, as a person reads them in the README and in the note about a bad line. */
-export const CHANNEL_FORMS =
+const CHANNEL_FORMS =
   '"toolshed:progress <progress>[/<total>] [message]" and "toolshed:log <level> <message>"';
 
 /** What one line of a program's stderr is. */

@@ -36,13 +36,13 @@ export const CONTEXT_ENV = {
  * The most UTF-16 code units of the client's name passed on in TOOLSHED_CLIENT_NAME: the
  * kernel refuses to start a program with a variable over 128 KiB (E2BIG).
  */
-export const CLIENT_NAME_CHARS = 1024;
+const CLIENT_NAME_CHARS = 1024;
 
 /** Whether the cut of a long client name has been reported (once per process). */
 let clientNameCutReported = false;
 
 /** How long a program may take to exit after SIGTERM before its group gets SIGKILL. */
-export const KILL_GRACE_MS = 2_000;
+const KILL_GRACE_MS = 2_000;
 
 /** How long stdout or stderr may give nothing after the program has exited before it is left. */
 const PIPES_AFTER_EXIT_MS = 1_000;
@@ -54,14 +54,7 @@ const PIPES_AFTER_EXIT_MS = 1_000;
  */
 const PIPE_IDLE_TICKS = 10;
 
-import {
-  ENV_NAME,
-  MAX_OUTPUT_BYTES,
-  MAX_PROGRAMS,
-  OUTPUT_MODES,
-  type OutputMode,
-} from "./limits.ts";
-export { ENV_NAME, MAX_OUTPUT_BYTES, MAX_PROGRAMS, OUTPUT_MODES, type OutputMode };
+import type { OutputMode } from "./limits.ts";
 
 /** The most of a program's printed text an error result carries (its end is kept). */
 const MESSAGE_CHARS = 16 * 1024;
@@ -130,7 +123,7 @@ function spawnLeader({ program, env, launcher }: SpawnOptions): Deno.ChildProces
   return command(null).spawn();
 }
 
-export interface ExecutableOptions {
+interface ExecutableOptions {
   /** The program's absolute path. */
   program: string;
   /** As shown in messages (e.g. `tools/stats.sh`). */

@@ -15,7 +15,7 @@ import type { RedisClientType } from "npm:@redis/client@6.3.1";
 import { messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 
-export type RedisClient = RedisClientType;
+type RedisClient = RedisClientType;
 
 export interface RedisLink {
   /** Keys this deployment's state lives under: `<prefix>:…`. */
@@ -37,7 +37,7 @@ export interface RedisLink {
   close(): Promise<void>;
 }
 
-export interface RedisLinkOptions {
+interface RedisLinkOptions {
   /** Keys live under `<prefix>:…` (default "toolshed"). */
   prefix?: string;
   /** The longest one round trip may take before Redis counts as unreachable. */
@@ -45,13 +45,13 @@ export interface RedisLinkOptions {
 }
 
 /** The longest a round trip may take (a connection: twice this) before Redis is unreachable. */
-export const REDIS_DEADLINE_MS = 2_000;
+const REDIS_DEADLINE_MS = 2_000;
 /** While Redis answers, it is asked a PING this often, so that a stall is noticed unasked. */
 const PROBE_MS = 1_000;
 /** Tries at start-up before giving up (later outages are retried for as long as they last). */
 const START_TRIES = 5;
 /** The backoff between reconnections: doubling from 50 ms up to this. */
-export const RECONNECT_CAP_MS = 1_000;
+const RECONNECT_CAP_MS = 1_000;
 
 const backoff = (attempt: number) => Math.min(50 * 2 ** attempt, RECONNECT_CAP_MS);
 const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));

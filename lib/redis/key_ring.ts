@@ -16,7 +16,7 @@ import type { RedisLink } from "./connection.ts";
 /** A new key signs every this often. */
 export const KEY_ROTATION_MS = 24 * 60 * 60 * 1000;
 /** A key read from Redis is read again (in the background) once it is this old. */
-export const RECHECK_MS = 30_000;
+const RECHECK_MS = 30_000;
 
 interface Held {
   /** The key, once read: undefined when there is none (a day nobody signed in). */

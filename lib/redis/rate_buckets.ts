@@ -19,9 +19,9 @@ import type { BucketLimit, Buckets, LocalBuckets, Refusal } from "../util/token_
 import type { RedisLink } from "./connection.ts";
 
 /** The longest a request waits for Redis's decision before its instance decides alone. */
-export const RATE_CHECK_DEADLINE_MS = 100;
+const RATE_CHECK_DEADLINE_MS = 100;
 /** After a check Redis did not answer, checks stay local this long before Redis is tried again. */
-export const FALLBACK_MS = 1_000;
+const FALLBACK_MS = 1_000;
 /** Checks sent to Redis and not answered yet, past which more are decided locally. */
 export const MAX_PENDING_CHECKS = 64;
 
@@ -30,7 +30,7 @@ export const MAX_PENDING_CHECKS = 64;
  * in microseconds. Returns {0, 0} when a token was taken from each, else {index, wait in µs} of
  * the bucket that waits longest (and takes nothing).
  */
-export const TAKE_SCRIPT = `
+const TAKE_SCRIPT = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local refused, longest = 0, 0
@@ -162,8 +162,7 @@ async function keyOf(
   let key = hashed.get(name);
   if (key === undefined) {
     const bytes = new Uint8Array(await digest("SHA-256", name)).subarray(0, 16);
-    key = prefix + btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-      .replace(/=+$/, "");
+    key = prefix + bytes.toBase64({ alphabet: "base64url", omitPadding: true });
     if (hashed.size >= MAX_HASHED) hashed.clear();
     hashed.set(name, key);
   }

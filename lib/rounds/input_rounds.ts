@@ -29,7 +29,7 @@ export function refusal(method: ClientRequestMethod): string {
 }
 
 /** One request's rounds: the `ctx.request` its handler gets, and how its answer ends. */
-export interface Rounds {
+interface Rounds {
   readonly request: HandlerContext["request"];
   /** Adds the sealed `requestState` to the input_required answer this round stopped with. */
   finish(result: JsonObject): JsonObject | Promise<JsonObject>;

@@ -12,7 +12,7 @@
 export type Client = "OpenAI" | "Claude Code" | "Cursor" | "VS Code" | "Anthropic" | "Gemini";
 
 /** One limit of one client. */
-export interface ClientRule {
+interface ClientRule {
   /** A stable name for the rule, as `check --json` reports it. */
   readonly id: string;
   readonly client: Client;
@@ -30,7 +30,7 @@ export interface ClientRule {
 }
 
 /** A rule with a number. */
-export type LimitRule = ClientRule & { readonly limit: number };
+type LimitRule = ClientRule & { readonly limit: number };
 
 /** OpenAI's app review (ChatGPT apps, the Apps SDK) wants each tool's hints set. */
 export const OPENAI_HINTS: ClientRule = {

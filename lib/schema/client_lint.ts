@@ -12,7 +12,7 @@ import {
 } from "./client_limits.ts";
 
 /** One thing a client would refuse, cut or truncate. */
-export interface ClientFinding {
+interface ClientFinding {
   readonly severity: "warning";
   /** The tool it is about, or undefined for the server's list of tools as a whole. */
   readonly tool: string | undefined;

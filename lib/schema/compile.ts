@@ -67,7 +67,7 @@ const MAX_REPORTED_ERRORS = 10;
 export const MAX_COLLECTED_ERRORS = 100;
 
 /** Steps any validation may take, however small its value. */
-export const BASE_STEPS = 10_000;
+const BASE_STEPS = 10_000;
 
 /**
  * Steps allowed per unit of a value's weight (a value, a key, 64 characters of a string)
@@ -77,14 +77,14 @@ export const BASE_STEPS = 10_000;
  * `unevaluated*` and whose branches check the same values again would, exponentially, and
  * is stopped here instead.
  */
-export const MIN_STEPS_PER_WEIGHT = 16;
+const MIN_STEPS_PER_WEIGHT = 16;
 
 /**
  * What the message of a value the compiled verdict refused may cost, whatever the value's
  * size: an invalid value then holds the thread no longer than a valid one of its size plus
  * this (adr/0010). Small values, almost all of them, get their full message within it.
  */
-export const MESSAGE_STEPS = BASE_STEPS;
+const MESSAGE_STEPS = BASE_STEPS;
 
 /**
  * The message budget of a schema that reads `unevaluated*`, which the validator cannot
@@ -97,13 +97,10 @@ export const MESSAGE_STEPS = BASE_STEPS;
 export const UNMEMOISED_MESSAGE_STEPS = 1_000;
 
 /** The message when the place of a mismatch is not found within the message's `steps`. */
-export function unlocated(steps: number): string {
+function unlocated(steps: number): string {
   return `no place is named: finding the first mismatch would take more than the ${steps} ` +
     `steps an error message may cost in a value this large`;
 }
-
-/** The message when the place of a mismatch is not found within MESSAGE_STEPS. */
-export const UNLOCATED = unlocated(MESSAGE_STEPS);
 
 /**
  * The deepest nesting of subschemas a schema may have. The validator follows a value down
@@ -118,7 +115,7 @@ export const MAX_NESTING = 128;
 const DEFAULT_BASE = "https://github.com/cfworker";
 
 /** A validation that would take longer than its budget of steps allows. */
-export class ValidationTooCostly extends Error {
+class ValidationTooCostly extends Error {
   constructor(steps: number, perWeight: number) {
     super(
       `checking them took more than ${steps} steps (${perWeight} per value): the schema ` +
@@ -142,7 +139,7 @@ function draftOf(schema: JsonObject): Draft {
   return draft;
 }
 
-export interface CompileOptions {
+interface CompileOptions {
   /** Whether to ask the compiled verdict first (default); false only to compare the two. */
   fastPath?: boolean;
 }

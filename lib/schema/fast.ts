@@ -57,7 +57,7 @@ import type { JsonObject } from "../util/json.ts";
 /** True: the value is valid. False: it is not, or this path could not tell. */
 export type Verdict = (value: unknown) => boolean;
 
-export interface VerdictOptions {
+interface VerdictOptions {
   draft: SchemaDraft;
   /** The schema's resources by absolute URI, from the vendor's `dereference()`. */
   lookup: Record<string, Schema | boolean>;

@@ -137,7 +137,6 @@ function onFirstUse(schema: JsonObject): SchemaCheck {
 export const checkIcons: SchemaCheck = onFirstUse(ICONS);
 export const checkAnnotations: SchemaCheck = onFirstUse(ANNOTATIONS);
 export const checkCallToolResult: SchemaCheck = onFirstUse(CALL_TOOL_RESULT);
-export const checkContentBlock: SchemaCheck = onFirstUse(CONTENT_BLOCK);
 export const checkResourceAnnotations: SchemaCheck = onFirstUse(RESOURCE_ANNOTATIONS);
 export const checkResourceContents: SchemaCheck = onFirstUse(RESOURCE_CONTENTS);
 export const checkPromptMessage: SchemaCheck = onFirstUse(PROMPT_MESSAGE);

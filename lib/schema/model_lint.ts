@@ -33,7 +33,7 @@ import { isObject } from "../util/json.ts";
 import { OPENAI_DESCRIPTION, TOOL_NAME_LENGTH } from "./client_limits.ts";
 
 /** One thing a model API would refuse or mangle. */
-export interface ModelFinding {
+interface ModelFinding {
   readonly severity: "error" | "warning";
   /** Where: "name", "description", or "inputSchema". */
   readonly field: "name" | "description" | "inputSchema";
@@ -45,10 +45,10 @@ export interface ModelFinding {
   readonly message: string;
 }
 
-export type ModelApi = "Anthropic" | "OpenAI" | "Gemini";
+type ModelApi = "Anthropic" | "OpenAI" | "Gemini";
 
 /** What of a tool the model APIs receive. */
-export interface LintedTool {
+interface LintedTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Readonly<Record<string, unknown>>;

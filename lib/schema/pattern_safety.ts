@@ -19,7 +19,7 @@ let analyser: Promise<Analyse> | undefined;
 const verdicts = new Map<string, string | undefined>();
 
 /** Every `pattern` and `patternProperties` key in a schema, in document order. */
-export function patternsOf(schema: unknown): string[] {
+function patternsOf(schema: unknown): string[] {
   const found = new Set<string>();
   const queue: unknown[] = [schema];
   for (let i = 0; i < queue.length; i++) {

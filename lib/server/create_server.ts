@@ -79,7 +79,7 @@ import type { EmbeddedHttp, ServerConfig } from "./config.ts";
 export type { EmbeddedHttp, OAuthConfig, ServerConfig } from "./config.ts";
 
 /** What one request sent in process (`request()`) declares, and where its notifications go. */
-export interface InProcessRequest {
+interface InProcessRequest {
   readonly capabilities?: JsonObject;
   readonly clientInfo?: JsonObject;
   readonly logLevel?: string;
@@ -91,13 +91,13 @@ export interface InProcessRequest {
 }
 
 /** Where a stdio connection reads and writes: stdin and stdout, or memory in tests. */
-export interface StdioIo {
+interface StdioIo {
   readonly input: ByteSource;
   readonly output: ByteSink;
 }
 
 /** How to listen for HTTP; what the server's configuration says is the default for the rest. */
-export type HttpListen =
+type HttpListen =
   & Omit<HttpOptions, "core" | "registry" | "meta" | "diagnostics" | "allowedHosts" | SharedLimit>
   & Partial<Pick<HttpOptions, "diagnostics" | "allowedHosts" | SharedLimit>>;
 type SharedLimit = "maxMessageBytes" | "maxConcurrency" | "shutdownGraceMs";
@@ -147,7 +147,7 @@ export interface Server {
 }
 
 /** Metrics being served (`config.metrics`). */
-export interface ServedMetrics {
+interface ServedMetrics {
   /** `http://127.0.0.1:9464/metrics`, the port bound. */
   readonly url: string;
   /** The text exposition now, as the listener answers it. */

@@ -20,7 +20,7 @@ export interface Load {
   readonly streams?: number;
 }
 
-export interface Metrics {
+interface Metrics {
   /** Counts requests by method, tool and outcome (the core's built-in, outside authorize). */
   readonly middleware: CoreMiddleware;
   /** Counts the MCP endpoint's answers by status (outermost of the endpoint's steps). */
@@ -31,7 +31,7 @@ export interface Metrics {
   text(): string;
 }
 
-export interface MetricsSources {
+interface MetricsSources {
   readonly tasks: Tasks;
   /** Undefined without --redis; else whether the link to Redis is up now. */
   readonly redisUp?: () => boolean;

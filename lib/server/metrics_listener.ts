@@ -27,14 +27,14 @@ import {
   hostLiteral,
 } from "../transports/http/guard.ts";
 
-export const METRICS_PATH = "/metrics";
+const METRICS_PATH = "/metrics";
 
 /**
  * Connections the metrics listener holds at once (fewer if the open-file limit calls for it):
  * a scraper keeps one, a few scrapers and a person with curl fit, and whoever takes them all
  * takes no descriptor from the MCP endpoint's share.
  */
-export const METRICS_MAX_CONNECTIONS = 16;
+const METRICS_MAX_CONNECTIONS = 16;
 
 /** How long closing waits for answers being sent before it closes their connections. */
 const CLOSE_GRACE_MS = 1_000;
@@ -53,7 +53,7 @@ export interface MetricsAddress {
   readonly idleTimeoutMs?: number;
 }
 
-export interface MetricsListener {
+interface MetricsListener {
   /** `http://127.0.0.1:9464/metrics`, with the port actually bound. */
   readonly url: string;
   /** Connections open now, and connections refused so far (the cap). */

@@ -9,7 +9,7 @@ export interface ListenAddress {
   port: number;
 }
 
-export const DEFAULT_HTTP_HOSTNAME = "127.0.0.1";
+const DEFAULT_HTTP_HOSTNAME = "127.0.0.1";
 
 const PORT = /^\d{1,5}$/;
 

@@ -97,7 +97,7 @@ const decoder = new TextDecoder();
 const BEYOND_ASCII = /[\u0080-\uffff]/;
 
 /** The bytes of a string in UTF-8 (as TextEncoder makes them), counted without encoding it. */
-export function utf8Bytes(text: string): number {
+function utf8Bytes(text: string): number {
   if (!BEYOND_ASCII.test(text)) return text.length;
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {

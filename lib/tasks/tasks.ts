@@ -32,9 +32,9 @@ import {
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** How long a finished task stays readable beyond the longest its tool may run. */
-export const TASK_KEEP_MS = 60 * 60 * 1000;
+const TASK_KEEP_MS = 60 * 60 * 1000;
 /** How often a client is told to poll `tasks/get`. */
-export const TASK_POLL_INTERVAL_MS = 500;
+const TASK_POLL_INTERVAL_MS = 500;
 /** Tasks one instance runs at once; a call beyond it is refused (-32603). */
 export const MAX_RUNNING_TASKS = 256;
 
@@ -112,13 +112,13 @@ export interface Tasks {
 const DRAIN_POLL_MS = 25;
 
 /** How long an instance vouches for a task it runs; it renews a third of the way through. */
-export const TASK_LEASE_MS = 15_000;
+const TASK_LEASE_MS = 15_000;
 /**
  * For this long after the store is back from an outage, a lease that ran out meanwhile is not
  * taken for an instance that stopped: the instance running the task writes it again as soon as
  * it reconnects too.
  */
-export const RESTORE_GRACE_MS = 5_000;
+const RESTORE_GRACE_MS = 5_000;
 
 /** A fault of the store or the bus, as the call's answer: -32603 saying tasks are unavailable. */
 function unavailable(error: unknown): never {

@@ -3,7 +3,7 @@
 // goes when nobody else holds anything. It bounds the resource files read at once, so that 60
 // clients asking for an 8 MiB file hold a few of them in memory at a time, not 60.
 
-export interface ByteGate {
+interface ByteGate {
   /** Waits until `bytes` fit, and gives the function that gives them back (once). */
   enter(bytes: number): Promise<() => void>;
   /** Bytes held now. */
@@ -11,7 +11,7 @@ export interface ByteGate {
 }
 
 /** Resource bytes read at once across the process. */
-export const MAX_READING_BYTES = 16 * 1024 * 1024;
+const MAX_READING_BYTES = 16 * 1024 * 1024;
 
 export function createByteGate(max: number): ByteGate {
   let held = 0;

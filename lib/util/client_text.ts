@@ -5,7 +5,7 @@
 // reads as it is, `"tools/call by \"admin\"\ntoolshed: …"` cannot be mistaken for anything else.
 
 /** The most characters of one client value a log line carries (a tool name may have 128). */
-export const CLIENT_TEXT_CHARS = 128;
+const CLIENT_TEXT_CHARS = 128;
 
 /**
  * `text` when it has at most `most` characters, else its first `most` (a surrogate pair kept

@@ -12,9 +12,9 @@
 // load at every start (build/bundle.ts refuses one, adr/0008).
 
 /** Bytes of large allocations between two looks at the process's memory. */
-export const COLLECT_EVERY_BYTES = 48 * 1024 * 1024;
+const COLLECT_EVERY_BYTES = 48 * 1024 * 1024;
 /** Resident memory past which a look collects. */
-export const COLLECT_ABOVE_RSS_BYTES = 128 * 1024 * 1024;
+const COLLECT_ABOVE_RSS_BYTES = 128 * 1024 * 1024;
 
 type Collect = () => void;
 

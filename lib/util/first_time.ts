@@ -3,7 +3,7 @@
 // once each, for the first few culprits, and a client sending endless new keys costs nothing.
 
 /** How many distinct keys are remembered; past it, none is said any more. */
-export const REMEMBERED_KEYS = 16;
+const REMEMBERED_KEYS = 16;
 
 /** A function that is true the first time it sees each key, for up to `max` keys. */
 export function firstTimeOf(max = REMEMBERED_KEYS): (key: string) => boolean {

@@ -17,7 +17,7 @@ export interface HistogramSeries {
 }
 
 /** A family: one metric name, a series per set of label values (in the order of its names). */
-export interface Family<Series> {
+interface Family<Series> {
   labels(...values: string[]): Series;
 }
 
@@ -189,14 +189,14 @@ function header(lines: string[], name: string, help: string, type: string): void
 }
 
 /** `{a="x",b="y"}`, or nothing without labels; values escaped as the format says. */
-export function labelText(names: readonly string[], values: readonly string[]): string {
+function labelText(names: readonly string[], values: readonly string[]): string {
   if (names.length === 0) return "";
   const pairs = names.map((name, index) => `${name}="${escapeLabelValue(values[index] ?? "")}"`);
   return `{${pairs.join(",")}}`;
 }
 
 /** A label value as the text format writes it: `\`, `"` and line feeds escaped. */
-export function escapeLabelValue(value: string): string {
+function escapeLabelValue(value: string): string {
   return value.replace(/[\\"\n]/g, (found) => found === "\n" ? "\\n" : `\\${found}`);
 }
 

@@ -41,7 +41,7 @@ export interface LocalBuckets extends Buckets {
 }
 
 /** Keys the local buckets hold before the least recently used goes (adr/0043: ~16 MB). */
-export const MAX_BUCKET_KEYS = 100_000;
+const MAX_BUCKET_KEYS = 100_000;
 /** Below this (ms) a wait is rounding, not a refusal (an interval of 1/3 ms adds up unevenly). */
 const EPSILON_MS = 1e-6;
 

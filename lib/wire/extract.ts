@@ -16,7 +16,7 @@ import type { JsonObject } from "../util/json.ts";
 import type { RequestId, RpcError } from "./types.ts";
 
 /** The per-request `_meta` of a 2026-07-28 request, validated. */
-export interface Envelope {
+interface Envelope {
   protocolVersion: string;
   clientCapabilities: JsonObject;
   clientInfo: JsonObject | undefined;
@@ -25,7 +25,7 @@ export interface Envelope {
 }
 
 /** A progress token: the client's opt-in to `notifications/progress` for one request. */
-export type ProgressToken = string | number;
+type ProgressToken = string | number;
 
 export interface Request {
   kind: "request";
@@ -54,19 +54,19 @@ export interface Notification {
 }
 
 /** A line that gets an error response; `id` is null when the request's id is unusable. */
-export interface Rejected {
+interface Rejected {
   kind: "rejected";
   id: RequestId | null;
   error: RpcError;
 }
 
 /** A line that gets no reply: a blank line, a malformed notification. */
-export interface Ignored {
+interface Ignored {
   kind: "ignored";
   reason: string;
 }
 
-export type Incoming = Request | Notification | Response | Rejected | Ignored;
+type Incoming = Request | Notification | Response | Rejected | Ignored;
 
 const utf8 = new TextDecoder();
 /** A line of nothing but JSON's own whitespace (not every Unicode space) is no message. */

@@ -18,7 +18,6 @@ import { headerMismatch } from "./errors.ts";
 import type { Admission, AdmissionRow, HttpStep } from "./exchange.ts";
 import { refuse as answerRefusal } from "./statuses.ts";
 
-export type { Admission };
 import { SESSION_ID_HEADER } from "./sessions.ts";
 import {
   disagreeingHeader,
@@ -34,7 +33,7 @@ export type MirroredArguments = (tool: string) => readonly MirroredArgument[] | 
 
 const NONE_MIRRORED: MirroredArguments = () => undefined;
 
-export function admit(
+function admit(
   body: Uint8Array,
   headers: Headers,
   mirroredOf: MirroredArguments = NONE_MIRRORED,

@@ -17,10 +17,10 @@ import type { UnsentLedger } from "./unsent.ts";
 /** Opens a resumable stream over a sink (a 2025-era session's, events.ts). */
 export type OpenLog = (sink: EventSink) => StreamLog;
 
-export type AnswerKind = "json" | "sse";
+type AnswerKind = "json" | "sse";
 
 /** One request's answer, from the handler's first notification to its response. */
-export interface Answer {
+interface Answer {
   /** The request's `outlet.notify`: held until the shape is chosen, then sent (SSE only). */
   notify(message: JsonObject): void;
   /** The core answered at once: the whole answer. */
@@ -143,7 +143,7 @@ export function createAnswer(
  * A JSON answer longer than this goes as a body the unsent ledger counts; a shorter one as a
  * plain string (faster), which at most --max-connections such answers can hold unread.
  */
-export const COUNTED_ANSWER_CHARS = 16 * 1024;
+const COUNTED_ANSWER_CHARS = 16 * 1024;
 
 /** A complete JSON answer, counted by the ledger unless it is short. */
 function countedJsonAnswer(message: JsonObject, status: number, unsent: UnsentLedger): Response {

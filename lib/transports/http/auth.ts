@@ -14,7 +14,7 @@ export { BEARER_TOKEN } from "../../settings/values.ts";
 const BEARER_CREDENTIALS = /^bearer +(\S+)$/i;
 
 /** Resolves whether a request's headers carry the expected token. */
-export type BearerCheck = (headers: Headers) => Promise<"ok" | "missing" | "invalid">;
+type BearerCheck = (headers: Headers) => Promise<"ok" | "missing" | "invalid">;
 
 const encoder = new TextEncoder();
 
@@ -43,7 +43,7 @@ export function equalDigests(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** The `WWW-Authenticate` value for a refusal: RFC 6750 adds the error for a wrong token. */
-export function challengeOf(outcome: "missing" | "invalid"): string {
+function challengeOf(outcome: "missing" | "invalid"): string {
   return outcome === "missing"
     ? 'Bearer realm="toolshed"'
     : 'Bearer realm="toolshed", error="invalid_token"';

@@ -12,8 +12,6 @@ import { ErrorCode, internalError, oversizeLine } from "../../wire/errors.ts";
 import type { Body, HttpStep } from "./exchange.ts";
 import { refuse } from "./statuses.ts";
 
-export type { Body };
-
 /**
  * A body that declares at most this many bytes is read in one piece (Deno sizes its buffer
  * from the declared length; arrayBuffer() on the stream is ~15% of a call slower, bench:http).
@@ -26,7 +24,7 @@ const SMALL_BODY_BYTES = 64 * 1024;
  * refuses one (503), and one alone is always admitted. The worst shapes cost ~30 times their
  * bytes: 8 MiB of them, as the byte budget admits, held ~0.25 GB.
  */
-export const MAX_PARSED_BYTES = 96 * 1024 * 1024;
+const MAX_PARSED_BYTES = 96 * 1024 * 1024;
 /** A body costing this much parsed tells the collector (util/collect.ts). */
 const COLLECTED_COST = 1024 * 1024;
 
@@ -91,10 +89,10 @@ function counted(bytes: Uint8Array, budget: BodyBudget): (() => void) | false {
  * Why a body was not read: longer than the limit, no room in the budget (of bytes, or of
  * parsed cost), or not arrived within the deadline.
  */
-export type Unread = "too large" | "busy" | "busy parsed" | "late";
+type Unread = "too large" | "busy" | "busy parsed" | "late";
 
 /** The body deadline, as the connection keeps it (listener.ts). */
-export interface BodyClock {
+interface BodyClock {
   /** Arms a deadline for a large body and returns its disarm; `expire` ends the read "late". */
   bodyDeadline(expire: () => void): () => void;
   /** A small body is being read; past the deadline the connection closes. */
@@ -103,7 +101,7 @@ export interface BodyClock {
 }
 
 /** Reads `request`'s body within the limit, the budget and the connection's body deadline. */
-export function readBody(
+function readBody(
   request: Request,
   limitBytes: number,
   budget: BodyBudget,

@@ -18,7 +18,7 @@ export interface CorsOrigins {
 }
 
 /** The request headers a page may send: MCP's own (any `Mcp-*`) and these. */
-export const CORS_ALLOWED_HEADERS: readonly string[] = [
+const CORS_ALLOWED_HEADERS: readonly string[] = [
   "authorization",
   "content-type",
   "last-event-id",
@@ -28,18 +28,17 @@ export const CORS_ALLOWED_HEADERS: readonly string[] = [
   "mcp-session-id",
 ];
 /** The methods of the endpoint (a 2026-07-28 client has only POST; 2025-era ones GET, DELETE). */
-export const CORS_ALLOWED_METHODS = "POST, GET, DELETE";
+const CORS_ALLOWED_METHODS = "POST, GET, DELETE";
 /** The response headers a page's script may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate";
+const CORS_EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate";
 /** How long a browser may reuse a preflight's answer, in seconds (Chromium's cap: 2 hours). */
-export const CORS_MAX_AGE_S = 7200;
+const CORS_MAX_AGE_S = 7200;
 
 /** An RFC 9110 token: what a header name is. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
 import { parseCorsOrigin } from "../../settings/values.ts";
 import { refuse } from "./statuses.ts";
-export { parseCorsOrigin };
 
 /** The origins of a list of `--cors-origin` values; throws, naming the value, on an invalid one. */
 export function corsOriginsOf(values: readonly string[]): CorsOrigins {
@@ -121,7 +120,7 @@ function preflightAnswer(origins: CorsOrigins, origin: string, headers: Headers)
  * asks for (a tool's `Mcp-Param-*`), which no wildcard could name (`*` never covers
  * `Authorization`). A header asked for that is neither is left out, and the browser says so.
  */
-export function allowedHeaders(requested: string | null): string {
+function allowedHeaders(requested: string | null): string {
   const names = [...CORS_ALLOWED_HEADERS];
   for (const part of requested?.split(",") ?? []) {
     const name = part.trim().toLowerCase();

@@ -80,7 +80,7 @@ export interface EndpointOptions {
 }
 
 /** What `run` needs besides the request: its exchange's parts. */
-export interface RunOptions {
+interface RunOptions {
   /** The client accepts an event stream. */
   readonly canStream: boolean;
   /** Gives the body's bytes back to the budget (once it is answered). */
@@ -365,7 +365,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
 }
 
 /** The version a session negotiated (every session in the table is pinned to a 2025-era version). */
-export function negotiatedVersion(session: Session): string | undefined {
+function negotiatedVersion(session: Session): string | undefined {
   return session.pin.era === "session" ? session.pin.client.protocolVersion : undefined;
 }
 

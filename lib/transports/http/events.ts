@@ -9,19 +9,19 @@ import type { JsonObject } from "../../util/json.ts";
 import { serialize } from "../../wire/serialize.ts";
 
 /** Event bytes one session keeps for resumption. */
-export const MAX_SESSION_EVENT_BYTES = 1024 * 1024;
+const MAX_SESSION_EVENT_BYTES = 1024 * 1024;
 /**
  * Event bytes all sessions together keep for resumption: 32 MiB, so that every bound together
  * stays within the worst case of docs/operating/limits.md (adr/0058).
  */
-export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
+const MAX_EVENT_BYTES = 32 * 1024 * 1024;
 /**
  * What a stream that keeps events costs besides them (its state and closures, ~1.8 KB
  * measured: bench/session_memory.ts), counted against both bounds while it keeps any.
  */
 export const STREAM_BYTES = 2 * 1024;
 /** How long a client should wait before reconnecting, sent with each stream's first event. */
-export const RETRY_MS = 1_000;
+const RETRY_MS = 1_000;
 
 const encoder = new TextEncoder();
 

@@ -13,14 +13,13 @@ import type { HttpStep } from "./exchange.ts";
 import { refused } from "./errors.ts";
 
 /** The names of this machine's loopback, as `URL.hostname` writes them. */
-export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
 
 /** Checks one request's headers; returns why it is refused, or undefined to let it pass. */
 export type HostGuard = (headers: Headers) => string | undefined;
 
 import { hostNameOf } from "../../settings/values.ts";
 import { refuse } from "./statuses.ts";
-export { hostNameOf };
 
 /** How a bound address appears in a Host header: an IPv6 one in brackets. */
 export function hostLiteral(hostname: string): string {
@@ -47,7 +46,7 @@ export function allowedHostNames(
 }
 
 /** An IPv4 or IPv6 address as `URL.hostname` writes it: no name a DNS rebinding can forge. */
-export function isAddressLiteral(hostname: string): boolean {
+function isAddressLiteral(hostname: string): boolean {
   return hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
 }
 

@@ -120,7 +120,7 @@ export interface McpHttp {
 }
 
 /** The routes: paths and their handlers; a step may add its own (a metadata document). */
-export type RouteTable = Map<string, HttpHandler>;
+type RouteTable = Map<string, HttpHandler>;
 
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 
@@ -379,7 +379,7 @@ const pathnames = new Map<string, string>();
  * request, so each one's path is kept, in a bounded map, rather than a URL object parsed and
  * dropped per request (bench:http).
  */
-export function pathnameOf(url: string): string | undefined {
+function pathnameOf(url: string): string | undefined {
   let pathname = pathnames.get(url);
   if (pathname === undefined) {
     if (!URL.canParse(url)) return undefined;

@@ -13,7 +13,7 @@ import {
 
 export const PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
 export const METHOD_HEADER = "Mcp-Method";
-export const NAME_HEADER = "Mcp-Name";
+const NAME_HEADER = "Mcp-Name";
 
 /**
  * The body field `Mcp-Name` mirrors, by method (SEP-2243's "Required For" column; the
@@ -68,7 +68,7 @@ export function disagreeingHeader(
 }
 
 /** `MCP-Protocol-Version` and `Mcp-Method` of one request, each read once (null: absent). */
-export interface MirroringHeaders {
+interface MirroringHeaders {
   readonly version: string | null;
   readonly method: string | null;
 }
@@ -143,7 +143,7 @@ function takesEventStream(value: string): boolean {
 }
 
 /** The prefix of the headers that mirror `x-mcp-header` arguments (SEP-2243). */
-export const PARAM_HEADER_PREFIX = "Mcp-Param-";
+const PARAM_HEADER_PREFIX = "Mcp-Param-";
 
 /** An argument mirrored into a header: its `x-mcp-header` name and where it sits. */
 export interface MirroredArgument {

@@ -13,7 +13,7 @@ import type { Diagnostics } from "../../util/diagnostics.ts";
 import { throttledReport } from "../../util/throttled_report.ts";
 
 import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../../settings/values.ts";
-export { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS };
+export { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS };
 /** How often deadlines are looked at: a deadline fires up to this much early or late. */
 const SWEEP_MS = 1_000;
 /** Refused connections and failed accepts are reported at most this often. */
@@ -48,13 +48,13 @@ export interface Connection {
   readingEnded(): void;
 }
 
-export type ConnectionHandler = (
+type ConnectionHandler = (
   request: Request,
   connection: Connection,
   info: Deno.ServeHandlerInfo | undefined,
 ) => Response | Promise<Response>;
 
-export interface ListenerOptions {
+interface ListenerOptions {
   hostname: string;
   port: number;
   handler: ConnectionHandler;
@@ -89,7 +89,7 @@ export interface Listener {
 }
 
 /** Deno's server for one accepted connection (its `serveHttpOnConnection`). */
-export type ServeConnection = (
+type ServeConnection = (
   connection: Deno.Conn,
   signal: AbortSignal,
   handler: (request: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response>,

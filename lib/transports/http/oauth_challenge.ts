@@ -6,7 +6,7 @@
 /** How a request presented its token: the challenge answers in the same scheme. */
 export type Scheme = "Bearer" | "DPoP";
 
-export interface ChallengeOf {
+interface ChallengeOf {
   /** The metadata's URL as clients reach it. */
   readonly metadataUrl: string;
   /** With DPoP: the proof algorithms accepted (`algs`). */

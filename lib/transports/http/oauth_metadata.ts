@@ -5,7 +5,7 @@
 /** Where RFC 9728 puts a resource's metadata, before the resource's path. */
 export const METADATA_PREFIX = "/.well-known/oauth-protected-resource";
 
-export interface ResourceMetadata {
+interface ResourceMetadata {
   /** The endpoint's canonical URI. */
   readonly resource: string;
   readonly issuer: string;

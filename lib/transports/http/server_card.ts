@@ -15,18 +15,18 @@ import type { HostGuard } from "./guard.ts";
 import { SERVER_CARD_SUFFIX } from "./card_paths.ts";
 
 /** The card's media type, and its catalog entry's `type`. */
-export const SERVER_CARD_TYPE = "application/mcp-server-card+json";
-export const AI_CATALOG_TYPE = "application/ai-catalog+json";
+const SERVER_CARD_TYPE = "application/mcp-server-card+json";
+const AI_CATALOG_TYPE = "application/ai-catalog+json";
 /** The `$schema` every card names (experimental-ext-server-card, README "Schema URL conventions"). */
-export const SERVER_CARD_SCHEMA =
+const SERVER_CARD_SCHEMA =
   "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
 /** How long a client or a shared cache may keep either document without asking (the draft's). */
-export const CARD_MAX_AGE_S = 3600;
+const CARD_MAX_AGE_S = 3600;
 /** Hosts whose documents are remembered (without a public URL, one per Host); then anew. */
 const REMEMBERED_HOSTS = 16;
 
 /** What both documents are made from. */
-export interface CardSource {
+interface CardSource {
   /** Who the server is; undefined: no server.meta.json, and both documents are 404. */
   readonly meta: ServerMeta | undefined;
   /** The endpoint's URL as clients reach it (`--public-url`); undefined: read from the request. */
@@ -40,7 +40,7 @@ export interface CardSource {
 }
 
 /** The card of a server reached at `url` (a plain JSON object, as it is served). */
-export function serverCardOf(
+function serverCardOf(
   meta: ServerMeta,
   url: string,
   authorization: CardSource["authorization"],
@@ -76,7 +76,7 @@ export function serverCardOf(
 }
 
 /** The AI catalog of one server whose card is at `cardUrl`. */
-export function aiCatalogOf(meta: ServerMeta, cardUrl: string): JsonObject {
+function aiCatalogOf(meta: ServerMeta, cardUrl: string): JsonObject {
   return {
     specVersion: "1.0",
     entries: [{ identifier: identifierOf(meta.name), type: SERVER_CARD_TYPE, url: cardUrl }],
@@ -87,7 +87,7 @@ export function aiCatalogOf(meta: ServerMeta, cardUrl: string): JsonObject {
  * The catalog identifier of a card named `com.example/weather`: `urn:air:example.com:mcp:weather`
  * (discovery.md, "Server Card Entries": the domain-anchored form).
  */
-export function identifierOf(name: string): string {
+function identifierOf(name: string): string {
   const [namespace, server] = name.split("/");
   const domain = namespace.split(".").reverse().join(".");
   return `urn:air:${domain}:mcp:${server}`;
@@ -197,8 +197,7 @@ function publicDocument(
 async function servedOf(document: JsonObject): Promise<Served> {
   const bytes = new TextEncoder().encode(JSON.stringify(document, null, 2) + "\n");
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  const tag = btoa(String.fromCharCode(...digest.subarray(0, 16)))
-    .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const tag = digest.subarray(0, 16).toBase64({ alphabet: "base64url", omitPadding: true });
   return { bytes, etag: `"${tag}"` };
 }
 
@@ -206,7 +205,7 @@ async function servedOf(document: JsonObject): Promise<Served> {
  * Whether `If-None-Match` names `etag`: `*`, or a list of tags compared weakly, as RFC 9110
  * §13.1.2 says (a `W/` tag matches its strong twin).
  */
-export function matches(ifNoneMatch: string | null, etag: string): boolean {
+function matches(ifNoneMatch: string | null, etag: string): boolean {
   if (ifNoneMatch === null) return false;
   if (ifNoneMatch.trim() === "*") return true;
   return ifNoneMatch.split(",").some((part) => {

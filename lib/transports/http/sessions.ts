@@ -70,7 +70,7 @@ export interface HttpSession {
   standalone: EventStream | undefined;
 }
 
-export interface SessionTableOptions {
+interface SessionTableOptions {
   /** This instance's name, the first part of every session id it makes (`<name>.<uuid>`). */
   instance: string;
   ttlMs: number;

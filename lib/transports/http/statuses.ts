@@ -133,7 +133,7 @@ function answerAs<K extends RowName>(
 }
 
 /** How a refusal of the core's is answered: its row and the detail its headers need. */
-export type CoreRefusal =
+type CoreRefusal =
   | { readonly row: "insufficientScope"; readonly detail: string }
   | { readonly row: "rateLimited"; readonly detail: number }
   | { readonly row: "methodNotFound" | "unsupportedVersion" | "headerMismatch" }

@@ -16,7 +16,7 @@ import {
 import type { HttpStep } from "./exchange.ts";
 
 /** The request header naming toolsets, comma-separated. */
-export const TOOLSETS_HEADER = "mcp-toolsets";
+const TOOLSETS_HEADER = "mcp-toolsets";
 
 /** Views made from what requests named, by path and header; past it they are made again. */
 const MAX_CHOICES = 64;

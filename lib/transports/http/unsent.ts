@@ -9,7 +9,7 @@ import { MAX_UNSENT_BYTES } from "../../settings/values.ts";
 export { MAX_UNSENT_BYTES };
 
 /** One answer body's bytes, as the ledger counts them. */
-export interface UnsentAccount {
+interface UnsentAccount {
   /** `size` more bytes wait for the client. */
   add(size: number): void;
   /** The client took `size` bytes. */

@@ -6,12 +6,12 @@
 import { concatBytes } from "../../util/bytes.ts";
 
 /** Where framed lines go. `line` must use the bytes before it returns: they may be reused. */
-export interface LineSink {
+interface LineSink {
   line(bytes: Uint8Array): void;
   oversize(limitBytes: number): void;
 }
 
-export interface LineFramer {
+interface LineFramer {
   /**
    * Frames one chunk. Returns true when the framer kept the chunk itself (the start of a long
    * line): the caller must then read into a new buffer. On false, the caller may reuse it.

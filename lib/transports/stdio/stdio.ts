@@ -26,7 +26,7 @@ export interface ByteSource {
   read(buffer: Uint8Array): Promise<number | null>;
 }
 
-export interface ServerOptions {
+interface ServerOptions {
   input: ByteSource;
   output: ByteSink;
   core: Core;

@@ -8,7 +8,7 @@ export interface ByteSink {
   write(bytes: Uint8Array): Promise<number>;
 }
 
-export interface Writer {
+interface Writer {
   /** Queues one serialized message; the newline is added here. */
   send(line: string): void;
   /** Holds queued messages back until `release()`, so that a burst leaves in one write. */
@@ -23,7 +23,7 @@ export interface Writer {
   belowBound(): Promise<void>;
 }
 
-export interface WriterOptions {
+interface WriterOptions {
   /** Queued characters past which `belowBound` waits (backpressure on the reader). */
   boundChars: number;
   /** Called once if the sink fails (e.g. the client closed its end of the pipe). */
