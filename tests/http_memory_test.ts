@@ -1,11 +1,11 @@
 // What the HTTP transport counts of memory (adr/0058), in this process: the parsed cost of a
-// body, the bound on it, the gate of resource files read at once, and a large answer sent a
+// body, the bound on it, resource files read a few at a time, and a large answer sent a
 // slice of text at a time. tests/memory_worst_case_test.ts holds the whole against a process.
-import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { ok, rejects, strictEqual } from "node:assert/strict";
 import { createBodyBudget, parsedCost } from "../lib/transports/http/body.ts";
 import { createAnswer } from "../lib/transports/http/answer.ts";
 import { createUnsentLedger } from "../lib/transports/http/unsent.ts";
-import { createByteGate } from "../lib/util/byte_gate.ts";
+import { readBounded } from "../lib/primitives/resource_files.ts";
 import { serialize } from "../lib/wire/serialize.ts";
 
 const encoder = new TextEncoder();
@@ -30,19 +30,21 @@ Deno.test("createBodyBudget() admits a body's parsed cost alone whatever its siz
   strictEqual(budget.parsed(), 100);
 });
 
-Deno.test("createByteGate() lets bytes in within the bound, in arrival order, and one larger than it alone", async () => {
-  const gate = createByteGate(10);
-  const order: string[] = [];
-  const first = await gate.enter(6);
-  const large = gate.enter(30).then((leave) => (order.push("large"), leave));
-  const small = gate.enter(2).then((leave) => (order.push("small"), leave));
-  await Promise.resolve();
-  deepStrictEqual(order, [], "the large one waits, and the small one behind it");
-  first();
-  (await large)();
-  (await small)();
-  deepStrictEqual(order, ["large", "small"]);
-  strictEqual(gate.held(), 0);
+Deno.test("readBounded() gives up a file whose read is cancelled while it waits its turn, with the signal's reason", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const url = new URL(`file://${dir}/big.txt`);
+    await Deno.writeTextFile(url, "x".repeat(1024));
+    const options = { maxResourceBytes: 4096, insideDir: undefined };
+    strictEqual((await readBounded(url, "toolshed:///big.txt", options))?.byteLength, 1024);
+    const reason = new Error("cancelled");
+    await rejects(
+      readBounded(url, "toolshed:///big.txt", options, AbortSignal.abort(reason)),
+      (error) => error === reason,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("a large JSON answer sent a slice of text at a time arrives whole, a surrogate pair on a slice's edge included", async () => {

@@ -86,3 +86,32 @@ Deno.test("slots.take() gives a free slot at once, and nothing while others hold
   assert.ok(slots.take() !== undefined);
   assert.equal(slots.held(), 1);
 });
+
+Deno.test("createSlots() counts units: holders within the bound at once, in arrival order, and one larger than it alone", async () => {
+  const bytes = createSlots(10);
+  const order: string[] = [];
+  const first = await bytes.acquire(never, 6);
+  const large = bytes.acquire(never, 30).then((leave) => (order.push("large"), leave));
+  const small = bytes.acquire(never, 2).then((leave) => (order.push("small"), leave));
+  assert.equal(await settled(small), false, "the small one waits behind the large one");
+  assert.deepEqual(order, []);
+  first();
+  (await large)();
+  (await small)();
+  assert.deepEqual(order, ["large", "small"]);
+  assert.deepEqual([bytes.held(), bytes.waiting()], [0, 0]);
+});
+
+Deno.test("createSlots() lets the ones behind a large waiter in when its signal aborts", async () => {
+  const bytes = createSlots(10);
+  const first = await bytes.acquire(never, 6);
+  const controller = new AbortController();
+  const large = bytes.acquire(controller.signal, 8);
+  const small = bytes.acquire(never, 4);
+  assert.equal(await settled(small), false, "the small one fits but waits its turn");
+  controller.abort(new Error("cancelled"));
+  await assert.rejects(large);
+  (await small)();
+  first();
+  assert.deepEqual([bytes.held(), bytes.waiting()], [0, 0]);
+});

@@ -4,6 +4,7 @@
 // sandboxed frame and relays its calls back to the server. Every name here is the official
 // package's (`@modelcontextprotocol/ext-apps@2.0.4`, `./server` and `spec.types.d.ts`;
 // adr/0048). Finding the files is discovery's concern (discovery/ui_dir.ts).
+import type { ResourceContext } from "./types.ts";
 import { isObject, type JsonObject } from "../util/json.ts";
 import type { Resource } from "./resources.ts";
 import { type FileReadOptions, readBounded } from "./resource_files.ts";
@@ -125,8 +126,8 @@ export function appResource(
     listing: Object.freeze(listing),
     timeoutMs: undefined,
     scopes: NO_SCOPES,
-    async read(): Promise<JsonObject[] | undefined> {
-      const bytes = await readBounded(url, uri, options);
+    async read(ctx: ResourceContext): Promise<JsonObject[] | undefined> {
+      const bytes = await readBounded(url, uri, options, ctx.signal);
       if (bytes === undefined) return undefined;
       // Hosts read `_meta.ui` from the content item first, the listing second (spec.types.d.ts).
       const contents: JsonObject = {

@@ -1,8 +1,9 @@
 // Files served as resources, without code: a file's URI and MIME type, and a read that takes
 // the file as it is now, bounded, as text when it is text and as a base64 blob otherwise.
 // Finding the files is discovery's concern (discovery/resources_dir.ts).
+import type { ResourceContext } from "./types.ts";
 import type { JsonObject } from "../util/json.ts";
-import { reading } from "../util/byte_gate.ts";
+import { createSlots } from "../util/slots.ts";
 import type { Resource } from "./resources.ts";
 import { overLimitError, toBase64 } from "./resource_bytes.ts";
 import { NO_SCOPES } from "./scopes.ts";
@@ -121,21 +122,29 @@ export function fileResource(
     timeoutMs: undefined,
     // A file has no definition to ask for scopes: the base scope (--auth-scope) covers it.
     scopes: NO_SCOPES,
-    async read(): Promise<JsonObject[] | undefined> {
-      const bytes = await readBounded(file.url, uri, options);
+    async read(ctx: ResourceContext): Promise<JsonObject[] | undefined> {
+      const bytes = await readBounded(file.url, uri, options, ctx.signal);
       return bytes === undefined ? undefined : [fileContents(uri, bytes, mimeType)];
     },
   });
 }
 
+/** Resource bytes read at once across the process (adr/0058). */
+const MAX_READING_BYTES = 16 * 1024 * 1024;
+
+/** The bytes of resource files being read by this process, each file's size its units. */
+const reading = createSlots(MAX_READING_BYTES);
+
 /**
  * The file's bytes now, or undefined when it is gone (or no longer a regular file). Rejects
- * when it is over the limit, reading no more than the limit and one byte to find out.
+ * when it is over the limit, reading no more than the limit and one byte to find out, and with
+ * the signal's reason when the read is cancelled while it waits its turn.
  */
 export async function readBounded(
   url: URL,
   uri: string,
   options: FileReadOptions,
+  signal?: AbortSignal,
 ): Promise<Uint8Array | undefined> {
   const limit = options.maxResourceBytes;
   let real: string | undefined;
@@ -165,7 +174,7 @@ export async function readBounded(
     if (!info.isFile) return undefined;
     if (info.size > limit) throw overLimitError(uri, info.size, limit);
     // A few files at a time, whatever the number of clients (adr/0058).
-    leave = await reading.enter(info.size);
+    leave = await reading.acquire(signal, info.size);
     // The file may have grown since it was measured: the buffer grows up to limit + 1 bytes.
     let buffer = new Uint8Array(info.size + 1);
     let filled = 0;

@@ -5,6 +5,7 @@
 // that digest, so what a host verified and what it is given are the same bytes. The bytes are
 // read as file resources read theirs (resource_files.ts): inside the skills folder, a regular
 // file, at most --max-resource-bytes, however the file changed since (adr/0057).
+import type { ResourceContext } from "./types.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { Resource, ResourceTemplate } from "./resources.ts";
 import { toBase64 } from "./resource_bytes.ts";
@@ -115,8 +116,8 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * when the file is gone, is no longer a regular file inside the skills folder, is over the
  * size bound (read no further than the bound and one byte) or no longer has its digest.
  */
-async function readSkillFile(file: SkillFile): Promise<JsonObject> {
-  const bytes = await readBounded(file.url, file.uri, file.bounds);
+async function readSkillFile(file: SkillFile, signal: AbortSignal): Promise<JsonObject> {
+  const bytes = await readBounded(file.url, file.uri, file.bounds, signal);
   if (
     bytes === undefined || bytes.byteLength !== file.size ||
     await sha256Digest(bytes as Uint8Array<ArrayBuffer>) !== file.digest
@@ -164,7 +165,7 @@ function skillResources(
       }),
       timeoutMs: undefined,
       scopes: NO_SCOPES,
-      read: async () => [await readSkillFile(manifest)],
+      read: async (ctx: ResourceContext) => [await readSkillFile(manifest, ctx.signal)],
     });
   });
   const fileOf = (uri: string) => {
@@ -184,9 +185,9 @@ function skillResources(
     completers: new Map(),
     match: (uri: string) => Promise.resolve(fileOf(uri) === undefined ? undefined : { uri }),
     matchNow: (uri: string) => fileOf(uri) === undefined ? undefined : { uri },
-    async read(params: Record<string, string | string[]>) {
+    async read(params: Record<string, string | string[]>, ctx: ResourceContext) {
       const file = fileOf(String(params.uri));
-      return file === undefined ? undefined : [await readSkillFile(file)];
+      return file === undefined ? undefined : [await readSkillFile(file, ctx.signal)];
     },
   });
   return { resources, templates: [template] };

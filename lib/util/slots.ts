@@ -1,23 +1,27 @@
-// A counting semaphore: at most `max` holders at once, the rest wait in arrival order, and
-// one whose signal aborts leaves the line without ever holding a slot. It bounds live
-// programs (--max-programs: a cancelled call frees its request at once, while its program
-// may take the SIGTERM grace to die) and HTTP requests across connections (--max-concurrency).
+// A weighted semaphore: at most `max` units held at once, the rest wait in arrival order, and
+// one whose signal aborts leaves the line without ever holding anything. A unit is a slot for
+// live programs (--max-programs: a cancelled call frees its request at once, while its program
+// may take the SIGTERM grace to die) and HTTP requests across connections (--max-concurrency),
+// and a byte for resource files read at once (adr/0058): 60 clients asking for an 8 MiB file
+// hold a few of them in memory at a time, not 60. A holder wanting more than `max` goes alone,
+// when nobody holds anything.
 
 export interface Slots {
   /**
-   * Waits for a free slot and gives the function that frees it (calling it again does
-   * nothing). Rejects with the signal's reason if the signal aborts first.
+   * Waits until `units` (1 unless said) fit and gives the function that frees them (calling
+   * it again does nothing). Rejects with the signal's reason if the signal aborts first.
    */
-  acquire(signal: AbortSignal): Promise<() => void>;
-  /** A free slot at once (its release), or undefined when the caller must wait. */
+  acquire(signal: AbortSignal | undefined, units?: number): Promise<() => void>;
+  /** One free slot at once (its release), or undefined when the caller must wait. */
   take(): (() => void) | undefined;
-  /** Slots held now. */
+  /** Units held now. */
   held(): number;
-  /** Calls waiting for a slot. */
+  /** Holders waiting. */
   waiting(): number;
 }
 
 interface Waiter {
+  readonly units: number;
   grant(): void;
 }
 
@@ -25,47 +29,52 @@ export function createSlots(max: number): Slots {
   let held = 0;
   // A Set keeps insertion order and lets an aborted waiter leave from anywhere in O(1).
   const line = new Set<Waiter>();
+  const fits = (units: number) => held === 0 || held + units <= max;
 
-  function releaser(): () => void {
+  /** Lets waiters in, in arrival order: the first goes before any later one that would fit. */
+  function admit(): void {
+    for (const next of line) {
+      if (!fits(next.units)) break;
+      line.delete(next);
+      next.grant();
+    }
+  }
+
+  function hold(units: number): () => void {
+    held += units;
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = line.values().next();
-      if (next.done) {
-        held--;
-      } else {
-        line.delete(next.value);
-        next.value.grant(); // the slot passes on, so `held` stays as it is
-      }
+      held -= units;
+      admit();
     };
   }
 
   return {
     take() {
-      if (held >= max || line.size > 0) return undefined;
-      held++;
-      return releaser();
+      if (line.size > 0 || held + 1 > max) return undefined;
+      return hold(1);
     },
-    acquire(signal) {
-      if (signal.aborted) return Promise.reject(signal.reason);
-      if (held < max && line.size === 0) {
-        held++;
-        return Promise.resolve(releaser());
-      }
+    acquire(signal, units = 1) {
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      if (line.size === 0 && fits(units)) return Promise.resolve(hold(units));
       return new Promise((resolve, reject) => {
         const leave = () => {
           line.delete(waiter);
-          reject(signal.reason);
+          reject(signal!.reason);
+          // A large waiter that leaves may have kept smaller ones behind it waiting.
+          admit();
         };
         const waiter: Waiter = {
+          units,
           grant() {
-            signal.removeEventListener("abort", leave);
-            resolve(releaser());
+            signal?.removeEventListener("abort", leave);
+            resolve(hold(units));
           },
         };
         line.add(waiter);
-        signal.addEventListener("abort", leave, { once: true });
+        signal?.addEventListener("abort", leave, { once: true });
       });
     },
     held: () => held,
