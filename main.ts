@@ -8,7 +8,7 @@
 // main.ts is the process: flags, signals, stderr; lib/server/create_server.ts puts the
 // server together, as it does for tests, commands and benches.
 import { type Options, parseCommand, requestedLogFormat, usage } from "./lib/host/cli.ts";
-import type { ListenAddress } from "./lib/settings/listen_address.ts";
+import type { ListenAddress } from "./lib/settings/values.ts";
 import {
   logError,
   logInfo,

@@ -9,7 +9,7 @@ import {
   TOKEN_ENV,
   usage as usageText,
 } from "../lib/host/cli.ts";
-import { isLoopbackHost } from "../lib/settings/listen_address.ts";
+import { isLoopbackHost } from "../lib/settings/values.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
 import { readLines, withHangGuard } from "./_server_process.ts";
 
@@ -867,4 +867,13 @@ Deno.test("parseCommand() takes --instance with --http only, as 1 to 63 letters,
     kind: "usage-error",
     message: `Invalid value for --instance: "${pod}q" is not 1 to 63 letters, digits, "-" or "_"`,
   });
+});
+
+Deno.test("parseCommand() reads the introspection client only with --auth-issuer", () => {
+  const env = (name: string) => name === "TOOLSHED_INTROSPECTION_CLIENT_ID" ? "client" : undefined;
+  assert.equal(parseCommand(["--http", "8080"], env).kind, "serve");
+  assert.equal(
+    parseCommand(["--http", "8080", "--auth-issuer", "https://issuer.example"], env).kind,
+    "usage-error",
+  );
 });

@@ -1,0 +1,59 @@
+// The settings table (lib/settings/table.ts, adr/0061 §1): the help, the flags page, the parser
+// and the subcommands' directory flags all come from its rows.
+import assert from "node:assert/strict";
+import { FLAGS, flagSpecOf, usage } from "../lib/host/cli.ts";
+import { LOG_FORMATS } from "../lib/host/log_lines.ts";
+import { commandsHelp } from "../lib/commands/table.ts";
+import { DIR_FLAGS } from "../lib/commands/open_server.ts";
+import { ROWS } from "../lib/settings/table.ts";
+
+Deno.test("usage() is the help as printed before the settings table, byte for byte", async () => {
+  const printed = await Deno.readTextFile(new URL("./fixtures/help.txt", import.meta.url));
+  // main.ts prints it with console.error, which ends it with a newline.
+  assert.equal(`${usage(commandsHelp())}\n`, printed);
+});
+
+Deno.test("every flag the parser knows is a row, with help and flags.md's cells", () => {
+  const flags = ROWS.flatMap((row) => row.flag === undefined ? [] : [row.flag]);
+  assert.deepEqual(Object.keys(FLAGS), [...flags, "help", "version"]);
+  for (const row of ROWS.filter((row) => row.flag !== undefined)) {
+    assert.ok(row.help.length > 0, `--${row.flag} has help`);
+    assert.ok(row.doc !== undefined && row.doc.meaning !== "", `--${row.flag} has a meaning`);
+    assert.ok(row.for.length > 0, `--${row.flag} is read`);
+  }
+  for (const row of ROWS.filter((row) => row.flag === undefined)) {
+    assert.ok(row.env !== undefined, `${row.key} has a flag or a variable`);
+  }
+});
+
+Deno.test("every row parses its own default", () => {
+  let checked = 0;
+  for (const row of ROWS) {
+    if (row.default === undefined) continue;
+    if (row.type.takes === "switch") {
+      assert.equal(row.default, false, `${row.key}: a switch is off unless given`);
+      continue;
+    }
+    const given = Array.isArray(row.default) ? row.default : [String(row.default)];
+    const parsed = row.type.parse(given, `--${row.flag}`);
+    assert.deepEqual(parsed, { value: row.default }, row.key);
+    checked++;
+  }
+  assert.ok(checked >= 15, `${checked} defaults parsed`);
+});
+
+Deno.test("the subcommands' directory flags are the rows marked for commands, and -h", () => {
+  const rows = ROWS.filter((row) => row.commands);
+  assert.deepEqual(DIR_FLAGS, {
+    ...Object.fromEntries(rows.map((row) => [row.flag, flagSpecOf(row)])),
+    help: { type: "boolean", short: "h" },
+  });
+});
+
+Deno.test("--log-format's type takes exactly the log's formats", () => {
+  const row = ROWS.find((row) => row.flag === "log-format")!;
+  for (const format of LOG_FORMATS) {
+    assert.deepEqual(row.type.parse([format], "--log-format"), { value: format });
+  }
+  assert.ok("problem" in row.type.parse(["yaml"], "--log-format"));
+});
