@@ -6,11 +6,21 @@ import { LOG_FORMATS } from "../lib/host/log_lines.ts";
 import { commandsHelp } from "../lib/commands/table.ts";
 import { DIR_FLAGS } from "../lib/commands/open_server.ts";
 import { ROWS } from "../lib/settings/table.ts";
+import { FLAGS_DOC, flagsTable, withFlagsTable } from "../_tools/flags_doc.ts";
 
 Deno.test("usage() is the help as printed before the settings table, byte for byte", async () => {
   const printed = await Deno.readTextFile(new URL("./fixtures/help.txt", import.meta.url));
   // main.ts prints it with console.error, which ends it with a newline.
   assert.equal(`${usage(commandsHelp())}\n`, printed);
+});
+
+Deno.test("flags.md's Flags table is the rows' rendering, a row per flag in the table's order", async () => {
+  const page = await Deno.readTextFile(FLAGS_DOC);
+  assert.equal(withFlagsTable(page), page, "run deno run -A _tools/flags_doc.ts");
+  const table = flagsTable();
+  for (const row of ROWS.filter((row) => row.flag !== undefined)) {
+    assert.ok(table.includes(`--${row.flag}`), `--${row.flag} is on the page`);
+  }
 });
 
 Deno.test("every flag the parser knows is a row, with help and flags.md's cells", () => {
