@@ -5,7 +5,9 @@ import { FLAGS, flagSpecOf, usage } from "../lib/host/cli.ts";
 import { LOG_FORMATS } from "../lib/host/log_lines.ts";
 import { commandsHelp } from "../lib/commands/table.ts";
 import { DIR_FLAGS } from "../lib/commands/open_server.ts";
-import { ROWS } from "../lib/settings/table.ts";
+import { ROWS, type Settings, type Slice, sliceKeys } from "../lib/settings/table.ts";
+import type { ServerConfig } from "../lib/server/config.ts";
+import type { HttpOptions } from "../lib/transports/http/server.ts";
 import { FLAGS_DOC, flagsTable, withFlagsTable } from "../_tools/flags_doc.ts";
 
 Deno.test("usage() is the help as printed before the settings table, byte for byte", async () => {
@@ -66,4 +68,40 @@ Deno.test("--log-format's type takes exactly the log's formats", () => {
     assert.deepEqual(row.type.parse([format], "--log-format"), { value: format });
   }
   assert.ok("problem" in row.type.parse(["yaml"], "--log-format"));
+});
+
+/** The settings createServer reads: all but the folders (URLs too there), the address to listen
+ * on, the metrics' and OAuth's (more there), and what only the process reads. */
+type ServerSettings = Omit<
+  Settings,
+  | "dir"
+  | "tools"
+  | "resources"
+  | "prompts"
+  | "http"
+  | "metrics"
+  | "oauth"
+  | "verbose"
+  | "logFormat"
+  | "allowUnauthenticated"
+>;
+
+/** `true` when A is B's type, else the keys where they differ (a compile error below). */
+type Agrees<A, B> = [A] extends [B] ? true : { [K in keyof B]: K extends keyof A ? never : K };
+
+Deno.test("ServerConfig and HttpOptions have a field for every setting they read, of its row's type", () => {
+  // A row read by the server (or by `http`) without its field here does not compile: JSR's
+  // no-slow-types keeps public types from being read off the table, so they are written out
+  // and held to it here.
+  const config: Agrees<
+    Required<Pick<ServerConfig, keyof ServerSettings>>,
+    Required<ServerSettings>
+  > = true;
+  const missing: Exclude<keyof ServerSettings, keyof ServerConfig> extends never ? true : false =
+    true;
+  const http: Agrees<Pick<HttpOptions, keyof Slice<"http">>, Slice<"http">> = true;
+  const httpMissing: Exclude<keyof Slice<"http">, keyof HttpOptions> extends never ? true : false =
+    true;
+  assert.ok(config && missing && http && httpMissing);
+  assert.ok(sliceKeys("http").includes("maxSessions"));
 });

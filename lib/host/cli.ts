@@ -5,8 +5,10 @@ import { LOG_FORMATS, type LogFormat } from "./log_lines.ts";
 import { messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
 import { DEFAULTS } from "../server/defaults.ts";
-import { type ListenAddress, MAX_FLAG_VALUE, MIN_STATE_KEY_LENGTH } from "../settings/values.ts";
+import { MAX_FLAG_VALUE, MIN_STATE_KEY_LENGTH } from "../settings/values.ts";
 import {
+  type Given,
+  type OAuthFlags,
   OTEL_ENV,
   PREVIOUS_STATE_KEYS_ENV,
   type Row,
@@ -17,86 +19,11 @@ import {
   TOKEN_ENV,
 } from "../settings/table.ts";
 import { brokenRule, needsMet } from "../settings/rules.ts";
-import type { OAuthFlags } from "./oauth_flags.ts";
 
 export { MAX_FLAG_VALUE, MIN_STATE_KEY_LENGTH, OTEL_ENV, PREVIOUS_STATE_KEYS_ENV, TOKEN_ENV };
 
-export interface Options {
-  /** The server directory (--dir), or undefined: the working directory. */
-  dir: string | undefined;
-  /** Folders named on their own, overriding DIR/tools, DIR/resources, DIR/prompts. */
-  tools: string | undefined;
-  resources: string | undefined;
-  prompts: string | undefined;
-  /** Largest contents one `resources/read` may return, in bytes. */
-  maxResourceBytes: number;
-  maxMessageBytes: number;
-  pageSize: number;
-  toolTimeoutMs: number;
-  shutdownGraceMs: number;
-  /** Requests that may run at once; more wait their turn. */
-  maxConcurrency: number;
-  /** Most bytes an executable tool may print on stdout in one call. */
-  maxOutputBytes: number;
-  /** Most executable-tool programs alive at once, running or stopping; more calls wait. */
-  maxPrograms: number;
-  /** Environment variables passed through to every executable tool (when set). */
-  passEnv: readonly string[];
-  /** Serve executables and sidecars that are symlinks to files outside the tools directory. */
-  allowOutsideSymlinks: boolean;
-  /** Serve Streamable HTTP at this address instead of stdio; absent: stdio. */
-  http?: ListenAddress;
-  /** Host names HTTP requests may carry besides the loopback ones (absent: none). */
-  allowHosts?: readonly string[];
-  /** With --http: origins whose pages may call from a browser, or `*` (--cors-origin). */
-  corsOrigins?: readonly string[];
-  /** With --http: the token every request must carry (from $TOOLSHED_HTTP_TOKEN). */
-  bearerToken?: string;
-  /** With --http: serve a non-loopback address without a token (--allow-unauthenticated). */
-  allowUnauthenticated?: boolean;
-  /** With --http: callers bring OAuth access tokens from this issuer (--auth-issuer …). */
-  oauth?: OAuthFlags;
-  /** With --http: the endpoint's URL as clients reach it (--public-url), for the server card. */
-  publicUrl?: string;
-  /** With --http: one line per request on stderr (--log-requests). */
-  logRequests?: boolean;
-  /** With --http: connections open at once (--max-connections; absent: the default). */
-  maxConnections?: number;
-  /** With --http: a connection with no request in progress this long closes (--idle-timeout). */
-  idleTimeoutMs?: number;
-  /** With --http: how long a request body may take to arrive (--body-timeout). */
-  bodyTimeoutMs?: number;
-  /** With --http: request bytes all requests together may hold (--max-body-bytes). */
-  maxBodyBytes?: number;
-  /** With --http: answer bytes waiting for clients, all together (--max-unsent-bytes). */
-  maxUnsentBytes?: number;
-  /** With --http: live 2025-era sessions past which one is ended (--max-sessions). */
-  maxSessions?: number;
-  /** With --http: the name session ids begin with (--instance); absent: random. */
-  instanceName?: string;
-  /** The secret that seals `requestState` ($TOOLSHED_STATE_KEY); absent: random per process. */
-  stateSecret?: string;
-  /** Secrets of a rotation that still open state ($TOOLSHED_STATE_KEY_PREVIOUS). */
-  previousStateSecrets?: readonly string[];
-  /** Watch the server directory and reload what changes (--watch). */
-  watch?: boolean;
-  /** Keep what instances share (tasks, the bus) in Redis at this URL (--redis). */
-  redis?: string;
-  /** Serve Prometheus metrics at http://ADDRESS/metrics (--metrics); absent: none, at no cost. */
-  metrics?: ListenAddress;
-  /** How stderr's lines are written: for people, or one JSON object each (--log-format). */
-  logFormat?: LogFormat;
-  /** Every caller's rate limit across its requests, as written (--rate-limit "60/min"). */
-  rateLimit?: string;
-  /** Serve only these toolsets and the top-level tools (--toolsets a,b; adr/0045). */
-  toolsets?: string[];
-  /** Serve only tools marked readOnlyHint (--read-only). */
-  readOnly?: boolean;
-  /** Diagnostics with stacks (--verbose). */
-  verbose?: boolean;
-  /** Deno's OpenTelemetry is on ($OTEL_DENO=true): traces and metrics of MCP (adr/0041). */
-  telemetry?: boolean;
-}
+/** What the command line says: the settings it gives (createServer applies the defaults). */
+export type Options = Settings;
 
 export type Command =
   | { kind: "serve"; options: Options }
@@ -182,9 +109,6 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   version: { type: "boolean", short: "V" },
 };
 
-/** Settings that are not the options' own: they make `oauth`. */
-const OAUTH_KEYS = new Set(ROWS.filter((row) => row.group === "oauth").map((row) => row.key));
-
 /**
  * Reads the command line; `env` reads the environment ($TOOLSHED_STATE_KEY, $OTEL_DENO, and
  * $TOOLSHED_HTTP_TOKEN only with --http): every row's value, then the rules between them.
@@ -202,13 +126,15 @@ export function parseCommand(
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
 
-  const given: Record<string, unknown> = {};
+  // What each row's type read, typed by the row (Given) once the loop is over.
+  const read: Partial<Record<SettingKey, unknown>> = {};
+  const given = read as Given;
   for (const row of ROWS) {
     let raw: readonly string[] | undefined;
     if (row.flag !== undefined) {
       const value = values[row.flag];
       raw = value === undefined ? undefined : typeof value === "boolean" ? [] : [value].flat();
-    } else if (needsMet(row.needs, given as Settings)) {
+    } else if (needsMet(row.needs, given)) {
       const value = env(row.env!);
       raw = value === undefined ? undefined : [value];
     }
@@ -219,38 +145,34 @@ export function parseCommand(
       return { kind: row.flag === undefined ? "refused" : "usage-error", message: parsed.problem };
     }
     // A switch that is off (OTEL_DENO=false) is not given.
-    if (parsed.value !== false) given[row.key] = parsed.value;
+    if (parsed.value !== false) read[row.key] = parsed.value;
   }
-  const settings = given as Settings;
-  const refusal = brokenRule(settings, (flag) => {
+  const refusal = brokenRule(given, (flag) => {
     const value = values[flag];
     return typeof value === "string" ? value : undefined;
   });
   if (refusal !== undefined) return refusal;
-  return { kind: "serve", options: optionsOf(settings) };
+  return { kind: "serve", options: settingsOf(given) };
 }
 
-/** The options the settings make: the defaults, the settings, `oauth` made of its rows. */
-function optionsOf(settings: Settings): Options {
-  const options: Record<string, unknown> = {
-    dir: settings.dir,
-    tools: settings.tools,
-    resources: settings.resources,
-    prompts: settings.prompts,
-    ...DEFAULTS,
-  };
-  for (const [key, value] of Object.entries(settings)) {
-    if (!OAUTH_KEYS.has(key as SettingKey)) options[key] = value;
+/** The settings the rows' values make: a group's rows make one field (`oauth`, `stateKeys`). */
+function settingsOf(given: Given): Settings {
+  const settings: Record<string, unknown> = {};
+  for (const row of ROWS) {
+    if (row.group === undefined && given[row.key] !== undefined) settings[row.key] = given[row.key];
   }
-  if (settings.issuer !== undefined) options.oauth = oauthOf(settings);
-  return options as unknown as Options;
+  if (given.issuer !== undefined) settings.oauth = oauthOf(given);
+  if (given.stateSecret !== undefined) {
+    settings.stateKeys = [given.stateSecret, ...given.previousStateSecrets ?? []];
+  }
+  return settings as Settings;
 }
 
 /** What the OAuth rows make (ServerConfig.oauth), given --auth-issuer. */
-function oauthOf(settings: Settings): OAuthFlags {
-  const { publicUrl, scopes, lists, introspectionClientId, introspectionClientSecret } = settings;
+function oauthOf(given: Given): OAuthFlags {
+  const { publicUrl, scopes, lists, introspectionClientId, introspectionClientSecret } = given;
   return {
-    issuer: settings.issuer!,
+    issuer: given.issuer!,
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(scopes === undefined ? {} : { scopes }),
     ...(lists === undefined ? {} : { lists }),

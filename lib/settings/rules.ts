@@ -3,11 +3,12 @@
 // the usage hint; a refusal exits 2 with its line alone.
 import { isLoopbackHost } from "./values.ts";
 import {
+  type Defaults,
+  type Given,
   INTROSPECTION_ID_ENV,
   INTROSPECTION_SECRET_ENV,
   PREVIOUS_STATE_KEYS_ENV,
   ROWS,
-  type Settings,
   STATE_KEY_ENV,
   TABLE,
   TOKEN_ENV,
@@ -20,7 +21,7 @@ export interface Refusal {
 }
 
 /** A rule: the settings as given, and what each flag was given as written (for its message). */
-type Rule = (given: Settings, written: (flag: string) => string | undefined) => Refusal | undefined;
+type Rule = (given: Given, written: (flag: string) => string | undefined) => Refusal | undefined;
 
 function usageError(message: string): Refusal {
   return { kind: "usage-error", message };
@@ -33,13 +34,13 @@ function refused(message: string): Refusal {
 const KEY_OF_FLAG = new Map(ROWS.flatMap((row) => row.flag ? [[row.flag, row.key]] : []));
 
 /** Whether one of the flags `needs` names was given. */
-export function needsMet(needs: readonly string[] | undefined, given: Settings): boolean {
+export function needsMet(needs: readonly string[] | undefined, given: Given): boolean {
   return needs === undefined ||
     needs.some((flag) => given[KEY_OF_FLAG.get(flag)!] !== undefined);
 }
 
 /** A flag that works only beside another (`--max-sessions` needs `--http`). */
-function flagWithoutTheFlagItNeeds(given: Settings): Refusal | undefined {
+function flagWithoutTheFlagItNeeds(given: Given): Refusal | undefined {
   for (const row of ROWS) {
     if (row.flag === undefined || given[row.key] === undefined) continue;
     if (!needsMet(row.needs, given)) {
@@ -52,7 +53,7 @@ function flagWithoutTheFlagItNeeds(given: Settings): Refusal | undefined {
 }
 
 /** --auth-issuer over stdio, where the client starts the server. */
-function authIssuerWithoutHttp(given: Settings): Refusal | undefined {
+function authIssuerWithoutHttp(given: Given): Refusal | undefined {
   if (given.issuer === undefined || given.http !== undefined) return undefined;
   return usageError(
     "--auth-issuer needs --http: over stdio the client starts the server, and " +
@@ -61,7 +62,7 @@ function authIssuerWithoutHttp(given: Settings): Refusal | undefined {
 }
 
 /** --max-body-bytes below --max-message-bytes: the longest message could never be read. */
-function bodyBytesBelowAMessage(given: Settings): Refusal | undefined {
+function bodyBytesBelowAMessage(given: Given): Refusal | undefined {
   const maxMessageBytes = given.maxMessageBytes ?? TABLE.maxMessageBytes.default;
   if (given.maxBodyBytes === undefined || given.maxBodyBytes >= maxMessageBytes) return undefined;
   return usageError(
@@ -72,7 +73,7 @@ function bodyBytesBelowAMessage(given: Settings): Refusal | undefined {
 
 /** --metrics on --http's address: metrics have a listener of their own. */
 function metricsOnTheHttpAddress(
-  given: Settings,
+  given: Given,
   written: (flag: string) => string | undefined,
 ): Refusal | undefined {
   const { metrics, http } = given;
@@ -85,7 +86,7 @@ function metricsOnTheHttpAddress(
 }
 
 /** Previous state keys with no current one. */
-function previousStateKeysWithoutAKey(given: Settings): Refusal | undefined {
+function previousStateKeysWithoutAKey(given: Given): Refusal | undefined {
   if (given.previousStateSecrets === undefined || given.stateSecret !== undefined) {
     return undefined;
   }
@@ -96,7 +97,7 @@ function previousStateKeysWithoutAKey(given: Settings): Refusal | undefined {
 }
 
 /** --auth-issuer on a wildcard address, whose URL toolshed cannot know. */
-function authIssuerOnAWildcardWithoutPublicUrl(given: Settings): Refusal | undefined {
+function authIssuerOnAWildcardWithoutPublicUrl(given: Given): Refusal | undefined {
   const hostname = given.http?.hostname;
   if (given.issuer === undefined || given.publicUrl !== undefined) return undefined;
   if (hostname !== "0.0.0.0" && hostname !== "::") return undefined;
@@ -108,7 +109,7 @@ function authIssuerOnAWildcardWithoutPublicUrl(given: Settings): Refusal | undef
 }
 
 /** One of the introspection client's two credentials. */
-function introspectionHalfGiven(given: Settings): Refusal | undefined {
+function introspectionHalfGiven(given: Given): Refusal | undefined {
   if (
     (given.introspectionClientId === undefined) === (given.introspectionClientSecret === undefined)
   ) {
@@ -121,7 +122,7 @@ function introspectionHalfGiven(given: Settings): Refusal | undefined {
 }
 
 /** Both OAuth and a shared token: callers are known one way. */
-function tokenBesideAuthIssuer(given: Settings): Refusal | undefined {
+function tokenBesideAuthIssuer(given: Given): Refusal | undefined {
   if (given.bearerToken === undefined || given.issuer === undefined) return undefined;
   return refused(
     `Refusing --auth-issuer with ${TOKEN_ENV} set: callers are known by OAuth or by ` +
@@ -130,13 +131,13 @@ function tokenBesideAuthIssuer(given: Settings): Refusal | undefined {
 }
 
 /** Whether callers must prove who they are, or the operator said something in front does. */
-function authenticated(given: Settings): boolean {
+function authenticated(given: Given): boolean {
   return given.bearerToken !== undefined || given.issuer !== undefined ||
     given.allowUnauthenticated === true;
 }
 
 /** An address beyond loopback that anyone could call. */
-function notLoopbackWithoutAToken(given: Settings): Refusal | undefined {
+function notLoopbackWithoutAToken(given: Given): Refusal | undefined {
   const { http } = given;
   if (http === undefined || isLoopbackHost(http.hostname) || authenticated(given)) {
     return undefined;
@@ -149,7 +150,7 @@ function notLoopbackWithoutAToken(given: Settings): Refusal | undefined {
 }
 
 /** --cors-origin "*", which lets any page the user opens call the tools. */
-function anyOriginWithoutAToken(given: Settings): Refusal | undefined {
+function anyOriginWithoutAToken(given: Given): Refusal | undefined {
   if (given.corsOrigins?.[0] !== "*" || authenticated(given)) return undefined;
   return refused(
     `Refusing --cors-origin "*" without a token: any web page the user opens could ` +
@@ -174,7 +175,7 @@ export const RULES: readonly Rule[] = [
 
 /** The first rule the settings break, or undefined. */
 export function brokenRule(
-  given: Settings,
+  given: Given,
   written: (flag: string) => string | undefined,
 ): Refusal | undefined {
   for (const rule of RULES) {
@@ -182,4 +183,23 @@ export function brokenRule(
     if (refusal !== undefined) return refusal;
   }
   return undefined;
+}
+
+/**
+ * The settings with every row's default where none is given, applied once (createServer calls
+ * it), and --max-body-bytes, unless given, twice --max-message-bytes: the one default made of
+ * another setting.
+ */
+export function resolveSettings<S extends object>(settings: S): S & Defaults {
+  const resolved: Record<string, unknown> = { ...settings as Record<string, unknown> };
+  for (const row of ROWS) {
+    if (row.default !== undefined && row.group === undefined) resolved[row.key] ??= row.default;
+  }
+  resolved.maxBodyBytes ??= maxBodyBytesOf(resolved.maxMessageBytes as number);
+  return resolved as S & Defaults;
+}
+
+/** --max-body-bytes unless given: twice the longest message, so two can arrive at once. */
+function maxBodyBytesOf(maxMessageBytes: number): number {
+  return 2 * maxMessageBytes;
 }

@@ -62,8 +62,8 @@ export interface Row<T> {
   readonly for: readonly Component[];
   /** The flags one of which must be given with it (an environment variable is ignored without). */
   readonly needs?: readonly string[];
-  /** Rows of a group make one nested object of the configuration (`oauth`). */
-  readonly group?: "oauth";
+  /** Rows of a group make one field of the configuration (`oauth`, `stateKeys`). */
+  readonly group?: "oauth" | "stateKeys";
   /** The subcommands (list, call, check) take its flag too. */
   readonly commands?: true;
   /** Its help, as printed, line by line; `{default}` stands for the default. Empty: not shown. */
@@ -76,11 +76,19 @@ export interface Row<T> {
   readonly doc?: { readonly default?: string; readonly meaning: string };
 }
 
-/** A row, typed by its type; one with a default keeps it in its type (Resolved needs it). */
-function row<T>(setting: Row<T> & { readonly default: T }): Row<T> & { readonly default: T };
-function row<T>(setting: Row<T>): Row<T>;
-function row<T>(setting: Row<T>): Row<T> {
-  return setting;
+/**
+ * A row, typed by its type; its readers, its group and whether it has a default stay in its type
+ * (Settings, Slice and Defaults are made of them).
+ */
+function row<
+  T,
+  const F extends readonly Component[],
+  const G extends Row<T>["group"] = undefined,
+  const D extends T | undefined = undefined,
+>(
+  setting: Row<T> & { readonly for: F; readonly group?: G; readonly default?: D },
+): Row<T> & { readonly for: F; readonly group: G; readonly default: D } {
+  return setting as Row<T> & { readonly for: F; readonly group: G; readonly default: D };
 }
 
 /** The environment variable that turns Deno's OpenTelemetry on, read as the process starts. */
@@ -95,7 +103,12 @@ export const STATE_KEY_ENV = "TOOLSHED_STATE_KEY";
 /** Keys of a rotation that still open state they sealed, separated by commas. */
 export const PREVIOUS_STATE_KEYS_ENV = "TOOLSHED_STATE_KEY_PREVIOUS";
 
-/** Every setting, in the help's order: flags, then what only the environment gives. */
+/**
+ * Every setting, in the help's order: flags, then what only the environment gives. Its type is
+ * the rows' as written: Settings, Slice and Defaults are read from it, so no public type of
+ * mod.ts may name them (JSR's no-slow-types); ServerConfig writes its fields out, and
+ * tests/settings_test.ts holds them to these rows.
+ */
 export const TABLE = {
   dir: row({
     flag: "dir",
@@ -311,7 +324,7 @@ export const TABLE = {
     flag: "toolsets",
     value: "SET,SET",
     type: toolsets,
-    for: ["core", "http"],
+    for: ["core"],
     help: [
       "Serve only these toolsets (folders of tools/) and the",
       "top-level tools; over HTTP a client may narrow it with",
@@ -351,7 +364,7 @@ export const TABLE = {
     flag: "http",
     value: "ADDRESS",
     type: address,
-    for: ["serve", "http"],
+    for: ["serve"],
     help: [
       "Serve Streamable HTTP (protocol version 2026-07-28) on",
       "http://ADDRESS/mcp instead of stdio. ADDRESS is HOST:PORT,",
@@ -363,7 +376,7 @@ export const TABLE = {
       meaning: "serve Streamable HTTP on `http://ADDRESS/mcp` instead ([forms](http.md))",
     },
   }),
-  allowHosts: row({
+  allowedHosts: row({
     flag: "allow-host",
     value: "NAME",
     type: hostNames,
@@ -400,7 +413,7 @@ export const TABLE = {
   allowUnauthenticated: row({
     flag: "allow-unauthenticated",
     type: flag,
-    for: ["http"],
+    for: ["serve"],
     needs: ["http"],
     help: [
       "With --http: serve an address that is not loopback although",
@@ -464,7 +477,7 @@ export const TABLE = {
         "with `--auth-issuer`: a scope every request needs, named in every challenge (repeatable)",
     },
   }),
-  lists: row<"all" | "permitted">({
+  lists: row({
     flag: "auth-lists",
     value: "all|permitted",
     type: lists,
@@ -496,7 +509,7 @@ export const TABLE = {
         "with `--http`: one line per request on stderr (method, path, status, JSON-RPC method, ms)",
     },
   }),
-  logFormat: row<"text" | "json">({
+  logFormat: row({
     flag: "log-format",
     value: "text|json",
     type: logFormat,
@@ -742,6 +755,7 @@ export const TABLE = {
     env: STATE_KEY_ENV,
     type: stateKey,
     for: ["core"],
+    group: "stateKeys",
     help: [
       "The secret (32 characters or more) that seals the",
       "requestState of input_required answers; the same on every",
@@ -757,6 +771,7 @@ export const TABLE = {
     env: PREVIOUS_STATE_KEYS_ENV,
     type: stateKeys,
     for: ["core"],
+    group: "stateKeys",
     help: [
       "Keys that sealed state before a rotation, separated",
       "by commas: they still open it (for its 15 minutes)",
@@ -783,5 +798,73 @@ export const ROWS: readonly (Row<unknown> & { readonly key: SettingKey })[] = Ob
 /** What a row's type reads its value as. */
 export type ValueOf<R> = R extends Row<infer T> ? T : never;
 
-/** Settings as given: each one optional, typed by its row's type. */
-export type Settings = { readonly [K in SettingKey]?: ValueOf<typeof TABLE[K]> };
+/** Every row's value as given: each one optional, typed by its row's type. */
+export type Given = { readonly [K in SettingKey]?: ValueOf<typeof TABLE[K]> };
+
+/** The rows of a group. */
+type GroupKey = {
+  [K in SettingKey]: typeof TABLE[K]["group"] extends string ? K : never;
+}[SettingKey];
+
+/** What the OAuth rows make (`ServerConfig.oauth`), given --auth-issuer. */
+export interface OAuthFlags {
+  readonly issuer: string;
+  readonly publicUrl?: string;
+  readonly scopes?: readonly string[];
+  readonly lists?: "all" | "permitted";
+  readonly introspection?: { readonly clientId: string; readonly clientSecret: string };
+}
+
+/**
+ * The settings: every row's value, each optional and typed by its row's type, but that the rows
+ * of a group make one field, under the configuration's name: `oauth` (the OAuth rows) and
+ * `stateKeys` (the state key, then the previous ones).
+ */
+export type Settings = Omit<Given, GroupKey> & {
+  readonly oauth?: OAuthFlags;
+  readonly stateKeys?: readonly string[];
+};
+
+/** The components that read a row. */
+type ReadersOf<R> = R extends { readonly for: readonly (infer C)[] } ? C : never;
+
+/** The settings component C reads (`Slice<"http">`): the rows whose `for` names it. */
+export type Slice<C extends Component> = Pick<
+  Settings,
+  Exclude<
+    { [K in SettingKey]: C extends ReadersOf<typeof TABLE[K]> ? K : never }[SettingKey],
+    GroupKey
+  >
+>;
+
+/** The rows with a default. */
+type DefaultedKey = Exclude<
+  {
+    [K in SettingKey]: typeof TABLE[K] extends { readonly default: unknown } ? K : never;
+  }[SettingKey],
+  GroupKey
+>;
+
+/** Every row's default, and --max-body-bytes's (twice --max-message-bytes). */
+export type Defaults = { readonly [K in DefaultedKey]-?: ValueOf<typeof TABLE[K]> } & {
+  readonly maxBodyBytes: number;
+};
+
+/** Settings with the defaults applied (rules.ts resolveSettings): those with one are there. */
+export type Resolved = Settings & Defaults;
+
+/** The keys of the rows component C reads, at run time. */
+export function sliceKeys(component: Component): readonly SettingKey[] {
+  return ROWS.filter((row) => row.group === undefined && row.for.includes(component))
+    .map((row) => row.key);
+}
+
+/** What of `settings` component C reads: its slice, and nothing else. */
+export function sliceOf<C extends Component>(settings: Slice<C>, component: C): Slice<C> {
+  const slice: Record<string, unknown> = {};
+  for (const key of sliceKeys(component)) {
+    const value = (settings as Record<string, unknown>)[key];
+    if (value !== undefined) slice[key] = value;
+  }
+  return slice as Slice<C>;
+}
