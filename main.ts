@@ -8,7 +8,7 @@
 // main.ts is the process: flags, signals, stderr; lib/server/create_server.ts puts the
 // server together, as it does for tests, commands and benches.
 import { type Options, parseCommand, requestedLogFormat, usage } from "./lib/host/cli.ts";
-import type { ListenAddress } from "./lib/settings/listen_address.ts";
+import type { ListenAddress } from "./lib/settings/values.ts";
 import {
   logError,
   logInfo,
@@ -97,17 +97,9 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       embedded,
       // The files a compiled binary embeds are not on disk: no program among them can run.
       skipExecutables: embedded !== undefined && options.tools === undefined,
+      // The settings go as the flags gave them; `http` says whether the server is reached over
+      // HTTP (--http's address is where serveOverHttp listens).
       http: options.http !== undefined,
-      // The metrics listener takes --allow-host and --idle-timeout as the MCP one does (adr/0056).
-      metrics: options.metrics &&
-        {
-          ...options.metrics,
-          allowedHosts: options.allowHosts,
-          idleTimeoutMs: options.idleTimeoutMs,
-        },
-      stateKeys: options.stateSecret === undefined
-        ? undefined
-        : [options.stateSecret, ...options.previousStateSecrets ?? []],
       diagnostics: stderrDiagnostics,
     });
   } catch (error) {
@@ -179,20 +171,8 @@ async function serveOverHttp(
 ): Promise<number> {
   let http: HttpServer;
   try {
-    http = server.serveHttp({
-      ...address,
-      bearerToken: options.bearerToken,
-      logRequests: options.logRequests,
-      allowedHosts: options.allowHosts ?? [],
-      corsOrigins: options.corsOrigins,
-      publicUrl: options.publicUrl,
-      maxConnections: options.maxConnections,
-      idleTimeoutMs: options.idleTimeoutMs,
-      bodyTimeoutMs: options.bodyTimeoutMs,
-      maxBodyBytes: options.maxBodyBytes,
-      maxUnsentBytes: options.maxUnsentBytes,
-      maxSessions: options.maxSessions,
-    });
+    // The HTTP settings are the server's (createServer took them from the flags).
+    http = server.serveHttp({ ...address });
   } catch (error) {
     logError(`Cannot listen on "${address.hostname}" port ${address.port}: ${messageOf(error)}`);
     return 1;

@@ -3,13 +3,14 @@ import assert from "node:assert/strict";
 import { commandsHelp } from "../lib/commands/table.ts";
 import {
   type Command,
+  DEFAULTS,
   MAX_FLAG_VALUE,
   parseCommand,
   TOKEN_ENV,
   usage as usageText,
 } from "../lib/host/cli.ts";
-import { isLoopbackHost } from "../lib/settings/listen_address.ts";
-import { DEFAULTS } from "../lib/server/defaults.ts";
+import { isLoopbackHost } from "../lib/settings/values.ts";
+import { resolveSettings } from "../lib/settings/rules.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
 import { readLines, withHangGuard } from "./_server_process.ts";
 
@@ -35,9 +36,6 @@ function badNumber(flag: string, raw: string): Command {
   return usageError(`Invalid value for ${flag}: "${raw}" is not an integer from 1 to 2147483647`);
 }
 
-/** The options of a command line naming no folder. */
-const NO_FOLDERS = { dir: undefined, tools: undefined, resources: undefined, prompts: undefined };
-
 const USAGE = usageText("");
 
 Deno.test("MAX_FLAG_VALUE is setTimeout's limit, 2^31 - 1", () => {
@@ -45,36 +43,41 @@ Deno.test("MAX_FLAG_VALUE is setTimeout's limit, 2^31 - 1", () => {
   assert.strictEqual(MAX_FLAG_VALUE, 2147483647);
 });
 
-Deno.test("parseCommand() serves with the defaults when given no arguments", () => {
-  assert.deepStrictEqual(parseCommand([]), {
-    kind: "serve",
-    options: {
-      dir: undefined,
-      tools: undefined,
-      resources: undefined,
-      prompts: undefined,
-      maxResourceBytes: 8 * 1024 * 1024,
-      maxMessageBytes: 4 * 1024 * 1024,
-      pageSize: 100,
-      toolTimeoutMs: 60_000,
-      shutdownGraceMs: 5_000,
-      maxConcurrency: 64,
-      maxOutputBytes: 16 * 1024 * 1024,
-      maxPrograms: 64,
-      passEnv: [],
-      allowOutsideSymlinks: false,
-    },
+Deno.test("parseCommand() gives no settings for no arguments; resolveSettings() applies the defaults once", () => {
+  assert.deepStrictEqual(parseCommand([]), { kind: "serve", options: {} });
+  assert.deepStrictEqual(resolveSettings({}), {
+    maxResourceBytes: 8 * 1024 * 1024,
+    maxMessageBytes: 4 * 1024 * 1024,
+    pageSize: 100,
+    toolTimeoutMs: 60_000,
+    shutdownGraceMs: 5_000,
+    maxConcurrency: 64,
+    maxOutputBytes: 16 * 1024 * 1024,
+    maxPrograms: 64,
+    passEnv: [],
+    allowOutsideSymlinks: false,
+    logFormat: "text",
+    maxConnections: 1_000,
+    idleTimeoutMs: 30_000,
+    bodyTimeoutMs: 30_000,
+    maxUnsentBytes: 64 * 1024 * 1024,
+    maxSessions: 10_000,
+    maxBodyBytes: 8 * 1024 * 1024,
   });
+  // --max-body-bytes defaults to twice --max-message-bytes; what is given stays.
+  assert.strictEqual(resolveSettings({ maxMessageBytes: 10 }).maxBodyBytes, 20);
+  assert.strictEqual(resolveSettings({ maxMessageBytes: 10, maxBodyBytes: 15 }).maxBodyBytes, 15);
+  assert.strictEqual(resolveSettings({ pageSize: 7 }).pageSize, 7);
 });
 
 Deno.test("parseCommand() takes the tools directory as given", () => {
   assert.deepStrictEqual(parseCommand(["--tools", "my/tools"]), {
     kind: "serve",
-    options: { ...NO_FOLDERS, tools: "my/tools", ...DEFAULTS },
+    options: { tools: "my/tools" },
   });
   assert.deepStrictEqual(parseCommand(["--tools=../other/"]), {
     kind: "serve",
-    options: { ...NO_FOLDERS, tools: "../other/", ...DEFAULTS },
+    options: { tools: "../other/" },
   });
 });
 
@@ -82,22 +85,22 @@ for (const [flag, key] of NUMERIC_FLAGS) {
   Deno.test(`parseCommand() parses ${flag} into ${key}, leaving the others at their defaults`, () => {
     assert.deepStrictEqual(parseCommand([flag, "1234"]), {
       kind: "serve",
-      options: { ...NO_FOLDERS, ...DEFAULTS, [key]: 1234 },
+      options: { [key]: 1234 },
     });
     assert.deepStrictEqual(parseCommand([`${flag}=1`]), {
       kind: "serve",
-      options: { ...NO_FOLDERS, ...DEFAULTS, [key]: 1 },
+      options: { [key]: 1 },
     });
   });
 
   Deno.test(`parseCommand() takes ${flag} up to 2147483647, with or without leading zeros`, () => {
     assert.deepStrictEqual(parseCommand([flag, "2147483647"]), {
       kind: "serve",
-      options: { ...NO_FOLDERS, ...DEFAULTS, [key]: 2147483647 },
+      options: { [key]: 2147483647 },
     });
     assert.deepStrictEqual(parseCommand([flag, "007"]), {
       kind: "serve",
-      options: { ...NO_FOLDERS, ...DEFAULTS, [key]: 7 },
+      options: { [key]: 7 },
     });
   });
 
@@ -147,9 +150,7 @@ Deno.test("parseCommand() parses every numeric flag together", () => {
     {
       kind: "serve",
       options: {
-        ...NO_FOLDERS,
         tools: "t",
-        maxResourceBytes: DEFAULTS.maxResourceBytes,
         maxMessageBytes: 2048,
         pageSize: 7,
         toolTimeoutMs: 250,
@@ -157,8 +158,6 @@ Deno.test("parseCommand() parses every numeric flag together", () => {
         maxConcurrency: 3,
         maxOutputBytes: 4096,
         maxPrograms: 5,
-        passEnv: [],
-        allowOutsideSymlinks: false,
       },
     },
   );
@@ -170,8 +169,6 @@ Deno.test("parseCommand() collects every --pass-env and takes --allow-outside-sy
     {
       kind: "serve",
       options: {
-        ...NO_FOLDERS,
-        ...DEFAULTS,
         passEnv: ["GITHUB_TOKEN", "_X1"],
         allowOutsideSymlinks: true,
       },
@@ -225,7 +222,7 @@ Deno.test("parseCommand() takes --dir, --tools, --resources and --prompts togeth
     parseCommand(["--dir", "srv", "--tools", "t", "--resources", "r", "--prompts", "p"]),
     {
       kind: "serve",
-      options: { ...DEFAULTS, dir: "srv", tools: "t", resources: "r", prompts: "p" },
+      options: { dir: "srv", tools: "t", resources: "r", prompts: "p" },
     },
   );
   for (const flag of ["--dir", "--tools", "--resources", "--prompts"]) {
@@ -491,10 +488,8 @@ Deno.test("parseCommand() takes --allow-host names with --http, in lower case", 
     {
       kind: "serve",
       options: {
-        ...NO_FOLDERS,
-        ...DEFAULTS,
         http: { hostname: "127.0.0.1", port: 0 },
-        allowHosts: ["mcp.example.com", "[::1]"],
+        allowedHosts: ["mcp.example.com", "[::1]"],
       },
     },
   );
@@ -534,8 +529,6 @@ Deno.test("parseCommand() takes --cors-origin origins with --http, as browsers w
     {
       kind: "serve",
       options: {
-        ...NO_FOLDERS,
-        ...DEFAULTS,
         http: { hostname: "127.0.0.1", port: 0 },
         corsOrigins: ["https://app.example", "http://localhost:5173"],
       },
@@ -681,8 +674,6 @@ Deno.test("parseCommand() takes the bearer token from TOOLSHED_HTTP_TOKEN with -
   assert.deepStrictEqual(parseCommand(["--http", ":0"], withToken("s3cr3t-t0ken_~+/=")), {
     kind: "serve",
     options: {
-      ...NO_FOLDERS,
-      ...DEFAULTS,
       http: { hostname: "127.0.0.1", port: 0 },
       bearerToken: "s3cr3t-t0ken_~+/=",
     },
@@ -690,7 +681,7 @@ Deno.test("parseCommand() takes the bearer token from TOOLSHED_HTTP_TOKEN with -
   // stdio has no use for it, and never reads it.
   assert.deepStrictEqual(parseCommand([], withToken("x")), {
     kind: "serve",
-    options: { ...NO_FOLDERS, ...DEFAULTS },
+    options: {},
   });
 });
 
@@ -722,8 +713,6 @@ Deno.test("parseCommand() refuses a non-loopback --http address without a token 
   assert.deepStrictEqual(parseCommand(["--http", "0.0.0.0:8080", "--allow-unauthenticated"]), {
     kind: "serve",
     options: {
-      ...NO_FOLDERS,
-      ...DEFAULTS,
       http: { hostname: "0.0.0.0", port: 8080 },
       allowUnauthenticated: true,
     },
@@ -746,8 +735,6 @@ Deno.test("parseCommand() takes --log-requests, and it and --allow-unauthenticat
   assert.deepStrictEqual(parseCommand(["--http", ":0", "--log-requests"]), {
     kind: "serve",
     options: {
-      ...NO_FOLDERS,
-      ...DEFAULTS,
       http: { hostname: "127.0.0.1", port: 0 },
       logRequests: true,
     },
@@ -810,17 +797,17 @@ Deno.test("parseCommand() reads the requestState keys of a rotation from the env
   const options = (values: Record<string, string>) => {
     const command = parseCommand([], env(values));
     assert.equal(command.kind, "serve", JSON.stringify(command));
-    return (command as { options: { stateSecret?: string; previousStateSecrets?: string[] } })
-      .options;
+    return (command as { options: { stateKeys?: string[] } }).options;
   };
-  assert.equal(options({ TOOLSHED_STATE_KEY: current }).stateSecret, current);
+  // The current key first, then the previous ones: ServerConfig.stateKeys.
+  assert.deepEqual(options({ TOOLSHED_STATE_KEY: current }).stateKeys, [current]);
   assert.deepEqual(
     options({
       TOOLSHED_STATE_KEY: current,
       TOOLSHED_STATE_KEY_PREVIOUS: ` ${old}, ${"p".repeat(32)},`,
     })
-      .previousStateSecrets,
-    [old, "p".repeat(32)],
+      .stateKeys,
+    [current, old, "p".repeat(32)],
   );
   const refusal = (values: Record<string, string>) => {
     const command = parseCommand([], env(values));
@@ -867,4 +854,13 @@ Deno.test("parseCommand() takes --instance with --http only, as 1 to 63 letters,
     kind: "usage-error",
     message: `Invalid value for --instance: "${pod}q" is not 1 to 63 letters, digits, "-" or "_"`,
   });
+});
+
+Deno.test("parseCommand() reads the introspection client only with --auth-issuer", () => {
+  const env = (name: string) => name === "TOOLSHED_INTROSPECTION_CLIENT_ID" ? "client" : undefined;
+  assert.equal(parseCommand(["--http", "8080"], env).kind, "serve");
+  assert.equal(
+    parseCommand(["--http", "8080", "--auth-issuer", "https://issuer.example"], env).kind,
+    "usage-error",
+  );
 });

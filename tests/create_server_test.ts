@@ -12,7 +12,7 @@ import type { MethodEntry } from "../lib/methods/call.ts";
 import { METHODS } from "../lib/methods/table.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { composeForTest } from "./_in_process.ts";
-import { initializeBody, modernHeaders } from "./_http_server.ts";
+import { initializeBody, modernHeaders, rawRequest, readToEnd } from "./_http_server.ts";
 import { recorder } from "./_diagnostics.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import { RUN_REDIS, startRedis, until } from "./_redis.ts";
@@ -161,6 +161,92 @@ async function stateOpensElsewhere(kit: Kit, config: ServerConfig): Promise<void
     inputResponses: { name: { action: "accept", content: { name: "Ada" } } },
   }, asking);
   strictEqual(textOf(second), "hello Ada");
+}
+
+/** A server of `config` with HTTP, listening on a free port of 127.0.0.1 as main.ts's --http. */
+async function listening(kit: Kit, config: ServerConfig): Promise<{ url: string; port: number }> {
+  const server = await kit.build({ primitives: { tools: [echo] }, http: true, ...config });
+  const http = server.serveHttp({ hostname: "127.0.0.1", port: 0 });
+  kit.defer(async () => {
+    await http.shutdown("the check is over");
+    await http.done;
+  });
+  return { url: http.url, port: Number(new URL(http.url).port) };
+}
+
+/** The body of a 2026-07-28 tools/list. */
+const LIST_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/list",
+  params: { _meta: META },
+});
+
+/** The status of a 2026-07-28 tools/list POSTed to `url` with `headers` added. */
+async function listStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...modernHeaders("tools/list"), ...headers },
+    body: LIST_BODY,
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+/** The status of a raw tools/list POST to `port` with these headers (a Host fetch cannot send). */
+async function rawListStatus(port: number, headers: Record<string, string>): Promise<number> {
+  return (await rawRequest(
+    port,
+    "POST",
+    "/mcp",
+    { ...modernHeaders("tools/list"), ...headers },
+    LIST_BODY,
+  ))
+    .status;
+}
+
+/**
+ * What `connection` received until the server closed it, or undefined if it still held it open
+ * after 10 s: a third of the idle and body defaults (30 s), so a setting of 50 ms is told apart
+ * from the default with room to spare.
+ */
+async function closedSoon(connection: Deno.Conn): Promise<string | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const open = new Promise<undefined>((resolve) =>
+    timer = setTimeout(() => resolve(undefined), 10_000)
+  );
+  try {
+    return await Promise.race([readToEnd(connection), open]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The session id a 2025-era `initialize` POSTed to `url` opens. */
+async function openSession(url: string): Promise<string> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: initializeBody(),
+  });
+  await response.body?.cancel();
+  return response.headers.get("mcp-session-id") ?? "";
+}
+
+/** The status of a ping in the 2025-era session `id`. */
+async function pingStatus(url: string, id: string): Promise<number> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": id,
+      "mcp-protocol-version": "2025-11-25",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+  });
+  await response.body?.cancel();
+  return response.status;
 }
 
 /** Every option of createServer, and what it does through the harnesses' door. */
@@ -635,6 +721,154 @@ const REACHES = {
           /Cannot record telemetry: Deno's OpenTelemetry is off in this process/,
         );
       }
+    },
+  },
+  // The HTTP settings, given to createServer as main.ts gives the flags: serveHttp, told only
+  // where to listen, serves by them.
+  bearerToken: {
+    does: "makes every request over HTTP carry the token",
+    async check(kit) {
+      const { url } = await listening(kit, { bearerToken: "s3cret" });
+      strictEqual(await listStatus(url), 401);
+      strictEqual(await listStatus(url, { authorization: "Bearer s3cret" }), 200);
+    },
+  },
+  allowedHosts: {
+    does: "lets requests name another host in Host",
+    async check(kit) {
+      const { port } = await listening(kit, { allowedHosts: ["mcp.example.com"] });
+      strictEqual(await rawListStatus(port, { host: "mcp.example.com" }), 200);
+      strictEqual(await rawListStatus(port, { host: "other.example.com" }), 403);
+    },
+  },
+  corsOrigins: {
+    does: "lets pages of the origins given call",
+    async check(kit) {
+      const { port } = await listening(kit, { corsOrigins: ["https://app.example"] });
+      const host = `127.0.0.1:${port}`;
+      strictEqual(await rawListStatus(port, { host, origin: "https://app.example" }), 200);
+      strictEqual(await rawListStatus(port, { host, origin: "https://else.example" }), 403);
+    },
+  },
+  publicUrl: {
+    does: "names the endpoint's URL in the server card",
+    async check(kit) {
+      const meta = { name: "io.example/every-option", description: "d", version: "9.9.9", env: {} };
+      const { url } = await listening(kit, { meta, publicUrl: "https://mcp.example.com/mcp" });
+      const card = await fetch(`${url}/server-card`, {
+        headers: { accept: "application/mcp-server-card+json" },
+      });
+      match(await card.text(), /"https:\/\/mcp\.example\.com\/mcp"/);
+    },
+  },
+  logRequests: {
+    does: "writes a line per HTTP request",
+    async check(kit) {
+      const diagnostics = recorder();
+      const { url } = await listening(kit, { logRequests: true, diagnostics });
+      strictEqual(await listStatus(url), 200);
+      const text = () => diagnostics.entries.join("\n");
+      await until(text, (logged) => logged.includes("tools/list"));
+      match(text(), /POST \/mcp 200/);
+    },
+  },
+  maxConnections: {
+    does: "turns away a connection past the cap",
+    async check(kit) {
+      const { port } = await listening(kit, { maxConnections: 1 });
+      const first = await Deno.connect({ hostname: "127.0.0.1", port });
+      try {
+        const second = await Deno.connect({ hostname: "127.0.0.1", port });
+        try {
+          match(await readToEnd(second), /^HTTP\/1\.1 503/);
+        } finally {
+          second.close();
+        }
+      } finally {
+        first.close();
+      }
+    },
+  },
+  idleTimeoutMs: {
+    does: "closes a connection that sends nothing for that long",
+    async check(kit) {
+      const { port } = await listening(kit, { idleTimeoutMs: 50 });
+      const silent = await Deno.connect({ hostname: "127.0.0.1", port });
+      try {
+        // Closed with nothing said, where the default holds it 30 s.
+        strictEqual(await closedSoon(silent), "");
+      } finally {
+        silent.close();
+      }
+    },
+  },
+  bodyTimeoutMs: {
+    does: "closes a connection whose small body does not arrive in time",
+    async check(kit) {
+      const { port } = await listening(kit, { bodyTimeoutMs: 50 });
+      const slow = await Deno.connect({ hostname: "127.0.0.1", port });
+      try {
+        const head = Object.entries({ ...modernHeaders("tools/list"), "content-length": "100" })
+          .map(([name, value]) => `${name}: ${value}\r\n`).join("");
+        await slow.write(
+          new TextEncoder().encode(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n${head}\r\n`),
+        );
+        const answer = await closedSoon(slow);
+        ok(answer !== undefined && !answer.includes(" 200 "), `answered: ${answer}`);
+      } finally {
+        slow.close();
+      }
+    },
+  },
+  maxBodyBytes: {
+    does: "refuses a request past the bytes all requests together may hold",
+    async check(kit) {
+      const { url } = await listening(kit, { maxMessageBytes: 1_000, maxBodyBytes: 10 });
+      strictEqual(await listStatus(url), 503);
+    },
+  },
+  maxUnsentBytes: {
+    does: "drops answers past the bytes waiting for clients",
+    async check(kit) {
+      const diagnostics = recorder();
+      const big = tool("big", () => "x".repeat(16 * 1024 * 1024));
+      const { url, port } = await listening(kit, {
+        maxUnsentBytes: 1,
+        diagnostics,
+        primitives: { tools: [echo, big] },
+      });
+      // Two clients that ask for 16 MiB each and read none of it: their answers wait unsent,
+      // and the second one's passes the budget, so the stalest is dropped.
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "big", arguments: {}, _meta: META },
+      });
+      const head = Object.entries({
+        ...modernHeaders("tools/call", "big"),
+        host: `127.0.0.1:${port}`,
+        "content-length": String(body.length),
+      }).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+      for (let i = 0; i < 2; i++) {
+        const stalled = await Deno.connect({ hostname: "127.0.0.1", port });
+        kit.defer(() => stalled.close());
+        await stalled.write(new TextEncoder().encode(`POST /mcp HTTP/1.1\r\n${head}\r\n${body}`));
+      }
+      const text = () => diagnostics.entries.join("\n");
+      await until(text, (logged) => logged.includes("Dropped an answer"));
+      strictEqual(await listStatus(url), 200);
+      match(text(), /passed --max-unsent-bytes \(1\)/);
+    },
+  },
+  maxSessions: {
+    does: "ends the least recently used 2025-era session past the cap",
+    async check(kit) {
+      const { url } = await listening(kit, { maxSessions: 1 });
+      const first = await openSession(url);
+      const second = await openSession(url);
+      strictEqual(await pingStatus(url, second), 200);
+      strictEqual(await pingStatus(url, first), 404);
     },
   },
 } satisfies Record<keyof ServerConfig, Reach>;

@@ -267,7 +267,7 @@ Deno.test("--allow-host and --idle-timeout hold for --metrics alone (stdio), and
     "5000",
   ]);
   ok(parsed.kind === "serve");
-  deepStrictEqual(parsed.options.allowHosts, ["metrics.example.com"]);
+  deepStrictEqual(parsed.options.allowedHosts, ["metrics.example.com"]);
   strictEqual(parsed.options.idleTimeoutMs, 5000);
   for (const flag of [["--allow-host", "metrics.example.com"], ["--idle-timeout", "5000"]]) {
     const refused = parseCommand(flag);

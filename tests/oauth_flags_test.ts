@@ -2,9 +2,7 @@
 // mistake gets before anything listens.
 import assert from "node:assert/strict";
 import { parseCommand, usage } from "../lib/host/cli.ts";
-import { DEFAULTS } from "../lib/server/defaults.ts";
 
-const NO_FOLDERS = { dir: undefined, tools: undefined, resources: undefined, prompts: undefined };
 const ISSUER = "https://auth.example.com/realms/main";
 const env = (values: Record<string, string>) => (name: string) => values[name];
 
@@ -27,8 +25,6 @@ Deno.test("parseCommand() takes --auth-issuer with --public-url, --auth-scope an
     {
       kind: "serve",
       options: {
-        ...NO_FOLDERS,
-        ...DEFAULTS,
         http: { hostname: "0.0.0.0", port: 8080 },
         publicUrl: "https://mcp.example.com/mcp",
         oauth: {
@@ -44,8 +40,6 @@ Deno.test("parseCommand() takes --auth-issuer with --public-url, --auth-scope an
   assert.deepStrictEqual(parseCommand(["--http", ":0", "--auth-issuer", "http://127.0.0.1:9000"]), {
     kind: "serve",
     options: {
-      ...NO_FOLDERS,
-      ...DEFAULTS,
       http: { hostname: "127.0.0.1", port: 0 },
       oauth: { issuer: "http://127.0.0.1:9000" },
     },

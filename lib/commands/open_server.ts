@@ -12,9 +12,14 @@ import { EXIT, type Io } from "./command.ts";
 import type { FlagSpec } from "../host/args.ts";
 import { createServer, type Server } from "../server/create_server.ts";
 import { SERVER_INFO } from "../wire/protocol.ts";
+import { helpOf } from "../host/cli.ts";
+import { ROWS } from "../settings/table.ts";
 import type { JsonObject } from "../util/json.ts";
 
-/** The flags naming a server directory, as `toolshed serve` takes them. */
+/**
+ * The flags naming a server directory, as `toolshed serve` takes them: the settings table's rows
+ * marked `commands` (written here for their types; tests/settings_test.ts holds them to the rows).
+ */
 export const DIR_FLAGS = {
   dir: { type: "string" },
   tools: { type: "string" },
@@ -25,15 +30,10 @@ export const DIR_FLAGS = {
   help: { type: "boolean", short: "h" },
 } as const satisfies Record<string, FlagSpec>;
 
-/** Their lines in a command's help. */
-export const DIR_FLAGS_HELP =
-  `  --dir DIR                  The server directory (default: the working directory)
-  --tools DIR                The tools folder, instead of DIR/tools
-  --resources DIR            The resources folder, instead of DIR/resources
-  --prompts DIR              The prompts folder, instead of DIR/prompts
-  --pass-env NAME            Pass this environment variable on to executable tools
-                             (repeatable)
-  --allow-outside-symlinks   Load files that are symlinks to outside their folder
+/** Their lines in a command's help: the rows the commands take, and -h. */
+export const DIR_FLAGS_HELP = `${
+  helpOf(ROWS.filter((row) => row.commands), (row) => row.commandHelp ?? row.help)
+}
   -h, --help                 Show this help`;
 
 /**

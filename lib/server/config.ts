@@ -64,6 +64,31 @@ export interface ServerConfig {
    */
   readonly http?: boolean | EmbeddedHttp;
   readonly instanceName?: string;
+  // What `serveHttp` serves by unless it is told otherwise, as the flags of `toolshed serve
+  // --http` say it (docs/operating/flags.md); `http`'s own fields, for `fetch`, go over them.
+  // tests/settings_test.ts holds these fields to the settings table's rows.
+  /** Host names requests may carry in Host and Origin besides the loopback ones (--allow-host). */
+  readonly allowedHosts?: readonly string[];
+  /** Origins whose pages may call from a browser, or `*` (--cors-origin; adr/0039). */
+  readonly corsOrigins?: readonly string[];
+  /** Every request must carry `Authorization: Bearer <token>` (TOOLSHED_HTTP_TOKEN). */
+  readonly bearerToken?: string;
+  /** One line per request on the diagnostics (--log-requests). */
+  readonly logRequests?: boolean;
+  /** Connections open at once; one more gets 503 (--max-connections). */
+  readonly maxConnections?: number;
+  /** A connection with no request in progress this long is closed (--idle-timeout). */
+  readonly idleTimeoutMs?: number;
+  /** How long a request body may take to arrive after its headers (--body-timeout). */
+  readonly bodyTimeoutMs?: number;
+  /** Request bytes all requests together may hold (--max-body-bytes). */
+  readonly maxBodyBytes?: number;
+  /** Answer bytes waiting for clients, all together (--max-unsent-bytes). */
+  readonly maxUnsentBytes?: number;
+  /** Live 2025-era sessions past which the least recently used idle one ends (--max-sessions). */
+  readonly maxSessions?: number;
+  /** The endpoint's URL as clients reach it (--public-url), which the server card names. */
+  readonly publicUrl?: string;
   /**
    * Over HTTP, callers sign in with OAuth 2.1 access tokens from this authorization server:
    * toolshed is a resource server (adr/0038), and scopes on tools, resources and prompts are

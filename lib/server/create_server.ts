@@ -66,8 +66,9 @@ import type { HttpOptions, HttpServer } from "../transports/http/server.ts";
 import type { McpHttp } from "../transports/http/handler.ts";
 import { settlesWithin } from "../util/settles_within.ts";
 import type { Load } from "./metrics.ts";
+import { resolveSettings } from "../settings/rules.ts";
+import { type Defaults, sliceOf } from "../settings/table.ts";
 import {
-  DEFAULTS,
   OUTPUT_BOUND_CHARS,
   STATE_KEY_ENV,
   WAITING_BOUND_BYTES,
@@ -162,9 +163,11 @@ interface ServedMetrics {
  */
 export async function createServer(config: ServerConfig = {}): Promise<Server> {
   const diagnostics = config.diagnostics ?? CONSOLE_DIAGNOSTICS;
+  // Every setting's default, applied once.
+  const settings = resolveSettings(config);
   // Telemetry is loaded only for a server that has it on (a module and its instruments).
   const telemetry = config.telemetry ? await loadTelemetry() : undefined;
-  const load = loadOptionsOf(config, diagnostics, telemetry);
+  const load = loadOptionsOf(settings, diagnostics, telemetry);
   let folders: ServerFolders | undefined;
   let loaded: LoadedServer;
   let meta = config.meta;
@@ -213,7 +216,7 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   // Hot reload is loaded only for a server that watches (adr/0051).
   const reload = config.watch ? await loadReload() : undefined;
   try {
-    return assemble(config, diagnostics, {
+    return assemble(settings, diagnostics, {
       loaded,
       folders,
       meta,
@@ -234,7 +237,7 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
 
 /** The server's parts, once what takes a wait (the directory, Redis) is there. */
 function assemble(
-  config: ServerConfig,
+  config: ServerConfig & Defaults,
   diagnostics: Diagnostics,
   parts: {
     loaded: LoadedServer;
@@ -298,7 +301,12 @@ function assemble(
     redisUp: shared && (() => shared.health() === undefined),
   });
   const metricsListener = metrics &&
-    parts.metrics!.listenForMetrics(config.metrics!, metrics.text, diagnostics);
+    parts.metrics!.listenForMetrics(
+      config.metrics!,
+      metrics.text,
+      diagnostics,
+      sliceOf(config, "metrics"),
+    );
   /** Adds a transport's load to the gauges until it is done. */
   const watched = <T extends { done: Promise<void> }>(served: T, load: () => Load): T => {
     if (metrics === undefined) return served;
@@ -313,15 +321,13 @@ function assemble(
     reloader = parts.watchAndReload!({ folders, load, registry, loaded, diagnostics });
   }
   const listChanged = config.listChanged ?? config.watch === true;
-  const shutdownGraceMs = config.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs;
-  const maxMessageBytes = config.maxMessageBytes ?? DEFAULTS.maxMessageBytes;
-  const maxConcurrency = config.maxConcurrency ?? DEFAULTS.maxConcurrency;
+  const { shutdownGraceMs, maxMessageBytes, maxConcurrency } = config;
   const core = createCore({
     registry,
     tasks,
     keyRing,
-    pageSize: config.pageSize ?? DEFAULTS.pageSize,
-    toolTimeoutMs: config.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+    pageSize: config.pageSize,
+    toolTimeoutMs: config.toolTimeoutMs,
     diagnostics,
     listChanged,
     listTtlMs: config.listTtlMs ?? (config.watch ? WATCHED_LIST_TTL_MS : undefined),
@@ -336,7 +342,11 @@ function assemble(
   });
   const degraded = () => shared?.health();
   let lastId = 0;
-  const embedding: EmbeddedHttp = typeof config.http === "object" ? config.http : {};
+  // What `fetch` serves by: the HTTP settings, and `http`'s own over them.
+  const embedding: EmbeddedHttp = {
+    ...sliceOf(config, "http"),
+    ...(typeof config.http === "object" ? config.http : {}),
+  };
   const outerSteps = metrics && [metrics.httpStep];
   /** What `fetch` serves through, made at its first request. */
   let embedded: Promise<McpHttp> | undefined;
@@ -399,12 +409,14 @@ function assemble(
         );
       }
       const served = http.serveHttp({
-        instanceName: instance,
-        degraded,
         allowedHosts: [],
         maxMessageBytes,
         maxConcurrency,
         shutdownGraceMs,
+        // The HTTP settings, as the flags gave them; what `listen` says wins.
+        ...sliceOf(config, "http"),
+        instanceName: instance,
+        degraded,
         diagnostics,
         oauth: config.oauth,
         sessionEnded,
@@ -547,18 +559,18 @@ function pathOf(location: string | URL | undefined): string | undefined {
 }
 
 function loadOptionsOf(
-  config: ServerConfig,
+  settings: ServerConfig & Defaults,
   diagnostics: Diagnostics,
   telemetry?: Telemetry,
 ): ServerLoadOptions {
   return {
     traceEnvironment: telemetry?.traceEnvironment,
-    passEnv: config.passEnv ?? DEFAULTS.passEnv,
-    maxOutputBytes: config.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
-    maxPrograms: config.maxPrograms ?? DEFAULTS.maxPrograms,
-    maxResourceBytes: config.maxResourceBytes ?? DEFAULTS.maxResourceBytes,
-    allowOutsideSymlinks: config.allowOutsideSymlinks ?? DEFAULTS.allowOutsideSymlinks,
-    skipExecutables: config.skipExecutables ?? false,
+    passEnv: settings.passEnv,
+    maxOutputBytes: settings.maxOutputBytes,
+    maxPrograms: settings.maxPrograms,
+    maxResourceBytes: settings.maxResourceBytes,
+    allowOutsideSymlinks: settings.allowOutsideSymlinks,
+    skipExecutables: settings.skipExecutables ?? false,
     diagnostics,
   };
 }

@@ -1,18 +1,18 @@
-// What a server is given when its configuration (or the command line) says nothing: one place,
-// read by createServer, the flags' help and the commands.
-import { MAX_OUTPUT_BYTES, MAX_PROGRAMS } from "../programs/limits.ts";
+// What a server is given when its configuration (or the command line) says nothing: the
+// defaults of lib/settings/table.ts's rows, read by createServer and the commands.
+import { STATE_KEY_ENV, TABLE } from "../settings/table.ts";
 
 export const DEFAULTS = {
-  maxMessageBytes: 4 * 1024 * 1024,
-  pageSize: 100,
-  toolTimeoutMs: 60_000,
-  shutdownGraceMs: 5_000,
-  maxConcurrency: 64,
-  maxOutputBytes: MAX_OUTPUT_BYTES,
-  maxPrograms: MAX_PROGRAMS,
-  maxResourceBytes: 8 * 1024 * 1024,
-  passEnv: [],
-  allowOutsideSymlinks: false,
+  maxMessageBytes: TABLE.maxMessageBytes.default,
+  pageSize: TABLE.pageSize.default,
+  toolTimeoutMs: TABLE.toolTimeoutMs.default,
+  shutdownGraceMs: TABLE.shutdownGraceMs.default,
+  maxConcurrency: TABLE.maxConcurrency.default,
+  maxOutputBytes: TABLE.maxOutputBytes.default,
+  maxPrograms: TABLE.maxPrograms.default,
+  maxResourceBytes: TABLE.maxResourceBytes.default,
+  passEnv: TABLE.passEnv.default,
+  allowOutsideSymlinks: TABLE.allowOutsideSymlinks.default,
 } as const;
 
 /** With --watch, how long a 2026-07-28 client may cache a list: changes show within it. */
@@ -22,5 +22,4 @@ export const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
 /** Bytes of stdio requests waiting for a free slot, past which toolshed stops reading. */
 export const WAITING_BOUND_BYTES = 1024 * 1024;
 
-/** The environment variable holding the secret that seals `requestState` (all instances). */
-export const STATE_KEY_ENV = "TOOLSHED_STATE_KEY";
+export { STATE_KEY_ENV };

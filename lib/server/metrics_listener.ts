@@ -12,6 +12,7 @@
 import { EXPOSITION_CONTENT_TYPE } from "../util/metrics.ts";
 import { messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
+import type { Slice } from "../settings/table.ts";
 import { settlesWithin } from "../util/settles_within.ts";
 import {
   BODY_TIMEOUT_MS,
@@ -69,6 +70,7 @@ export function listenForMetrics(
   address: MetricsAddress,
   text: () => string,
   diagnostics: Diagnostics,
+  settings: Slice<"metrics"> = {},
 ): MetricsListener {
   let listener: Listener;
   try {
@@ -77,7 +79,7 @@ export function listenForMetrics(
       port: address.port,
       name: "the metrics listener",
       maxConnections: connectionCap(METRICS_MAX_CONNECTIONS),
-      idleTimeoutMs: address.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
+      idleTimeoutMs: address.idleTimeoutMs ?? settings.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
       // Nothing here reads a body: a request with one is answered 405 and its connection closed.
       bodyTimeoutMs: BODY_TIMEOUT_MS,
       diagnostics,
@@ -105,7 +107,10 @@ export function listenForMetrics(
   const { hostname, port } = listener.addr;
   // The MCP endpoint's names, and any IP address: Prometheus scrapes a pod by its IP.
   const guard = createHostGuard(
-    allowedHostNames(boundHostNames(hostname), address.allowedHosts ?? []),
+    allowedHostNames(
+      boundHostNames(hostname),
+      address.allowedHosts ?? settings.allowedHosts ?? [],
+    ),
     undefined,
     true,
     true,

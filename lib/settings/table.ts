@@ -1,0 +1,870 @@
+// The settings table (adr/0061 §1): one row per setting, the flag or the environment variable
+// that gives it, its type, its default, its help as `toolshed --help` prints it and its cells in
+// docs/operating/flags.md. From the rows come the parser (host/cli.ts), the help (usage()), the
+// subcommands' directory flags (commands/open_server.ts) and flags.md's Flags table
+// (_tools/flags_doc.ts); rules.ts holds the rules between settings.
+import {
+  address,
+  BODY_TIMEOUT_MS,
+  bytes,
+  count,
+  directory,
+  envNames,
+  flag,
+  hostNames,
+  IDLE_TIMEOUT_MS,
+  instanceName,
+  lists,
+  logFormat,
+  MAX_CONNECTIONS,
+  MAX_SESSIONS,
+  MAX_UNSENT_BYTES,
+  milliseconds,
+  on,
+  origins,
+  rate,
+  redisUrl,
+  scopes,
+  stateKey,
+  stateKeys,
+  text,
+  token,
+  toolsets,
+  url,
+  type ValueType,
+} from "./values.ts";
+
+/** What reads a setting. */
+export type Component =
+  | "serve"
+  | "stdio"
+  | "http"
+  | "core"
+  | "programs"
+  | "discovery"
+  | "metrics"
+  | "oauth"
+  | "redis";
+
+/** One setting. */
+export interface Row<T> {
+  /** Its flag, without the dashes; absent: it comes from the environment only. */
+  readonly flag?: string;
+  /** A one-letter alias (`-v`). */
+  readonly short?: string;
+  /** The environment variable that gives it (read only where `needs` allows). */
+  readonly env?: string;
+  /** The name of its value in the help (`N`, `DIR`); absent for a switch. */
+  readonly value?: string;
+  readonly type: ValueType<T>;
+  readonly default?: T;
+  /** The components that read it. */
+  readonly for: readonly Component[];
+  /** The flags one of which must be given with it (an environment variable is ignored without). */
+  readonly needs?: readonly string[];
+  /** Rows of a group make one field of the configuration (`oauth`, `stateKeys`). */
+  readonly group?: "oauth" | "stateKeys";
+  /** The subcommands (list, call, check) take its flag too. */
+  readonly commands?: true;
+  /** Its help, as printed, line by line; `{default}` stands for the default. Empty: not shown. */
+  readonly help: readonly string[];
+  /** Its help in a subcommand's, where that reads otherwise. */
+  readonly commandHelp?: readonly string[];
+  /** What the help names it by, where that is not its flag or variable. */
+  readonly label?: string;
+  /** Its cells in docs/operating/flags.md (its flag's cell comes from the flag). */
+  readonly doc?: { readonly default?: string; readonly meaning: string };
+}
+
+/**
+ * A row, typed by its type; its readers, its group and whether it has a default stay in its type
+ * (Settings, Slice and Defaults are made of them).
+ */
+function row<
+  T,
+  const F extends readonly Component[],
+  const G extends Row<T>["group"] = undefined,
+  const D extends T | undefined = undefined,
+>(
+  setting: Row<T> & { readonly for: F; readonly group?: G; readonly default?: D },
+): Row<T> & { readonly for: F; readonly group: G; readonly default: D } {
+  return setting as Row<T> & { readonly for: F; readonly group: G; readonly default: D };
+}
+
+/** The environment variable that turns Deno's OpenTelemetry on, read as the process starts. */
+export const OTEL_ENV = "OTEL_DENO";
+/** The environment variable holding the bearer token HTTP requests must carry. */
+export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
+/** Client credentials for RFC 7662 introspection of opaque tokens (both or neither). */
+export const INTROSPECTION_ID_ENV = "TOOLSHED_INTROSPECTION_CLIENT_ID";
+export const INTROSPECTION_SECRET_ENV = "TOOLSHED_INTROSPECTION_CLIENT_SECRET";
+/** The environment variable holding the secret that seals `requestState` (all instances). */
+export const STATE_KEY_ENV = "TOOLSHED_STATE_KEY";
+/** Keys of a rotation that still open state they sealed, separated by commas. */
+export const PREVIOUS_STATE_KEYS_ENV = "TOOLSHED_STATE_KEY_PREVIOUS";
+
+/**
+ * Every setting, in the help's order: flags, then what only the environment gives. Its type is
+ * the rows' as written: Settings, Slice and Defaults are read from it, so no public type of
+ * mod.ts may name them (JSR's no-slow-types); ServerConfig writes its fields out, and
+ * tests/settings_test.ts holds them to these rows.
+ */
+export const TABLE = {
+  dir: row({
+    flag: "dir",
+    value: "DIR",
+    type: directory,
+    for: ["serve", "discovery"],
+    commands: true,
+    help: [
+      "The server directory, holding tools/, resources/ and",
+      "prompts/, each optional (default: the working directory;",
+      "in a compiled binary, the folders embedded at compile time)",
+    ],
+    commandHelp: ["The server directory (default: the working directory)"],
+    doc: {
+      default: "the working directory (a compiled binary: its embedded folders)",
+      meaning:
+        "the server directory: serves `DIR/tools`, `DIR/resources` and `DIR/prompts`, each optional (none of them: exit 1)",
+    },
+  }),
+  tools: row({
+    flag: "tools",
+    value: "DIR",
+    type: directory,
+    for: ["serve", "discovery"],
+    commands: true,
+    help: [
+      "The tools folder, instead of DIR/tools",
+    ],
+    doc: {
+      default: "`DIR/tools`",
+      meaning: "the tools folder; without `--dir`, only what is named alone is served",
+    },
+  }),
+  resources: row({
+    flag: "resources",
+    value: "DIR",
+    type: directory,
+    for: ["serve", "discovery"],
+    commands: true,
+    help: [
+      "The resources folder, instead of DIR/resources",
+    ],
+    doc: { default: "`DIR/resources`", meaning: "the resources folder (must exist when named)" },
+  }),
+  prompts: row({
+    flag: "prompts",
+    value: "DIR",
+    type: directory,
+    for: ["serve", "discovery"],
+    commands: true,
+    help: [
+      "The prompts folder, instead of DIR/prompts",
+    ],
+    doc: { default: "`DIR/prompts`", meaning: "the prompts folder (must exist when named)" },
+  }),
+  maxMessageBytes: row({
+    flag: "max-message-bytes",
+    value: "N",
+    type: bytes,
+    default: 4 * 1024 * 1024,
+    for: ["stdio", "http"],
+    help: [
+      "Longest accepted input line (with --http: request body), in",
+      "bytes (default: {default})",
+    ],
+    doc: {
+      default: "4194304 (4 MiB)",
+      meaning:
+        "longest input line (a longer one gets `-32600`, skipped to its newline) or HTTP body (413)",
+    },
+  }),
+  pageSize: row({
+    flag: "page-size",
+    value: "N",
+    type: count,
+    default: 100,
+    for: ["core"],
+    help: [
+      "Items per page of tools/list, resources/list,",
+      "resources/templates/list and prompts/list (default: {default})",
+    ],
+    doc: {
+      default: "100",
+      meaning:
+        "items per page of `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`",
+    },
+  }),
+  toolTimeoutMs: row({
+    flag: "tool-timeout",
+    value: "MS",
+    type: milliseconds,
+    default: 60_000,
+    for: ["core"],
+    help: [
+      "Time a tool call (a resource read, a prompt, a completion)",
+      "may run unless it sets timeoutMs (default: {default})",
+    ],
+    doc: {
+      default: "60000",
+      meaning:
+        "how long a call (a read, a prompt, a completion) may run unless it sets `timeoutMs`",
+    },
+  }),
+  shutdownGraceMs: row({
+    flag: "shutdown-grace",
+    value: "MS",
+    type: milliseconds,
+    default: 5_000,
+    for: ["serve"],
+    help: [
+      "Time in-flight requests may finish after input ends or on",
+      "SIGTERM/SIGINT (default: {default})",
+    ],
+    doc: {
+      default: "5000",
+      meaning: "how long in-flight calls may finish after end of input or SIGTERM/SIGINT",
+    },
+  }),
+  maxConcurrency: row({
+    flag: "max-concurrency",
+    value: "N",
+    type: count,
+    default: 64,
+    for: ["core"],
+    help: [
+      "Requests that may run at once; more wait their turn",
+      "(default: {default})",
+    ],
+    doc: { default: "64", meaning: "requests that may run at once; more wait their turn" },
+  }),
+  maxOutputBytes: row({
+    flag: "max-output-bytes",
+    value: "N",
+    type: bytes,
+    default: 16 * 1024 * 1024,
+    for: ["programs"],
+    help: [
+      "Most bytes an executable tool may print on stdout in one",
+      "call (default: {default})",
+    ],
+    doc: {
+      default: "16777216 (16 MiB)",
+      meaning: "most an executable tool may print on stdout in one call",
+    },
+  }),
+  maxResourceBytes: row({
+    flag: "max-resource-bytes",
+    value: "N",
+    type: bytes,
+    default: 8 * 1024 * 1024,
+    for: ["core"],
+    help: [
+      "Largest contents one resources/read may return, in bytes",
+      "(default: {default})",
+    ],
+    doc: {
+      default: "8388608 (8 MiB)",
+      meaning: "largest contents one `resources/read` may return",
+    },
+  }),
+  maxPrograms: row({
+    flag: "max-programs",
+    value: "N",
+    type: count,
+    default: 64,
+    for: ["programs"],
+    help: [
+      "Executable-tool programs alive at once (running, or stopping",
+      "after a cancel or timeout); more calls wait their turn",
+      "(default: {default})",
+    ],
+    doc: {
+      default: "64",
+      meaning:
+        "executable-tool programs alive at once, running or still stopping; more calls wait their turn",
+    },
+  }),
+  passEnv: row({
+    flag: "pass-env",
+    value: "NAME",
+    type: envNames,
+    default: [],
+    for: ["programs"],
+    commands: true,
+    help: [
+      "Pass this environment variable on to executable tools",
+      "(repeatable; PATH, HOME, LANG, LC_ALL, TZ, TMPDIR always are)",
+    ],
+    commandHelp: ["Pass this environment variable on to executable tools", "(repeatable)"],
+    doc: {
+      default: "",
+      meaning: "pass this environment variable on to executable tools (repeatable)",
+    },
+  }),
+  allowOutsideSymlinks: row({
+    flag: "allow-outside-symlinks",
+    type: flag,
+    default: false,
+    for: ["discovery"],
+    commands: true,
+    help: [
+      "Serve executables and sidecars that are symlinks to files",
+      "outside the tools directory",
+    ],
+    commandHelp: ["Load files that are symlinks to outside their folder"],
+    doc: {
+      default: "",
+      meaning:
+        "serve executables and sidecars that are symlinks to files outside the tools directory",
+    },
+  }),
+  toolsets: row({
+    flag: "toolsets",
+    value: "SET,SET",
+    type: toolsets,
+    for: ["core"],
+    help: [
+      "Serve only these toolsets (folders of tools/) and the",
+      "top-level tools; over HTTP a client may narrow it with",
+      "/mcp/SET or the Mcp-Toolsets header (default: every set;",
+      "docs/authoring/tools.md#toolsets)",
+    ],
+    doc: {
+      default: "every set",
+      meaning:
+        "serve only these toolsets (folders of `tools/`) and the top-level tools; over HTTP a client narrows it by path or header ([Toolsets](../authoring/tools.md#toolsets))",
+    },
+  }),
+  readOnly: row({
+    flag: "read-only",
+    type: flag,
+    for: ["core"],
+    help: [
+      "Serve only tools marked readOnlyHint: true",
+    ],
+    doc: { default: "", meaning: "serve only tools with `annotations.readOnlyHint: true`" },
+  }),
+  watch: row({
+    flag: "watch",
+    type: flag,
+    for: ["discovery"],
+    help: [
+      "Watch the server directory: reload what changes and tell",
+      "connected clients (deno task start turns it on)",
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "reload the server directory when it changes ([Hot reload](../authoring/hot-reload.md))",
+    },
+  }),
+  http: row({
+    flag: "http",
+    value: "ADDRESS",
+    type: address,
+    for: ["serve"],
+    help: [
+      "Serve Streamable HTTP (protocol version 2026-07-28) on",
+      "http://ADDRESS/mcp instead of stdio. ADDRESS is HOST:PORT,",
+      "[IPV6]:PORT, :PORT or PORT (host 127.0.0.1); port 0 picks",
+      "a free one",
+    ],
+    doc: {
+      default: "stdio",
+      meaning: "serve Streamable HTTP on `http://ADDRESS/mcp` instead ([forms](http.md))",
+    },
+  }),
+  allowedHosts: row({
+    flag: "allow-host",
+    value: "NAME",
+    type: hostNames,
+    for: ["http", "metrics"],
+    needs: ["http", "metrics"],
+    help: [
+      "With --http or --metrics: a host name requests may carry in",
+      "Host and Origin besides localhost, 127.0.0.1 and [::1]",
+      "(repeatable)",
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "with `--http` or `--metrics`: a name Host and Origin may carry besides the loopback ones (repeatable)",
+    },
+  }),
+  corsOrigins: row({
+    flag: "cors-origin",
+    value: "ORIGIN",
+    type: origins,
+    for: ["http"],
+    needs: ["http"],
+    help: [
+      "With --http: pages of ORIGIN (scheme://host[:port]) may call",
+      "the server from a browser (CORS), and pass the Origin check;",
+      `* lets any page, and needs ${TOKEN_ENV} (repeatable)`,
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "with `--http`: pages of ORIGIN (`scheme://host[:port]`) may call from a browser (CORS), `*` any page, with a token only ([CORS](http.md))",
+    },
+  }),
+  allowUnauthenticated: row({
+    flag: "allow-unauthenticated",
+    type: flag,
+    for: ["serve"],
+    needs: ["http"],
+    help: [
+      "With --http: serve an address that is not loopback although",
+      `${TOKEN_ENV} is not set (behind an authenticating proxy)`,
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "with `--http`: bind a non-loopback address although `TOOLSHED_HTTP_TOKEN` is not set",
+    },
+  }),
+  issuer: row({
+    flag: "auth-issuer",
+    value: "URL",
+    type: url,
+    for: ["oauth"],
+    group: "oauth",
+    help: [
+      "With --http: callers sign in with OAuth; access tokens come",
+      "from this authorization server (its issuer URL), are checked",
+      "for this server as their audience, and scopes on tools,",
+      "resources and prompts are enforced (docs/operating/oauth.md)",
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "with `--http`: callers sign in with OAuth; access tokens from this authorization server are checked, and scopes enforced ([OAuth](oauth.md))",
+    },
+  }),
+  publicUrl: row({
+    flag: "public-url",
+    value: "URL",
+    type: url,
+    for: ["http", "oauth"],
+    needs: ["http"],
+    help: [
+      "With --http: the endpoint's URL as clients reach it",
+      "(https://mcp.example.com/mcp), which OAuth tokens and the",
+      "server card name; default: the address served (OAuth), the",
+      "URL each request was sent to (the card)",
+    ],
+    doc: {
+      default: "the address served",
+      meaning:
+        "with `--http`: the endpoint's URL as clients reach it (`https://mcp.example.com/mcp`): OAuth tokens' audience (required with `--auth-issuer` on a wildcard address) and the [server card](server-card.md)'s remote",
+    },
+  }),
+  scopes: row({
+    flag: "auth-scope",
+    value: "SCOPE",
+    type: scopes,
+    for: ["oauth"],
+    group: "oauth",
+    needs: ["auth-issuer"],
+    help: [
+      "With --auth-issuer: a scope every request needs (repeatable)",
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "with `--auth-issuer`: a scope every request needs, named in every challenge (repeatable)",
+    },
+  }),
+  lists: row({
+    flag: "auth-lists",
+    value: "all|permitted",
+    type: lists,
+    default: "all",
+    for: ["oauth"],
+    group: "oauth",
+    needs: ["auth-issuer"],
+    help: [
+      "With --auth-issuer: whether lists show a caller what its",
+      "token does not grant (default: all, so it can step up)",
+    ],
+    doc: {
+      default: "all",
+      meaning: "with `--auth-issuer`: whether lists show a caller what its token does not grant",
+    },
+  }),
+  logRequests: row({
+    flag: "log-requests",
+    type: flag,
+    for: ["http"],
+    needs: ["http"],
+    help: [
+      "With --http: one line per request on stderr (method, path,",
+      "status, JSON-RPC method, duration)",
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "with `--http`: one line per request on stderr (method, path, status, JSON-RPC method, ms)",
+    },
+  }),
+  logFormat: row({
+    flag: "log-format",
+    value: "text|json",
+    type: logFormat,
+    default: "text",
+    for: ["serve"],
+    help: [
+      "How stderr's lines are written: for people (text, the",
+      "default), or one JSON object each (time, level, message,",
+      "and the request's method, tool, subject, trace, duration)",
+    ],
+    doc: {
+      default: "text",
+      meaning:
+        "how stderr's lines are written: for people, or one JSON object each, start-up mistakes included ([Logs](logs.md))",
+    },
+  }),
+  maxConnections: row({
+    flag: "max-connections",
+    value: "N",
+    type: count,
+    default: MAX_CONNECTIONS,
+    for: ["http"],
+    needs: ["http"],
+    help: [
+      "With --http: connections open at once; one more gets 503",
+      "and is closed (default: {default}, at most half the",
+      "open-file limit)",
+    ],
+    doc: {
+      default: "1000, at most half the open-file limit",
+      meaning:
+        "with `--http`: connections open at once; one more gets 503 and is closed ([limits](limits.md))",
+    },
+  }),
+  idleTimeoutMs: row({
+    flag: "idle-timeout",
+    value: "MS",
+    type: milliseconds,
+    default: IDLE_TIMEOUT_MS,
+    for: ["http", "metrics"],
+    needs: ["http", "metrics"],
+    help: [
+      "With --http or --metrics: a connection with no request in",
+      "progress (silent, or still sending its headers) closes after",
+      "this long (default: {default})",
+    ],
+    doc: {
+      default: "30000",
+      meaning:
+        "with `--http` or `--metrics`: a connection with no request in progress (silent, or still sending headers) is closed after this long",
+    },
+  }),
+  bodyTimeoutMs: row({
+    flag: "body-timeout",
+    value: "MS",
+    type: milliseconds,
+    default: BODY_TIMEOUT_MS,
+    for: ["http"],
+    needs: ["http"],
+    help: [
+      "With --http: a request body not arrived this long after its",
+      "headers gets 408, or over 64 KiB, its connection closed",
+      "(default: {default})",
+    ],
+    doc: {
+      default: "30000",
+      meaning: "with `--http`: a request body not arrived this long after its headers gets 408",
+    },
+  }),
+  maxBodyBytes: row({
+    flag: "max-body-bytes",
+    value: "N",
+    type: bytes,
+    for: ["http"],
+    needs: ["http"],
+    help: [
+      "With --http: request bytes all requests together may hold,",
+      "from their first byte to their answer; past it a request",
+      "gets 503 (default: twice --max-message-bytes)",
+    ],
+    doc: {
+      default: "twice `--max-message-bytes`",
+      meaning:
+        "with `--http`: request bytes all requests together may hold, from their first byte to their answer (past it: 503)",
+    },
+  }),
+  maxUnsentBytes: row({
+    flag: "max-unsent-bytes",
+    value: "N",
+    type: bytes,
+    default: MAX_UNSENT_BYTES,
+    for: ["http"],
+    needs: ["http"],
+    help: [
+      "With --http: answer bytes waiting for clients that do not",
+      "read, all together; past it the stalest answers are dropped",
+      "and their connections closed (default: {default})",
+    ],
+    doc: {
+      default: "67108864 (64 MiB)",
+      meaning:
+        "with `--http`: answer bytes waiting for clients that do not read; past it the stalest are dropped with their connections",
+    },
+  }),
+  maxSessions: row({
+    flag: "max-sessions",
+    value: "N",
+    type: count,
+    default: MAX_SESSIONS,
+    for: ["http"],
+    needs: ["http"],
+    help: [
+      "With --http: live 2025-era sessions; past it the least",
+      "recently used idle one is ended (default: {default})",
+    ],
+    doc: {
+      default: "10000",
+      meaning:
+        "with `--http`: live 2025-era sessions; past it the least recently used idle one is ended",
+    },
+  }),
+  instanceName: row({
+    flag: "instance",
+    value: "NAME",
+    type: instanceName,
+    for: ["http"],
+    needs: ["http"],
+    help: [
+      "With --http: the name this instance's session ids begin",
+      "with, for routing sessions by prefix (default: random)",
+    ],
+    doc: {
+      default: "random",
+      meaning:
+        "with `--http`: the name this instance's session ids begin with (`NAME.<uuid>`), for routing 2025-era sessions ([Scaling out](scaling.md))",
+    },
+  }),
+  metrics: row({
+    flag: "metrics",
+    value: "ADDRESS",
+    type: address,
+    for: ["metrics"],
+    help: [
+      "Count requests and serve Prometheus metrics on",
+      "http://ADDRESS/metrics, a listener of their own (stdio or",
+      "HTTP); ADDRESS as --http's (host 127.0.0.1). Unauthenticated:",
+      "bind it where only your Prometheus reaches",
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "count requests and serve Prometheus metrics on `http://ADDRESS/metrics`, a listener of its own, stdio or HTTP; unauthenticated ([Metrics](metrics.md))",
+    },
+  }),
+  redis: row({
+    flag: "redis",
+    value: "URL",
+    type: redisUrl,
+    for: ["redis"],
+    help: [
+      "Keep tasks in Redis (redis://HOST:PORT) and pass task",
+      "answers and cancellations between instances through it, so",
+      "that any instance behind a load balancer serves any task",
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "keep tasks in Redis and pass task answers and cancellations between instances through it ([Scaling out](scaling.md#tasks-on-several-instances))",
+    },
+  }),
+  rateLimit: row({
+    flag: "rate-limit",
+    value: "RATE",
+    type: rate,
+    for: ["core", "redis"],
+    help: [
+      "Every caller's limit across its requests (all but ping):",
+      '"60/min", "5/s", "1000/h", "60/min burst 10"; over it a',
+      "request is refused (HTTP 429 with Retry-After). The caller",
+      "is the OAuth subject, else the 2025-era session, else the",
+      "client address; shared through --redis when it is given",
+      "(docs/operating/rate-limits.md)",
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "every caller's limit across its requests (all but `ping`): `60/min`, `5/s`, `1000/h`, `60/min burst 10`; over it a request gets `-32031` (HTTP 429 with `Retry-After`); shared through `--redis` ([Rate limits](rate-limits.md))",
+    },
+  }),
+  verbose: row({
+    flag: "verbose",
+    short: "v",
+    type: flag,
+    for: ["serve"],
+    help: [
+      "Diagnostics with stacks: a tool that throws is one line on",
+      "stderr per call without it",
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "diagnostics with stacks; without it, a tool that throws is one line on stderr per call",
+    },
+  }),
+  bearerToken: row({
+    env: TOKEN_ENV,
+    type: token,
+    for: ["http"],
+    needs: ["http"],
+    help: [
+      "With --http: the bearer token every request must carry",
+    ],
+    doc: {
+      meaning:
+        "with `--http`: the bearer token requests must carry ([Serving over HTTP](http.md)); an empty or malformed one exits 2",
+    },
+  }),
+  introspectionClientId: row({
+    env: INTROSPECTION_ID_ENV,
+    type: text,
+    for: ["oauth"],
+    needs: ["auth-issuer"],
+    group: "oauth",
+    label: `${INTROSPECTION_ID_ENV}, ${INTROSPECTION_SECRET_ENV}`,
+    help: [
+      "With --auth-issuer: the client that introspects opaque",
+      "(non-JWT) access tokens at the issuer (RFC 7662)",
+    ],
+    doc: {
+      meaning:
+        "with `--auth-issuer`: the client that introspects opaque (non-JWT) access tokens at the issuer (RFC 7662); both or neither ([OAuth](oauth.md))",
+    },
+  }),
+  introspectionClientSecret: row({
+    env: INTROSPECTION_SECRET_ENV,
+    type: text,
+    for: ["oauth"],
+    needs: ["auth-issuer"],
+    group: "oauth",
+    help: [],
+  }),
+  stateSecret: row({
+    env: STATE_KEY_ENV,
+    type: stateKey,
+    for: ["core"],
+    group: "stateKeys",
+    help: [
+      "The secret (32 characters or more) that seals the",
+      "requestState of input_required answers; the same on every",
+      "instance (default: with --redis a key shared through it,",
+      "else a random key per process)",
+    ],
+    doc: {
+      meaning:
+        "the secret that seals the `requestState` of `input_required` answers, 32 characters or more, else exit 2 ([Asking the user or the model](../authoring/asking.md#the-sealed-state))",
+    },
+  }),
+  previousStateSecrets: row({
+    env: PREVIOUS_STATE_KEYS_ENV,
+    type: stateKeys,
+    for: ["core"],
+    group: "stateKeys",
+    help: [
+      "Keys that sealed state before a rotation, separated",
+      "by commas: they still open it (for its 15 minutes)",
+    ],
+    doc: {
+      meaning: "keys of a rotation that still open it, comma-separated, each 32 characters or more",
+    },
+  }),
+  telemetry: row({
+    env: OTEL_ENV,
+    type: on,
+    for: ["serve"],
+    help: [],
+  }),
+};
+
+/** A setting's name. */
+export type SettingKey = keyof typeof TABLE;
+
+/** The rows, with their names. */
+export const ROWS: readonly (Row<unknown> & { readonly key: SettingKey })[] = Object.entries(TABLE)
+  .map(([key, setting]) => ({ ...setting as Row<unknown>, key: key as SettingKey }));
+
+/** What a row's type reads its value as. */
+export type ValueOf<R> = R extends Row<infer T> ? T : never;
+
+/** Every row's value as given: each one optional, typed by its row's type. */
+export type Given = { readonly [K in SettingKey]?: ValueOf<typeof TABLE[K]> };
+
+/** The rows of a group. */
+type GroupKey = {
+  [K in SettingKey]: typeof TABLE[K]["group"] extends string ? K : never;
+}[SettingKey];
+
+/** What the OAuth rows make (`ServerConfig.oauth`), given --auth-issuer. */
+export interface OAuthFlags {
+  readonly issuer: string;
+  readonly publicUrl?: string;
+  readonly scopes?: readonly string[];
+  readonly lists?: "all" | "permitted";
+  readonly introspection?: { readonly clientId: string; readonly clientSecret: string };
+}
+
+/**
+ * The settings: every row's value, each optional and typed by its row's type, but that the rows
+ * of a group make one field, under the configuration's name: `oauth` (the OAuth rows) and
+ * `stateKeys` (the state key, then the previous ones).
+ */
+export type Settings = Omit<Given, GroupKey> & {
+  readonly oauth?: OAuthFlags;
+  readonly stateKeys?: readonly string[];
+};
+
+/** The components that read a row. */
+type ReadersOf<R> = R extends { readonly for: readonly (infer C)[] } ? C : never;
+
+/** The settings component C reads (`Slice<"http">`): the rows whose `for` names it. */
+export type Slice<C extends Component> = Pick<
+  Settings,
+  Exclude<
+    { [K in SettingKey]: C extends ReadersOf<typeof TABLE[K]> ? K : never }[SettingKey],
+    GroupKey
+  >
+>;
+
+/** The rows with a default. */
+type DefaultedKey = Exclude<
+  {
+    [K in SettingKey]: typeof TABLE[K] extends { readonly default: unknown } ? K : never;
+  }[SettingKey],
+  GroupKey
+>;
+
+/** Every row's default, and --max-body-bytes's (twice --max-message-bytes). */
+export type Defaults = { readonly [K in DefaultedKey]-?: ValueOf<typeof TABLE[K]> } & {
+  readonly maxBodyBytes: number;
+};
+
+/** Settings with the defaults applied (rules.ts resolveSettings): those with one are there. */
+export type Resolved = Settings & Defaults;
+
+/** The keys of the rows component C reads, at run time. */
+export function sliceKeys(component: Component): readonly SettingKey[] {
+  return ROWS.filter((row) => row.group === undefined && row.for.includes(component))
+    .map((row) => row.key);
+}
+
+/** What of `settings` component C reads: its slice, and nothing else. */
+export function sliceOf<C extends Component>(settings: Slice<C>, component: C): Slice<C> {
+  const slice: Record<string, unknown> = {};
+  for (const key of sliceKeys(component)) {
+    const value = (settings as Record<string, unknown>)[key];
+    if (value !== undefined) slice[key] = value;
+  }
+  return slice as Slice<C>;
+}
