@@ -148,6 +148,8 @@ Deno.test({
   const before = await gitStatus();
   const tmp = await Deno.makeTempDir({ prefix: "toolshed_npm_" });
   let registry: Registry | undefined;
+  /** Processes a failed step may leave running: killed at the end. */
+  const started: number[] = [];
   try {
     const version = await writePackage(`${tmp}/package`);
     const tarball = await pack(`${tmp}/package`, tmp);
@@ -321,6 +323,7 @@ Deno.test({
           for await (const line of said) seen.push(line);
         })();
         const [deno] = childrenOf(bin.pid);
+        started.push(bin.pid, ...(deno === undefined ? [] : [deno]));
         assert(deno !== undefined && alive(deno), "the bin has no Deno child");
         assert(!portFree(port), "the server does not hold its port");
         Deno.kill(bin.pid, signal);
@@ -345,6 +348,7 @@ Deno.test({
       assert.deepStrictEqual(await gitStatus(), before);
     });
   } finally {
+    for (const pid of started.filter(alive)) Deno.kill(pid, "SIGKILL");
     await registry?.stop();
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
