@@ -1,4 +1,4 @@
-// deno task package:npm: writes the npm package `toolshed` (adr/0064), whose `toolshed` command
+// deno task package:npm: writes the npm package `toolshed` (adr/0065), whose `toolshed` command
 // runs the one-file bundle (adr/0018) on the Deno that npm installs with it, the `deno` package
 // pinned to the Deno this build runs on. A first start then imports nothing from any registry:
 // the bundle holds every module and npm package main.ts loads. Beside it the package carries

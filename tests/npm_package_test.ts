@@ -1,4 +1,4 @@
-// The npm package `toolshed` (build/npm_package.ts, adr/0064), for real: built and packed,
+// The npm package `toolshed` (build/npm_package.ts, adr/0065), for real: built and packed,
 // published to Verdaccio on loopback (tests/_verdaccio.ts: a registry that proxies nothing,
 // seeded with the pinned `deno` and the packages toolshed's types import), then installed and
 // used in a fresh HOME whose PATH holds only Node.js 22, npm, npx and sh: `npm install -g`,

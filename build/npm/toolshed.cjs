@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `toolshed` command of the npm package (build/npm_package.ts, adr/0064): runs the
+// The `toolshed` command of the npm package (build/npm_package.ts, adr/0065): runs the
 // bundled server, dist/bundle/toolshed.js, on the Deno that npm installed beside it with the
 // `deno` package (pinned), with this command's arguments. Plain Node.js, no dependencies.
 // Nothing here touches the network: no flag of Deno's that fetches, and Deno's own upgrade
