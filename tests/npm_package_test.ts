@@ -138,6 +138,67 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
   if (buffered !== "") yield buffered;
 }
 
+/**
+ * Starts `program args` as an MCP host does (stdio, exactly `env`), sends initialize, then
+ * tools/list; the tools' names and when each answer came (ms after the spawn, printed, never
+ * asserted). Closes stdin and expects exit 0.
+ */
+async function serveOnce(
+  program: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ tools: string[]; initializeMs: number; listMs: number }> {
+  const started = performance.now();
+  const child = new Deno.Command(program, {
+    args,
+    env,
+    clearEnv: true,
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const writer = child.stdin.getWriter();
+  try {
+    const send = (message: object) =>
+      writer.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
+    await send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "npm_package_test", version: "1" },
+      },
+    });
+    const answers = lines(child.stdout);
+    const first = await withHangGuard(answers.next(), "initialize");
+    const initializeMs = performance.now() - started;
+    assert.deepStrictEqual(JSON.parse(first.value ?? "{}").id, 1, first.value);
+    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const second = await withHangGuard(answers.next(), "tools/list");
+    const listMs = performance.now() - started;
+    const listed = JSON.parse(second.value ?? "{}");
+    await writer.close();
+    await answers.return(undefined);
+    assert.deepStrictEqual((await child.status).code, 0, await stderr);
+    return {
+      tools: listed.result.tools.map((tool: { name: string }) => tool.name),
+      initializeMs,
+      listMs,
+    };
+  } catch (error) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* exited */ }
+    throw new Error(`${(error as Error).message}\n${await stderr}`);
+  }
+}
+
 Deno.test({
   name: `npm package: published to a loopback registry, installed and run in a fresh HOME${NOTE}`,
   ignore: NOTE !== "",
@@ -253,49 +314,37 @@ Deno.test({
     };
 
     await t.step("a first start with no registry and an empty Deno cache answers", async () => {
-      const started = performance.now();
-      const child = new Deno.Command(toolshed, {
-        args: ["--dir", server],
-        env: offline,
-        clearEnv: true,
-        cwd: home,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const stderr = new Response(child.stderr).text();
-      const writer = child.stdin.getWriter();
-      const send = (message: object) =>
-        writer.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
-      await send({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "npm_package_test", version: "1" },
-        },
-      });
-      const answers = lines(child.stdout);
-      const first = await withHangGuard(answers.next(), "initialize");
-      const initialized = performance.now();
-      assert.deepStrictEqual(JSON.parse(first.value!).id, 1, first.value);
-      await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-      await send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-      const second = await withHangGuard(answers.next(), "tools/list");
-      const listed = JSON.parse(second.value!);
-      assert.deepStrictEqual(listed.result.tools.map((tool: { name: string }) => tool.name), [
-        "hello",
-      ]);
-      note(
-        `first start, registry unreachable, empty DENO_DIR: initialize answered after ${
-          (initialized - started).toFixed(0)
-        } ms, tools/list after ${(performance.now() - started).toFixed(0)} ms`,
+      const { tools, initializeMs, listMs } = await serveOnce(
+        toolshed,
+        ["--dir", server],
+        offline,
+        home,
       );
-      await writer.close();
-      assert.deepStrictEqual((await child.status).code, 0, await stderr);
+      assert.deepStrictEqual(tools, ["hello"]);
+      note(
+        `first start, registry unreachable, empty DENO_DIR: initialize answered after ` +
+          `${initializeMs.toFixed(0)} ms, tools/list after ${listMs.toFixed(0)} ms`,
+      );
     });
+
+    await t.step(
+      "npx --prefer-offline -y toolshed, a host's entry, serves offline too",
+      async () => {
+        const { tools, initializeMs } = await serveOnce(
+          `${path}/npx`,
+          ["--prefer-offline", "-y", PACKAGE_NAME, "--dir", server],
+          // The registry npx installed from, now stopped (npm's cache is kept by its address).
+          { ...env, DENO_DIR: await Deno.makeTempDir({ dir: tmp, prefix: "deno_dir_" }) },
+          home,
+        );
+        assert.deepStrictEqual(tools, ["hello"]);
+        note(
+          `through npx --prefer-offline, registry stopped, empty DENO_DIR: initialize after ${
+            initializeMs.toFixed(0)
+          } ms`,
+        );
+      },
+    );
 
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
       await t.step(`${signal} to the bin stops the server and frees its port`, async () => {
