@@ -391,6 +391,49 @@ Deno.test({
       });
     }
 
+    await t.step({
+      name: "Ctrl+C in a terminal stops the server gracefully (one SIGINT, not two)",
+      // util-linux's script(1) gives the bin a terminal whose foreground job it is.
+      ignore: !await Deno.stat("/usr/bin/script").then(() => true, () => false),
+      fn: async () => {
+        // exec: the bin is the terminal's process; script -e exits with its code.
+        const command = `exec ${toolshed} --http 127.0.0.1:0 --dir ${server}`;
+        const terminal = new Deno.Command("/usr/bin/script", {
+          args: ["-qec", command, "/dev/null"],
+          env: offline,
+          clearEnv: true,
+          cwd: home,
+          stdin: "piped",
+          stdout: "piped",
+          stderr: "null",
+        }).spawn();
+        started.push(terminal.pid);
+        const said = lines(terminal.stdout);
+        const seen: string[] = [];
+        for (let line = 0; line < 50; line++) {
+          const next = await withHangGuard(said.next(), "the listening line");
+          if (next.done) break;
+          seen.push(next.value);
+          if (next.value.includes("listening on")) break;
+        }
+        assert.ok(seen.some((line) => line.includes("listening on")), seen.join("\n"));
+        const writer = terminal.stdin.getWriter();
+        await writer.write(new Uint8Array([3])); // Ctrl+C: SIGINT to the foreground job
+        await withHangGuard(
+          (async () => {
+            for await (const line of said) seen.push(line);
+          })(),
+          "the terminal's end",
+        );
+        await writer.close().catch(() => {});
+        const { code } = await terminal.status;
+        const text = seen.join("\n");
+        // Forwarded too, the second SIGINT would make toolshed stop at once with exit code 1.
+        includes(text, "received SIGINT");
+        assert.deepStrictEqual(code, 0, text);
+      },
+    });
+
     await t.step("the bin is the package's, and the repository is unchanged", async () => {
       const real = await Deno.realPath(toolshed);
       assert(real.endsWith(`/node_modules/${PACKAGE_NAME}/${BIN_PATH}`), real);
