@@ -348,8 +348,11 @@ Deno.test({
 
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
       await t.step(`${signal} to the bin stops the server and frees its port`, async () => {
-        const bin = new Deno.Command(toolshed, {
-          args: ["--http", "127.0.0.1:0", "--dir", server],
+        // In a session of its own (setsid execs it in place: same pid), as a background job or
+        // a host's child is: were the test run from a terminal, the bin would otherwise share
+        // its foreground process group, and rightly not pass on a SIGINT (see the Ctrl+C step).
+        const bin = new Deno.Command("/usr/bin/setsid", {
+          args: [toolshed, "--http", "127.0.0.1:0", "--dir", server],
           env: offline,
           clearEnv: true,
           cwd: home,
