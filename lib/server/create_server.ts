@@ -6,7 +6,7 @@
 // tasks (in memory, or in Redis), the key ring that seals requestState, watches the directory
 // when asked, and builds the one request core that every way of serving shares: stdio, HTTP,
 // web-standard fetch, and single requests in process.
-import { type JsonObject, messageOf } from "../util/json.ts";
+import type { JsonObject } from "../util/json.ts";
 import { type Diagnostics, warn } from "../util/diagnostics.ts";
 import { randomInstanceName } from "../util/instance.ts";
 import { extract } from "../wire/extract.ts";
@@ -19,15 +19,8 @@ import {
 } from "../wire/protocol.ts";
 import { serialize } from "../wire/serialize.ts";
 import { STATELESS_VERSIONS } from "../wire/versions.ts";
-import { createRegistry, type Registry } from "../primitives/registry.ts";
+import type { Registry } from "../primitives/registry.ts";
 import {
-  type ToolView,
-  toolView,
-  unknownToolset,
-  UnknownToolsetError,
-} from "../primitives/toolsets.ts";
-import {
-  contentsOfServer,
   type LoadedServer,
   loadServerDir,
   loadServerMeta,
@@ -39,27 +32,24 @@ import {
 } from "../discovery/server_dir.ts";
 import { KINDS } from "../discovery/kinds.ts";
 import type { Reloader } from "../discovery/reload.ts";
-import { checkMiddleware } from "../discovery/middleware_dir.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
-import { implementationOf, type ServerMeta } from "../primitives/server_identity.ts";
-import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
+import type { ServerMeta } from "../primitives/server_identity.ts";
 import type { SharedState } from "./shared_state.ts";
 import {
+  assembleCore,
+  checkGivenMiddleware,
+  type CoreParts,
   type HttpModule,
   loadHttp,
   loadMetrics,
   loadReload,
   loadTelemetry,
-  type MetricsModules,
   rateLimiterOf,
   type Telemetry,
 } from "./features.ts";
-import { createTasks, type Tasks } from "../tasks/tasks.ts";
-import { createMemoryTaskStore } from "../tasks/task_store.ts";
-import { createMemoryBus } from "../tasks/bus.ts";
+import type { Tasks } from "../tasks/tasks.ts";
 import { IN_PROCESS } from "../methods/context.ts";
-import { type Core, createCore } from "../core/handle.ts";
-import type { RateLimiter } from "../core/rate_limit.ts";
+import type { Core } from "../core/handle.ts";
 import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
 import type { ByteSink } from "../transports/stdio/writer.ts";
 import type { HttpOptions, HttpServer } from "../transports/http/server.ts";
@@ -68,12 +58,7 @@ import { settlesWithin } from "../util/settles_within.ts";
 import type { Load } from "./metrics.ts";
 import { resolveSettings } from "../settings/rules.ts";
 import { type Defaults, sliceOf } from "../settings/table.ts";
-import {
-  OUTPUT_BOUND_CHARS,
-  STATE_KEY_ENV,
-  WAITING_BOUND_BYTES,
-  WATCHED_LIST_TTL_MS,
-} from "./defaults.ts";
+import { OUTPUT_BOUND_CHARS, STATE_KEY_ENV, WAITING_BOUND_BYTES } from "./defaults.ts";
 
 import type { EmbeddedHttp, ServerConfig } from "./config.ts";
 
@@ -239,31 +224,17 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
 function assemble(
   config: ServerConfig & Defaults,
   diagnostics: Diagnostics,
-  parts: {
-    loaded: LoadedServer;
+  parts: CoreParts & {
     folders: ServerFolders | undefined;
-    meta: ServerMeta | undefined;
     load: ServerLoadOptions;
-    instance: string | undefined;
-    shared: SharedState | undefined;
     http: HttpModule | undefined;
-    telemetry: Telemetry | undefined;
-    metrics: MetricsModules | undefined;
-    rateLimit?: RateLimiter;
     /** Given only when `config.watch`: hot reload's module, loaded then. */
     watchAndReload?: typeof import("../discovery/reload.ts").watchAndReload;
   },
 ): Server {
   const { loaded, folders, meta, load, instance, shared, http, telemetry, rateLimit } = parts;
   const sessionEnded = telemetry?.sessionEnded;
-  // Middleware given in code is checked as a middleware/ file is, naming where it was given.
-  config.middleware?.forEach((middleware, index) => {
-    try {
-      checkMiddleware(middleware);
-    } catch (error) {
-      throw new Error(`Cannot use middleware[${index}] of the configuration: ${messageOf(error)}`);
-    }
-  });
+  checkGivenMiddleware(config.middleware);
   // Embedded, toolshed cannot know the URL clients reach the app by: tokens must name it.
   if (config.oauth && typeof config.http === "object" && config.oauth.publicUrl === undefined) {
     throw new Error(
@@ -271,7 +242,6 @@ function assemble(
         "it (https://mcp.example.com/mcp), which access tokens must name as their audience",
     );
   }
-  const registry = createRegistry(contentsOfServer(loaded));
   if (shared === undefined && config.http) {
     if (config.stateKeys === undefined) {
       warn(
@@ -289,17 +259,8 @@ function assemble(
       );
     }
   }
-  const { view, toolsetsHttp } = toolsetsOf(config, loaded);
-  const keyRing: KeyRing | undefined = shared?.keyRing ??
-    (config.stateKeys === undefined ? undefined : createKeyRing([...config.stateKeys]));
-  // The tasks that calls become (adr/0016): in Redis with `redis`, else in this process.
-  const tasks = shared?.tasks ??
-    createTasks(createMemoryTaskStore(), createMemoryBus(), Date.now, instance);
-  // With `metrics`: the counting and the gauges, and their listener (which may throw: taken).
-  const metrics = parts.metrics?.createMetrics({
-    tasks,
-    redisUp: shared && (() => shared.health() === undefined),
-  });
+  const { core, registry, tasks, metrics, toolsetsHttp } = assembleCore(config, diagnostics, parts);
+  // With `metrics`: their listener (which may throw: the address taken).
   const metricsListener = metrics &&
     parts.metrics!.listenForMetrics(
       config.metrics!,
@@ -320,26 +281,7 @@ function assemble(
     if (folders === undefined) throw new Error("Cannot watch primitives that were not loaded");
     reloader = parts.watchAndReload!({ folders, load, registry, loaded, diagnostics });
   }
-  const listChanged = config.listChanged ?? config.watch === true;
   const { shutdownGraceMs, maxMessageBytes, maxConcurrency } = config;
-  const core = createCore({
-    registry,
-    tasks,
-    keyRing,
-    pageSize: config.pageSize,
-    toolTimeoutMs: config.toolTimeoutMs,
-    diagnostics,
-    listChanged,
-    listTtlMs: config.listTtlMs ?? (config.watch ? WATCHED_LIST_TTL_MS : undefined),
-    methods: config.methods,
-    middleware: config.middleware,
-    listed: config.oauth?.lists,
-    telemetry,
-    metrics: metrics?.middleware,
-    rateLimit,
-    view,
-    serverInfo: meta === undefined ? undefined : implementationOf(meta),
-  });
   const degraded = () => shared?.health();
   let lastId = 0;
   // What `fetch` serves by: the HTTP settings, and `http`'s own over them.
@@ -497,34 +439,6 @@ function assemble(
       return closing;
     },
   };
-}
-
-/**
- * The server's own view of its tools (`toolsets`, `readOnly`), checked against the sets the
- * directory holds, and whether HTTP reads a choice of toolsets: when there are sets, when a
- * reload may bring some, or when the server's view narrows (adr/0045). Neither: nothing of
- * toolsets is composed in.
- */
-function toolsetsOf(
-  config: ServerConfig,
-  loaded: LoadedServer,
-): { view: ToolView | undefined; toolsetsHttp: { base: ToolView | undefined } | undefined } {
-  const held = [...new Set(loaded.tools.tools.flatMap((tool) => tool.toolset ?? []))].sort();
-  if (config.toolsets !== undefined) {
-    const unknown = unknownToolset(config.toolsets, held);
-    if (unknown !== undefined || config.toolsets.length === 0) {
-      throw new UnknownToolsetError(
-        `Cannot serve the toolsets asked for: ${unknown ?? "none is named"}`,
-      );
-    }
-  }
-  const view = config.toolsets !== undefined || config.readOnly
-    ? toolView(config.toolsets, config.readOnly === true)
-    : undefined;
-  const toolsetsHttp = held.length > 0 || config.watch || view !== undefined
-    ? { base: view }
-    : undefined;
-  return { view, toolsetsHttp };
 }
 
 /** Who a request sent in process says it comes from. */

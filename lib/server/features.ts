@@ -1,14 +1,135 @@
-// The lazy loaders of the composition root (adr/0051, adr/0061 §6): each feature's modules are
-// imported by a literal `import()` only for a server that has the feature on, so a stdio server
-// that has none loads none of them. The root decides when; these say what is loaded.
+// What the composition root builds a server's core with (adr/0051, adr/0061 §6). First the
+// core's assembly: the registry of what is served, the tool view, the key ring, the tasks, the
+// counting of metrics and the core itself, with the middleware and methods given in code. Then the
+// lazy loaders: each feature's modules are imported by a literal `import()` only for a server
+// that has the feature on, so a stdio server that has none loads none of them. The root decides
+// when; these say what is assembled and what is loaded. (One file: every server loads both.)
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { messageOf } from "../util/json.ts";
 import { readActiveSpanWith } from "../util/active_span.ts";
 import { parseRate, type Rate } from "../primitives/rate.ts";
-import type { LoadedServer } from "../discovery/server_dir.ts";
+import { createRegistry, type Registry } from "../primitives/registry.ts";
+import {
+  type ToolView,
+  toolView,
+  unknownToolset,
+  UnknownToolsetError,
+} from "../primitives/toolsets.ts";
+import { implementationOf, type ServerMeta } from "../primitives/server_identity.ts";
+import { contentsOfServer, type LoadedServer } from "../discovery/server_dir.ts";
+import { checkMiddleware } from "../discovery/middleware_dir.ts";
+import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
+import { createTasks, type Tasks } from "../tasks/tasks.ts";
+import { createMemoryTaskStore } from "../tasks/task_store.ts";
+import { createMemoryBus } from "../tasks/bus.ts";
+import { type Core, createCore } from "../core/handle.ts";
 import type { RateLimiter } from "../core/rate_limit.ts";
+import type { Defaults } from "../settings/table.ts";
 import type { ServerConfig } from "./config.ts";
 import type { SharedState } from "./shared_state.ts";
+import { WATCHED_LIST_TTL_MS } from "./defaults.ts";
+
+/** Middleware given in code is checked as a middleware/ file is, naming where it was given. */
+export function checkGivenMiddleware(middleware: ServerConfig["middleware"]): void {
+  middleware?.forEach((middleware, index) => {
+    try {
+      checkMiddleware(middleware);
+    } catch (error) {
+      throw new Error(`Cannot use middleware[${index}] of the configuration: ${messageOf(error)}`);
+    }
+  });
+}
+
+/** What the core is assembled from, besides the configuration: what was loaded first. */
+export interface CoreParts {
+  readonly loaded: LoadedServer;
+  readonly meta: ServerMeta | undefined;
+  readonly instance: string | undefined;
+  readonly shared: SharedState | undefined;
+  readonly telemetry: Telemetry | undefined;
+  readonly metrics: MetricsModules | undefined;
+  readonly rateLimit: RateLimiter | undefined;
+}
+
+/** The core and what it was built on, which the ways of serving share. */
+export interface AssembledCore {
+  readonly core: Core;
+  readonly registry: Registry;
+  readonly tasks: Tasks;
+  /** With `metrics`: the counting and the gauges. */
+  readonly metrics: ReturnType<MetricsModules["createMetrics"]> | undefined;
+  /** Whether HTTP reads a choice of toolsets, and the view it narrows from (toolsetsOf). */
+  readonly toolsetsHttp: { base: ToolView | undefined } | undefined;
+}
+
+/** The one request core of a server, from its configuration and what was loaded. */
+export function assembleCore(
+  config: ServerConfig & Defaults,
+  diagnostics: Diagnostics,
+  parts: CoreParts,
+): AssembledCore {
+  const { loaded, meta, instance, shared, telemetry, rateLimit } = parts;
+  const registry = createRegistry(contentsOfServer(loaded));
+  const { view, toolsetsHttp } = toolsetsOf(config, loaded);
+  const keyRing: KeyRing | undefined = shared?.keyRing ??
+    (config.stateKeys === undefined ? undefined : createKeyRing([...config.stateKeys]));
+  // The tasks that calls become (adr/0016): in Redis with `redis`, else in this process.
+  const tasks = shared?.tasks ??
+    createTasks(createMemoryTaskStore(), createMemoryBus(), Date.now, instance);
+  // With `metrics`: the counting and the gauges (their listener is the root's).
+  const metrics = parts.metrics?.createMetrics({
+    tasks,
+    redisUp: shared && (() => shared.health() === undefined),
+  });
+  const listChanged = config.listChanged ?? config.watch === true;
+  const core = createCore({
+    registry,
+    tasks,
+    keyRing,
+    pageSize: config.pageSize,
+    toolTimeoutMs: config.toolTimeoutMs,
+    diagnostics,
+    listChanged,
+    listTtlMs: config.listTtlMs ?? (config.watch ? WATCHED_LIST_TTL_MS : undefined),
+    methods: config.methods,
+    middleware: config.middleware,
+    listed: config.oauth?.lists,
+    telemetry,
+    metrics: metrics?.middleware,
+    rateLimit,
+    view,
+    serverInfo: meta === undefined ? undefined : implementationOf(meta),
+  });
+  return { core, registry, tasks, metrics, toolsetsHttp };
+}
+
+/**
+ * The server's own view of its tools (`toolsets`, `readOnly`), checked against the sets the
+ * directory holds, and whether HTTP reads a choice of toolsets: when there are sets, when a
+ * reload may bring some, or when the server's view narrows (adr/0045). Neither: nothing of
+ * toolsets is composed in.
+ */
+function toolsetsOf(
+  config: ServerConfig,
+  loaded: LoadedServer,
+): { view: ToolView | undefined; toolsetsHttp: { base: ToolView | undefined } | undefined } {
+  const held = [...new Set(loaded.tools.tools.flatMap((tool) => tool.toolset ?? []))].sort();
+  if (config.toolsets !== undefined) {
+    const unknown = unknownToolset(config.toolsets, held);
+    if (unknown !== undefined || config.toolsets.length === 0) {
+      throw new UnknownToolsetError(
+        `Cannot serve the toolsets asked for: ${unknown ?? "none is named"}`,
+      );
+    }
+  }
+  const view = config.toolsets !== undefined || config.readOnly
+    ? toolView(config.toolsets, config.readOnly === true)
+    : undefined;
+  const toolsetsHttp = held.length > 0 || config.watch || view !== undefined
+    ? { base: view }
+    : undefined;
+  return { view, toolsetsHttp };
+}
 
 /**
  * The rate limits (adr/0043), when any may apply: a per-caller limit, a tool with its own, or a
