@@ -7,7 +7,7 @@
 // when asked, and builds the one request core that every way of serving shares: stdio, HTTP,
 // web-standard fetch, and single requests in process.
 import type { JsonObject } from "../util/json.ts";
-import { type Diagnostics, warn } from "../util/diagnostics.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import { randomInstanceName } from "../util/instance.ts";
 import { extract } from "../wire/extract.ts";
 import {
@@ -52,15 +52,16 @@ import { IN_PROCESS } from "../methods/context.ts";
 import type { Core } from "../core/handle.ts";
 import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
 import type { ByteSink } from "../transports/stdio/writer.ts";
-import type { HttpOptions, HttpServer } from "../transports/http/server.ts";
+import type { HttpServer } from "../transports/http/server.ts";
+import type { HttpListen, HttpWiring } from "./http_side.ts";
 import type { McpHttp } from "../transports/http/handler.ts";
 import { settlesWithin } from "../util/settles_within.ts";
 import type { Load } from "./metrics.ts";
 import { resolveSettings } from "../settings/rules.ts";
 import { type Defaults, sliceOf } from "../settings/table.ts";
-import { OUTPUT_BOUND_CHARS, STATE_KEY_ENV, WAITING_BOUND_BYTES } from "./defaults.ts";
+import { OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "./defaults.ts";
 
-import type { EmbeddedHttp, ServerConfig } from "./config.ts";
+import type { ServerConfig } from "./config.ts";
 
 export type { EmbeddedHttp, OAuthConfig, ServerConfig } from "./config.ts";
 
@@ -81,12 +82,6 @@ interface StdioIo {
   readonly input: ByteSource;
   readonly output: ByteSink;
 }
-
-/** How to listen for HTTP; what the server's configuration says is the default for the rest. */
-type HttpListen =
-  & Omit<HttpOptions, "core" | "registry" | "meta" | "diagnostics" | "allowedHosts" | SharedLimit>
-  & Partial<Pick<HttpOptions, "diagnostics" | "allowedHosts" | SharedLimit>>;
-type SharedLimit = "maxMessageBytes" | "maxConcurrency" | "shutdownGraceMs";
 
 export interface Server {
   /** The request core every way of serving shares. */
@@ -193,8 +188,9 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
     shared = await sharedState(config.redis, config.stateKeys === undefined, instance, diagnostics);
   }
   const rateLimit = await rateLimiterOf(config, loaded, shared, diagnostics);
-  // The HTTP transport is loaded only for a server that serves HTTP (a stdio server, which
-  // every client starts, pays nothing for it: ~0.5 MB of RSS, bench:e2e); `fetch` loads it.
+  // The HTTP side and its transport are loaded only for a server that serves HTTP (a stdio
+  // server, which every client starts, pays nothing for them: ~0.5 MB of RSS, bench:e2e); `fetch`
+  // loads them.
   const http = config.http ? await loadHttp() : undefined;
   // Metrics are loaded only when on (adr/0042): off, nothing of them is imported or composed.
   const metrics = config.metrics ? await loadMetrics() : undefined;
@@ -235,30 +231,8 @@ function assemble(
   const { loaded, folders, meta, load, instance, shared, http, telemetry, rateLimit } = parts;
   const sessionEnded = telemetry?.sessionEnded;
   checkGivenMiddleware(config.middleware);
-  // Embedded, toolshed cannot know the URL clients reach the app by: tokens must name it.
-  if (config.oauth && typeof config.http === "object" && config.oauth.publicUrl === undefined) {
-    throw new Error(
-      "Cannot serve OAuth embedded without oauth.publicUrl: the endpoint's URL as clients reach " +
-        "it (https://mcp.example.com/mcp), which access tokens must name as their audience",
-    );
-  }
-  if (shared === undefined && config.http) {
-    if (config.stateKeys === undefined) {
-      warn(
-        diagnostics,
-        `${STATE_KEY_ENV} is not set: the requestState of input_required answers is sealed ` +
-          "with a random key of this process, which no other instance can open (set it to the " +
-          "same secret on every instance behind a load balancer, or give them --redis)",
-      );
-    }
-    if (loaded.tools.tools.some((tool) => tool.task !== undefined)) {
-      warn(
-        diagnostics,
-        "Tasks are kept in this process's memory: no other instance can answer for them " +
-          "(pass --redis URL to every instance behind a load balancer)",
-      );
-    }
-  }
+  // Serving HTTP: what only such a server refuses or warns of.
+  http?.checkHttp(config, loaded, shared, diagnostics);
   const { core, registry, tasks, metrics, toolsetsHttp } = assembleCore(config, diagnostics, parts);
   // With `metrics`: their listener (which may throw: the address taken).
   const metricsListener = metrics &&
@@ -284,34 +258,25 @@ function assemble(
   const { shutdownGraceMs, maxMessageBytes, maxConcurrency } = config;
   const degraded = () => shared?.health();
   let lastId = 0;
-  // What `fetch` serves by: the HTTP settings, and `http`'s own over them.
-  const embedding: EmbeddedHttp = {
-    ...sliceOf(config, "http"),
-    ...(typeof config.http === "object" ? config.http : {}),
+  // What serveHttp and fetch serve by (http_side.ts).
+  const wiring: HttpWiring = {
+    config,
+    core,
+    registry,
+    meta,
+    diagnostics,
+    instance,
+    degraded,
+    sessionEnded,
+    outerSteps: metrics && [metrics.httpStep],
+    callerAddresses: rateLimit !== undefined,
+    toolsets: toolsetsHttp,
   };
-  const outerSteps = metrics && [metrics.httpStep];
   /** What `fetch` serves through, made at its first request. */
   let embedded: Promise<McpHttp> | undefined;
   const embeddedHttp = () =>
-    embedded ??= (http === undefined ? loadHttp() : Promise.resolve(http)).then((module) =>
-      module.createMcpHttp({
-        ...embedding,
-        allowedHosts: embedding.allowedHosts ?? [],
-        oauth: config.oauth,
-        core,
-        registry,
-        diagnostics,
-        maxConcurrency,
-        maxMessageBytes,
-        instanceName: instance,
-        degraded,
-        sessionEnded,
-        outerSteps,
-        callerAddresses: rateLimit !== undefined,
-        toolsets: toolsetsHttp,
-        meta,
-      })
-    ).then((mcp) => {
+    embedded ??= (http === undefined ? loadHttp() : Promise.resolve(http)).then((module) => {
+      const mcp = module.embedHttp(wiring);
       metrics?.watch(mcp.endpoint.counts);
       return mcp;
     });
@@ -350,26 +315,7 @@ function assemble(
             "loads the HTTP transport)",
         );
       }
-      const served = http.serveHttp({
-        allowedHosts: [],
-        maxMessageBytes,
-        maxConcurrency,
-        shutdownGraceMs,
-        // The HTTP settings, as the flags gave them; what `listen` says wins.
-        ...sliceOf(config, "http"),
-        instanceName: instance,
-        degraded,
-        diagnostics,
-        oauth: config.oauth,
-        sessionEnded,
-        callerAddresses: rateLimit !== undefined,
-        toolsets: toolsetsHttp,
-        ...listen,
-        core,
-        registry,
-        meta,
-        outerSteps,
-      });
+      const served = http.listenHttp(wiring, listen);
       return watched(served, served.counts);
     },
     async fetch(request) {

@@ -194,11 +194,11 @@ export async function loadTelemetry(): Promise<Telemetry> {
   }
 }
 
-/** The HTTP transport's module: `serveHttp`, and `createMcpHttp` for `fetch`. */
-export type HttpModule = typeof import("../transports/http/server.ts");
+/** The HTTP side (http_side.ts, with the HTTP transport): `serveHttp`, and what `fetch` serves. */
+export type HttpModule = typeof import("./http_side.ts");
 
 export function loadHttp(): Promise<HttpModule> {
-  return import("../transports/http/server.ts");
+  return import("./http_side.ts");
 }
 
 /** Hot reload's module (adr/0051), for a server that watches. */
