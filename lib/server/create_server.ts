@@ -20,19 +20,8 @@ import {
 import { serialize } from "../wire/serialize.ts";
 import { STATELESS_VERSIONS } from "../wire/versions.ts";
 import type { Registry } from "../primitives/registry.ts";
-import {
-  type LoadedServer,
-  loadServerDir,
-  loadServerMeta,
-  type NamedFolders,
-  type ServerFolders,
-  serverFolders,
-  type ServerLoadOptions,
-  serverMetaLocation,
-} from "../discovery/server_dir.ts";
-import { KINDS } from "../discovery/kinds.ts";
+import type { LoadedServer, ServerFolders, ServerLoadOptions } from "../discovery/server_dir.ts";
 import type { Reloader } from "../discovery/reload.ts";
-import { DirectoryLoadError } from "../discovery/load_error.ts";
 import type { ServerMeta } from "../primitives/server_identity.ts";
 import type { SharedState } from "./shared_state.ts";
 import {
@@ -42,10 +31,11 @@ import {
   type HttpModule,
   loadHttp,
   loadMetrics,
+  loadOptionsOf,
   loadReload,
   loadTelemetry,
   rateLimiterOf,
-  type Telemetry,
+  servedOf,
 } from "./features.ts";
 import type { Tasks } from "../tasks/tasks.ts";
 import { IN_PROCESS } from "../methods/context.ts";
@@ -59,7 +49,7 @@ import { settlesWithin } from "../util/settles_within.ts";
 import type { Load } from "./metrics.ts";
 import { resolveSettings } from "../settings/rules.ts";
 import { type Defaults, sliceOf } from "../settings/table.ts";
-import { OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "./defaults.ts";
+import { CONSOLE_DIAGNOSTICS, OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "./defaults.ts";
 
 import type { ServerConfig } from "./config.ts";
 
@@ -148,38 +138,7 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   // Telemetry is loaded only for a server that has it on (a module and its instruments).
   const telemetry = config.telemetry ? await loadTelemetry() : undefined;
   const load = loadOptionsOf(settings, diagnostics, telemetry);
-  let folders: ServerFolders | undefined;
-  let loaded: LoadedServer;
-  let meta = config.meta;
-  if (config.primitives !== undefined) loaded = loadedOf(config.primitives);
-  else {
-    // A folder a flag names on its own (--tools DIR) is the setting of its kind's name.
-    const named = config as Readonly<Record<string, unknown>>;
-    const given: { -readonly [K in keyof NamedFolders]: NamedFolders[K] } = {
-      dir: pathOf(config.dir),
-    };
-    for (const kind of KINDS) {
-      if (kind.named) given[kind.folder] = pathOf(named[kind.folder] as string | URL | undefined);
-    }
-    const base = config.dir === undefined ? config.embedded : undefined;
-    folders = serverFolders(given, base);
-    const metaAt = config.meta === undefined ? serverMetaLocation(given, base) : undefined;
-    // Both are read before either's problems are said: every problem is reported together.
-    const [directory, file] = await Promise.allSettled([
-      loadServerDir(folders, load),
-      metaAt === undefined ? undefined : loadServerMeta(metaAt),
-    ]);
-    const problems = [directory, file].flatMap((settled) =>
-      settled.status === "rejected" && settled.reason instanceof DirectoryLoadError
-        ? settled.reason.problems
-        : []
-    );
-    if (problems.length > 0) throw new DirectoryLoadError(problems);
-    if (directory.status === "rejected") throw directory.reason;
-    if (file.status === "rejected") throw file.reason;
-    loaded = directory.value;
-    meta ??= file.value;
-  }
+  const { loaded, folders, meta } = await servedOf(config, load);
   const instance = config.http ? config.instanceName ?? randomInstanceName() : undefined;
   // Redis's modules, and the assembly of what they share, are loaded only for a server with Redis.
   let shared: SharedState | undefined;
@@ -392,62 +351,3 @@ const IN_PROCESS_CLIENT = Object.freeze({
   name: `${SERVER_INFO.name}-in-process`,
   version: SERVER_INFO.version,
 });
-
-/**
- * Where an embedded server's troubles go when its configuration names no place: the
- * console of the program it is embedded in (main.ts gives its own stderr log).
- */
-const CONSOLE_DIAGNOSTICS: Diagnostics = {
-  error(message, error) {
-    // deno-lint-ignore no-console -- an embedded server reports on its host program's console
-    console.error(`toolshed: ${message}`, ...(error === undefined ? [] : [error]));
-  },
-  forward(text) {
-    // deno-lint-ignore no-console -- a program's stderr, forwarded as the host program's
-    console.error(text.replace(/\n$/, ""));
-    return undefined;
-  },
-};
-
-/** A folder as serve's flags take it: a path; a `file:` URL is read as one. */
-function pathOf(location: string | URL | undefined): string | undefined {
-  if (!(location instanceof URL)) return location;
-  if (location.protocol !== "file:") {
-    throw new Error(`Cannot serve "${location.href}": give a path or a file: URL`);
-  }
-  return decodeURIComponent(location.pathname);
-}
-
-function loadOptionsOf(
-  settings: ServerConfig & Defaults,
-  diagnostics: Diagnostics,
-  telemetry?: Telemetry,
-): ServerLoadOptions {
-  return {
-    traceEnvironment: telemetry?.traceEnvironment,
-    passEnv: settings.passEnv,
-    maxOutputBytes: settings.maxOutputBytes,
-    maxPrograms: settings.maxPrograms,
-    maxResourceBytes: settings.maxResourceBytes,
-    allowOutsideSymlinks: settings.allowOutsideSymlinks,
-    skipExecutables: settings.skipExecutables ?? false,
-    diagnostics,
-  };
-}
-
-/** Primitives given in code, as a directory's load would have found them. */
-function loadedOf(primitives: NonNullable<ServerConfig["primitives"]>): LoadedServer {
-  const { tools = [], resources = [], templates = [], prompts = [] } = primitives;
-  return {
-    tools: {
-      tools: [...tools],
-      byName: new Map(tools.map((tool) => [tool.name, tool])),
-      skipped: [],
-    },
-    resources,
-    templates,
-    prompts,
-    skills: [],
-    middleware: [],
-  };
-}

@@ -1,9 +1,10 @@
-// What the composition root builds a server's core with (adr/0051, adr/0061 §6). First the
-// core's assembly: the registry of what is served, the tool view, the key ring, the tasks, the
-// counting of metrics and the core itself, with the middleware and methods given in code. Then the
-// lazy loaders: each feature's modules are imported by a literal `import()` only for a server
-// that has the feature on, so a stdio server that has none loads none of them. The root decides
-// when; these say what is assembled and what is loaded. (One file: every server loads both.)
+// What the composition root builds a server from (adr/0051, adr/0061 §6), in the order it does:
+// what is served (the directory and its server.meta.json loaded, or primitives given in code);
+// the one request core on it (the registry, the tool view, the key ring, the tasks, the counting
+// of metrics, with the middleware and methods given in code); and the features a server may not
+// have, each imported by a literal `import()` only for a server that has it on, so a stdio server
+// that has none loads none of them. The root decides when; these say what. One file, not three:
+// every server loads all of it at start, and a module more is a cost at every start (adr/0051).
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { messageOf } from "../util/json.ts";
 import { readActiveSpanWith } from "../util/active_span.ts";
@@ -16,7 +17,19 @@ import {
   UnknownToolsetError,
 } from "../primitives/toolsets.ts";
 import { implementationOf, type ServerMeta } from "../primitives/server_identity.ts";
-import { contentsOfServer, type LoadedServer } from "../discovery/server_dir.ts";
+import {
+  contentsOfServer,
+  type LoadedServer,
+  loadServerDir,
+  loadServerMeta,
+  type NamedFolders,
+  type ServerFolders,
+  serverFolders,
+  type ServerLoadOptions,
+  serverMetaLocation,
+} from "../discovery/server_dir.ts";
+import { KINDS } from "../discovery/kinds.ts";
+import { DirectoryLoadError } from "../discovery/load_error.ts";
 import { checkMiddleware } from "../discovery/middleware_dir.ts";
 import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
 import { createTasks, type Tasks } from "../tasks/tasks.ts";
@@ -29,6 +42,98 @@ import type { ServerConfig } from "./config.ts";
 import type { SharedState } from "./shared_state.ts";
 import { WATCHED_LIST_TTL_MS } from "./defaults.ts";
 
+/** What a server serves, and who it is: its folders loaded, or primitives given in code. */
+export interface Served {
+  readonly loaded: LoadedServer;
+  /** The folders served; undefined when `primitives` were given. */
+  readonly folders: ServerFolders | undefined;
+  readonly meta: ServerMeta | undefined;
+}
+
+/**
+ * Loads what the configuration names: the directory (or the folders flags name) and its
+ * server.meta.json, or takes the primitives given. A directory with problems rejects with a
+ * DirectoryLoadError listing every one.
+ */
+export async function servedOf(config: ServerConfig, load: ServerLoadOptions): Promise<Served> {
+  let folders: ServerFolders | undefined;
+  let loaded: LoadedServer;
+  let meta = config.meta;
+  if (config.primitives !== undefined) loaded = loadedOf(config.primitives);
+  else {
+    // A folder a flag names on its own (--tools DIR) is the setting of its kind's name.
+    const named = config as Readonly<Record<string, unknown>>;
+    const given: { -readonly [K in keyof NamedFolders]: NamedFolders[K] } = {
+      dir: pathOf(config.dir),
+    };
+    for (const kind of KINDS) {
+      if (kind.named) given[kind.folder] = pathOf(named[kind.folder] as string | URL | undefined);
+    }
+    const base = config.dir === undefined ? config.embedded : undefined;
+    folders = serverFolders(given, base);
+    const metaAt = config.meta === undefined ? serverMetaLocation(given, base) : undefined;
+    // Both are read before either's problems are said: every problem is reported together.
+    const [directory, file] = await Promise.allSettled([
+      loadServerDir(folders, load),
+      metaAt === undefined ? undefined : loadServerMeta(metaAt),
+    ]);
+    const problems = [directory, file].flatMap((settled) =>
+      settled.status === "rejected" && settled.reason instanceof DirectoryLoadError
+        ? settled.reason.problems
+        : []
+    );
+    if (problems.length > 0) throw new DirectoryLoadError(problems);
+    if (directory.status === "rejected") throw directory.reason;
+    if (file.status === "rejected") throw file.reason;
+    loaded = directory.value;
+    meta ??= file.value;
+  }
+  return { loaded, folders, meta };
+}
+
+/** A folder as serve's flags take it: a path; a `file:` URL is read as one. */
+function pathOf(location: string | URL | undefined): string | undefined {
+  if (!(location instanceof URL)) return location;
+  if (location.protocol !== "file:") {
+    throw new Error(`Cannot serve "${location.href}": give a path or a file: URL`);
+  }
+  return decodeURIComponent(location.pathname);
+}
+
+/** How the directory is loaded: the settings of the loaders, and telemetry when on. */
+export function loadOptionsOf(
+  settings: ServerConfig & Defaults,
+  diagnostics: Diagnostics,
+  telemetry?: Telemetry,
+): ServerLoadOptions {
+  return {
+    traceEnvironment: telemetry?.traceEnvironment,
+    passEnv: settings.passEnv,
+    maxOutputBytes: settings.maxOutputBytes,
+    maxPrograms: settings.maxPrograms,
+    maxResourceBytes: settings.maxResourceBytes,
+    allowOutsideSymlinks: settings.allowOutsideSymlinks,
+    skipExecutables: settings.skipExecutables ?? false,
+    diagnostics,
+  };
+}
+
+/** Primitives given in code, as a directory's load would have found them. */
+function loadedOf(primitives: NonNullable<ServerConfig["primitives"]>): LoadedServer {
+  const { tools = [], resources = [], templates = [], prompts = [] } = primitives;
+  return {
+    tools: {
+      tools: [...tools],
+      byName: new Map(tools.map((tool) => [tool.name, tool])),
+      skipped: [],
+    },
+    resources,
+    templates,
+    prompts,
+    skills: [],
+    middleware: [],
+  };
+}
 /** Middleware given in code is checked as a middleware/ file is, naming where it was given. */
 export function checkGivenMiddleware(middleware: ServerConfig["middleware"]): void {
   middleware?.forEach((middleware, index) => {
