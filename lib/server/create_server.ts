@@ -1,11 +1,12 @@
 // The composition root (adr/0025): the one place a server is put together from its
 // configuration. main.ts, testServer, the commands, the test harnesses and the benches all
 // build their server here, so what a test or a command runs is what a client reaches (there is
-// no other door: tests/create_server_test.ts sees every option act through the harnesses'). It
-// loads the server directory (or takes primitives already loaded), makes the registry, the
-// tasks (in memory, or in Redis), the key ring that seals requestState, watches the directory
-// when asked, and builds the one request core that every way of serving shares: stdio, HTTP,
-// web-standard fetch, and single requests in process.
+// no other door: tests/create_server_test.ts sees every option act through the harnesses'). Here
+// is the sequence: what is served is loaded (or taken as given), the features a server has on are
+// loaded, the one request core is assembled (features.ts: the registry, the tasks, in memory or
+// in Redis, the key ring that seals requestState), the directory is watched when asked, and every
+// way of serving shares that core: stdio, HTTP and web-standard fetch (http_side.ts, loaded only
+// for them), and single requests in process.
 import type { JsonObject } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { randomInstanceName } from "../util/instance.ts";
@@ -50,7 +51,6 @@ import type { Load } from "./metrics.ts";
 import { resolveSettings } from "../settings/rules.ts";
 import { type Defaults, sliceOf } from "../settings/table.ts";
 import { CONSOLE_DIAGNOSTICS, OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "./defaults.ts";
-
 import type { ServerConfig } from "./config.ts";
 
 export type { EmbeddedHttp, OAuthConfig, ServerConfig } from "./config.ts";
