@@ -134,6 +134,7 @@ function loadedOf(primitives: NonNullable<ServerConfig["primitives"]>): LoadedSe
     middleware: [],
   };
 }
+
 /** Middleware given in code is checked as a middleware/ file is, naming where it was given. */
 export function checkGivenMiddleware(middleware: ServerConfig["middleware"]): void {
   middleware?.forEach((middleware, index) => {
