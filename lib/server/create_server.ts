@@ -1,13 +1,14 @@
 // The composition root (adr/0025): the one place a server is put together from its
 // configuration. main.ts, testServer, the commands, the test harnesses and the benches all
 // build their server here, so what a test or a command runs is what a client reaches (there is
-// no other door: tests/create_server_test.ts sees every option act through the harnesses'). It
-// loads the server directory (or takes primitives already loaded), makes the registry, the
-// tasks (in memory, or in Redis), the key ring that seals requestState, watches the directory
-// when asked, and builds the one request core that every way of serving shares: stdio, HTTP,
-// web-standard fetch, and single requests in process.
-import { type JsonObject, messageOf } from "../util/json.ts";
-import { type Diagnostics, warn } from "../util/diagnostics.ts";
+// no other door: tests/create_server_test.ts sees every option act through the harnesses'). Here
+// is the sequence: what is served is loaded (or taken as given), the features a server has on are
+// loaded, the one request core is assembled (features.ts: the registry, the tasks, in memory or
+// in Redis, the key ring that seals requestState), the directory is watched when asked, and every
+// way of serving shares that core: stdio, HTTP and web-standard fetch (http_side.ts, loaded only
+// for them), and single requests in process.
+import type { JsonObject } from "../util/json.ts";
+import type { Diagnostics } from "../util/diagnostics.ts";
 import { randomInstanceName } from "../util/instance.ts";
 import { extract } from "../wire/extract.ts";
 import {
@@ -19,63 +20,38 @@ import {
 } from "../wire/protocol.ts";
 import { serialize } from "../wire/serialize.ts";
 import { STATELESS_VERSIONS } from "../wire/versions.ts";
-import { createRegistry, type Registry } from "../primitives/registry.ts";
-import {
-  type ToolView,
-  toolView,
-  unknownToolset,
-  UnknownToolsetError,
-} from "../primitives/toolsets.ts";
-import {
-  contentsOfServer,
-  type LoadedServer,
-  loadServerDir,
-  loadServerMeta,
-  type NamedFolders,
-  type ServerFolders,
-  serverFolders,
-  type ServerLoadOptions,
-  serverMetaLocation,
-} from "../discovery/server_dir.ts";
-import { KINDS } from "../discovery/kinds.ts";
+import type { Registry } from "../primitives/registry.ts";
+import type { LoadedServer, ServerFolders, ServerLoadOptions } from "../discovery/server_dir.ts";
 import type { Reloader } from "../discovery/reload.ts";
-import { checkMiddleware } from "../discovery/middleware_dir.ts";
-import { DirectoryLoadError } from "../discovery/load_error.ts";
-import { implementationOf, type ServerMeta } from "../primitives/server_identity.ts";
-import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
+import type { ServerMeta } from "../primitives/server_identity.ts";
 import type { SharedState } from "./shared_state.ts";
 import {
+  assembleCore,
+  checkGivenMiddleware,
+  type CoreParts,
   type HttpModule,
   loadHttp,
   loadMetrics,
+  loadOptionsOf,
   loadReload,
   loadTelemetry,
-  type MetricsModules,
   rateLimiterOf,
-  type Telemetry,
+  servedOf,
 } from "./features.ts";
-import { createTasks, type Tasks } from "../tasks/tasks.ts";
-import { createMemoryTaskStore } from "../tasks/task_store.ts";
-import { createMemoryBus } from "../tasks/bus.ts";
+import type { Tasks } from "../tasks/tasks.ts";
 import { IN_PROCESS } from "../methods/context.ts";
-import { type Core, createCore } from "../core/handle.ts";
-import type { RateLimiter } from "../core/rate_limit.ts";
+import type { Core } from "../core/handle.ts";
 import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
 import type { ByteSink } from "../transports/stdio/writer.ts";
-import type { HttpOptions, HttpServer } from "../transports/http/server.ts";
+import type { HttpServer } from "../transports/http/server.ts";
+import type { HttpListen, HttpWiring } from "./http_side.ts";
 import type { McpHttp } from "../transports/http/handler.ts";
 import { settlesWithin } from "../util/settles_within.ts";
 import type { Load } from "./metrics.ts";
 import { resolveSettings } from "../settings/rules.ts";
 import { type Defaults, sliceOf } from "../settings/table.ts";
-import {
-  OUTPUT_BOUND_CHARS,
-  STATE_KEY_ENV,
-  WAITING_BOUND_BYTES,
-  WATCHED_LIST_TTL_MS,
-} from "./defaults.ts";
-
-import type { EmbeddedHttp, ServerConfig } from "./config.ts";
+import { CONSOLE_DIAGNOSTICS, OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "./defaults.ts";
+import type { ServerConfig } from "./config.ts";
 
 export type { EmbeddedHttp, OAuthConfig, ServerConfig } from "./config.ts";
 
@@ -96,12 +72,6 @@ interface StdioIo {
   readonly input: ByteSource;
   readonly output: ByteSink;
 }
-
-/** How to listen for HTTP; what the server's configuration says is the default for the rest. */
-type HttpListen =
-  & Omit<HttpOptions, "core" | "registry" | "meta" | "diagnostics" | "allowedHosts" | SharedLimit>
-  & Partial<Pick<HttpOptions, "diagnostics" | "allowedHosts" | SharedLimit>>;
-type SharedLimit = "maxMessageBytes" | "maxConcurrency" | "shutdownGraceMs";
 
 export interface Server {
   /** The request core every way of serving shares. */
@@ -168,38 +138,7 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   // Telemetry is loaded only for a server that has it on (a module and its instruments).
   const telemetry = config.telemetry ? await loadTelemetry() : undefined;
   const load = loadOptionsOf(settings, diagnostics, telemetry);
-  let folders: ServerFolders | undefined;
-  let loaded: LoadedServer;
-  let meta = config.meta;
-  if (config.primitives !== undefined) loaded = loadedOf(config.primitives);
-  else {
-    // A folder a flag names on its own (--tools DIR) is the setting of its kind's name.
-    const named = config as Readonly<Record<string, unknown>>;
-    const given: { -readonly [K in keyof NamedFolders]: NamedFolders[K] } = {
-      dir: pathOf(config.dir),
-    };
-    for (const kind of KINDS) {
-      if (kind.named) given[kind.folder] = pathOf(named[kind.folder] as string | URL | undefined);
-    }
-    const base = config.dir === undefined ? config.embedded : undefined;
-    folders = serverFolders(given, base);
-    const metaAt = config.meta === undefined ? serverMetaLocation(given, base) : undefined;
-    // Both are read before either's problems are said: every problem is reported together.
-    const [directory, file] = await Promise.allSettled([
-      loadServerDir(folders, load),
-      metaAt === undefined ? undefined : loadServerMeta(metaAt),
-    ]);
-    const problems = [directory, file].flatMap((settled) =>
-      settled.status === "rejected" && settled.reason instanceof DirectoryLoadError
-        ? settled.reason.problems
-        : []
-    );
-    if (problems.length > 0) throw new DirectoryLoadError(problems);
-    if (directory.status === "rejected") throw directory.reason;
-    if (file.status === "rejected") throw file.reason;
-    loaded = directory.value;
-    meta ??= file.value;
-  }
+  const { loaded, folders, meta } = await servedOf(config, load);
   const instance = config.http ? config.instanceName ?? randomInstanceName() : undefined;
   // Redis's modules, and the assembly of what they share, are loaded only for a server with Redis.
   let shared: SharedState | undefined;
@@ -208,8 +147,9 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
     shared = await sharedState(config.redis, config.stateKeys === undefined, instance, diagnostics);
   }
   const rateLimit = await rateLimiterOf(config, loaded, shared, diagnostics);
-  // The HTTP transport is loaded only for a server that serves HTTP (a stdio server, which
-  // every client starts, pays nothing for it: ~0.5 MB of RSS, bench:e2e); `fetch` loads it.
+  // The HTTP side and its transport are loaded only for a server that serves HTTP (a stdio
+  // server, which every client starts, pays nothing for them: ~0.5 MB of RSS, bench:e2e); `fetch`
+  // loads them.
   const http = config.http ? await loadHttp() : undefined;
   // Metrics are loaded only when on (adr/0042): off, nothing of them is imported or composed.
   const metrics = config.metrics ? await loadMetrics() : undefined;
@@ -239,67 +179,21 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
 function assemble(
   config: ServerConfig & Defaults,
   diagnostics: Diagnostics,
-  parts: {
-    loaded: LoadedServer;
+  parts: CoreParts & {
     folders: ServerFolders | undefined;
-    meta: ServerMeta | undefined;
     load: ServerLoadOptions;
-    instance: string | undefined;
-    shared: SharedState | undefined;
     http: HttpModule | undefined;
-    telemetry: Telemetry | undefined;
-    metrics: MetricsModules | undefined;
-    rateLimit?: RateLimiter;
     /** Given only when `config.watch`: hot reload's module, loaded then. */
     watchAndReload?: typeof import("../discovery/reload.ts").watchAndReload;
   },
 ): Server {
   const { loaded, folders, meta, load, instance, shared, http, telemetry, rateLimit } = parts;
   const sessionEnded = telemetry?.sessionEnded;
-  // Middleware given in code is checked as a middleware/ file is, naming where it was given.
-  config.middleware?.forEach((middleware, index) => {
-    try {
-      checkMiddleware(middleware);
-    } catch (error) {
-      throw new Error(`Cannot use middleware[${index}] of the configuration: ${messageOf(error)}`);
-    }
-  });
-  // Embedded, toolshed cannot know the URL clients reach the app by: tokens must name it.
-  if (config.oauth && typeof config.http === "object" && config.oauth.publicUrl === undefined) {
-    throw new Error(
-      "Cannot serve OAuth embedded without oauth.publicUrl: the endpoint's URL as clients reach " +
-        "it (https://mcp.example.com/mcp), which access tokens must name as their audience",
-    );
-  }
-  const registry = createRegistry(contentsOfServer(loaded));
-  if (shared === undefined && config.http) {
-    if (config.stateKeys === undefined) {
-      warn(
-        diagnostics,
-        `${STATE_KEY_ENV} is not set: the requestState of input_required answers is sealed ` +
-          "with a random key of this process, which no other instance can open (set it to the " +
-          "same secret on every instance behind a load balancer, or give them --redis)",
-      );
-    }
-    if (loaded.tools.tools.some((tool) => tool.task !== undefined)) {
-      warn(
-        diagnostics,
-        "Tasks are kept in this process's memory: no other instance can answer for them " +
-          "(pass --redis URL to every instance behind a load balancer)",
-      );
-    }
-  }
-  const { view, toolsetsHttp } = toolsetsOf(config, loaded);
-  const keyRing: KeyRing | undefined = shared?.keyRing ??
-    (config.stateKeys === undefined ? undefined : createKeyRing([...config.stateKeys]));
-  // The tasks that calls become (adr/0016): in Redis with `redis`, else in this process.
-  const tasks = shared?.tasks ??
-    createTasks(createMemoryTaskStore(), createMemoryBus(), Date.now, instance);
-  // With `metrics`: the counting and the gauges, and their listener (which may throw: taken).
-  const metrics = parts.metrics?.createMetrics({
-    tasks,
-    redisUp: shared && (() => shared.health() === undefined),
-  });
+  checkGivenMiddleware(config.middleware);
+  // Serving HTTP: what only such a server refuses or warns of.
+  http?.checkHttp(config, loaded, shared, diagnostics);
+  const { core, registry, tasks, metrics, toolsetsHttp } = assembleCore(config, diagnostics, parts);
+  // With `metrics`: their listener (which may throw: the address taken).
   const metricsListener = metrics &&
     parts.metrics!.listenForMetrics(
       config.metrics!,
@@ -320,56 +214,28 @@ function assemble(
     if (folders === undefined) throw new Error("Cannot watch primitives that were not loaded");
     reloader = parts.watchAndReload!({ folders, load, registry, loaded, diagnostics });
   }
-  const listChanged = config.listChanged ?? config.watch === true;
   const { shutdownGraceMs, maxMessageBytes, maxConcurrency } = config;
-  const core = createCore({
-    registry,
-    tasks,
-    keyRing,
-    pageSize: config.pageSize,
-    toolTimeoutMs: config.toolTimeoutMs,
-    diagnostics,
-    listChanged,
-    listTtlMs: config.listTtlMs ?? (config.watch ? WATCHED_LIST_TTL_MS : undefined),
-    methods: config.methods,
-    middleware: config.middleware,
-    listed: config.oauth?.lists,
-    telemetry,
-    metrics: metrics?.middleware,
-    rateLimit,
-    view,
-    serverInfo: meta === undefined ? undefined : implementationOf(meta),
-  });
   const degraded = () => shared?.health();
   let lastId = 0;
-  // What `fetch` serves by: the HTTP settings, and `http`'s own over them.
-  const embedding: EmbeddedHttp = {
-    ...sliceOf(config, "http"),
-    ...(typeof config.http === "object" ? config.http : {}),
+  // What serveHttp and fetch serve by (http_side.ts).
+  const wiring: HttpWiring = {
+    config,
+    core,
+    registry,
+    meta,
+    diagnostics,
+    instance,
+    degraded,
+    sessionEnded,
+    outerSteps: metrics && [metrics.httpStep],
+    callerAddresses: rateLimit !== undefined,
+    toolsets: toolsetsHttp,
   };
-  const outerSteps = metrics && [metrics.httpStep];
   /** What `fetch` serves through, made at its first request. */
   let embedded: Promise<McpHttp> | undefined;
   const embeddedHttp = () =>
-    embedded ??= (http === undefined ? loadHttp() : Promise.resolve(http)).then((module) =>
-      module.createMcpHttp({
-        ...embedding,
-        allowedHosts: embedding.allowedHosts ?? [],
-        oauth: config.oauth,
-        core,
-        registry,
-        diagnostics,
-        maxConcurrency,
-        maxMessageBytes,
-        instanceName: instance,
-        degraded,
-        sessionEnded,
-        outerSteps,
-        callerAddresses: rateLimit !== undefined,
-        toolsets: toolsetsHttp,
-        meta,
-      })
-    ).then((mcp) => {
+    embedded ??= (http === undefined ? loadHttp() : Promise.resolve(http)).then((module) => {
+      const mcp = module.embedHttp(wiring);
       metrics?.watch(mcp.endpoint.counts);
       return mcp;
     });
@@ -408,26 +274,7 @@ function assemble(
             "loads the HTTP transport)",
         );
       }
-      const served = http.serveHttp({
-        allowedHosts: [],
-        maxMessageBytes,
-        maxConcurrency,
-        shutdownGraceMs,
-        // The HTTP settings, as the flags gave them; what `listen` says wins.
-        ...sliceOf(config, "http"),
-        instanceName: instance,
-        degraded,
-        diagnostics,
-        oauth: config.oauth,
-        sessionEnded,
-        callerAddresses: rateLimit !== undefined,
-        toolsets: toolsetsHttp,
-        ...listen,
-        core,
-        registry,
-        meta,
-        outerSteps,
-      });
+      const served = http.listenHttp(wiring, listen);
       return watched(served, served.counts);
     },
     async fetch(request) {
@@ -499,95 +346,8 @@ function assemble(
   };
 }
 
-/**
- * The server's own view of its tools (`toolsets`, `readOnly`), checked against the sets the
- * directory holds, and whether HTTP reads a choice of toolsets: when there are sets, when a
- * reload may bring some, or when the server's view narrows (adr/0045). Neither: nothing of
- * toolsets is composed in.
- */
-function toolsetsOf(
-  config: ServerConfig,
-  loaded: LoadedServer,
-): { view: ToolView | undefined; toolsetsHttp: { base: ToolView | undefined } | undefined } {
-  const held = [...new Set(loaded.tools.tools.flatMap((tool) => tool.toolset ?? []))].sort();
-  if (config.toolsets !== undefined) {
-    const unknown = unknownToolset(config.toolsets, held);
-    if (unknown !== undefined || config.toolsets.length === 0) {
-      throw new UnknownToolsetError(
-        `Cannot serve the toolsets asked for: ${unknown ?? "none is named"}`,
-      );
-    }
-  }
-  const view = config.toolsets !== undefined || config.readOnly
-    ? toolView(config.toolsets, config.readOnly === true)
-    : undefined;
-  const toolsetsHttp = held.length > 0 || config.watch || view !== undefined
-    ? { base: view }
-    : undefined;
-  return { view, toolsetsHttp };
-}
-
 /** Who a request sent in process says it comes from. */
 const IN_PROCESS_CLIENT = Object.freeze({
   name: `${SERVER_INFO.name}-in-process`,
   version: SERVER_INFO.version,
 });
-
-/**
- * Where an embedded server's troubles go when its configuration names no place: the
- * console of the program it is embedded in (main.ts gives its own stderr log).
- */
-const CONSOLE_DIAGNOSTICS: Diagnostics = {
-  error(message, error) {
-    // deno-lint-ignore no-console -- an embedded server reports on its host program's console
-    console.error(`toolshed: ${message}`, ...(error === undefined ? [] : [error]));
-  },
-  forward(text) {
-    // deno-lint-ignore no-console -- a program's stderr, forwarded as the host program's
-    console.error(text.replace(/\n$/, ""));
-    return undefined;
-  },
-};
-
-/** A folder as serve's flags take it: a path; a `file:` URL is read as one. */
-function pathOf(location: string | URL | undefined): string | undefined {
-  if (!(location instanceof URL)) return location;
-  if (location.protocol !== "file:") {
-    throw new Error(`Cannot serve "${location.href}": give a path or a file: URL`);
-  }
-  return decodeURIComponent(location.pathname);
-}
-
-function loadOptionsOf(
-  settings: ServerConfig & Defaults,
-  diagnostics: Diagnostics,
-  telemetry?: Telemetry,
-): ServerLoadOptions {
-  return {
-    traceEnvironment: telemetry?.traceEnvironment,
-    passEnv: settings.passEnv,
-    maxOutputBytes: settings.maxOutputBytes,
-    maxPrograms: settings.maxPrograms,
-    maxResourceBytes: settings.maxResourceBytes,
-    allowOutsideSymlinks: settings.allowOutsideSymlinks,
-    skipExecutables: settings.skipExecutables ?? false,
-    diagnostics,
-  };
-}
-
-/** Primitives given in code, as a directory's load would have found them. */
-function loadedOf(primitives: NonNullable<ServerConfig["primitives"]>): LoadedServer {
-  const { tools = [], resources = [], templates = [], prompts = [] } = primitives;
-  return {
-    tools: {
-      tools: [...tools],
-      byName: new Map(tools.map((tool) => [tool.name, tool])),
-      skipped: [],
-    },
-    resources,
-    templates,
-    prompts,
-    skills: [],
-    middleware: [],
-  };
-}

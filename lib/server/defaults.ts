@@ -1,5 +1,6 @@
 // What a server is given when its configuration (or the command line) says nothing: the
 // defaults of lib/settings/table.ts's rows, read by createServer and the commands.
+import type { Diagnostics } from "../util/diagnostics.ts";
 import { STATE_KEY_ENV, TABLE } from "../settings/table.ts";
 
 export const DEFAULTS = {
@@ -23,3 +24,19 @@ export const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
 export const WAITING_BOUND_BYTES = 1024 * 1024;
 
 export { STATE_KEY_ENV };
+
+/**
+ * Where an embedded server's troubles go when its configuration names no place: the
+ * console of the program it is embedded in (main.ts gives its own stderr log).
+ */
+export const CONSOLE_DIAGNOSTICS: Diagnostics = {
+  error(message, error) {
+    // deno-lint-ignore no-console -- an embedded server reports on its host program's console
+    console.error(`toolshed: ${message}`, ...(error === undefined ? [] : [error]));
+  },
+  forward(text) {
+    // deno-lint-ignore no-console -- a program's stderr, forwarded as the host program's
+    console.error(text.replace(/\n$/, ""));
+    return undefined;
+  },
+};
