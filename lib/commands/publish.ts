@@ -4,7 +4,7 @@
 // its release URL and SHA-256. Who the server is comes from DIR/server.meta.json.
 import { EXIT, type Io } from "./command.ts";
 import { parseCommandArgs } from "./open_server.ts";
-import { EMBEDDED_FOLDERS, loadedAsStartUp, stageChecked } from "./publish_stage.ts";
+import { absolute, embeddedFolderHolding, loadedAsStartUp, stageChecked } from "./publish_stage.ts";
 import { listedBy } from "./publish_listing.ts";
 import { COMPILE_CONFIG, compileBinary, type CompileRequest } from "./compile_binary.ts";
 import { TARGET } from "./denort.ts";
@@ -15,6 +15,7 @@ import {
   sha256,
   shortName,
   TARGETS,
+  unknownTarget,
   zipBundle,
 } from "./mcpb.ts";
 import {
@@ -30,7 +31,6 @@ import { DirectoryLoadError } from "../discovery/load_error.ts";
 import { SERVER_META_FILE, type ServerMeta } from "../primitives/server_meta.ts";
 import { unfinishedFields } from "./scaffold_meta.ts";
 import type { JsonObject } from "../util/json.ts";
-import { closest } from "../util/suggest.ts";
 
 const FLAGS = {
   dir: { type: "string" },
@@ -151,13 +151,8 @@ export async function publish(
         })`,
       );
     }
-    if (!(target in TARGETS)) {
-      const meant = closest(target, Object.keys(TARGETS));
-      return refuse(
-        `Unknown target "${target}"${meant === undefined ? "" : `; did you mean ${meant}?`} ` +
-          `(deno compile --target takes ${Object.keys(TARGETS).join(", ")})`,
-      );
-    }
+    const unknown = unknownTarget(target);
+    if (unknown !== undefined) return refuse(unknown);
   }
   const publicUrl = values["public-url"];
   if (publicUrl !== undefined && !isHttpUrl(publicUrl)) {
@@ -230,13 +225,7 @@ export async function publish(
     );
     return EXIT.ok;
   }
-  // As written, and as the file system resolves them (a symbolic link into tools/, say).
-  const [realOut, realDir] = await Promise.all([realPathOfNearest(out), realPathOfNearest(dir)]);
-  const embeddedOut = EMBEDDED_FOLDERS.find((folder) =>
-    [[out, dir], [realOut, realDir]].some(([o, d]) =>
-      o === `${d}/${folder}` || o.startsWith(`${d}/${folder}/`)
-    )
-  );
+  const embeddedOut = await embeddedFolderHolding(out, dir);
   if (embeddedOut !== undefined) {
     return refuse(
       `--out "${out}" is inside ${embeddedOut}/, which the binary embeds: the next publish ` +
@@ -364,27 +353,4 @@ function isHttpUrl(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * `path` with symbolic links resolved, as far as it exists: the real path of its nearest
- * existing ancestor, with the rest appended as written.
- */
-async function realPathOfNearest(path: string): Promise<string> {
-  let head = path;
-  let tail = "";
-  for (;;) {
-    try {
-      return `${await Deno.realPath(head)}${tail}`;
-    } catch {
-      const cut = head.lastIndexOf("/");
-      if (cut <= 0) return path;
-      tail = `${head.slice(cut)}${tail}`;
-      head = head.slice(0, cut);
-    }
-  }
-}
-
-function absolute(path: string, cwd: string): string {
-  return (path.startsWith("/") ? path : `${cwd}/${path}`).replace(/\/+$/, "") || "/";
 }

@@ -13,7 +13,7 @@ import { DirectoryLoadError } from "../discovery/load_error.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 
 /** The folders of a server directory a compiled binary embeds, when the directory has them. */
-export const EMBEDDED_FOLDERS = [
+const EMBEDDED_FOLDERS = [
   "tools",
   "resources",
   "prompts",
@@ -33,7 +33,7 @@ interface StageOptions {
 }
 
 /** The commands that compile a server directory: `publish` (bundles) and `compile` (a binary). */
-export type Verb = "publish" | "compile";
+type Verb = "publish" | "compile";
 
 /** What was staged, and what of the directory's folders was not staged as it lies. */
 interface Staged {
@@ -148,6 +148,47 @@ async function copyTree(
     if (info.isDirectory) await copyTree(copy, inner, target, [...within, real]);
     else if (info.isFile) await Deno.copyFile(source, target);
   }
+}
+
+/**
+ * The embedded folder of `dir` that `path` lies in (as written, and as the file system resolves
+ * them: a symbolic link into tools/, say), or undefined: what is written there the next
+ * compile would embed.
+ */
+export async function embeddedFolderHolding(
+  path: string,
+  dir: string,
+): Promise<string | undefined> {
+  const [realPath, realDir] = await Promise.all([realPathOfNearest(path), realPathOfNearest(dir)]);
+  return EMBEDDED_FOLDERS.find((folder) =>
+    [[path, dir], [realPath, realDir]].some(([p, d]) =>
+      p === `${d}/${folder}` || p.startsWith(`${d}/${folder}/`)
+    )
+  );
+}
+
+/**
+ * `path` with symbolic links resolved, as far as it exists: the real path of its nearest
+ * existing ancestor, with the rest appended as written.
+ */
+async function realPathOfNearest(path: string): Promise<string> {
+  let head = path;
+  let tail = "";
+  for (;;) {
+    try {
+      return `${await Deno.realPath(head)}${tail}`;
+    } catch {
+      const cut = head.lastIndexOf("/");
+      if (cut <= 0) return path;
+      tail = `${head.slice(cut)}${tail}`;
+      head = head.slice(0, cut);
+    }
+  }
+}
+
+/** `path` taken from `cwd` when relative, without a trailing "/". */
+export function absolute(path: string, cwd: string): string {
+  return (path.startsWith("/") ? path : `${cwd}/${path}`).replace(/\/+$/, "") || "/";
 }
 
 /** What `publish` and `compile` say a staged copy goes into. */
