@@ -1,6 +1,6 @@
 // deno task compile: builds dist/toolshed, one executable with tools/, resources/ and
 // prompts/ embedded (adr/0005, adr/0018), then runs it to prove it is toolshed. With --dir it
-// compiles that server directory instead, as `toolshed compile` does (adr/0065).
+// compiles that server directory instead, as `toolshed compile` does (adr/0067).
 //
 //   deno run -A build/compile.ts [--output PATH]
 //   deno run -A build/compile.ts --dir DIR [--output PATH] [--target TRIPLE]

@@ -1,4 +1,4 @@
-// `toolshed compile --dir DIR` (lib/commands/compile.ts, adr/0065): a person's server directory
+// `toolshed compile --dir DIR` (lib/commands/compile.ts, adr/0067): a person's server directory
 // into one executable, staged as `toolshed publish` stages it (adr/0059). In process, up to the
 // `deno compile` invocation: the request and its arguments, the staged directory as the compile
 // step finds it, the refusals. The real `deno compile` runs in tests/compile_test.ts.

@@ -563,7 +563,7 @@ Deno.test({
   },
 });
 
-// `toolshed compile --dir DIR` and `deno task compile --dir DIR` (adr/0065): a person's server
+// `toolshed compile --dir DIR` and `deno task compile --dir DIR` (adr/0067): a person's server
 // directory into one executable. tests/compile_dir_test.ts covers the command up to `deno
 // compile` in process; these run it.
 

@@ -1,4 +1,4 @@
-// `toolshed publish --no-bundles` and `--npm-package` (lib/commands/publish.ts, adr/0065):
+// `toolshed publish --no-bundles` and `--npm-package` (lib/commands/publish.ts, adr/0067):
 // server.json alone for a remote-only server or one installed from npm, and an npm package
 // entry beside the bundles, each checked against the registry's 2025-12-11 schema
 // (tests/fixtures/registry/) with Ajv. In process, with a compile step that fails the test if

@@ -1,4 +1,4 @@
-// toolshed compile: a server directory into one executable that serves it (adr/0065), staged as
+// toolshed compile: a server directory into one executable that serves it (adr/0067), staged as
 // `toolshed publish` stages it (adr/0059): what start-up refuses is refused, dot files are left
 // out unless asked, and the binary serves what the directory serves. `deno task compile --dir
 // DIR` runs this too (build/compile.ts).

@@ -205,7 +205,7 @@ export async function publish(
     );
   }
   if (noBundles) {
-    // server.json alone (adr/0065): who the server is, checked as above, and a directory
+    // server.json alone (adr/0067): who the server is, checked as above, and a directory
     // start-up serves; nothing is compiled, so nothing is staged.
     const fromDir = await loadedAsStartUp(
       dir,

@@ -2,7 +2,7 @@
 // server.meta.json, one `mcpb` package per bundle (its release URL and SHA-256, stdio, the
 // settings as environment variables; no `version`, which the registry refuses on an mcpb package) and, given a public URL, a streamable-http remote. The
 // shape is the registry's schema of 2025-12-11 (tests/fixtures/registry/). A server also
-// published on npm gets an `npm` package run with npx (adr/0065).
+// published on npm gets an `npm` package run with npx (adr/0067).
 import type { ServerMeta } from "../primitives/server_meta.ts";
 import type { JsonObject } from "../util/json.ts";
 

@@ -8,7 +8,7 @@ import { closest } from "../util/suggest.ts";
 /** The mark of a value the author has still to write. */
 const TODO = "TODO:";
 
-/** The licence `toolshed new server` names unless `--license` names another (adr/0065). */
+/** The licence `toolshed new server` names unless `--license` names another (adr/0067). */
 export const DEFAULT_LICENSE = "MIT";
 
 /**
