@@ -1,7 +1,9 @@
 // deno task compile: builds dist/toolshed, one executable with tools/, resources/ and
-// prompts/ embedded (adr/0005, adr/0018), then runs it to prove it is toolshed.
+// prompts/ embedded (adr/0005, adr/0018), then runs it to prove it is toolshed. With --dir it
+// compiles that server directory instead, as `toolshed compile` does (adr/0067).
 //
 //   deno run -A build/compile.ts [--output PATH]
+//   deno run -A build/compile.ts --dir DIR [--output PATH] [--target TRIPLE]
 //
 // Before compiling it refuses a DENORT_BIN that is not Deno's standalone runtime (the deno
 // CLI itself "compiles" into a REPL); when Deno cannot download that runtime it says so and
@@ -13,6 +15,8 @@ import {
   denoCompileArgs,
 } from "../lib/commands/compile_binary.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
+import { compileServer } from "../lib/commands/compile.ts";
+import type { Io } from "../lib/commands/command.ts";
 
 /** The repository root: `deno compile` runs there, so the flags' paths are relative to it. */
 export const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -83,10 +87,18 @@ export type CompileRequest =
   | { kind: "usage-error"; message: string };
 
 const USAGE = `Usage: deno run -A build/compile.ts [--output PATH]
+       deno run -A build/compile.ts --dir DIR [--output PATH] [--target TRIPLE]
 
 Compiles toolshed with tools/, resources/ and prompts/ embedded into PATH
 (default ${DEFAULT_OUTPUT}), then runs the binary with --version and one tools/list.
+With --dir, compiles the server directory DIR instead, as toolshed compile does
+(toolshed compile --help shows its options).
 Set DENORT_BIN to a denort binary of Deno ${Deno.version.deno} where Deno cannot download it.`;
+
+/** Whether the command line names a server directory: then it is `toolshed compile`'s. */
+export function namesServerDir(args: readonly string[]): boolean {
+  return args.some((arg) => arg === "--dir" || arg.startsWith("--dir="));
+}
 
 /** Reads the command line; a relative --output is taken from `cwd`. */
 export function parseCompileArgs(args: string[], cwd: string): CompileRequest {
@@ -119,7 +131,16 @@ export async function compile(
   return 0;
 }
 
-if (import.meta.main) {
+if (import.meta.main && namesServerDir(Deno.args)) {
+  const encoder = new TextEncoder();
+  const io: Io = {
+    out: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
+    err: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
+    env: (name) => Deno.env.get(name),
+    cwd: Deno.cwd(),
+  };
+  Deno.exit(await compileServer(Deno.args, io));
+} else if (import.meta.main) {
   const request = parseCompileArgs(Deno.args, Deno.cwd());
   if (request.kind === "help") {
     Deno.stderr.writeSync(new TextEncoder().encode(`${request.text}\n`));

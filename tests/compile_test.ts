@@ -23,7 +23,9 @@ import {
 } from "../build/compile.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
 import { explainDownloadFailure, refuseDenortBin } from "../build/_denort.ts";
-import { smokeTest, toolNames } from "../build/_smoke.ts";
+import { run, smokeTest, toolNames } from "../build/_smoke.ts";
+import { compileServer } from "../lib/commands/compile.ts";
+import { denoCompileArgs } from "../lib/commands/compile_binary.ts";
 
 const REPO = new URL("../", import.meta.url);
 const REPO_PATH = decodeURIComponent(REPO.pathname);
@@ -557,6 +559,78 @@ Deno.test({
       assert.equal(code, 0, stderr);
       assert.match(stderr, /Built ".*": it answers --version and tools\/list as toolshed/);
       assert.ok((await Deno.stat(output)).isFile);
+    });
+  },
+});
+
+// `toolshed compile --dir DIR` and `deno task compile --dir DIR` (adr/0067): a person's server
+// directory into one executable. tests/compile_dir_test.ts covers the command up to `deno
+// compile` in process; these run it.
+
+const HELLO = `${REPO_PATH}examples/hello`;
+
+Deno.test("compile --dir: the staged examples/hello compiles with the real deno compile (a stand-in base), and the binary embeds its tool and prompt", async () => {
+  await withTempDir(async (dir) => {
+    let said = "";
+    const code = await compileServer(
+      ["--dir", HELLO, "--output", `${dir}/hello`],
+      { out: () => {}, err: (text) => void (said += text), env: () => undefined, cwd: REPO_PATH },
+      async (request, report) => {
+        const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+          args: denoCompileArgs(request),
+          cwd: request.cwd,
+          env: { DENORT_BIN: standInBase(), NO_COLOR: "1" },
+          stdin: "null",
+          stdout: "null",
+          stderr: "piped",
+        }).output();
+        report(new TextDecoder().decode(stderr));
+        return code === 0 ? undefined : `deno compile exited with ${code}`;
+      },
+    );
+    assert.equal(code, 0, said);
+    const binary = bytesAsText(await Deno.readFile(`${dir}/hello`));
+    for (const file of ["tools/add.ts", "prompts/code_review.md"]) {
+      assert.ok(binary.includes(bytesAsText(await Deno.readFile(`${HELLO}/${file}`))), file);
+    }
+  });
+});
+
+Deno.test("compile --dir: deno task compile --dir refuses DENORT_BIN naming the deno CLI, as toolshed compile, and writes nothing", async () => {
+  await withTempDir(async (dir) => {
+    const { code, stderr } = await compileScript(["--dir", HELLO, "--output", `${dir}/hello`], {
+      DENORT_BIN: Deno.execPath(),
+    });
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /toolshed: Cannot compile for \S+: DENORT_BIN "[^"]+" is the deno CLI/);
+    assert.deepEqual([...Deno.readDirSync(dir)], []);
+  });
+});
+
+Deno.test({
+  name: REAL_DENORT
+    ? `compile --dir: deno task compile --dir examples/hello with the denort at "${REAL_DENORT}" builds a binary that serves hello's add`
+    : "compile --dir: NOT RUN HERE, deno task compile --dir with a real denort (set DENORT_BIN to a denort of this Deno version to run it)",
+  ignore: !REAL_DENORT,
+  async fn() {
+    await withTempDir(async (dir) => {
+      const output = `${dir}/hello`;
+      const { code, stderr } = await compileScript(["--dir", HELLO, "--output", output]);
+      assert.equal(code, 0, stderr);
+      await smokeTest([output], ["add"]);
+      const meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      };
+      const call = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "add", arguments: { a: 2, b: 3 }, _meta: meta },
+      };
+      const answer = await run([output], [], `${JSON.stringify(call)}\n`, dir);
+      assert.equal(answer.code, 0, answer.stderr);
+      assert.equal(JSON.parse(answer.stdout.split("\n")[0]).result.content[0].text, "5");
     });
   },
 });

@@ -10,6 +10,7 @@ import { createServer } from "../lib/server/create_server.ts";
 import { command as newCommand } from "../lib/commands/new.ts";
 import { command as checkCommand } from "../lib/commands/check.ts";
 import { DirectoryLoadError } from "../lib/discovery/load_error.ts";
+import { manifestOf } from "../lib/commands/mcpb.ts";
 import { spawnServer } from "./_server_process.ts";
 import { recorder } from "./_diagnostics.ts";
 
@@ -273,7 +274,7 @@ Deno.test("server meta: `toolshed new server NAME` writes a file that loads, che
     );
     assert.match(
       first.out(),
-      /^Created srv\/server\.meta\.json\nNext: replace its TODO values, then check it with: .* check --dir srv\n$/,
+      /^Created srv\/server\.meta\.json, license MIT \(--license names another\)\nNext: replace its TODO values, then check it with: .* check --dir srv\n$/,
     );
     const text = await Deno.readTextFile(`${dir}/srv/server.meta.json`);
     const parsed = parseServerMeta(text, "srv/server.meta.json");
@@ -348,3 +349,68 @@ Deno.test("server meta: `toolshed new server NAME` writes a file that loads, che
 });
 
 const quiet = recorder();
+
+Deno.test("server meta: `toolshed new server --license SPDX` names the licence it writes (MIT unless told, said in its output), as SPDX writes it; none writes none; the bundle's manifest carries the same; an unknown id is refused with the one meant", async () => {
+  await withTempDir(async (dir) => {
+    /** `new server` into DIR/SUB with `args`: its exit code, output and the file's license. */
+    const made = async (sub: string, args: string[]) => {
+      const memory = memoryIo(dir);
+      const code = await newCommand.run(
+        ["server", "io.github.alice/weather", "--dir", sub, ...args],
+        memory.io,
+      );
+      let license: unknown = "(no file)";
+      let manifest: Record<string, unknown> | undefined;
+      try {
+        const text = await Deno.readTextFile(`${dir}/${sub}/server.meta.json`);
+        license = "license" in JSON.parse(text) ? JSON.parse(text).license : "(no field)";
+        const parsed = parseServerMeta(text, "server.meta.json");
+        assert.ok("meta" in parsed, JSON.stringify(parsed));
+        manifest = manifestOf(parsed.meta, { tools: [], prompts: [] }, Deno.build.target);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
+      return { code, out: memory.out(), err: memory.err(), license, manifest };
+    };
+    const byDefault = await made("a", []);
+    assert.equal(byDefault.code, 0, byDefault.err);
+    assert.equal(byDefault.license, "MIT");
+    assert.match(
+      byDefault.out,
+      /^Created a\/server\.meta\.json, license MIT \(--license names another\)\n/,
+    );
+    assert.equal(byDefault.manifest?.license, "MIT");
+
+    const apache = await made("b", ["--license", "apache-2.0 OR mit"]);
+    assert.equal(apache.code, 0, apache.err);
+    assert.equal(apache.license, "Apache-2.0 OR MIT");
+    assert.match(apache.out, /^Created b\/server\.meta\.json, license Apache-2\.0 OR MIT\n/);
+    assert.equal(apache.manifest?.license, "Apache-2.0 OR MIT");
+
+    const none = await made("c", ["--license", "none"]);
+    assert.equal(none.code, 0, none.err);
+    assert.equal(none.license, "(no field)");
+    assert.match(none.out, /^Created c\/server\.meta\.json, with no license/);
+    assert.equal(none.manifest !== undefined && "license" in none.manifest, false);
+
+    for (
+      const [given, meant] of [
+        ["Apache2", /did you mean Apache-2\.0\?/],
+        ["GPL-3.0", /did you mean GPL-3\.0-only or GPL-3\.0-or-later\?/],
+        ["MTI", /did you mean MIT\?/],
+        ["MIT Apache-2.0", /"MIT Apache-2\.0" is not an SPDX licence expression/],
+      ] as const
+    ) {
+      const refused = await made("d", ["--license", given]);
+      assert.equal(refused.code, 2, given);
+      assert.match(refused.err, meant);
+      assert.match(refused.err, /^toolshed: [^\n]*\n\(toolshed new --help shows how\)\n$/);
+      assert.equal(refused.license, "(no file)", given);
+    }
+    const onTool = memoryIo(dir);
+    assert.equal(await newCommand.run(["tool", "greet", "--license", "MIT"], onTool.io), 2);
+    assert.match(onTool.err(), /toolshed new tool takes no --license/);
+    assert.match(newCommand.usage, /--license SPDX/);
+    assert.match(newCommand.usage, /default MIT; none writes no "license"/);
+  });
+});

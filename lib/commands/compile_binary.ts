@@ -4,6 +4,15 @@
 // compile (it is a runtime for this machine; another target's runtime is downloaded by Deno).
 import { explainDownloadFailure, refuseDenortBin, TARGET } from "./denort.ts";
 
+/**
+ * The configuration a server directory's compile resolves imports with (its modules import
+ * toolshed): deno.json's imports and lock without its lazy dynamic imports, which would leave
+ * what main.ts imports lazily out of the binary (adr/0051).
+ */
+export const COMPILE_CONFIG = decodeURIComponent(
+  new URL("../../build/compile.deno.json", import.meta.url).pathname,
+);
+
 export interface CompileRequest {
   /** Where `deno compile` runs: the relative paths below are taken from it. */
   readonly cwd: string;

@@ -8,6 +8,7 @@
 import { zipSync } from "npm:fflate@0.8.2/browser";
 import type { ServerMeta } from "../primitives/server_meta.ts";
 import type { JsonObject } from "../util/json.ts";
+import { closest } from "../util/suggest.ts";
 
 /** The manifest version written (the official CLI's DEFAULT_MANIFEST_VERSION). */
 const MANIFEST_VERSION = "0.2";
@@ -20,6 +21,14 @@ export const TARGETS: Readonly<Record<string, "linux" | "darwin" | "win32">> = {
   "aarch64-apple-darwin": "darwin",
   "x86_64-pc-windows-msvc": "win32",
 };
+
+/** Why `target` is no `deno compile --target` toolshed builds for, or undefined. */
+export function unknownTarget(target: string): string | undefined {
+  if (target in TARGETS) return undefined;
+  const meant = closest(target, Object.keys(TARGETS));
+  return `Unknown target "${target}"${meant === undefined ? "" : `; did you mean ${meant}?`} ` +
+    `(deno compile --target takes ${Object.keys(TARGETS).join(", ")})`;
+}
 
 /** What the loaded server lists, for the manifest. */
 export interface Listed {

@@ -8,7 +8,12 @@ import { closest } from "../util/suggest.ts";
 import { EXIT, type Io } from "./command.ts";
 import { commandLine, shellWord } from "./invocation.ts";
 import { parseCommandArgs } from "./open_server.ts";
-import { problemWithServerName, serverMetaScaffold } from "./scaffold_meta.ts";
+import {
+  DEFAULT_LICENSE,
+  licenseOf,
+  problemWithServerName,
+  serverMetaScaffold,
+} from "./scaffold_meta.ts";
 import { SERVER_META_FILE } from "../primitives/server_meta.ts";
 import {
   FOLDERS,
@@ -28,11 +33,12 @@ const EXTENSION = /\.(ts|mts|js|mjs|sh|py|json|md|html)$/;
 const FLAGS = {
   dir: { type: "string" },
   lang: { type: "string" },
+  license: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 const USAGE = `Usage: toolshed new tool|prompt|resource|skill|app NAME [--dir DIR] [--lang LANG]
-       toolshed new server NAME [--dir DIR]
+       toolshed new server NAME [--dir DIR] [--license SPDX]
 
 Writes a working tool, prompt, resource, skill or MCP App named NAME to start from, into
 DIR/tools/, DIR/prompts/, DIR/resources/, DIR/skills/ or DIR/ui/ (creating the folder). Never
@@ -47,11 +53,15 @@ overwrites a file.
   app        ui/NAME.html, its sidecar ui/NAME.json, and tools/NAME.ts, the tool it shows
              and calls back
   server     server.meta.json: who the server is, for publish and the server card, with
-             NAME its registry name in reverse-DNS form (io.github.alice/weather)
+             NAME its registry name in reverse-DNS form (io.github.alice/weather), and
+             its "license": ${DEFAULT_LICENSE} unless --license names another
 
 Options:
   --dir DIR     The server directory (default: the working directory)
   --lang LANG   ts, bash, python or md, as above
+  --license SPDX
+                The licence server.meta.json names (new server): an SPDX identifier or
+                expression (default ${DEFAULT_LICENSE}; none writes no "license")
   -h, --help    Show this help
 
 Example: toolshed new tool greet --lang python --dir my-server`;
@@ -85,6 +95,9 @@ async function run(args: string[], io: Io): Promise<number> {
   }
   if (kindGiven === "server") return await newServerMeta(name, extra, values, io, usageError);
   const kind = kindGiven as Kind;
+  if (values.license !== undefined) {
+    return usageError(`toolshed new ${kind} takes no --license (it is for toolshed new server)`);
+  }
   if (name === undefined) return usageError(`toolshed new ${kind} needs a NAME`);
   if (extra.length > 0) {
     return usageError(
@@ -173,7 +186,7 @@ async function run(args: string[], io: Io): Promise<number> {
 async function newServerMeta(
   name: string | undefined,
   extra: string[],
-  values: { dir?: string; lang?: string },
+  values: { dir?: string; lang?: string; license?: string },
   io: Io,
   usageError: (message: string) => number,
 ): Promise<number> {
@@ -187,6 +200,9 @@ async function newServerMeta(
   }
   if (values.lang !== undefined) return usageError("toolshed new server takes no --lang");
   if (values.dir === "") return usageError("--dir needs a directory");
+  const licensed = licenseOf(values.license ?? DEFAULT_LICENSE);
+  if ("problem" in licensed) return usageError(licensed.problem);
+  const { license } = licensed;
   const problem = problemWithServerName(name);
   if (problem !== undefined) {
     io.err(`toolshed: Cannot create server "${name}": ${problem}\n`);
@@ -196,7 +212,7 @@ async function newServerMeta(
   const shown = dirShown === undefined ? SERVER_META_FILE : `${dirShown}/${SERVER_META_FILE}`;
   try {
     if (dirShown !== undefined) await Deno.mkdir(absolute(io.cwd, dirShown), { recursive: true });
-    await Deno.writeTextFile(absolute(io.cwd, shown), serverMetaScaffold(name), {
+    await Deno.writeTextFile(absolute(io.cwd, shown), serverMetaScaffold(name, license), {
       createNew: true,
     });
   } catch (error) {
@@ -210,7 +226,11 @@ async function newServerMeta(
   }
   const dirFlag = dirShown === undefined ? "" : ` --dir ${shellWord(dirShown)}`;
   io.out(
-    `Created ${shown}\nNext: replace its TODO values, then check it with: ${commandLine()} ` +
+    `Created ${shown}, ${
+      license === undefined
+        ? "with no license (--license none)"
+        : `license ${license}${values.license === undefined ? " (--license names another)" : ""}`
+    }\nNext: replace its TODO values, then check it with: ${commandLine()} ` +
       `check${dirFlag}\n`,
   );
   return EXIT.ok;

@@ -1,7 +1,8 @@
 // The MCP Registry's server.json for a published server (adr/0049): who it is, from
 // server.meta.json, one `mcpb` package per bundle (its release URL and SHA-256, stdio, the
 // settings as environment variables; no `version`, which the registry refuses on an mcpb package) and, given a public URL, a streamable-http remote. The
-// shape is the registry's schema of 2025-12-11 (tests/fixtures/registry/).
+// shape is the registry's schema of 2025-12-11 (tests/fixtures/registry/). A server also
+// published on npm gets an `npm` package run with npx (adr/0067).
 import type { ServerMeta } from "../primitives/server_meta.ts";
 import type { JsonObject } from "../util/json.ts";
 
@@ -17,6 +18,41 @@ export interface Published {
   readonly target: string;
   readonly file: string;
   readonly sha256: string;
+}
+
+/** The npm package a server is also published as (`--npm-package NAME[@VERSION]`). */
+export interface NpmPackage {
+  readonly name: string;
+  /** An exact version; server.meta.json's when the flag names none. */
+  readonly version: string | undefined;
+}
+
+/** npm's rule for a package name: lowercase, URL-safe, optionally @scope/, at most 214. */
+const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/** An exact semantic version, as the registry requires of a package (no range, no "latest"). */
+const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+/** `--npm-package NAME[@VERSION]` read, or why it is not an npm package name and version. */
+export function parseNpmPackage(text: string): NpmPackage | string {
+  const at = text.indexOf("@", 1);
+  const name = at === -1 ? text : text.slice(0, at);
+  const version = at === -1 ? undefined : text.slice(at + 1);
+  const flag = `--npm-package "${text}"`;
+  if (name.length > 214 || !NPM_NAME.test(name)) {
+    return `${flag} is not an npm package name (lowercase letters, digits, "-", ".", "_" and ` +
+      `"~", optionally under an @scope/, as "weather-mcp" or "@alice/weather"${
+        name !== name.toLowerCase() && NPM_NAME.test(name.toLowerCase())
+          ? `; did you mean ${name.toLowerCase()}?`
+          : ""
+      })`;
+  }
+  if (version !== undefined && !EXACT_VERSION.test(version)) {
+    return `${flag} names the version "${version}", which is not one exact version (as ` +
+      `1.2.3): the registry refuses ranges and "latest"; leave it out to use ` +
+      "server.meta.json's version";
+  }
+  return { name, version };
 }
 
 /**
@@ -100,12 +136,16 @@ export function checkReleaseUrl(
   return undefined;
 }
 
-/** server.json for `meta`, its bundles and, when given, the URL where it is served over HTTP. */
+/**
+ * server.json for `meta`, its bundles and, when given, the URL where it is served over HTTP and
+ * the npm package it is also published as. No bundles and no npm package: no `packages`.
+ */
 export function serverJson(
   meta: ServerMeta,
   bundles: readonly Published[],
   template: string,
   publicUrl: string | undefined,
+  npm?: NpmPackage,
 ): JsonObject {
   const environmentVariables = Object.entries(meta.env).map(([name, setting]) => ({
     name,
@@ -115,6 +155,32 @@ export function serverJson(
     ...setting.default === undefined ? {} : { default: setting.default },
   }));
   const name = meta.name.slice(meta.name.indexOf("/") + 1);
+  const packages: JsonObject[] = bundles.map((bundle) => ({
+    registryType: "mcpb",
+    identifier: releaseUrl(template, {
+      name,
+      version: meta.version,
+      target: bundle.target,
+      file: bundle.file,
+    }),
+    // No `version`: the registry refuses it on an mcpb package ("MCPB packages must not have
+    // 'version' field", internal/validators/registries/mcpb.go); the URL carries the version.
+    fileSha256: bundle.sha256,
+    transport: { type: "stdio" },
+    ...environmentVariables.length === 0 ? {} : { environmentVariables },
+  }));
+  // The registry runs an npm package as `npx NAME@VERSION`, and checks that its package.json
+  // names this server ("mcpName"): publish says so.
+  if (npm !== undefined) {
+    packages.push({
+      registryType: "npm",
+      identifier: npm.name,
+      version: npm.version ?? meta.version,
+      runtimeHint: "npx",
+      transport: { type: "stdio" },
+      ...environmentVariables.length === 0 ? {} : { environmentVariables },
+    });
+  }
   return {
     $schema: SERVER_SCHEMA,
     name: meta.name,
@@ -124,20 +190,7 @@ export function serverJson(
     ...meta.repository === undefined ? {} : { repository: { ...meta.repository } },
     ...meta.websiteUrl === undefined ? {} : { websiteUrl: meta.websiteUrl },
     ...meta.icons === undefined ? {} : { icons: meta.icons.map((icon) => ({ ...icon })) },
-    packages: bundles.map((bundle) => ({
-      registryType: "mcpb",
-      identifier: releaseUrl(template, {
-        name,
-        version: meta.version,
-        target: bundle.target,
-        file: bundle.file,
-      }),
-      // No `version`: the registry refuses it on an mcpb package ("MCPB packages must not have
-      // 'version' field", internal/validators/registries/mcpb.go); the URL carries the version.
-      fileSha256: bundle.sha256,
-      transport: { type: "stdio" },
-      ...environmentVariables.length === 0 ? {} : { environmentVariables },
-    })),
+    ...packages.length === 0 ? {} : { packages },
     ...publicUrl === undefined ? {} : { remotes: [{ type: "streamable-http", url: publicUrl }] },
   };
 }

@@ -42,6 +42,11 @@ const COMMANDS: readonly Entry[] = [
     load: () => import("./config.ts"),
   },
   {
+    name: "compile",
+    summary: "Compile the server directory into one executable that serves it",
+    load: () => import("./compile.ts"),
+  },
+  {
     name: "publish",
     summary: "Compile the server into MCP Bundles (.mcpb) and write the registry's server.json",
     load: () => import("./publish.ts"),
