@@ -625,7 +625,9 @@ function tokenize(text: string, path: string): Token[] {
   /** For each open `{`: whether it opened a template's `${`. */
   const braces: boolean[] = [];
   let line = 1;
-  let i = 0;
+  // A script's first line may be its interpreter (`#!/usr/bin/env node`), which is no token.
+  let i = text.startsWith("#!") ? text.indexOf("\n") : 0;
+  if (i < 0) i = text.length;
   const fail = (what: string): never => {
     throw new Error(`Cannot read "${path}" at line ${line}: ${what}`);
   };
