@@ -56,6 +56,7 @@ Deno.test("parseCommand() gives no settings for no arguments; resolveSettings() 
     maxPrograms: 64,
     passEnv: [],
     allowOutsideSymlinks: false,
+    allowedHosts: [],
     logFormat: "text",
     maxConnections: 1_000,
     idleTimeoutMs: 30_000,

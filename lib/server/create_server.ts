@@ -67,7 +67,7 @@ import type { McpHttp } from "../transports/http/handler.ts";
 import { settlesWithin } from "../util/settles_within.ts";
 import type { Load } from "./metrics.ts";
 import { resolveSettings } from "../settings/rules.ts";
-import { type Defaults, sliceOf } from "../settings/table.ts";
+import { type Defaults, type Slice, sliceOf } from "../settings/table.ts";
 import {
   OUTPUT_BOUND_CHARS,
   STATE_KEY_ENV,
@@ -75,7 +75,7 @@ import {
   WATCHED_LIST_TTL_MS,
 } from "./defaults.ts";
 
-import type { EmbeddedHttp, ServerConfig } from "./config.ts";
+import type { ServerConfig } from "./config.ts";
 
 export type { EmbeddedHttp, OAuthConfig, ServerConfig } from "./config.ts";
 
@@ -99,8 +99,11 @@ interface StdioIo {
 
 /** How to listen for HTTP; what the server's configuration says is the default for the rest. */
 type HttpListen =
-  & Omit<HttpOptions, "core" | "registry" | "meta" | "diagnostics" | "allowedHosts" | SharedLimit>
-  & Partial<Pick<HttpOptions, "diagnostics" | "allowedHosts" | SharedLimit>>;
+  & Omit<
+    HttpOptions,
+    "core" | "registry" | "meta" | "diagnostics" | keyof Slice<"http"> | SharedLimit
+  >
+  & Partial<Pick<HttpOptions, "diagnostics" | keyof Slice<"http"> | SharedLimit>>;
 type SharedLimit = "maxMessageBytes" | "maxConcurrency" | "shutdownGraceMs";
 
 export interface Server {
@@ -343,10 +346,10 @@ function assemble(
   const degraded = () => shared?.health();
   let lastId = 0;
   // What `fetch` serves by: the HTTP settings, and `http`'s own over them.
-  const embedding: EmbeddedHttp = {
+  const embedding = resolveSettings({
     ...sliceOf(config, "http"),
     ...(typeof config.http === "object" ? config.http : {}),
-  };
+  });
   const outerSteps = metrics && [metrics.httpStep];
   /** What `fetch` serves through, made at its first request. */
   let embedded: Promise<McpHttp> | undefined;
@@ -409,8 +412,6 @@ function assemble(
         );
       }
       const served = http.serveHttp({
-        allowedHosts: [],
-        maxMessageBytes,
         maxConcurrency,
         shutdownGraceMs,
         // The HTTP settings, as the flags gave them; what `listen` says wins.
