@@ -1,7 +1,7 @@
 // The settings table (lib/settings/table.ts, adr/0061 §1): the help, the flags page, the parser
 // and the subcommands' directory flags all come from its rows.
 import assert, { ok } from "node:assert/strict";
-import { FLAGS, flagSpecOf, labelOf, usage } from "../lib/host/cli.ts";
+import { FLAGS, labelOf, usage } from "../lib/host/cli.ts";
 import { LOG_FORMATS } from "../lib/host/log_lines.ts";
 import { commandsHelp } from "../lib/commands/table.ts";
 import { DIR_FLAGS } from "../lib/commands/open_server.ts";
@@ -81,7 +81,7 @@ Deno.test("every row parses its own default", () => {
 Deno.test("the subcommands' directory flags are the rows marked for commands, and -h", () => {
   const rows = ROWS.filter((row) => row.commands);
   assert.deepEqual(DIR_FLAGS, {
-    ...Object.fromEntries(rows.map((row) => [row.flag, flagSpecOf(row)])),
+    ...Object.fromEntries(rows.map((row) => [row.flag, FLAGS[row.flag!]])),
     help: { type: "boolean", short: "h" },
   });
 });

@@ -39,7 +39,7 @@ import {
 import type { ListenAddress } from "./values.ts";
 
 /** What reads a setting. */
-export type Component =
+type Component =
   | "serve"
   | "stdio"
   | "http"
@@ -97,7 +97,7 @@ function row<
 }
 
 /** The environment variable that turns Deno's OpenTelemetry on, read as the process starts. */
-export const OTEL_ENV = "OTEL_DENO";
+const OTEL_ENV = "OTEL_DENO";
 /** The environment variable holding the bearer token HTTP requests must carry. */
 export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
 /** Client credentials for RFC 7662 introspection of opaque tokens (both or neither). */

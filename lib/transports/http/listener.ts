@@ -12,8 +12,8 @@ import { messageOf } from "../../util/json.ts";
 import type { Diagnostics } from "../../util/diagnostics.ts";
 import { throttledReport } from "../../util/throttled_report.ts";
 
-import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../../settings/values.ts";
-export { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS };
+import { BODY_TIMEOUT_MS, MAX_CONNECTIONS } from "../../settings/values.ts";
+export { BODY_TIMEOUT_MS };
 /** How often deadlines are looked at: a deadline fires up to this much early or late. */
 const SWEEP_MS = 1_000;
 /** Refused connections and failed accepts are reported at most this often. */

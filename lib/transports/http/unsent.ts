@@ -6,7 +6,6 @@
 // answer larger than the bound alone is still sent.
 
 import { MAX_UNSENT_BYTES } from "../../settings/values.ts";
-export { MAX_UNSENT_BYTES };
 
 /** One answer body's bytes, as the ledger counts them. */
 interface UnsentAccount {
