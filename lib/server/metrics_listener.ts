@@ -69,7 +69,7 @@ export function listenForMetrics(
   address: MetricsAddress,
   text: () => string,
   diagnostics: Diagnostics,
-  settings: Pick<Slice<"metrics">, "allowedHosts" | "idleTimeoutMs">,
+  settings: Slice<"metrics">,
 ): MetricsListener {
   let listener: Listener;
   try {

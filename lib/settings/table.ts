@@ -17,6 +17,7 @@ import {
   hostNames,
   IDLE_TIMEOUT_MS,
   instanceName,
+  type ListenAddress,
   lists,
   logFormat,
   MAX_CONNECTIONS,
@@ -36,7 +37,6 @@ import {
   url,
   type ValueType,
 } from "./values.ts";
-import type { ListenAddress } from "./values.ts";
 
 /** What reads a setting. */
 type Component =
@@ -181,7 +181,10 @@ export interface SettingValues {
    * (--max-body-bytes; default: twice `maxMessageBytes`); past it a request gets 503.
    */
   readonly maxBodyBytes: number;
-  /** Answer bytes waiting for clients, all together, past which the stalest go (--max-unsent-bytes). */
+  /**
+   * Answer bytes waiting for clients, all together, past which the stalest go
+   * (--max-unsent-bytes).
+   */
   readonly maxUnsentBytes: number;
   /** Live 2025-era sessions past which the least recently used idle one ends (--max-sessions). */
   readonly maxSessions: number;
