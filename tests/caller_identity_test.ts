@@ -8,7 +8,7 @@ import { match, strictEqual } from "node:assert/strict";
 import { postInitialize } from "./_http_server.ts";
 import { FIXTURE_TOOLS, spawnHttpServer } from "./_server_process.ts";
 import { startTokenIssuer } from "./_token_issuer.ts";
-import { INTROSPECTION_ID_ENV, INTROSPECTION_SECRET_ENV } from "../lib/host/oauth_flags.ts";
+import { INTROSPECTION_ID_ENV, INTROSPECTION_SECRET_ENV } from "../lib/settings/table.ts";
 
 const NO_CALLER =
   /^Bearer error="invalid_token", .*error_description="The token names no caller: it has no sub, client_id or azp claim"/;

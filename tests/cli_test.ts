@@ -1,15 +1,10 @@
 // Command-line flags: parseCommand() on its own, then main.ts as a process for the exit codes.
 import assert from "node:assert/strict";
 import { commandsHelp } from "../lib/commands/table.ts";
-import {
-  type Command,
-  DEFAULTS,
-  MAX_FLAG_VALUE,
-  parseCommand,
-  TOKEN_ENV,
-  usage as usageText,
-} from "../lib/host/cli.ts";
-import { isLoopbackHost } from "../lib/settings/values.ts";
+import { type Command, parseCommand, usage as usageText } from "../lib/host/cli.ts";
+import { DEFAULTS } from "../lib/server/defaults.ts";
+import { TOKEN_ENV } from "../lib/settings/table.ts";
+import { isLoopbackHost, MAX_FLAG_VALUE } from "../lib/settings/values.ts";
 import { resolveSettings } from "../lib/settings/rules.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
 import { readLines, withHangGuard } from "./_server_process.ts";
@@ -56,6 +51,7 @@ Deno.test("parseCommand() gives no settings for no arguments; resolveSettings() 
     maxPrograms: 64,
     passEnv: [],
     allowOutsideSymlinks: false,
+    allowedHosts: [],
     logFormat: "text",
     maxConnections: 1_000,
     idleTimeoutMs: 30_000,

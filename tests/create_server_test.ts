@@ -932,3 +932,39 @@ for (const [option, reach] of Object.entries(REACHES) as [string, Reach][]) {
     },
   });
 }
+
+Deno.test("createServer(): a setting `http` names as undefined is its default, as if not named", async () => {
+  // An embedding app hands on its own options, some unset: no component meets an undefined
+  // limit (an undefined --body-timeout would be no time at all).
+  const server = await composeForTest({
+    primitives: { tools: [echo] },
+    http: { bodyTimeoutMs: undefined, maxBodyBytes: undefined, maxSessions: undefined },
+  });
+  try {
+    const body = new TextEncoder().encode(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: {}, _meta: META },
+    }));
+    // The body arrives in two parts, a moment apart, as over a network.
+    const stream = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(body.subarray(0, 10));
+        await delay(50);
+        controller.enqueue(body.subarray(10));
+        controller.close();
+      },
+    });
+    const response = await server.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: modernHeaders("tools/call", "echo"),
+        body: stream,
+      }),
+    );
+    strictEqual(response.status, 200, await response.text());
+  } finally {
+    await server.close();
+  }
+});

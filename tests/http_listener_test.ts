@@ -94,11 +94,11 @@ Deno.test("listen() with a name refuses past its cap with a 503 that names that 
 });
 
 Deno.test("connectionCap() keeps half the open-file limit for everything else", () => {
-  strictEqual(connectionCap(undefined, 1024), 512);
-  strictEqual(connectionCap(undefined, 1_048_576), MAX_CONNECTIONS);
+  strictEqual(connectionCap(MAX_CONNECTIONS, 1024), 512);
+  strictEqual(connectionCap(MAX_CONNECTIONS, 1_048_576), MAX_CONNECTIONS);
   strictEqual(connectionCap(5_000, 1_048_576), 5_000);
   strictEqual(connectionCap(900, 1024), 512);
-  strictEqual(connectionCap(undefined, undefined), MAX_CONNECTIONS);
+  strictEqual(connectionCap(MAX_CONNECTIONS, undefined), MAX_CONNECTIONS);
   const limit = openFileLimit();
   if (Deno.build.os === "linux") ok(limit !== undefined && limit > 0, `limit ${limit}`);
 });

@@ -5,6 +5,7 @@ import { ok, rejects, strictEqual } from "node:assert/strict";
 import { createBodyBudget, parsedCost } from "../lib/transports/http/body.ts";
 import { createAnswer } from "../lib/transports/http/answer.ts";
 import { createUnsentLedger } from "../lib/transports/http/unsent.ts";
+import { MAX_UNSENT_BYTES } from "../lib/settings/values.ts";
 import { readBounded } from "../lib/primitives/resource_files.ts";
 import { serialize } from "../lib/wire/serialize.ts";
 
@@ -54,13 +55,13 @@ Deno.test("a large JSON answer sent a slice of text at a time arrives whole, a s
   const text = "a".repeat(64 * 1024 - 1 - before) + "😀" + "b".repeat(100_000);
   const message = { jsonrpc: "2.0", id: 1, result: { text } };
   strictEqual(serialize(message).charCodeAt(64 * 1024 - 1), "😀".charCodeAt(0));
-  const response = createAnswer(false, createUnsentLedger()).complete(message, 200);
+  const response = createAnswer(false, createUnsentLedger(MAX_UNSENT_BYTES)).complete(message, 200);
   strictEqual(await response.text(), serialize(message));
 });
 
 Deno.test("the unsent ledger counts a large answer's text by what it holds: a character each, two beyond Latin-1", async () => {
   for (const [char, width] of [["é", 1], ["€", 2]] as const) {
-    const ledger = createUnsentLedger();
+    const ledger = createUnsentLedger(MAX_UNSENT_BYTES);
     const message = { jsonrpc: "2.0", id: 1, result: { text: char.repeat(40_000) } };
     const response = createAnswer(false, ledger).complete(message, 200);
     strictEqual(ledger.counts().bytes, serialize(message).length * width, char);

@@ -12,7 +12,7 @@ import type { HttpOptions } from "../lib/transports/http/server.ts";
 import { createAnswer, UNREAD_NOTIFICATIONS_BOUND_BYTES } from "../lib/transports/http/answer.ts";
 import { createUnsentLedger } from "../lib/transports/http/unsent.ts";
 import { acceptsEventStream, decodeHeaderValue } from "../lib/transports/http/headers.ts";
-import { hostNameOf } from "../lib/settings/values.ts";
+import { hostNameOf, MAX_UNSENT_BYTES } from "../lib/settings/values.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { recorder } from "./_diagnostics.ts";
 import { modernHeaders, rawRequest, serveForTest, type TestHttpServer } from "./_http_server.ts";
@@ -866,7 +866,7 @@ Deno.test("serveHttp() aborts the tool's signal when the client leaves before a 
 });
 
 Deno.test("createAnswer() drops notifications a client leaves unread past the bound, never the result", async () => {
-  const answer = createAnswer(true, createUnsentLedger());
+  const answer = createAnswer(true, createUnsentLedger(MAX_UNSENT_BYTES));
   const streamed = answer.stream(true, () => {});
   const padding = "x".repeat(1000);
   const sent = Math.ceil(UNREAD_NOTIFICATIONS_BOUND_BYTES / padding.length) * 2;

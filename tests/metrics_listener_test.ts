@@ -7,6 +7,7 @@
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { parseCommand } from "../lib/host/cli.ts";
 import { listenForMetrics } from "../lib/server/metrics_listener.ts";
+import { resolveSettings } from "../lib/settings/rules.ts";
 import { recorder } from "./_diagnostics.ts";
 import { readToEnd } from "./_http_server.ts";
 import { FIXTURE_TOOLS, spawnHttpServer, spawnMain, withHangGuard } from "./_server_process.ts";
@@ -285,6 +286,7 @@ Deno.test("listenForMetrics() lets a Host pass for being an IP address, never an
     { hostname: "127.0.0.1", port: 0 },
     () => "toolshed_up 1\n",
     recorder(),
+    resolveSettings({}),
   );
   try {
     const { url } = listener;

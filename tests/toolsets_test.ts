@@ -11,6 +11,7 @@ import { startInProcess } from "./_in_process.ts";
 import { catalogOf } from "../lib/primitives/registry.ts";
 import { ENDPOINT_ROUTES, toolView } from "../lib/primitives/toolsets.ts";
 import { createMcpHttp } from "../lib/transports/http/handler.ts";
+import { resolveSettings } from "../lib/settings/rules.ts";
 import { command as checkCommand } from "../lib/commands/check.ts";
 import { createSession, UNINITIALIZED } from "../lib/methods/session.ts";
 import { spawnServer, withHangGuard } from "./_server_process.ts";
@@ -110,12 +111,11 @@ Deno.test("createMcpHttp(): the routes under the endpoint are exactly the names 
   const { core, registry } = await createServer({ primitives: {}, diagnostics: QUIET });
   for (const path of ["/mcp", "/api/v1/mcp"]) {
     const { routes } = createMcpHttp({
+      ...resolveSettings({ maxMessageBytes: 1024 }),
       core,
       registry,
       diagnostics: QUIET,
       maxConcurrency: 1,
-      maxMessageBytes: 1024,
-      allowedHosts: [],
       path,
       bearerToken: undefined,
       oauth: { issuer: "https://issuer.example", publicUrl: "https://mcp.example/mcp" },

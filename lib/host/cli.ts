@@ -4,23 +4,15 @@ import { type FlagSpec, parseArgs } from "./args.ts";
 import { LOG_FORMATS, type LogFormat } from "./log_lines.ts";
 import { messageOf } from "../util/json.ts";
 import { closest } from "../util/suggest.ts";
-import { DEFAULTS } from "../server/defaults.ts";
-import { MAX_FLAG_VALUE, MIN_STATE_KEY_LENGTH } from "../settings/values.ts";
 import {
   type Given,
   type OAuthFlags,
-  OTEL_ENV,
-  PREVIOUS_STATE_KEYS_ENV,
   type Row,
   ROWS,
   type SettingKey,
   type Settings,
-  STATE_KEY_ENV,
-  TOKEN_ENV,
 } from "../settings/table.ts";
 import { brokenRule, needsMet } from "../settings/rules.ts";
-
-export { MAX_FLAG_VALUE, MIN_STATE_KEY_LENGTH, OTEL_ENV, PREVIOUS_STATE_KEYS_ENV, TOKEN_ENV };
 
 /** What the command line says: the settings it gives (createServer applies the defaults). */
 export type Options = Settings;
@@ -32,8 +24,6 @@ export type Command =
   | { kind: "usage-error"; message: string }
   /** Flags that parse but must not run together as given: one line, exit 2, no usage. */
   | { kind: "refused"; message: string };
-
-export { DEFAULTS, STATE_KEY_ENV };
 
 /** The help of toolshed and of serve; `commands` lists the subcommands (lib/commands/). */
 export function usage(commands: string): string {
@@ -92,7 +82,7 @@ export function helpOf(
 }
 
 /** How parseArgs reads a row's flag. */
-export function flagSpecOf(row: Row<unknown>): FlagSpec {
+function flagSpecOf(row: Row<unknown>): FlagSpec {
   return {
     type: row.type.takes === "switch" ? "boolean" : "string",
     ...(row.short === undefined ? {} : { short: row.short }),

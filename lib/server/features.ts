@@ -43,7 +43,7 @@ import type { SharedState } from "./shared_state.ts";
 import { WATCHED_LIST_TTL_MS } from "./defaults.ts";
 
 /** What a server serves, and who it is: its folders loaded, or primitives given in code. */
-export interface Served {
+interface Served {
   readonly loaded: LoadedServer;
   /** The folders served; undefined when `primitives` were given. */
   readonly folders: ServerFolders | undefined;
@@ -158,7 +158,7 @@ export interface CoreParts {
 }
 
 /** The core and what it was built on, which the ways of serving share. */
-export interface AssembledCore {
+interface AssembledCore {
   readonly core: Core;
   readonly registry: Registry;
   readonly tasks: Tasks;
@@ -270,7 +270,7 @@ function rateOf(text: string): Rate {
 }
 
 /** The modules of --metrics: what is measured, and its listener. */
-export type MetricsModules =
+type MetricsModules =
   & typeof import("./metrics.ts")
   & typeof import("./metrics_listener.ts");
 
@@ -283,7 +283,7 @@ export async function loadMetrics(): Promise<MetricsModules> {
 }
 
 /** Traces and metrics through Deno's OpenTelemetry (core/telemetry.ts), made once it is on. */
-export type Telemetry = ReturnType<typeof import("../core/telemetry.ts").createTelemetry>;
+type Telemetry = ReturnType<typeof import("../core/telemetry.ts").createTelemetry>;
 
 export async function loadTelemetry(): Promise<Telemetry> {
   const { createTelemetry } = await import("../core/telemetry.ts");

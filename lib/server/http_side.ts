@@ -15,15 +15,19 @@ import {
   serveHttp,
 } from "../transports/http/server.ts";
 import type { McpHttp } from "../transports/http/handler.ts";
-import { type Defaults, sliceOf } from "../settings/table.ts";
-import type { EmbeddedHttp, ServerConfig } from "./config.ts";
+import { type Defaults, type Slice, sliceOf } from "../settings/table.ts";
+import { resolveSettings } from "../settings/rules.ts";
+import type { ServerConfig } from "./config.ts";
 import type { SharedState } from "./shared_state.ts";
 import { STATE_KEY_ENV } from "./defaults.ts";
 
 /** How to listen for HTTP; what the server's configuration says is the default for the rest. */
 export type HttpListen =
-  & Omit<HttpOptions, "core" | "registry" | "meta" | "diagnostics" | "allowedHosts" | SharedLimit>
-  & Partial<Pick<HttpOptions, "diagnostics" | "allowedHosts" | SharedLimit>>;
+  & Omit<
+    HttpOptions,
+    "core" | "registry" | "meta" | "diagnostics" | keyof Slice<"http"> | SharedLimit
+  >
+  & Partial<Pick<HttpOptions, "diagnostics" | keyof Slice<"http"> | SharedLimit>>;
 type SharedLimit = "maxMessageBytes" | "maxConcurrency" | "shutdownGraceMs";
 
 /** What the HTTP side is made from: the configuration, the core, and what the root made. */
@@ -79,10 +83,8 @@ export function checkHttp(
 /** Listens for Streamable HTTP (`Server.serveHttp`). */
 export function listenHttp(wiring: HttpWiring, listen: HttpListen): HttpServer {
   const { config, core, registry, meta, diagnostics, instance, degraded, sessionEnded } = wiring;
-  const { shutdownGraceMs, maxMessageBytes, maxConcurrency } = config;
+  const { shutdownGraceMs, maxConcurrency } = config;
   return serveHttp({
-    allowedHosts: [],
-    maxMessageBytes,
     maxConcurrency,
     shutdownGraceMs,
     // The HTTP settings, as the flags gave them; what `listen` says wins.
@@ -107,10 +109,10 @@ export function embedHttp(wiring: HttpWiring): McpHttp {
   const { config, core, registry, meta, diagnostics, instance, degraded, sessionEnded } = wiring;
   const { maxMessageBytes, maxConcurrency } = config;
   // What `fetch` serves by: the HTTP settings, and `http`'s own over them.
-  const embedding: EmbeddedHttp = {
+  const embedding = resolveSettings({
     ...sliceOf(config, "http"),
     ...(typeof config.http === "object" ? config.http : {}),
-  };
+  });
   return createMcpHttp({
     ...embedding,
     allowedHosts: embedding.allowedHosts ?? [],

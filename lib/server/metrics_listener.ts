@@ -17,7 +17,6 @@ import { settlesWithin } from "../util/settles_within.ts";
 import {
   BODY_TIMEOUT_MS,
   connectionCap,
-  IDLE_TIMEOUT_MS,
   listen,
   type Listener,
 } from "../transports/http/listener.ts";
@@ -70,7 +69,7 @@ export function listenForMetrics(
   address: MetricsAddress,
   text: () => string,
   diagnostics: Diagnostics,
-  settings: Slice<"metrics"> = {},
+  settings: Slice<"metrics">,
 ): MetricsListener {
   let listener: Listener;
   try {
@@ -79,7 +78,7 @@ export function listenForMetrics(
       port: address.port,
       name: "the metrics listener",
       maxConnections: connectionCap(METRICS_MAX_CONNECTIONS),
-      idleTimeoutMs: address.idleTimeoutMs ?? settings.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
+      idleTimeoutMs: address.idleTimeoutMs ?? settings.idleTimeoutMs,
       // Nothing here reads a body: a request with one is answered 405 and its connection closed.
       bodyTimeoutMs: BODY_TIMEOUT_MS,
       diagnostics,
@@ -109,7 +108,7 @@ export function listenForMetrics(
   const guard = createHostGuard(
     allowedHostNames(
       boundHostNames(hostname),
-      address.allowedHosts ?? settings.allowedHosts ?? [],
+      address.allowedHosts ?? settings.allowedHosts,
     ),
     undefined,
     true,

@@ -15,7 +15,7 @@ import {
 } from "./table.ts";
 
 /** Why the settings cannot run together. */
-export interface Refusal {
+interface Refusal {
   readonly kind: "usage-error" | "refused";
   readonly message: string;
 }
@@ -160,7 +160,7 @@ function anyOriginWithoutAToken(given: Given): Refusal | undefined {
 }
 
 /** The rules, in the order they are asked. */
-export const RULES: readonly Rule[] = [
+const RULES: readonly Rule[] = [
   flagWithoutTheFlagItNeeds,
   authIssuerWithoutHttp,
   bodyBytesBelowAMessage,

@@ -2,7 +2,10 @@
 // that gives it, its type, its default, its help as `toolshed --help` prints it and its cells in
 // docs/operating/flags.md. From the rows come the parser (host/cli.ts), the help (usage()), the
 // subcommands' directory flags (commands/open_server.ts) and flags.md's Flags table
-// (_tools/flags_doc.ts); rules.ts holds the rules between settings.
+// (_tools/flags_doc.ts); rules.ts holds the rules between settings. Each value's type is
+// declared once, in SettingValues, which the rows are held to by the compiler and the
+// configuration (ServerConfig) and the components' options (Slice) are made of: types read off
+// the rows themselves would be JSR's slow types wherever mod.ts reaches them.
 import {
   address,
   BODY_TIMEOUT_MS,
@@ -14,6 +17,7 @@ import {
   hostNames,
   IDLE_TIMEOUT_MS,
   instanceName,
+  type ListenAddress,
   lists,
   logFormat,
   MAX_CONNECTIONS,
@@ -35,7 +39,7 @@ import {
 } from "./values.ts";
 
 /** What reads a setting. */
-export type Component =
+type Component =
   | "serve"
   | "stdio"
   | "http"
@@ -44,7 +48,8 @@ export type Component =
   | "discovery"
   | "metrics"
   | "oauth"
-  | "redis";
+  | "redis"
+  | "embedded-http";
 
 /** One setting. */
 export interface Row<T> {
@@ -87,12 +92,12 @@ function row<
   const D extends T | undefined = undefined,
 >(
   setting: Row<T> & { readonly for: F; readonly group?: G; readonly default?: D },
-): Row<T> & { readonly for: F; readonly group: G; readonly default: D } {
+): Row<T> & { readonly for: F; readonly group: NoInfer<G>; readonly default: NoInfer<D> } {
   return setting as Row<T> & { readonly for: F; readonly group: G; readonly default: D };
 }
 
 /** The environment variable that turns Deno's OpenTelemetry on, read as the process starts. */
-export const OTEL_ENV = "OTEL_DENO";
+const OTEL_ENV = "OTEL_DENO";
 /** The environment variable holding the bearer token HTTP requests must carry. */
 export const TOKEN_ENV = "TOOLSHED_HTTP_TOKEN";
 /** Client credentials for RFC 7662 introspection of opaque tokens (both or neither). */
@@ -104,10 +109,178 @@ export const STATE_KEY_ENV = "TOOLSHED_STATE_KEY";
 export const PREVIOUS_STATE_KEYS_ENV = "TOOLSHED_STATE_KEY_PREVIOUS";
 
 /**
- * Every setting, in the help's order: flags, then what only the environment gives. Its type is
- * the rows' as written: Settings, Slice and Defaults are read from it, so no public type of
- * mod.ts may name them (JSR's no-slow-types); ServerConfig writes its fields out, and
- * tests/settings_test.ts holds them to these rows.
+ * Every setting's value, declared once: its type, and whether it is there once the defaults are
+ * applied (a row with a default, or --max-body-bytes's, is never absent). A row is this type's,
+ * under its key (TABLE); the configuration (ServerConfig) and the components' options (Slice)
+ * are made of it, so that a setting's field is written nowhere else.
+ */
+export interface SettingValues {
+  /**
+   * The server directory holding `tools/`, `resources/` and `prompts/` (each optional), as
+   * `--dir` takes it. Default: the working directory.
+   */
+  readonly dir?: string;
+  /** A folder served instead of DIR/tools (alone, without `dir`, it is all that is served). */
+  readonly tools?: string;
+  readonly resources?: string;
+  readonly prompts?: string;
+  /** Longest accepted input line (over stdio) or request body (over HTTP), in bytes. */
+  readonly maxMessageBytes: number;
+  readonly pageSize: number;
+  readonly toolTimeoutMs: number;
+  readonly shutdownGraceMs: number;
+  readonly maxConcurrency: number;
+  readonly maxOutputBytes: number;
+  readonly maxResourceBytes: number;
+  readonly maxPrograms: number;
+  /** As `--pass-env`: environment variables executable tools receive. */
+  readonly passEnv: readonly string[];
+  readonly allowOutsideSymlinks: boolean;
+  /**
+   * Serve only these toolsets (`tools/<set>/` folders) and the top-level tools (`--toolsets`,
+   * adr/0045); a connection over HTTP may narrow it further. Default: every set.
+   */
+  readonly toolsets?: readonly string[];
+  /** Serve only tools marked `annotations.readOnlyHint: true` (`--read-only`, adr/0045). */
+  readonly readOnly?: boolean;
+  /** Watch the server directory and reload what changes (`--watch`). */
+  readonly watch?: boolean;
+  /** `--http`: the address to serve Streamable HTTP on. */
+  readonly http?: ListenAddress;
+  /**
+   * Host names requests may carry in Host and Origin besides localhost, 127.0.0.1 and [::1]
+   * (the DNS-rebinding guard): the names the server is reached by (--allow-host).
+   */
+  readonly allowedHosts: readonly string[];
+  /**
+   * Origins (`https://app.example`) whose pages may call the server from a browser, or `*` for
+   * any (CORS, --cors-origin; adr/0039); an origin listed here passes the guard too.
+   */
+  readonly corsOrigins?: readonly string[];
+  readonly allowUnauthenticated?: boolean;
+  readonly issuer?: string;
+  /**
+   * The endpoint's URL as clients reach it (`https://mcp.example.com/mcp`, --public-url), which
+   * the server card names (adr/0050); default: `oauth.publicUrl`, else the URL each request was
+   * sent to.
+   */
+  readonly publicUrl?: string;
+  readonly scopes?: readonly string[];
+  readonly lists?: "all" | "permitted";
+  /** One line per request on the diagnostics (--log-requests). */
+  readonly logRequests?: boolean;
+  readonly logFormat: "text" | "json";
+  /** Connections open at once; one more gets 503 (--max-connections). */
+  readonly maxConnections: number;
+  /** A connection with no request in progress this long is closed (--idle-timeout). */
+  readonly idleTimeoutMs: number;
+  /** How long a request body may take to arrive after its headers (--body-timeout). */
+  readonly bodyTimeoutMs: number;
+  /**
+   * Request bytes all requests together may hold, from their first byte to their answer
+   * (--max-body-bytes; default: twice `maxMessageBytes`); past it a request gets 503.
+   */
+  readonly maxBodyBytes: number;
+  /**
+   * Answer bytes waiting for clients, all together, past which the stalest go
+   * (--max-unsent-bytes).
+   */
+  readonly maxUnsentBytes: number;
+  /** Live 2025-era sessions past which the least recently used idle one ends (--max-sessions). */
+  readonly maxSessions: number;
+  /**
+   * This instance's name, which begins every session id it makes (--instance; default random):
+   * behind a load balancer, a session id says which instance it lives on.
+   */
+  readonly instanceName?: string;
+  /** `--metrics`: the address to serve Prometheus metrics on. */
+  readonly metrics?: ListenAddress;
+  /** Keep tasks, and the keys of requestState unless `stateKeys` are given, in Redis. */
+  readonly redis?: string;
+  /**
+   * Every caller's rate limit across its requests (`--rate-limit`): `"60/min"`, `"5/s"`,
+   * `"1000/h"`, `"60/min burst 10"`; shared through Redis with `redis` (adr/0043). Tools with a
+   * `rateLimit` of their own are limited per caller whether or not this is set.
+   */
+  readonly rateLimit?: string;
+  readonly verbose?: boolean;
+  /** Every request must carry `Authorization: Bearer <token>` (TOOLSHED_HTTP_TOKEN). */
+  readonly bearerToken?: string;
+  readonly introspectionClientId?: string;
+  readonly introspectionClientSecret?: string;
+  readonly stateSecret?: string;
+  readonly previousStateSecrets?: readonly string[];
+  /**
+   * Traces and metrics through Deno's OpenTelemetry (adr/0041), which must be on in this
+   * process (OTEL_DENO=true when it started; main.ts sets this from it). Off (the default),
+   * nothing of it is loaded or composed in.
+   */
+  readonly telemetry?: boolean;
+}
+
+/** A setting's name. */
+export type SettingKey = keyof SettingValues;
+
+/**
+ * The settings the components that take a slice read, each a key of SettingValues: a row's
+ * `for` names the same (tests/settings_test.ts holds the two to each other).
+ */
+export interface Readers {
+  readonly http:
+    | "maxMessageBytes"
+    | "allowedHosts"
+    | "corsOrigins"
+    | "publicUrl"
+    | "logRequests"
+    | "maxConnections"
+    | "idleTimeoutMs"
+    | "bodyTimeoutMs"
+    | "maxBodyBytes"
+    | "maxUnsentBytes"
+    | "maxSessions"
+    | "instanceName"
+    | "bearerToken";
+  /** What `fetch` serves by, embedded in a server of one's own (ServerConfig.http's object). */
+  readonly "embedded-http":
+    | "allowedHosts"
+    | "corsOrigins"
+    | "publicUrl"
+    | "logRequests"
+    | "bodyTimeoutMs"
+    | "maxBodyBytes"
+    | "maxUnsentBytes"
+    | "maxSessions"
+    | "bearerToken";
+  readonly metrics: "allowedHosts" | "idleTimeoutMs" | "metrics";
+}
+
+/** The rows of a group, which make one field of the configuration: `oauth`, `stateKeys`. */
+type GroupOf<K extends SettingKey> = K extends
+  | "issuer"
+  | "publicUrl"
+  | "scopes"
+  | "lists"
+  | "introspectionClientId"
+  | "introspectionClientSecret" ? (K extends "publicUrl" ? undefined : "oauth")
+  : K extends "stateSecret" | "previousStateSecrets" ? "stateKeys"
+  : undefined;
+
+/** The settings there once the defaults are applied (a row's default, or another setting's). */
+type DefaultedKey = {
+  [K in SettingKey]-?: Record<never, never> extends Pick<SettingValues, K> ? never : K;
+}[SettingKey];
+
+/** A setting's row: of its value's type, in its group, with a default if it is never absent. */
+type RowOf<K extends SettingKey> =
+  & Row<NonNullable<SettingValues[K]>>
+  & (GroupOf<K> extends string ? { readonly group: GroupOf<K> } : { readonly group?: undefined })
+  & (K extends Exclude<DefaultedKey, "maxBodyBytes">
+    ? { readonly default: NonNullable<SettingValues[K]> }
+    : unknown);
+
+/**
+ * Every setting, in the help's order: flags, then what only the environment gives; a row for
+ * each key of SettingValues, of its type.
  */
 export const TABLE = {
   dir: row({
@@ -380,7 +553,8 @@ export const TABLE = {
     flag: "allow-host",
     value: "NAME",
     type: hostNames,
-    for: ["http", "metrics"],
+    default: [],
+    for: ["http", "metrics", "embedded-http"],
     needs: ["http", "metrics"],
     help: [
       "With --http or --metrics: a host name requests may carry in",
@@ -397,7 +571,7 @@ export const TABLE = {
     flag: "cors-origin",
     value: "ORIGIN",
     type: origins,
-    for: ["http"],
+    for: ["http", "embedded-http"],
     needs: ["http"],
     help: [
       "With --http: pages of ORIGIN (scheme://host[:port]) may call",
@@ -447,7 +621,7 @@ export const TABLE = {
     flag: "public-url",
     value: "URL",
     type: url,
-    for: ["http", "oauth"],
+    for: ["http", "oauth", "embedded-http"],
     needs: ["http"],
     help: [
       "With --http: the endpoint's URL as clients reach it",
@@ -497,7 +671,7 @@ export const TABLE = {
   logRequests: row({
     flag: "log-requests",
     type: flag,
-    for: ["http"],
+    for: ["http", "embedded-http"],
     needs: ["http"],
     help: [
       "With --http: one line per request on stderr (method, path,",
@@ -567,7 +741,7 @@ export const TABLE = {
     value: "MS",
     type: milliseconds,
     default: BODY_TIMEOUT_MS,
-    for: ["http"],
+    for: ["http", "embedded-http"],
     needs: ["http"],
     help: [
       "With --http: a request body not arrived this long after its",
@@ -583,7 +757,7 @@ export const TABLE = {
     flag: "max-body-bytes",
     value: "N",
     type: bytes,
-    for: ["http"],
+    for: ["http", "embedded-http"],
     needs: ["http"],
     help: [
       "With --http: request bytes all requests together may hold,",
@@ -601,7 +775,7 @@ export const TABLE = {
     value: "N",
     type: bytes,
     default: MAX_UNSENT_BYTES,
-    for: ["http"],
+    for: ["http", "embedded-http"],
     needs: ["http"],
     help: [
       "With --http: answer bytes waiting for clients that do not",
@@ -619,7 +793,7 @@ export const TABLE = {
     value: "N",
     type: count,
     default: MAX_SESSIONS,
-    for: ["http"],
+    for: ["http", "embedded-http"],
     needs: ["http"],
     help: [
       "With --http: live 2025-era sessions; past it the least",
@@ -717,7 +891,7 @@ export const TABLE = {
   bearerToken: row({
     env: TOKEN_ENV,
     type: token,
-    for: ["http"],
+    for: ["http", "embedded-http"],
     needs: ["http"],
     help: [
       "With --http: the bearer token every request must carry",
@@ -786,25 +960,17 @@ export const TABLE = {
     for: ["serve"],
     help: [],
   }),
-};
-
-/** A setting's name. */
-export type SettingKey = keyof typeof TABLE;
+} satisfies { readonly [K in SettingKey]: RowOf<K> };
 
 /** The rows, with their names. */
 export const ROWS: readonly (Row<unknown> & { readonly key: SettingKey })[] = Object.entries(TABLE)
   .map(([key, setting]) => ({ ...setting as Row<unknown>, key: key as SettingKey }));
 
-/** What a row's type reads its value as. */
-export type ValueOf<R> = R extends Row<infer T> ? T : never;
-
 /** Every row's value as given: each one optional, typed by its row's type. */
-export type Given = { readonly [K in SettingKey]?: ValueOf<typeof TABLE[K]> };
+export type Given = { readonly [K in SettingKey]?: NonNullable<SettingValues[K]> };
 
 /** The rows of a group. */
-type GroupKey = {
-  [K in SettingKey]: typeof TABLE[K]["group"] extends string ? K : never;
-}[SettingKey];
+type GroupKey = { [K in SettingKey]: GroupOf<K> extends string ? K : never }[SettingKey];
 
 /** What the OAuth rows make (`ServerConfig.oauth`), given --auth-issuer. */
 export interface OAuthFlags {
@@ -816,55 +982,31 @@ export interface OAuthFlags {
 }
 
 /**
- * The settings: every row's value, each optional and typed by its row's type, but that the rows
- * of a group make one field, under the configuration's name: `oauth` (the OAuth rows) and
- * `stateKeys` (the state key, then the previous ones).
+ * The settings as given: every row's value, each optional, but that the rows of a group make one
+ * field, under the configuration's name: `oauth` (the OAuth rows) and `stateKeys` (the state
+ * key, then the previous ones).
  */
 export type Settings = Omit<Given, GroupKey> & {
   readonly oauth?: OAuthFlags;
   readonly stateKeys?: readonly string[];
 };
 
-/** The components that read a row. */
-type ReadersOf<R> = R extends { readonly for: readonly (infer C)[] } ? C : never;
+/** Every default: each row's, and --max-body-bytes's (twice --max-message-bytes). */
+export type Defaults = Pick<SettingValues, DefaultedKey>;
 
-/** The settings component C reads (`Slice<"http">`): the rows whose `for` names it. */
-export type Slice<C extends Component> = Pick<
-  Settings,
-  Exclude<
-    { [K in SettingKey]: C extends ReadersOf<typeof TABLE[K]> ? K : never }[SettingKey],
-    GroupKey
-  >
->;
-
-/** The rows with a default. */
-type DefaultedKey = Exclude<
-  {
-    [K in SettingKey]: typeof TABLE[K] extends { readonly default: unknown } ? K : never;
-  }[SettingKey],
-  GroupKey
->;
-
-/** Every row's default, and --max-body-bytes's (twice --max-message-bytes). */
-export type Defaults = { readonly [K in DefaultedKey]-?: ValueOf<typeof TABLE[K]> } & {
-  readonly maxBodyBytes: number;
-};
-
-/** Settings with the defaults applied (rules.ts resolveSettings): those with one are there. */
-export type Resolved = Settings & Defaults;
-
-/** The keys of the rows component C reads, at run time. */
-export function sliceKeys(component: Component): readonly SettingKey[] {
-  return ROWS.filter((row) => row.group === undefined && row.for.includes(component))
-    .map((row) => row.key);
-}
+/**
+ * The settings component C reads (`Slice<"http">`), the defaults applied: what it is handed by
+ * createServer (resolveSettings), or by a test that makes its own with resolveSettings.
+ */
+export type Slice<C extends keyof Readers> = Pick<SettingValues, Readers[C]>;
 
 /** What of `settings` component C reads: its slice, and nothing else. */
-export function sliceOf<C extends Component>(settings: Slice<C>, component: C): Slice<C> {
+export function sliceOf<C extends keyof Readers>(settings: Slice<C>, component: C): Slice<C> {
   const slice: Record<string, unknown> = {};
-  for (const key of sliceKeys(component)) {
-    const value = (settings as Record<string, unknown>)[key];
-    if (value !== undefined) slice[key] = value;
+  for (const row of ROWS) {
+    if (row.group !== undefined || !row.for.includes(component)) continue;
+    const value = (settings as Record<string, unknown>)[row.key];
+    if (value !== undefined) slice[row.key] = value;
   }
   return slice as Slice<C>;
 }

@@ -65,7 +65,7 @@ export function hostNameOf(value: string): string | undefined {
 // variable was given and says, in one line, what is wrong with it.
 
 /** What a value type makes of what was given, or the line that says what is wrong. */
-export type Parsed<T> = { readonly value: T } | { readonly problem: string };
+type Parsed<T> = { readonly value: T } | { readonly problem: string };
 
 /**
  * A setting's type: how its flag is given (a switch; one value, the last one given winning; or a
@@ -84,7 +84,7 @@ export const MAX_FLAG_VALUE = MAX_TIMER_MS;
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Shortest secret accepted as a state key: 32 characters (256 bits of a random hex string). */
-export const MIN_STATE_KEY_LENGTH = 32;
+const MIN_STATE_KEY_LENGTH = 32;
 
 function one<T>(parse: (raw: string, name: string) => Parsed<T>): ValueType<T> {
   return { takes: "one", parse: (given, name) => parse(given[given.length - 1], name) };
@@ -139,7 +139,7 @@ export interface ListenAddress {
   port: number;
 }
 
-export const DEFAULT_HTTP_HOSTNAME = "127.0.0.1";
+const DEFAULT_HTTP_HOSTNAME = "127.0.0.1";
 
 const PORT = /^\d{1,5}$/;
 
@@ -147,7 +147,7 @@ const PORT = /^\d{1,5}$/;
  * Reads `HOST:PORT`, `[IPV6]:PORT`, `:PORT` or `PORT` (the last two on 127.0.0.1);
  * undefined for anything else, a port above 65535 included.
  */
-export function parseListenAddress(value: string): ListenAddress | undefined {
+function parseListenAddress(value: string): ListenAddress | undefined {
   const colon = value.lastIndexOf(":");
   const hostPart = colon === -1 ? "" : value.slice(0, colon);
   const portPart = value.slice(colon + 1);
@@ -162,7 +162,7 @@ export function parseListenAddress(value: string): ListenAddress | undefined {
 }
 
 /** An --allow-host name as Host headers carry it (lower case, no port); undefined if it is none. */
-export function parseAllowedHost(value: string): string | undefined {
+function parseAllowedHost(value: string): string | undefined {
   if (value.includes(":") && !value.startsWith("[")) return undefined; // a port, or bare IPv6
   if (value.startsWith("[") && !value.endsWith("]")) return undefined; // [v6]:port
   return hostNameOf(value);

@@ -36,12 +36,12 @@ import {
   createSessionTable,
   type HttpSession,
   MAX_SESSION_BYTES,
-  MAX_SESSIONS,
   SESSION_ID_HEADER,
   SESSION_TTL_MS,
   type SessionTable,
 } from "./sessions.ts";
-import { closingWith, createUnsentLedger, MAX_UNSENT_BYTES, type UnsentLedger } from "./unsent.ts";
+import { closingWith, createUnsentLedger, type UnsentLedger } from "./unsent.ts";
+import type { Slice } from "../../settings/table.ts";
 
 /** Dropped answers are reported at most this often. */
 const DROP_REPORT_EVERY_MS = 60_000;
@@ -50,29 +50,24 @@ const ASKABLE = ["sampling", "elicitation", "roots"];
 /** Where a 2026-07-28 request over HTTP comes from (a session has an origin of its own). */
 const STATELESS: Origin = Object.freeze({ transport: "http", sessionId: undefined });
 
-export interface EndpointOptions {
+/** The HTTP settings the endpoint reads (the defaults applied), and what it serves with. */
+export interface EndpointOptions extends
+  Pick<
+    Slice<"http">,
+    "maxMessageBytes" | "maxBodyBytes" | "maxUnsentBytes" | "maxSessions" | "instanceName"
+  > {
   readonly core: Core;
   /** What is served: a reload's changes go to each session's GET stream. */
   readonly registry: Registry;
   readonly diagnostics: Diagnostics;
   /** Requests that may run at once, across all connections; more wait in arrival order. */
   readonly maxConcurrency: number;
-  /** Longest accepted request body, in bytes. */
-  readonly maxMessageBytes: number;
-  /** Request bytes all requests together may hold (default: twice `maxMessageBytes`). */
-  readonly maxBodyBytes?: number;
-  /** Answer bytes waiting for clients, all together, past which the stalest go (64 MiB). */
-  readonly maxUnsentBytes?: number;
   /** An event stream idle this long gets a `: keep-alive` comment (default 15 s). */
   readonly keepAliveMs?: number;
   /** Listen streams the server may hold open at once, all clients together (default 1,024). */
   readonly maxListens?: number;
-  /** This instance's name, which begins every session id it makes (default: random). */
-  readonly instanceName?: string;
   /** A 2025-era session unused this long is forgotten (default 30 minutes). */
   readonly sessionTtlMs?: number;
-  /** Live 2025-era sessions past which the least recently used is ended (default 10,000). */
-  readonly maxSessions?: number;
   /** The clock sessions age by, in milliseconds (`Date.now` unless a test drives it). */
   readonly now?: () => number;
   /** Told of each 2025-era session that ends (telemetry, when it is on). */
@@ -175,15 +170,15 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   const sessions = createSessionTable({
     instance,
     ttlMs: options.sessionTtlMs ?? SESSION_TTL_MS,
-    maxSessions: options.maxSessions ?? MAX_SESSIONS,
+    maxSessions: options.maxSessions,
     maxBytes: MAX_SESSION_BYTES,
     events: createEventBudget(),
     now: options.now,
     connect,
     ended: options.sessionEnded,
   });
-  const bodies = createBodyBudget(options.maxBodyBytes ?? 2 * options.maxMessageBytes);
-  const maxUnsent = options.maxUnsentBytes ?? MAX_UNSENT_BYTES;
+  const bodies = createBodyBudget(options.maxBodyBytes);
+  const maxUnsent = options.maxUnsentBytes;
   const reportDrop = throttledReport(diagnostics, DROP_REPORT_EVERY_MS);
   const unsent = createUnsentLedger(maxUnsent, (bytes) =>
     reportDrop(

@@ -22,7 +22,8 @@ import { createDispatch } from "./dispatch.ts";
 import { createEndpoint, type Endpoint, type EndpointOptions } from "./endpoint.ts";
 import type { Exchange, HttpHandler, HttpStep, RequestNote } from "./exchange.ts";
 import { allowedHostNames, createHostGuard, guardStep } from "./guard.ts";
-import { BODY_TIMEOUT_MS, type Connection } from "./listener.ts";
+import type { Connection } from "./listener.ts";
+import type { Slice } from "../../settings/table.ts";
 import { methodAndTypeStep } from "./method_and_type.ts";
 import {
   type OAuthHttpOptions,
@@ -41,13 +42,13 @@ import { refuse } from "./statuses.ts";
 /** The MCP endpoint's path unless told otherwise. */
 export const MCP_PATH = "/mcp";
 
-export interface McpHttpOptions extends EndpointOptions {
-  /** Names allowed in Host and Origin besides the loopback names (and `boundNames`). */
-  readonly allowedHosts: readonly string[];
+/**
+ * What the endpoint serves by: the HTTP settings `fetch` reads too (`Slice<"embedded-http">`, the
+ * defaults applied), the endpoint's, and what it serves with.
+ */
+export interface McpHttpOptions extends EndpointOptions, Slice<"embedded-http"> {
   /** The names of the address the server is bound to, as Host headers carry them. */
   readonly boundNames?: readonly string[];
-  /** When set, every request to the endpoint must carry `Authorization: Bearer <token>`. */
-  readonly bearerToken?: string;
   /** When set, callers bring OAuth access tokens from this authorization server (adr/0038). */
   readonly oauth?: OAuthHttpOptions;
   /**
@@ -55,15 +56,6 @@ export interface McpHttpOptions extends EndpointOptions {
    * by default with OAuth; undefined when embedded or bound to a wildcard address.
    */
   readonly servedUrl?: string;
-  /**
-   * Origins whose pages may call the endpoint from a browser (CORS, `--cors-origin`), as
-   * `scheme://host[:port]`, or `*` for any (adr/0039); none: no CORS.
-   */
-  readonly corsOrigins?: readonly string[];
-  /** One line per HTTP request through the diagnostics (`--log-requests`). */
-  readonly logRequests?: boolean;
-  /** A request body must arrive within this long of its headers (default 30 s). */
-  readonly bodyTimeoutMs?: number;
   /** Where the endpoint is served (default /mcp). */
   readonly path?: string;
   /**
@@ -91,11 +83,6 @@ export interface McpHttpOptions extends EndpointOptions {
    * catalog at `/.well-known/ai-catalog.json` say it (adr/0050); undefined: both are 404.
    */
   readonly meta?: ServerMeta;
-  /**
-   * The endpoint's URL as clients reach it (`--public-url`, or an origin alone), which the
-   * server card names; undefined: OAuth's public URL, else the URL each request was sent to.
-   */
-  readonly publicUrl?: string;
 }
 
 export interface McpHttp {
@@ -130,7 +117,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
   const resourceServer = options.oauth && resourceServerFor(options.oauth, options, path);
   const endpoint = createEndpoint(options);
 
-  const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+  const { bodyTimeoutMs } = options;
   const mirroredOf: MirroredArguments = (tool) =>
     options.registry.current().tools.byKey.get(tool)?.headerParams;
   const routes: RouteTable = new Map();

@@ -12,8 +12,8 @@ import { messageOf } from "../../util/json.ts";
 import type { Diagnostics } from "../../util/diagnostics.ts";
 import { throttledReport } from "../../util/throttled_report.ts";
 
-import { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS } from "../../settings/values.ts";
-export { BODY_TIMEOUT_MS, IDLE_TIMEOUT_MS };
+import { BODY_TIMEOUT_MS } from "../../settings/values.ts";
+export { BODY_TIMEOUT_MS };
 /** How often deadlines are looked at: a deadline fires up to this much early or late. */
 const SWEEP_MS = 1_000;
 /** Refused connections and failed accepts are reported at most this often. */
@@ -147,12 +147,12 @@ export function openFileLimit(): number | undefined {
 }
 
 /**
- * The connection cap for `wanted` (absent: the default): at most half the open-file limit,
+ * The connection cap for `wanted` (--max-connections): at most half the open-file limit,
  * so that tools, Redis and files keep the rest of the descriptors.
  */
-export function connectionCap(wanted: number | undefined, limit = openFileLimit()): number {
+export function connectionCap(wanted: number, limit = openFileLimit()): number {
   const cap = limit === undefined ? Infinity : Math.max(1, Math.floor(limit / 2));
-  return Math.min(wanted ?? MAX_CONNECTIONS, cap);
+  return Math.min(wanted, cap);
 }
 
 export function listen(options: ListenerOptions): Listener {

@@ -18,16 +18,16 @@ import type { EndpointCounts } from "./endpoint.ts";
 import type { HttpStep } from "./exchange.ts";
 import { corsOriginsOf } from "./cors.ts";
 import { boundHostNames, hostLiteral as literal } from "./guard.ts";
-import {
-  BODY_TIMEOUT_MS,
-  connectionCap,
-  IDLE_TIMEOUT_MS,
-  listen as listenHttp,
-} from "./listener.ts";
+import { connectionCap, listen as listenHttp } from "./listener.ts";
+import type { Slice } from "../../settings/table.ts";
 
-export { createMcpHttp, MCP_PATH } from "./handler.ts";
+export { createMcpHttp } from "./handler.ts";
 
-export interface HttpOptions {
+/**
+ * How to serve: the HTTP settings (`Slice<"http">`, the defaults applied: createServer hands
+ * them on from resolveSettings) and the parts it serves with.
+ */
+export interface HttpOptions extends Slice<"http"> {
   /** The address to bind (an IPv6 one without brackets). */
   hostname: string;
   /** 0 picks a free port. */
@@ -35,20 +35,10 @@ export interface HttpOptions {
   core: Core;
   /** The core's registry: where `tools/call` finds the arguments a tool mirrors in headers. */
   registry: Registry;
-  /** When set, every request to /mcp must carry `Authorization: Bearer <bearerToken>`. */
-  bearerToken?: string;
   /** When set, callers bring OAuth access tokens from an authorization server (adr/0038). */
   oauth?: OAuthHttpOptions;
   /** An event stream idle this long gets a `: keep-alive` comment (default 15 s). */
   keepAliveMs?: number;
-  /** One line per HTTP request through the diagnostics (`--log-requests`). */
-  logRequests?: boolean;
-  /** Names allowed in Host and Origin besides the loopback names and the bound address. */
-  allowedHosts: readonly string[];
-  /** Origins whose pages may call the server from a browser (CORS; `*`: any; adr/0039). */
-  corsOrigins?: readonly string[];
-  /** Longest accepted request body, in bytes; a longer one gets 413. */
-  maxMessageBytes: number;
   /** Requests that may run at once, across all connections; more wait in arrival order. */
   maxConcurrency: number;
   /** How long requests in flight may run on after shutdown is asked. */
@@ -59,8 +49,6 @@ export interface HttpOptions {
   toolsets?: McpHttpOptions["toolsets"];
   /** A 2025-era session unused this long is forgotten (default 30 minutes). */
   sessionTtlMs?: number;
-  /** Live 2025-era sessions past which the least recently used is ended (default 10,000). */
-  maxSessions?: number;
   /** The clock sessions age by, in milliseconds (`Date.now` unless a test drives it). */
   now?: () => number;
   /** Told of each 2025-era session that ends (telemetry, when it is on). */
@@ -68,36 +56,16 @@ export interface HttpOptions {
   /** Listen streams the server may hold open at once, all clients together (default 1,024). */
   maxListens?: number;
   /**
-   * This instance's name, which begins every session id it makes (default: 8 random hex
-   * digits); behind a load balancer, a session id says which instance it lives on.
-   */
-  instanceName?: string;
-  /**
    * What this instance cannot do now while staying ready (Redis unreachable: adr/0022), a
    * sentence /readyz adds to its 200; undefined when nothing.
    */
   degraded?: () => string | undefined;
   /** Read each request's remote address for the core's rate limit (adr/0043). */
   callerAddresses?: boolean;
-  /** Connections open at once (default 1,000, at most half the open-file limit). */
-  maxConnections?: number;
-  /** A connection with no request in progress this long is closed (default 30 s). */
-  idleTimeoutMs?: number;
-  /** A request body must arrive within this long of its headers (default 30 s). */
-  bodyTimeoutMs?: number;
-  /**
-   * Request bytes all requests together may hold, from their first byte to their answer
-   * (default: twice `maxMessageBytes`); past it a request gets 503.
-   */
-  maxBodyBytes?: number;
-  /** Answer bytes waiting for clients, all together, past which the stalest go (64 MiB). */
-  maxUnsentBytes?: number;
   /** Steps around the endpoint's own, outermost first (handler.ts `outerSteps`). */
   outerSteps?: readonly HttpStep[];
   /** Who the server is: the server card and the AI catalog say it (adr/0050). */
   meta?: ServerMeta;
-  /** The endpoint's URL as clients reach it (`--public-url`), which the server card names. */
-  publicUrl?: string;
 }
 
 export interface HttpServer {
@@ -124,8 +92,8 @@ export function serveHttp(options: HttpOptions): HttpServer {
     hostname: options.hostname,
     port: options.port,
     maxConnections: connectionCap(options.maxConnections),
-    idleTimeoutMs: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
-    bodyTimeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
+    idleTimeoutMs: options.idleTimeoutMs,
+    bodyTimeoutMs: options.bodyTimeoutMs,
     diagnostics,
     onError: (error) => failed(diagnostics, error),
     // Requests arrive only once listen() has returned, and http is made right after it.

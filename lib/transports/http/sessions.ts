@@ -23,7 +23,6 @@ export const SESSION_ID_HEADER = "Mcp-Session-Id";
 
 /** Defaults: a session idle for half an hour is forgotten; at most 10,000 live at once. */
 export const SESSION_TTL_MS = 30 * 60 * 1000;
-export { MAX_SESSIONS } from "../../settings/values.ts";
 /**
  * What live sessions hold may add up to this many bytes: each counts SESSION_BYTES and what its
  * `initialize` left it (`keptBytes`, at most ~20 KiB: lib/methods/session.ts), whatever the size of

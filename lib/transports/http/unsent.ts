@@ -5,9 +5,6 @@
 // the server's memory. The newest answer is never the one dropped for its own sake: one
 // answer larger than the bound alone is still sent.
 
-import { MAX_UNSENT_BYTES } from "../../settings/values.ts";
-export { MAX_UNSENT_BYTES };
-
 /** One answer body's bytes, as the ledger counts them. */
 interface UnsentAccount {
   /** `size` more bytes wait for the client. */
@@ -38,11 +35,11 @@ interface Entry {
 }
 
 /**
- * `dropped(bytes)` hears of each answer dropped, with the bytes it held (for the operator's
+ * `maxBytes` is --max-unsent-bytes; `dropped(bytes)` hears of each answer dropped, with the bytes it held (for the operator's
  * log).
  */
 export function createUnsentLedger(
-  maxBytes = MAX_UNSENT_BYTES,
+  maxBytes: number,
   dropped: (bytes: number) => void = () => {},
 ): UnsentLedger {
   const holding = new Set<Entry>();
