@@ -179,19 +179,37 @@ async function copyInto(from: string, path: string): Promise<void> {
   await Deno.copyFile(from, path);
 }
 
-/** Copies the folder `from` into `to`, leaving out what {@link leftOut} names. */
-async function copyTree(from: string, to: string, skip: string): Promise<void> {
+/**
+ * Copies the folder `from` into `to`, leaving out what {@link leftOut} names and `skip` (the
+ * context itself, when it lies inside); a symbolic link is copied as what it points to, and one
+ * back to a folder being copied (a loop) is refused. `within`: the real paths of those folders.
+ */
+async function copyTree(
+  from: string,
+  to: string,
+  skip: string,
+  within: readonly string[] = [],
+): Promise<void> {
+  const real = await Deno.realPath(from);
+  if (within.includes(real)) {
+    throw new Error(
+      `Cannot copy the server directory: "${from}" is a symbolic link to "${real}", a folder ` +
+        "that holds it: remove the link or point it elsewhere",
+    );
+  }
   await Deno.mkdir(to, { recursive: true });
   for await (const entry of Deno.readDir(from)) {
     const source = `${from}/${entry.name}`;
     if (leftOut(entry.name) || source === skip) continue;
-    if (entry.isDirectory) await copyTree(source, `${to}/${entry.name}`, skip);
-    else if (entry.isFile) await Deno.copyFile(source, `${to}/${entry.name}`);
-    else if (entry.isSymlink) {
-      const target = await Deno.stat(source).catch(() => undefined);
-      if (target?.isFile) await Deno.copyFile(source, `${to}/${entry.name}`);
-      else if (target?.isDirectory) await copyTree(source, `${to}/${entry.name}`, skip);
+    const info = entry.isSymlink ? await Deno.stat(source).catch(() => undefined) : entry;
+    if (info === undefined) {
+      throw new Error(
+        `Cannot copy the server directory: the symbolic link "${source}" points to nothing ` +
+          "that can be read: remove it or point it at a file or folder",
+      );
     }
+    if (info.isDirectory) await copyTree(source, `${to}/${entry.name}`, skip, [...within, real]);
+    else if (info.isFile) await Deno.copyFile(source, `${to}/${entry.name}`);
   }
 }
 
@@ -250,12 +268,12 @@ export async function writeContext(
   await Deno.chmod(`${rootfs}/tmp`, 0o1777);
   await Deno.mkdir(`${context}/home/${USER.name}/.cache`, { recursive: true });
 
+  await copyTree(dir, `${rootfs}${IMAGE_PATHS.server}`, context);
   await copyInto(deno, `${rootfs}${IMAGE_PATHS.deno}`);
   for (const library of await sharedLibraries(deno)) {
     await copyInto(library, `${rootfs}${library}`);
   }
   await bundle(`${rootfs}${IMAGE_PATHS.bundle}`);
-  await copyTree(dir, `${rootfs}${IMAGE_PATHS.server}`, context);
 
   const etc = `${rootfs}/etc`;
   await Deno.mkdir(etc, { recursive: true });

@@ -200,6 +200,27 @@ Deno.test("build/container.ts: the Containerfile starts from scratch, runs as a 
   deepStrictEqual(parsed.find(([keyword]) => keyword === "EXPOSE")?.[1], String(HTTP_PORT));
 });
 
+Deno.test("build/container.ts: refuses a context folder holding other things, and a symbolic link loop or to nothing in the server directory", async () => {
+  const server = await fixtureServer();
+  const scratch = await Deno.makeTempDir({ prefix: "toolshed-container-refusals-" });
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(() => "", (error: Error) => error.message);
+  try {
+    await Deno.writeTextFile(`${scratch}/notes.txt`, "mine");
+    match(await refusal(writeContext(server, scratch)), /holds other things \(notes\.txt\)/);
+    strictEqual(await Deno.readTextFile(`${scratch}/notes.txt`), "mine", "left as it was");
+    await Deno.mkdir(`${server}/data`);
+    await Deno.symlink(`${server}/data`, `${server}/data/again`);
+    match(await refusal(writeContext(server, `${scratch}/loop`)), /a folder that holds it/);
+    await Deno.remove(`${server}/data/again`);
+    await Deno.symlink(`${server}/gone`, `${server}/data/dangling`);
+    match(await refusal(writeContext(server, `${scratch}/dangling`)), /points to nothing/);
+  } finally {
+    await Deno.remove(server, { recursive: true });
+    await Deno.remove(scratch, { recursive: true });
+  }
+});
+
 Deno.test("build/container.ts: a server directory's image, built and run", async (t) => {
   const server = await fixtureServer();
   const context = `${await Deno.makeTempDir({ prefix: "toolshed-container-context-" })}/ctx`;
