@@ -11,7 +11,7 @@
 // podman's default runtime (crun) cannot start a container; runc can, so it is used when
 // installed. The containers get this process's own open-file and process limits: podman's
 // defaults are higher, and raising a limit needs a capability a sandboxed root may lack.
-import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, match, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { loadAll } from "npm:js-yaml@5.5.0";
 import {
   buildImage,
@@ -283,7 +283,11 @@ Deno.test("build/container.ts: a server directory's image, built and run", async
     });
 
     /** Starts a container of the image, its HTTP port published on 127.0.0.1; its port. */
-    const start = async (env: Record<string, string>, args: string[] = []) => {
+    const start = async (
+      env: Record<string, string>,
+      args: string[] = [],
+      options: string[] = [],
+    ) => {
       const name = `toolshed-test-${crypto.randomUUID().slice(0, 8)}`;
       containers.push(name);
       const started = await podman([
@@ -292,6 +296,7 @@ Deno.test("build/container.ts: a server directory's image, built and run", async
         "--name",
         name,
         ...RUN_OPTIONS,
+        ...options,
         ...Object.entries(env).flatMap(([key, value]) => ["--env", `${key}=${value}`]),
         "--publish",
         `127.0.0.1::${HTTP_PORT}`,
@@ -327,7 +332,14 @@ Deno.test("build/container.ts: a server directory's image, built and run", async
         ok(built, "the image was built");
         const name = `toolshed-test-${crypto.randomUUID().slice(0, 8)}`;
         containers.push(name);
-        const { code, stderr } = await podman(["run", "--name", name, ...RUN_OPTIONS, TAG]);
+        // A container that serves instead would run until this guard (60 s) kills podman run.
+        const { code, stderr } = await run(
+          ["podman"],
+          ["run", "--name", name, ...RUN_OPTIONS, TAG],
+          "",
+          undefined,
+          60_000,
+        );
         strictEqual(code, 2, stderr);
         match(stderr, /Refusing to serve --http on "0\.0\.0\.0".* without a token/);
       },
@@ -336,10 +348,20 @@ Deno.test("build/container.ts: a server directory's image, built and run", async
     await t.step({
       ...imageSteps,
       name:
-        "with the token: initialize, tools/list and tools/call over HTTP; the tool runs as the image's user, not root",
+        "with the token, on a read-only root file system without capabilities: initialize, tools/list and tools/call over HTTP; the tool runs as the image's user, not root",
       fn: async () => {
         ok(built, "the image was built");
-        const { port } = await start({ TOOLSHED_HTTP_TOKEN: TOKEN });
+        // What a Kubernetes securityContext with readOnlyRootFilesystem, capabilities dropped
+        // and allowPrivilegeEscalation false does (no writable /tmp either).
+        const hardened = [
+          "--read-only",
+          "--read-only-tmpfs=false",
+          "--cap-drop",
+          "all",
+          "--security-opt",
+          "no-new-privileges",
+        ];
+        const { port } = await start({ TOOLSHED_HTTP_TOKEN: TOKEN }, [], hardened);
         const url = `http://127.0.0.1:${port}/mcp`;
         const unauthorized = await fetch(url, { method: "POST", body: "{}" });
         await unauthorized.body?.cancel();
@@ -381,6 +403,7 @@ Deno.test("build/container.ts: a server directory's image, built and run", async
         deepStrictEqual(sum.message.result.content, [{ type: "text", text: "42" }]);
         const who = await post(3, "tools/call", { name: "whoami", arguments: {} });
         const said = JSON.parse(who.message.result.content[0].text);
+        notStrictEqual(said.uid, 0, "not root");
         deepStrictEqual(said, { uid: USER.id, gid: USER.id, cwd: "/srv" });
       },
     });
