@@ -11,6 +11,7 @@
 //
 // The image serves Streamable HTTP on 0.0.0.0:8080 and, like toolshed anywhere off loopback,
 // refuses to start without TOOLSHED_HTTP_TOKEN (or arguments saying --allow-unauthenticated).
+import { relative } from "node:path";
 import { parseArgs } from "../lib/host/args.ts";
 import { SERVER_INFO } from "../lib/wire/protocol.ts";
 import { bundle } from "./bundle.ts";
@@ -180,36 +181,36 @@ async function copyInto(from: string, path: string): Promise<void> {
 }
 
 /**
- * Copies the folder `from` into `to`, leaving out what {@link leftOut} names and `skip` (the
- * context itself, when it lies inside); a symbolic link is copied as what it points to, and one
- * back to a folder being copied (a loop) is refused. `within`: the real paths of those folders.
+ * Copies the folder `from` (under the server directory whose real path is `top`) into `to`,
+ * leaving out what {@link leftOut} names and `skip` (the context itself, when it lies inside). A
+ * symbolic link stays a link (made relative), so that toolshed in the image meets what it meets
+ * on this machine, where a link to a folder is no toolset and a link out of its folder is refused
+ * (adr/0059); a link to outside the server directory, or to nothing, would dangle in the image
+ * and is refused.
  */
-async function copyTree(
-  from: string,
-  to: string,
-  skip: string,
-  within: readonly string[] = [],
-): Promise<void> {
-  const real = await Deno.realPath(from);
-  if (within.includes(real)) {
-    throw new Error(
-      `Cannot copy the server directory: "${from}" is a symbolic link to "${real}", a folder ` +
-        "that holds it: remove the link or point it elsewhere",
-    );
-  }
+async function copyTree(from: string, to: string, skip: string, top: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });
   for await (const entry of Deno.readDir(from)) {
     const source = `${from}/${entry.name}`;
     if (leftOut(entry.name) || source === skip) continue;
-    const info = entry.isSymlink ? await Deno.stat(source).catch(() => undefined) : entry;
-    if (info === undefined) {
-      throw new Error(
-        `Cannot copy the server directory: the symbolic link "${source}" points to nothing ` +
-          "that can be read: remove it or point it at a file or folder",
-      );
-    }
-    if (info.isDirectory) await copyTree(source, `${to}/${entry.name}`, skip, [...within, real]);
-    else if (info.isFile) await Deno.copyFile(source, `${to}/${entry.name}`);
+    const target = `${to}/${entry.name}`;
+    if (entry.isSymlink) {
+      const real = await Deno.realPath(source).catch(() => undefined);
+      if (real === undefined) {
+        throw new Error(
+          `Cannot copy the server directory: the symbolic link "${source}" points to nothing ` +
+            "that can be read: remove it or point it at a file or folder",
+        );
+      }
+      if (real !== top && !real.startsWith(`${top}/`)) {
+        throw new Error(
+          `Cannot copy the server directory: the symbolic link "${source}" points to "${real}", ` +
+            "outside the directory, which the image does not hold: copy the file in instead",
+        );
+      }
+      await Deno.symlink(relative(await Deno.realPath(from), real) || ".", target);
+    } else if (entry.isDirectory) await copyTree(source, target, skip, top);
+    else if (entry.isFile) await Deno.copyFile(source, target);
   }
 }
 
@@ -225,7 +226,7 @@ async function filesUnder(dir: string, prefix = ""): Promise<{ files: string[]; 
       bytes += inner.bytes;
     } else {
       files.push(path);
-      bytes += (await Deno.stat(`${dir}${path}`)).size;
+      bytes += (await Deno.lstat(`${dir}${path}`)).size;
     }
   }
   return { files: files.sort(), bytes };
@@ -268,7 +269,7 @@ export async function writeContext(
   await Deno.chmod(`${rootfs}/tmp`, 0o1777);
   await Deno.mkdir(`${context}/home/${USER.name}/.cache`, { recursive: true });
 
-  await copyTree(dir, `${rootfs}${IMAGE_PATHS.server}`, context);
+  await copyTree(dir, `${rootfs}${IMAGE_PATHS.server}`, context, await Deno.realPath(dir));
   await copyInto(deno, `${rootfs}${IMAGE_PATHS.deno}`);
   for (const library of await sharedLibraries(deno)) {
     await copyInto(library, `${rootfs}${library}`);

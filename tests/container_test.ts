@@ -114,6 +114,9 @@ async function fixtureServer(): Promise<string> {
 `,
   );
   await Deno.writeTextFile(`${dir}/.env`, "API_KEY=not-for-the-image\n");
+  // A link back to the folder that holds it, by an absolute path: the image keeps a link.
+  await Deno.mkdir(`${dir}/data`);
+  await Deno.symlink(`${dir}/data`, `${dir}/data/again`);
   return dir;
 }
 
@@ -200,7 +203,7 @@ Deno.test("build/container.ts: the Containerfile starts from scratch, runs as a 
   deepStrictEqual(parsed.find(([keyword]) => keyword === "EXPOSE")?.[1], String(HTTP_PORT));
 });
 
-Deno.test("build/container.ts: refuses a context folder holding other things, and a symbolic link loop or to nothing in the server directory", async () => {
+Deno.test("build/container.ts: refuses a context folder holding other things, and a symbolic link to outside the server directory or to nothing; keeps a link inside as a link", async () => {
   const server = await fixtureServer();
   const scratch = await Deno.makeTempDir({ prefix: "toolshed-container-refusals-" });
   const refusal = (promise: Promise<unknown>) =>
@@ -209,10 +212,11 @@ Deno.test("build/container.ts: refuses a context folder holding other things, an
     await Deno.writeTextFile(`${scratch}/notes.txt`, "mine");
     match(await refusal(writeContext(server, scratch)), /holds other things \(notes\.txt\)/);
     strictEqual(await Deno.readTextFile(`${scratch}/notes.txt`), "mine", "left as it was");
-    await Deno.mkdir(`${server}/data`);
-    await Deno.symlink(`${server}/data`, `${server}/data/again`);
-    match(await refusal(writeContext(server, `${scratch}/loop`)), /a folder that holds it/);
-    await Deno.remove(`${server}/data/again`);
+    const outside = `${scratch}/outside.txt`;
+    await Deno.writeTextFile(outside, "not in the server directory");
+    await Deno.symlink(outside, `${server}/data/outside.txt`);
+    match(await refusal(writeContext(server, `${scratch}/out`)), /outside the directory/);
+    await Deno.remove(`${server}/data/outside.txt`);
     await Deno.symlink(`${server}/gone`, `${server}/data/dangling`);
     match(await refusal(writeContext(server, `${scratch}/dangling`)), /points to nothing/);
   } finally {
@@ -245,6 +249,7 @@ Deno.test("build/container.ts: a server directory's image, built and run", async
           ok(files.has(file), `${file} in the image`);
         }
         ok(!files.has("/srv/.env"), "the server directory's .env stays out");
+        strictEqual(await Deno.readLink(`${context}/rootfs/srv/data/again`), ".");
         ok(
           (await Deno.stat(`${context}/rootfs/app/deno`)).mode! & 0o111,
           "deno is executable",
