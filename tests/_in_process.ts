@@ -4,8 +4,8 @@
 // transcript runs here in milliseconds; what only a real process has (exit codes,
 // signals, the stdout and process guards of lib/host/) is left to tests/_server_process.ts.
 import { parseCommand } from "../lib/host/cli.ts";
-import { DEFAULTS } from "../lib/server/defaults.ts";
-import { OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "../lib/server/defaults.ts";
+import { resolveSettings } from "../lib/settings/rules.ts";
+import { OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "../lib/transports/stdio/stdio.ts";
 import {
   createServer,
   type Server as ComposedServer,
@@ -25,6 +25,9 @@ import type { Diagnostics } from "../lib/util/diagnostics.ts";
 import { type Recorder, recorder } from "./_diagnostics.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import { FIXTURE_TOOLS, withHangGuard } from "./_server_process.ts";
+
+/** The settings a server has when nothing is said. */
+const DEFAULTS = resolveSettings({});
 
 export { OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES };
 

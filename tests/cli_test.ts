@@ -2,12 +2,14 @@
 import assert from "node:assert/strict";
 import { commandsHelp } from "../lib/commands/table.ts";
 import { type Command, parseCommand, usage as usageText } from "../lib/host/cli.ts";
-import { DEFAULTS } from "../lib/server/defaults.ts";
 import { TOKEN_ENV } from "../lib/settings/table.ts";
 import { isLoopbackHost, MAX_FLAG_VALUE } from "../lib/settings/values.ts";
 import { resolveSettings } from "../lib/settings/rules.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
 import { readLines, withHangGuard } from "./_server_process.ts";
+
+/** The settings a server has when nothing is said. */
+const DEFAULTS = resolveSettings({});
 
 const REPO = new URL("../", import.meta.url);
 const REPO_PATH = decodeURIComponent(REPO.pathname);

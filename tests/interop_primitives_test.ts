@@ -20,7 +20,10 @@ import { serveForTest } from "./_http_server.ts";
 import { loadServerQuietly } from "./_in_process.ts";
 import { recorder } from "./_diagnostics.ts";
 import { serverFolders } from "../lib/discovery/server_dir.ts";
-import { DEFAULTS } from "../lib/server/defaults.ts";
+import { resolveSettings } from "../lib/settings/rules.ts";
+
+/** The settings a server has when nothing is said. */
+const DEFAULTS = resolveSettings({});
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const SERVER_DIR = fileURLToPath(new URL("./fixtures/server/", import.meta.url));

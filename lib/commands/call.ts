@@ -13,7 +13,7 @@ import {
   parseCommandArgs,
 } from "./open_server.ts";
 import { declaredTypes, errorText, questionText, resolved, resultText, shown } from "./render.ts";
-import { DEFAULTS } from "../server/defaults.ts";
+import { TABLE } from "../settings/table.ts";
 import type { Server } from "../server/create_server.ts";
 import { type Diagnostics, diagnosticText } from "../util/diagnostics.ts";
 import { TASKS_EXTENSION } from "../tasks/tasks.ts";
@@ -57,7 +57,7 @@ Options:
 ${DIR_FLAGS_HELP}
   --json                     Print the CallToolResult as JSON
   --tool-timeout MS          Time the call may run unless the tool sets timeoutMs
-                             (default: ${DEFAULTS.toolTimeoutMs})
+                             (default: ${TABLE.toolTimeoutMs.default})
   --answer ANSWER            Answers a question the tool asks the user (elicitation), in
                              the order asked: a JSON object of the fields asked for, or
                              decline, or cancel (repeatable)

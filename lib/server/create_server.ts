@@ -28,20 +28,29 @@ import type { SharedState } from "./shared_state.ts";
 import {
   assembleCore,
   checkGivenMiddleware,
+  CONSOLE_DIAGNOSTICS,
   type CoreParts,
+  loadOptionsOf,
+  servedOf,
+} from "./assembly.ts";
+import {
   type HttpModule,
   loadHttp,
   loadMetrics,
-  loadOptionsOf,
   loadReload,
   loadTelemetry,
   rateLimiterOf,
-  servedOf,
 } from "./features.ts";
 import type { Tasks } from "../tasks/tasks.ts";
 import { IN_PROCESS } from "../methods/context.ts";
 import type { Core } from "../core/handle.ts";
-import { type ByteSource, serve, type Server as StdioServer } from "../transports/stdio/stdio.ts";
+import {
+  type ByteSource,
+  OUTPUT_BOUND_CHARS,
+  serve,
+  type Server as StdioServer,
+  WAITING_BOUND_BYTES,
+} from "../transports/stdio/stdio.ts";
 import type { ByteSink } from "../transports/stdio/writer.ts";
 import type { HttpServer } from "../transports/http/server.ts";
 import type { HttpListen, HttpWiring } from "./http_side.ts";
@@ -50,7 +59,6 @@ import { settlesWithin } from "../util/settles_within.ts";
 import type { Load } from "./metrics.ts";
 import { resolveSettings } from "../settings/rules.ts";
 import { type Defaults, sliceOf } from "../settings/table.ts";
-import { CONSOLE_DIAGNOSTICS, OUTPUT_BOUND_CHARS, WAITING_BOUND_BYTES } from "./defaults.ts";
 import type { ServerConfig } from "./config.ts";
 
 export type { EmbeddedHttp, OAuthConfig, ServerConfig } from "./config.ts";

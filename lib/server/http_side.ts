@@ -15,11 +15,10 @@ import {
   serveHttp,
 } from "../transports/http/server.ts";
 import type { McpHttp } from "../transports/http/handler.ts";
-import { type Defaults, type Slice, sliceOf } from "../settings/table.ts";
+import { type Defaults, type Slice, sliceOf, STATE_KEY_ENV } from "../settings/table.ts";
 import { resolveSettings } from "../settings/rules.ts";
 import type { ServerConfig } from "./config.ts";
 import type { SharedState } from "./shared_state.ts";
-import { STATE_KEY_ENV } from "./defaults.ts";
 
 /** How to listen for HTTP; what the server's configuration says is the default for the rest. */
 export type HttpListen =

@@ -22,6 +22,11 @@ import type { RequestId, RpcError } from "../../wire/types.ts";
 import { type ByteSink, createWriter } from "./writer.ts";
 
 /** Where bytes come from: `Deno.stdin` or anything with the same `read`. */
+/** Serialized responses waiting for a slow stdio reader, past which toolshed stops reading. */
+export const OUTPUT_BOUND_CHARS = 16 * 1024 * 1024;
+/** Bytes of stdio requests waiting for a free slot, past which toolshed stops reading. */
+export const WAITING_BOUND_BYTES = 1024 * 1024;
+
 export interface ByteSource {
   read(buffer: Uint8Array): Promise<number | null>;
 }
