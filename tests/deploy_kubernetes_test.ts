@@ -7,6 +7,7 @@
 // here measures time: waits are events, loops are bounded.
 import { deepStrictEqual, match, notStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { loadAll } from "npm:js-yaml@5.5.0";
+import { USER } from "../build/container.ts";
 import {
   events,
   type HttpServerProcess,
@@ -54,6 +55,14 @@ interface Container {
   readinessProbe: HttpProbe;
   livenessProbe: HttpProbe;
   lifecycle?: { preStop?: { sleep?: { seconds: number }; exec?: unknown } };
+  securityContext?: {
+    runAsNonRoot?: boolean;
+    runAsUser?: number;
+    runAsGroup?: number;
+    readOnlyRootFilesystem?: boolean;
+    allowPrivilegeEscalation?: boolean;
+    capabilities?: { drop?: string[] };
+  };
 }
 
 interface Deployment {
@@ -407,4 +416,26 @@ Deno.test("deploy/kubernetes.yaml: main.ts accepts the container's args, answers
   } finally {
     if (server !== undefined) await (stopping ?? server.stop());
   }
+});
+
+Deno.test("deploy/kubernetes.yaml: the container runs as the image's own non-root user, on a read-only root, with no capability", () => {
+  const security = container.securityContext;
+  deepStrictEqual(
+    {
+      runAsNonRoot: security?.runAsNonRoot,
+      runAsUser: security?.runAsUser,
+      runAsGroup: security?.runAsGroup,
+      readOnlyRootFilesystem: security?.readOnlyRootFilesystem,
+      allowPrivilegeEscalation: security?.allowPrivilegeEscalation,
+      drop: security?.capabilities?.drop,
+    },
+    {
+      runAsNonRoot: true,
+      runAsUser: USER.id,
+      runAsGroup: USER.id,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      drop: ["ALL"],
+    },
+  );
 });
