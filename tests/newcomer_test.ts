@@ -85,6 +85,9 @@ Deno.test("README: the five-minute path takes a newcomer from a clone to a clien
     assert.equal(
       outputs[0],
       "Created my-server/tools/hello.ts\n" +
+        // A directory of its own, whose "@toolshed/toolshed" is the clone's mod.ts.
+        `Created my-server/deno.json ("@toolshed/toolshed" is file://${clone}/mod.ts; ` +
+        "deno task test, deno task check)\n" +
         `Next: edit it, then try it with: npx --yes deno@${Deno.version.deno} task toolshed ${
           call.replace("text=world", "text=hello")
         }\n`,

@@ -273,7 +273,7 @@ Deno.test("server meta: `toolshed new server NAME` writes a file that loads, che
     );
     assert.match(
       first.out(),
-      /^Created srv\/server\.meta\.json\nNext: replace its TODO values, then check it with: .* check --dir srv\n$/,
+      /^Created srv\/server\.meta\.json\nCreated srv\/deno\.json \("@toolshed\/toolshed" is file:.*\/mod\.ts; .*\)\nNext: replace its TODO values, then check it with: .* check --dir srv\n$/,
     );
     const text = await Deno.readTextFile(`${dir}/srv/server.meta.json`);
     const parsed = parseServerMeta(text, "srv/server.meta.json");

@@ -36,7 +36,7 @@ export function currentSelf(): Self {
 }
 
 /** A file URL's path (a Windows one without the slash before its drive letter). */
-function pathOf(url: URL): string {
+export function pathOf(url: URL): string {
   const path = decodeURIComponent(url.pathname);
   return /^\/[A-Za-z]:\//.test(path) ? path.slice(1) : path;
 }
