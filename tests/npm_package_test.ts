@@ -269,8 +269,16 @@ Deno.test({
     });
 
     await t.step("new, call and check work on a server outside the repository", async () => {
-      ok(await run(toolshed, ["new", "tool", "hello", "--dir", server], env, home), "new");
+      const made = ok(
+        await run(toolshed, ["new", "tool", "hello", "--dir", server], env, home),
+        "new",
+      );
       assert((await Deno.stat(`${server}/tools/hello.ts`)).isFile);
+      // The next command names the bin as the person typed it.
+      includes(
+        made.out,
+        `Next: edit it, then try it with: toolshed call hello text=hello --dir ${server}\n`,
+      );
       const called = ok(
         await run(toolshed, ["call", "hello", "text=from npm", "--dir", server], env, home),
         "call",
@@ -281,6 +289,57 @@ Deno.test({
       const checked = ok(await run(toolshed, ["check", "--dir", server], env, home), "check");
       includes(checked.out + checked.err, "0 errors");
     });
+
+    await t.step(
+      "new server writes a server of its own whose tests import the package's mod.ts",
+      async () => {
+        const srv = `${home}/srv`;
+        const made = ok(
+          await run(toolshed, ["new", "server", "io.github.test/srv", "--dir", srv], env, home),
+          "new server",
+        );
+        const installed = `${prefix}/lib/node_modules/${PACKAGE_NAME}`;
+        const config = JSON.parse(await Deno.readTextFile(`${srv}/deno.json`));
+        assert.deepStrictEqual(config.imports["@toolshed/toolshed"], `file://${installed}/mod.ts`);
+        includes(made.out, "check it with: toolshed check --dir");
+        // Under npx, the next command is npx's.
+        const viaNpx = ok(
+          await run(
+            `${path}/npx`,
+            ["-y", PACKAGE_NAME, "new", "tool", "hello", "--dir", srv],
+            env,
+            home,
+          ),
+          "npx -y toolshed new tool",
+        );
+        includes(
+          viaNpx.out,
+          `try it with: npx -y ${PACKAGE_NAME} call hello text=hello --dir ${srv}`,
+        );
+        await Deno.mkdir(`${srv}/tests`);
+        await Deno.writeTextFile(
+          `${srv}/tests/hello_test.ts`,
+          `import { testServer } from "@toolshed/toolshed";
+
+Deno.test("hello answers through testServer", async () => {
+  const server = await testServer({ dir: new URL("../", import.meta.url) });
+  const { content } = await server.call("hello", { text: "a test" });
+  if (JSON.stringify(content) !== '[{"type":"text","text":"hello received: a test"}]') {
+    throw new Error(JSON.stringify(content));
+  }
+});
+`,
+        );
+        // The package's own Deno (a person with only npm has no other) runs the server's tasks
+        // there: deno test resolves "@toolshed/toolshed" through the server's deno.json.
+        const deno = `${installed}/node_modules/deno/deno`;
+        const tested = ok(await run(deno, ["task", "test"], env, srv), "deno task test");
+        includes(tested.out, "hello answers through testServer ... ok");
+        const checked = ok(await run(deno, ["task", "check"], env, srv), "deno task check");
+        includes(checked.out + checked.err, "0 errors");
+        assert((await Deno.stat(`${srv}/deno.lock`)).isFile, "the server's own lock");
+      },
+    );
 
     await t.step(
       "an install without install scripts finds Deno in its platform package",
