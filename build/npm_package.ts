@@ -9,7 +9,7 @@
 //
 // --pack also runs `npm pack` in DIR and prints the tarball's path.
 import { parseArgs } from "../lib/host/args.ts";
-import { NPM_BUNDLE_PATH, NPM_PACKAGE } from "../lib/commands/invocation.ts";
+import { NPM_BIN_PATH, NPM_BUNDLE_PATH, NPM_PACKAGE } from "../lib/commands/invocation.ts";
 import { bundle } from "./bundle.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
 
@@ -26,7 +26,7 @@ export const PACKAGE_NAME = NPM_PACKAGE;
 export const BUNDLE_PATH = NPM_BUNDLE_PATH;
 
 /** The bin, as it lies in the package. */
-export const BIN_PATH = "bin/toolshed.cjs";
+export const BIN_PATH = NPM_BIN_PATH;
 
 /** The files deno.json's `publish.include` names that the npm package carries as they are. */
 const NOT_COPIED = new Set(["deno.json", "README.md", "main.ts"]);

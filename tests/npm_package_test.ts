@@ -2,7 +2,9 @@
 // published to Verdaccio on loopback (tests/_verdaccio.ts: a registry that proxies nothing,
 // seeded with the pinned `deno` and the packages toolshed's types import), then installed and
 // used in a fresh HOME whose PATH holds only Node.js 22, npm, npx and sh: `npm install -g`,
-// `npx -y toolshed`, `toolshed new`, `call` and `check` outside the repository, a first start
+// `npx -y toolshed`, `toolshed new`, `call` and `check` outside the repository (the hints naming
+// the bin), `new server` whose deno.json maps "@toolshed/toolshed" to the installed mod.ts for
+// `deno task test` there, `config`'s entry started with PATH=/nonexistent, a first start
 // with the registry unreachable and an empty Deno cache (its time is printed, not asserted),
 // an install without install scripts, and signals to the bin reaching the server (no process
 // left holding the port). The repository is unchanged by all of it.
@@ -385,6 +387,52 @@ Deno.test("hello answers through testServer", async () => {
           `${initializeMs.toFixed(0)} ms, tools/list after ${listMs.toFixed(0)} ms`,
       );
     });
+
+    await t.step(
+      "config's entry starts the installed bin by node's absolute path: a host with PATH=/nonexistent starts it",
+      async () => {
+        const printed = ok(
+          await run(toolshed, ["config", "claude-code", "--dir", server], env, home),
+          "config claude-code",
+        );
+        const entry = JSON.parse(printed.out).mcpServers.toolshed;
+        const installed = `${prefix}/lib/node_modules/${PACKAGE_NAME}`;
+        assert.deepStrictEqual(entry, {
+          type: "stdio",
+          command: await Deno.realPath(NODE),
+          args: [`${installed}/${BIN_PATH}`, "--dir", server],
+        });
+        const { tools } = await serveOnce(
+          entry.command,
+          entry.args,
+          { ...offline, PATH: "/nonexistent" },
+          "/",
+        );
+        assert.deepStrictEqual(tools, ["hello"]);
+        // Through npx, the entry is npx's own line, npm's npx script started by node.
+        const viaNpx = ok(
+          await run(
+            `${path}/npx`,
+            ["--prefer-offline", "-y", PACKAGE_NAME, "config", "vscode", "--dir", server],
+            env,
+            home,
+          ),
+          "npx -y toolshed config vscode",
+        );
+        assert.deepStrictEqual(JSON.parse(viaNpx.out).servers.toolshed, {
+          type: "stdio",
+          command: `${path}/node`,
+          args: [
+            await Deno.realPath(NPX_CLI),
+            "--prefer-offline",
+            "--yes",
+            PACKAGE_NAME,
+            "--dir",
+            server,
+          ],
+        });
+      },
+    );
 
     await t.step(
       "npx --prefer-offline -y toolshed, a host's entry, serves offline too",

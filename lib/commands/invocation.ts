@@ -37,8 +37,10 @@ export const NPM_PACKAGE = "toolshed";
  * repository's root in a clone.
  */
 export const NPM_BUNDLE_PATH = "dist/bundle/toolshed.js";
-/** Whether a main module is the npm package's bundle, as npm installed it. */
-function runsNpmBundle(mainModule: string): boolean {
+/** Where the package's bin (build/npm/toolshed.cjs) sits in it. */
+export const NPM_BIN_PATH = "bin/toolshed.cjs";
+/** Whether a module URL is the npm package's bundle, as npm installed it. */
+export function runsNpmBundle(mainModule: string): boolean {
   return mainModule.endsWith(`/node_modules/${NPM_PACKAGE}/${NPM_BUNDLE_PATH}`);
 }
 
