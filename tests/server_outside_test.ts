@@ -7,10 +7,23 @@
 // deno.lock included) is the same before and after.
 import assert from "node:assert/strict";
 import { withHangGuard } from "./_server_process.ts";
+import { serveStatic } from "./_static_server.ts";
 
 const REPO = new URL("../", import.meta.url);
 const MAIN = new URL("main.ts", REPO).pathname;
 const text = new TextDecoder();
+
+/** The repository's TypeScript and JSON, read-only, as a run from a URL fetches them. */
+function serveRepository() {
+  return serveStatic((path) =>
+    /\.(ts|json)$/.test(path)
+      ? {
+        file: new URL(`.${path}`, REPO),
+        type: path.endsWith(".ts") ? "application/typescript" : "application/json",
+      }
+      : undefined
+  );
+}
 
 /** Runs deno with `args` in `cwd`; its exit code and output. */
 async function deno(args: string[], cwd: string) {
@@ -142,6 +155,61 @@ Deno.test("new server outside the repository: its own deno.json and lock; a test
     const freshCheck = await deno(["check", "tools/hi.ts"], `${home}/fresh`);
     assert.equal(freshCheck.code, 0, freshCheck.err);
   } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+  assert.equal(await repositoryState(), before);
+});
+
+Deno.test("new server from a URL run: deno.json maps @toolshed/toolshed to the mod.ts at that URL, and a test imports it from there", async () => {
+  const before = await repositoryState();
+  const { origin, server } = serveRepository();
+  const home = await Deno.makeTempDir({ prefix: "toolshed_outside_url_" });
+  try {
+    const made = await deno(
+      [
+        "run",
+        "-A",
+        `--reload=${origin}`,
+        `${origin}/main.ts`,
+        "new",
+        "server",
+        "io.github.test/web",
+        "--dir",
+        "web",
+      ],
+      home,
+    );
+    assert.equal(made.code, 0, made.err);
+    const web = `${home}/web`;
+    const config = JSON.parse(await Deno.readTextFile(`${web}/deno.json`));
+    assert.equal(config.imports["@toolshed/toolshed"], `${origin}/mod.ts`);
+    assert.equal(config.tasks.check, `deno run -A ${origin}/main.ts check`);
+    // The hint names the run as the person typed it.
+    assert.match(
+      made.out,
+      new RegExp(`check it with: deno run -A ${origin}/main\\.ts check --dir web\n`),
+    );
+    const tool = await deno([
+      "run",
+      "-A",
+      `${origin}/main.ts`,
+      "new",
+      "tool",
+      "hello",
+      "--dir",
+      "web",
+    ], home);
+    assert.equal(tool.code, 0, tool.err);
+    await Deno.mkdir(`${web}/tests`);
+    await Deno.writeTextFile(`${web}/tests/hello_test.ts`, TOOL_TEST);
+    const test = await deno(["task", "test"], web);
+    assert.equal(test.code, 0, `${test.out}${test.err}`);
+    assert.match(test.out, /hello answers \.\.\. ok/);
+    // The lock is the server's, and holds the hashes of the modules fetched from the URL.
+    const lock = JSON.parse(await Deno.readTextFile(`${web}/deno.lock`));
+    assert.ok(`${origin}/mod.ts` in (lock.remote ?? {}), JSON.stringify(Object.keys(lock)));
+  } finally {
+    await server.shutdown();
     await Deno.remove(home, { recursive: true });
   }
   assert.equal(await repositoryState(), before);
