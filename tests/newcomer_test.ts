@@ -97,8 +97,10 @@ Deno.test("README: the five-minute path takes a newcomer from a clone to a clien
 
     const config = JSON.parse(await Deno.readTextFile(`${clone}/.mcp.json`));
     const { command, args } = config.mcpServers.toolshed;
-    assert.match(command, /[/\\]npx(\.cmd)?$/);
-    assert.deepEqual(args.slice(0, 3), ["--prefer-offline", "--yes", `deno@${Deno.version.deno}`]);
+    // npm's npx script, started by node's absolute path: the client's PATH need not hold node.
+    assert.match(command, /[/\\]node$/);
+    assert.match(args[0], /[/\\]npx-cli\.js$/);
+    assert.deepEqual(args.slice(1, 4), ["--prefer-offline", "--yes", `deno@${Deno.version.deno}`]);
     // The SDK gives the server only HOME, PATH and a few others, as clients do.
     const transport = new StdioClientTransport({ command, args, cwd: "/", stderr: "pipe" });
     const client = new Client({ name: "newcomer-test", version: "1.0.0" });
