@@ -9,7 +9,7 @@ export type LaunchKind = "deno" | "npx" | "binary" | "npm";
 export const LAUNCH_KINDS: readonly LaunchKind[] = ["deno", "npx", "binary", "npm"];
 
 /** The npm package toolshed runs from (adr/0065), when it does. */
-export interface NpmPackage {
+interface NpmPackage {
   /** The package's bin file (bin/toolshed.cjs), absolute. */
   readonly bin: string;
   /** Run through npx (its cache, which npm may clean), not an installed package. */
