@@ -9,6 +9,7 @@
 //
 // --pack also runs `npm pack` in DIR and prints the tarball's path.
 import { parseArgs } from "../lib/host/args.ts";
+import { NPM_BIN_PATH, NPM_BUNDLE_PATH, NPM_PACKAGE } from "../lib/commands/invocation.ts";
 import { bundle } from "./bundle.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
 
@@ -19,18 +20,13 @@ export const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname)
 export const DEFAULT_OUTPUT = "dist/npm";
 
 /** The package's name on the registry, and the command it installs. */
-export const PACKAGE_NAME = "toolshed";
+export const PACKAGE_NAME = NPM_PACKAGE;
 
-/**
- * Where the bundle sits in the package: two folders deep, so that the paths toolshed's modules
- * take relative to themselves inside the bundle (`../../deno.json`, `../../mod.ts` of
- * lib/commands/*.ts) land on the package's root, as they land on the repository's root in a
- * clone. The bin (build/npm/toolshed.cjs) runs this file.
- */
-export const BUNDLE_PATH = "dist/bundle/toolshed.js";
+/** Where the bundle sits in the package (declared beside commandLine, which recognises it). */
+export const BUNDLE_PATH = NPM_BUNDLE_PATH;
 
 /** The bin, as it lies in the package. */
-export const BIN_PATH = "bin/toolshed.cjs";
+export const BIN_PATH = NPM_BIN_PATH;
 
 /** The files deno.json's `publish.include` names that the npm package carries as they are. */
 const NOT_COPIED = new Set(["deno.json", "README.md", "main.ts"]);

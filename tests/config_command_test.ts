@@ -195,6 +195,95 @@ Deno.test("config --launch binary names a compiled toolshed, the default inside 
   });
 });
 
+Deno.test("config from the npm package: its bin by node's absolute path (the default), npx's own line under npx, the bundle for --launch deno", async () => {
+  await withTempDir(async (root) => {
+    const pkg = `${root}/global/lib/node_modules/toolshed`;
+    const installed: Self = {
+      main: `${pkg}/dist/bundle/toolshed.js`,
+      execPath: `${pkg}/node_modules/deno/deno`,
+      standalone: false,
+      denoVersion: "9.8.7",
+      compiledBinary: `${pkg}/dist/toolshed`,
+      npm: { bin: `${pkg}/bin/toolshed.cjs`, viaNpx: false, node: `${root}/nvm/bin/node` },
+    };
+    // The node that runs the bin, by its absolute path: a client whose PATH holds no node (or
+    // nothing) starts it.
+    for (const args of [["cursor"], ["cursor", "--launch", "npm"]]) {
+      const result = await runConfig([...args, "--dir", root], root, {
+        self: installed,
+        env: { PATH: "/nonexistent" },
+      });
+      assert.deepEqual(result, {
+        code: 0,
+        out: pretty({
+          mcpServers: {
+            toolshed: {
+              command: `${root}/nvm/bin/node`,
+              args: [installed.npm!.bin, "--dir", root],
+            },
+          },
+        }),
+        err: `toolshed: For Cursor, merge this into "${root}/.cursor/mcp.json" ` +
+          "(toolshed config cursor --write does it)\n",
+      });
+    }
+    // Where the system does not show the bin's node: the node on PATH; with none, the bin
+    // itself (its #!/usr/bin/env node needs node on the client's PATH, which config says).
+    await Deno.mkdir(`${root}/bin`);
+    await Deno.writeTextFile(`${root}/bin/node`, "", { mode: 0o755 });
+    const unseen: Self = { ...installed, npm: { ...installed.npm!, node: undefined } };
+    const onPath = await runConfig(["cursor", "--dir", root], root, {
+      self: unseen,
+      env: { PATH: `/nonexistent:${root}/bin` },
+    });
+    assert.deepEqual(JSON.parse(onPath.out).mcpServers.toolshed, {
+      command: `${root}/bin/node`,
+      args: [installed.npm!.bin, "--dir", root],
+    });
+    const none = await runConfig(["cursor", "--dir", root], root, {
+      self: unseen,
+      env: { PATH: "/nonexistent" },
+    });
+    assert.deepEqual(JSON.parse(none.out).mcpServers.toolshed, {
+      command: installed.npm!.bin,
+      args: ["--dir", root],
+    });
+    assert.match(
+      none.err,
+      /^toolshed: node is not on the PATH here, so the configuration starts the bin by its path/,
+    );
+    // --launch deno runs the package's bundle on its Deno.
+    const deno = await runConfig(["cursor", "--launch", "deno", "--dir", root], root, {
+      self: installed,
+    });
+    assert.deepEqual(JSON.parse(deno.out).mcpServers.toolshed, {
+      command: installed.execPath,
+      args: ["run", "-A", `--lock=${root}/deno.lock`, installed.main, "--dir", root],
+    });
+    // Under npx: npx's own line for the package, by default.
+    const npxRun: Self = { ...installed, npm: { ...installed.npm!, viaNpx: true } };
+    const npx = await runConfig(["cursor", "--dir", root], root, {
+      self: npxRun,
+      env: { PATH: "/nonexistent" },
+    });
+    assert.deepEqual(JSON.parse(npx.out).mcpServers.toolshed, {
+      command: "npx",
+      args: ["--prefer-offline", "--yes", "toolshed", "--dir", root],
+    });
+    // From source there is no bin to name.
+    const fromSource = await runConfig(["cursor", "--launch", "npm", "--dir", root], root, {
+      self: sourceSelf(root),
+    });
+    assert.deepEqual(fromSource, {
+      code: 2,
+      out: "",
+      err: "toolshed: Cannot use --launch npm: this toolshed does not run from the npm package " +
+        "toolshed: install it (npm install -g toolshed) and run its config, or use --launch " +
+        "deno or npx\n",
+    });
+  });
+});
+
 Deno.test("config warns when this deno lives in npx's cache, and when toolshed runs from a URL", async () => {
   await withTempDir(async (root) => {
     const cached: Self = {
@@ -236,10 +325,10 @@ Deno.test("config refuses what it cannot do, saying what would work", async () =
       [["vscod"], `Unknown client "vscod"; did you mean vscode? (the clients: ${clients})`],
       [["claude"], `Unknown client "claude" (the clients: ${clients})`],
       [["vscode", "cursor"], 'toolshed config takes one client, not also "cursor"'],
-      [["vscode", "--launch", "node"], 'Unknown launch "node": use deno, npx, binary'],
+      [["vscode", "--launch", "node"], 'Unknown launch "node": use deno, npx, binary, npm'],
       [
         ["vscode", "--launch", "npz"],
-        'Unknown launch "npz": use deno, npx, binary; did you mean npx?',
+        'Unknown launch "npz": use deno, npx, binary, npm; did you mean npx?',
       ],
       [
         ["vscode", "--file", "x.json"],

@@ -450,7 +450,7 @@ Deno.test("config --url for the first four clients: an HTTP entry where they hav
   });
 });
 
-Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with node's absolute path for the new hosts, so their PATH need not hold node", async () => {
+Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with node's absolute path for every client, so their PATH need not hold node", async () => {
   await withTempDir(async (root) => {
     const bin = `${root}/nvm/bin`;
     await Deno.mkdir(`${root}/nvm/lib`, { recursive: true });
@@ -482,14 +482,24 @@ Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with nod
         toolshed: { command: `${bin}/node`, args: [`${root}/nvm/lib/npx-cli.js`, ...run] },
       },
     });
-    // The first four print what they printed before: npx as found.
-    const desktop = await runConfig(["claude-desktop", "--launch", "npx", "--dir", root], root, {
-      PATH: `/nonexistent:${bin}`,
-      HOME: root,
-    }, self);
-    assert.deepEqual(JSON.parse(desktop.out), {
-      mcpServers: { toolshed: { command: `${bin}/npx`, args: run } },
-    });
+    // The first four too (before, they named npx as found, which needs node on the client's
+    // PATH), each in its own shape.
+    const byNode = { command: `${bin}/node`, args: [`${root}/nvm/lib/npx-cli.js`, ...run] };
+    for (
+      const [client, expected] of [
+        ["claude-desktop", { mcpServers: { toolshed: byNode } }],
+        ["claude-code", { mcpServers: { toolshed: { type: "stdio", ...byNode } } }],
+        ["vscode", { servers: { toolshed: { type: "stdio", ...byNode } } }],
+        ["cursor", { mcpServers: { toolshed: byNode } }],
+      ] as const
+    ) {
+      const printed = await runConfig([client, "--launch", "npx", "--dir", root], root, {
+        PATH: `/nonexistent:${bin}`,
+        HOME: root,
+      }, self);
+      assert.equal(printed.code, 0, printed.err);
+      assert.deepEqual(JSON.parse(printed.out), expected, client);
+    }
     // With no node beside it, the node on PATH; with none at all, npx as it is.
     await Deno.remove(`${bin}/node`);
     await Deno.mkdir(`${root}/other`);

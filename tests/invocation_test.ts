@@ -111,6 +111,37 @@ Deno.test("commandLine() names deno run with the main module where no task reach
   );
 });
 
+Deno.test("commandLine() names the npm package's bin: toolshed installed, npx -y toolshed through npx", () => {
+  // The bin (build/npm/toolshed.cjs) is node running the package's bin file, and Deno's main
+  // module is the package's bundle; the bin passes its environment on.
+  const global = "/home/you/.npm-global/lib/node_modules/toolshed";
+  const installed = invocation({
+    execPath: `${global}/node_modules/deno/deno`,
+    mainModule: `file://${global}/dist/bundle/toolshed.js`,
+    cwd: "/home/you",
+    parentArgs: ["node", "/home/you/.npm-global/bin/toolshed", "new", "tool", "x"],
+    tasksBesideMain: undefined,
+  });
+  assert.equal(commandLine(installed), "toolshed");
+  const npx = "/home/you/.npm/_npx/0123456789abcdef/node_modules/toolshed";
+  assert.equal(
+    commandLine(invocation({
+      execPath: `${npx}/node_modules/deno/deno`,
+      mainModule: `file://${npx}/dist/bundle/toolshed.js`,
+      cwd: "/home/you",
+      parentArgs: ["node", `${npx}/../.bin/toolshed`, "new", "tool", "x"],
+      tasksBesideMain: undefined,
+      env: NPX,
+    })),
+    "npx -y toolshed",
+  );
+  // The same bundle outside an installed package is run as any module is.
+  assert.equal(
+    commandLine(invocation({ mainModule: `file://${CLONE}/dist/bundle/toolshed.js` })),
+    "deno run -A dist/bundle/toolshed.js",
+  );
+});
+
 Deno.test("commandLine() names a compiled binary as the shell finds it", () => {
   const binary = { standalone: true, mainModule: "file:///tmp/deno-compile-toolshed/main.ts" };
   assert.equal(

@@ -92,7 +92,11 @@ Deno.test("new writes each kind in each language, and says what it wrote and wha
     const cases: [string[], string][] = [
       [
         ["tool", "greet"],
+        // srv is new: it becomes a server directory of its own, with its deno.json (once).
         "Created srv/tools/greet.ts\n" +
+        `Created srv/deno.json ("@toolshed/toolshed" is ${
+          new URL("../mod.ts", import.meta.url).href
+        }; deno task test, deno task check)\n` +
         `Next: edit it, then try it with: ${toolshed} call greet text=hello --dir srv\n`,
       ],
       [
@@ -131,6 +135,7 @@ Deno.test("new writes each kind in each language, and says what it wrote and wha
       assert.deepEqual({ code, out, err }, { code: 0, out: expected, err: "" }, args.join(" "));
     }
     assert.deepEqual(await filesUnder(`${cwd}/srv`), [
+      "deno.json",
       "prompts/explain.ts",
       "prompts/teach.md",
       "resources/clock.ts",

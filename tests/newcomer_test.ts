@@ -85,6 +85,9 @@ Deno.test("README: the five-minute path takes a newcomer from a clone to a clien
     assert.equal(
       outputs[0],
       "Created my-server/tools/hello.ts\n" +
+        // A directory of its own, whose "@toolshed/toolshed" is the clone's mod.ts.
+        `Created my-server/deno.json ("@toolshed/toolshed" is file://${clone}/mod.ts; ` +
+        "deno task test, deno task check)\n" +
         `Next: edit it, then try it with: npx --yes deno@${Deno.version.deno} task toolshed ${
           call.replace("text=world", "text=hello")
         }\n`,
@@ -94,8 +97,10 @@ Deno.test("README: the five-minute path takes a newcomer from a clone to a clien
 
     const config = JSON.parse(await Deno.readTextFile(`${clone}/.mcp.json`));
     const { command, args } = config.mcpServers.toolshed;
-    assert.match(command, /[/\\]npx(\.cmd)?$/);
-    assert.deepEqual(args.slice(0, 3), ["--prefer-offline", "--yes", `deno@${Deno.version.deno}`]);
+    // npm's npx script, started by node's absolute path: the client's PATH need not hold node.
+    assert.match(command, /[/\\]node$/);
+    assert.match(args[0], /[/\\]npx-cli\.js$/);
+    assert.deepEqual(args.slice(1, 4), ["--prefer-offline", "--yes", `deno@${Deno.version.deno}`]);
     // The SDK gives the server only HOME, PATH and a few others, as clients do.
     const transport = new StdioClientTransport({ command, args, cwd: "/", stderr: "pipe" });
     const client = new Client({ name: "newcomer-test", version: "1.0.0" });

@@ -2,7 +2,9 @@
 // published to Verdaccio on loopback (tests/_verdaccio.ts: a registry that proxies nothing,
 // seeded with the pinned `deno` and the packages toolshed's types import), then installed and
 // used in a fresh HOME whose PATH holds only Node.js 22, npm, npx and sh: `npm install -g`,
-// `npx -y toolshed`, `toolshed new`, `call` and `check` outside the repository, a first start
+// `npx -y toolshed`, `toolshed new`, `call` and `check` outside the repository (the hints naming
+// the bin), `new server` whose deno.json maps "@toolshed/toolshed" to the installed mod.ts for
+// `deno task test` there, `config`'s entry started with PATH=/nonexistent, a first start
 // with the registry unreachable and an empty Deno cache (its time is printed, not asserted),
 // an install without install scripts, and signals to the bin reaching the server (no process
 // left holding the port). The repository is unchanged by all of it.
@@ -269,8 +271,16 @@ Deno.test({
     });
 
     await t.step("new, call and check work on a server outside the repository", async () => {
-      ok(await run(toolshed, ["new", "tool", "hello", "--dir", server], env, home), "new");
+      const made = ok(
+        await run(toolshed, ["new", "tool", "hello", "--dir", server], env, home),
+        "new",
+      );
       assert((await Deno.stat(`${server}/tools/hello.ts`)).isFile);
+      // The next command names the bin as the person typed it.
+      includes(
+        made.out,
+        `Next: edit it, then try it with: toolshed call hello text=hello --dir ${server}\n`,
+      );
       const called = ok(
         await run(toolshed, ["call", "hello", "text=from npm", "--dir", server], env, home),
         "call",
@@ -281,6 +291,57 @@ Deno.test({
       const checked = ok(await run(toolshed, ["check", "--dir", server], env, home), "check");
       includes(checked.out + checked.err, "0 errors");
     });
+
+    await t.step(
+      "new server writes a server of its own whose tests import the package's mod.ts",
+      async () => {
+        const srv = `${home}/srv`;
+        const made = ok(
+          await run(toolshed, ["new", "server", "io.github.test/srv", "--dir", srv], env, home),
+          "new server",
+        );
+        const installed = `${prefix}/lib/node_modules/${PACKAGE_NAME}`;
+        const config = JSON.parse(await Deno.readTextFile(`${srv}/deno.json`));
+        assert.deepStrictEqual(config.imports["@toolshed/toolshed"], `file://${installed}/mod.ts`);
+        includes(made.out, "check it with: toolshed check --dir");
+        // Under npx, the next command is npx's.
+        const viaNpx = ok(
+          await run(
+            `${path}/npx`,
+            ["-y", PACKAGE_NAME, "new", "tool", "hello", "--dir", srv],
+            env,
+            home,
+          ),
+          "npx -y toolshed new tool",
+        );
+        includes(
+          viaNpx.out,
+          `try it with: npx -y ${PACKAGE_NAME} call hello text=hello --dir ${srv}`,
+        );
+        await Deno.mkdir(`${srv}/tests`);
+        await Deno.writeTextFile(
+          `${srv}/tests/hello_test.ts`,
+          `import { testServer } from "@toolshed/toolshed";
+
+Deno.test("hello answers through testServer", async () => {
+  const server = await testServer({ dir: new URL("../", import.meta.url) });
+  const { content } = await server.call("hello", { text: "a test" });
+  if (JSON.stringify(content) !== '[{"type":"text","text":"hello received: a test"}]') {
+    throw new Error(JSON.stringify(content));
+  }
+});
+`,
+        );
+        // The package's own Deno (a person with only npm has no other) runs the server's tasks
+        // there: deno test resolves "@toolshed/toolshed" through the server's deno.json.
+        const deno = `${installed}/node_modules/deno/deno`;
+        const tested = ok(await run(deno, ["task", "test"], env, srv), "deno task test");
+        includes(tested.out, "hello answers through testServer ... ok");
+        const checked = ok(await run(deno, ["task", "check"], env, srv), "deno task check");
+        includes(checked.out + checked.err, "0 errors");
+        assert((await Deno.stat(`${srv}/deno.lock`)).isFile, "the server's own lock");
+      },
+    );
 
     await t.step(
       "an install without install scripts finds Deno in its platform package",
@@ -326,6 +387,52 @@ Deno.test({
           `${initializeMs.toFixed(0)} ms, tools/list after ${listMs.toFixed(0)} ms`,
       );
     });
+
+    await t.step(
+      "config's entry starts the installed bin by node's absolute path: a host with PATH=/nonexistent starts it",
+      async () => {
+        const printed = ok(
+          await run(toolshed, ["config", "claude-code", "--dir", server], env, home),
+          "config claude-code",
+        );
+        const entry = JSON.parse(printed.out).mcpServers.toolshed;
+        const installed = `${prefix}/lib/node_modules/${PACKAGE_NAME}`;
+        assert.deepStrictEqual(entry, {
+          type: "stdio",
+          command: await Deno.realPath(NODE),
+          args: [`${installed}/${BIN_PATH}`, "--dir", server],
+        });
+        const { tools } = await serveOnce(
+          entry.command,
+          entry.args,
+          { ...offline, PATH: "/nonexistent" },
+          "/",
+        );
+        assert.deepStrictEqual(tools, ["hello"]);
+        // Through npx, the entry is npx's own line, npm's npx script started by node.
+        const viaNpx = ok(
+          await run(
+            `${path}/npx`,
+            ["--prefer-offline", "-y", PACKAGE_NAME, "config", "vscode", "--dir", server],
+            env,
+            home,
+          ),
+          "npx -y toolshed config vscode",
+        );
+        assert.deepStrictEqual(JSON.parse(viaNpx.out).servers.toolshed, {
+          type: "stdio",
+          command: `${path}/node`,
+          args: [
+            await Deno.realPath(NPX_CLI),
+            "--prefer-offline",
+            "--yes",
+            PACKAGE_NAME,
+            "--dir",
+            server,
+          ],
+        });
+      },
+    );
 
     await t.step(
       "npx --prefer-offline -y toolshed, a host's entry, serves offline too",

@@ -274,7 +274,7 @@ Deno.test("server meta: `toolshed new server NAME` writes a file that loads, che
     );
     assert.match(
       first.out(),
-      /^Created srv\/server\.meta\.json, license MIT \(--license names another\)\nNext: replace its TODO values, then check it with: .* check --dir srv\n$/,
+      /^Created srv\/server\.meta\.json, license MIT \(--license names another\)\nCreated srv\/deno\.json \("@toolshed\/toolshed" is file:.*\/mod\.ts; .*\)\nNext: replace its TODO values, then check it with: .* check --dir srv\n$/,
     );
     const text = await Deno.readTextFile(`${dir}/srv/server.meta.json`);
     const parsed = parseServerMeta(text, "srv/server.meta.json");

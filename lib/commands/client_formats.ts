@@ -59,11 +59,6 @@ export interface Client {
   readonly trust?: string;
   /** The host's own command that adds the server to its file, as words, where it has one. */
   add?(name: string, target: Launch | { url: string }): string[];
-  /**
-   * True for the first four, whose --launch npx names npx as found, as before issue 36; the
-   * others start npm's npx script through node's absolute path (npxLaunch, adr/0064).
-   */
-  readonly npxAsFound?: true;
 }
 
 const plain = (launch: Launch) => ({ command: launch.command, args: [...launch.args] });
@@ -88,7 +83,6 @@ const launchWords = (target: Launch | { url: string }) =>
 export const CLIENTS: readonly Client[] = [
   {
     id: "claude-desktop",
-    npxAsFound: true,
     title: "Claude Desktop",
     serversKey: "mcpServers",
     entry: plain,
@@ -97,7 +91,6 @@ export const CLIENTS: readonly Client[] = [
   },
   {
     id: "claude-code",
-    npxAsFound: true,
     title: "Claude Code",
     serversKey: "mcpServers",
     entry: typed,
@@ -108,7 +101,6 @@ export const CLIENTS: readonly Client[] = [
   },
   {
     id: "vscode",
-    npxAsFound: true,
     title: "VS Code",
     serversKey: "servers",
     entry: typed,
@@ -119,7 +111,6 @@ export const CLIENTS: readonly Client[] = [
   },
   {
     id: "cursor",
-    npxAsFound: true,
     title: "Cursor",
     serversKey: "mcpServers",
     entry: plain,

@@ -3,13 +3,27 @@
 // program and path in the command is absolute.
 
 import type { Launch } from "./client_formats.ts";
+import { NPM_BIN_PATH, NPM_PACKAGE, runsNpmBundle } from "./invocation.ts";
 
-export type LaunchKind = "deno" | "npx" | "binary";
-export const LAUNCH_KINDS: readonly LaunchKind[] = ["deno", "npx", "binary"];
+export type LaunchKind = "deno" | "npx" | "binary" | "npm";
+export const LAUNCH_KINDS: readonly LaunchKind[] = ["deno", "npx", "binary", "npm"];
+
+/** The npm package toolshed runs from (adr/0065), when it does. */
+interface NpmPackage {
+  /** The package's bin file (bin/toolshed.cjs), absolute. */
+  readonly bin: string;
+  /** Run through npx (its cache, which npm may clean), not an installed package. */
+  readonly viaNpx: boolean;
+  /** The absolute path of the node that runs the bin, where the system shows it. */
+  readonly node: string | undefined;
+}
 
 /** What this toolshed is: where its main.ts is, and whether it is a compiled binary. */
 export interface Self {
-  /** main.ts as a path, or as a URL when toolshed runs from one (not a file: URL). */
+  /**
+   * main.ts as a path (from the npm package: its bundle, which it runs instead), or as a URL
+   * when toolshed runs from one (not a file: URL).
+   */
   readonly main: string;
   /** The running executable: deno, or the compiled toolshed. */
   readonly execPath: string;
@@ -18,11 +32,15 @@ export interface Self {
   readonly denoVersion: string;
   /** Where `deno task compile` puts the binary, for --launch binary from source. */
   readonly compiledBinary: string;
+  /** The npm package this toolshed runs from, if it does. */
+  readonly npm?: NpmPackage;
 }
 
 /** This process, as Self. */
 export function currentSelf(): Self {
-  const main = new URL("../../main.ts", import.meta.url);
+  // From the npm package this module is inside its bundle, which is what runs (no main.ts).
+  const bundled = runsNpmBundle(import.meta.url);
+  const main = bundled ? new URL(import.meta.url) : new URL("../../main.ts", import.meta.url);
   const windows = Deno.build.os === "windows";
   return {
     main: main.protocol === "file:" ? pathOf(main) : main.href,
@@ -32,11 +50,31 @@ export function currentSelf(): Self {
     compiledBinary: main.protocol === "file:"
       ? pathOf(new URL(`../../dist/toolshed${windows ? ".exe" : ""}`, import.meta.url))
       : "",
+    npm: bundled
+      ? {
+        bin: pathOf(new URL(`../../${NPM_BIN_PATH}`, import.meta.url)),
+        viaNpx: Deno.env.get("npm_lifecycle_event") === "npx",
+        node: parentNode(),
+      }
+      : undefined,
   };
 }
 
+/**
+ * The node that started this process (the package's bin runs Deno as its child), from Linux's
+ * /proc; undefined elsewhere, or when the parent is not a node.
+ */
+function parentNode(): string | undefined {
+  try {
+    const exe = Deno.realPathSync(`/proc/${Deno.ppid}/exe`);
+    return /(^|\/)node[^/]*$/.test(exe) ? exe : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A file URL's path (a Windows one without the slash before its drive letter). */
-function pathOf(url: URL): string {
+export function pathOf(url: URL): string {
   const path = decodeURIComponent(url.pathname);
   return /^\/[A-Za-z]:\//.test(path) ? path.slice(1) : path;
 }
@@ -44,16 +82,32 @@ function pathOf(url: URL): string {
 /**
  * The command and arguments that start toolshed serving `dir` (absolute), or a sentence
  * saying why this kind of launch cannot be made here. `npx` is how npx is started (npxLaunch),
- * or its bare name when it was not found.
+ * or its bare name when it was not found; `node` is node's absolute path, when it is known.
+ *
+ * From the npm package: `npm` is the installed bin started by node's absolute path (so the
+ * client's PATH need not hold node; the bin finds Deno inside the package), `npx` is
+ * `npx --prefer-offline --yes toolshed`, and `deno` runs the package's bundle on its Deno.
  */
 export function launchFor(
   kind: LaunchKind,
   self: Self,
   dir: string,
   npx: string | Launch,
+  node?: string,
 ): Launch | { problem: string } {
   if (kind === "binary") {
     return { command: self.standalone ? self.execPath : self.compiledBinary, args: ["--dir", dir] };
+  }
+  if (kind === "npm") {
+    if (self.npm === undefined) {
+      return {
+        problem: `this toolshed does not run from the npm package ${NPM_PACKAGE}: install it ` +
+          `(npm install -g ${NPM_PACKAGE}) and run its config, or use --launch deno or npx`,
+      };
+    }
+    return node === undefined
+      ? { command: self.npm.bin, args: ["--dir", dir] }
+      : { command: node, args: [self.npm.bin, "--dir", dir] };
   }
   if (self.standalone) {
     return {
@@ -69,6 +123,12 @@ export function launchFor(
   // --prefer-offline: without it npx asks the registry on every start, which can hang for
   // about 70 s behind a proxy the client's environment does not describe.
   const start = typeof npx === "string" ? { command: npx, args: [] } : npx;
+  if (self.npm !== undefined) {
+    return {
+      command: start.command,
+      args: [...start.args, "--prefer-offline", "--yes", NPM_PACKAGE, "--dir", dir],
+    };
+  }
   return {
     command: start.command,
     args: [...start.args, "--prefer-offline", "--yes", `deno@${self.denoVersion}`, ...run],

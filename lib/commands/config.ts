@@ -68,6 +68,8 @@ Options:
                               only Node.js
                      binary   a compiled toolshed (the default in one; from source:
                               dist/toolshed, which deno task compile builds)
+                     npm      the npm package's installed bin, started by node's absolute
+                              path (the default from it; under npx, npx is)
   --url URL        A toolshed already serving Streamable HTTP at URL (toolshed --http),
                    instead of one the client starts
   --write          Merge into the client's file (replacing a server of the same name, after
@@ -139,7 +141,14 @@ export async function configure(args: string[], io: Io, self: Self): Promise<num
       io,
     );
   }
-  const launchKind = values.launch ?? (self.standalone ? "binary" : "deno");
+  const launchKind = values.launch ??
+    (self.standalone
+      ? "binary"
+      : self.npm === undefined
+      ? "deno"
+      : self.npm.viaNpx
+      ? "npx"
+      : "npm");
   if (!LAUNCH_KINDS.includes(launchKind as LaunchKind)) {
     const meant = closest(launchKind, LAUNCH_KINDS);
     return usageError(
@@ -156,10 +165,13 @@ export async function configure(args: string[], io: Io, self: Self): Promise<num
     return EXIT.failed;
   }
   const npx = launchKind === "npx" ? await findOnPath("npx", io.env) : undefined;
-  const npxStart = npx === undefined || client.npxAsFound
-    ? npx ?? "npx"
-    : await npxLaunch(npx, io.env);
-  const launch = launchFor(launchKind as LaunchKind, self, dir, npxStart);
+  // An npx that is npm's script for node starts by node's absolute path, for every client, so
+  // that none needs node on its own PATH (adr/0064, adr/0068).
+  const npxStart = npx === undefined ? "npx" : await npxLaunch(npx, io.env);
+  const node = launchKind === "npm"
+    ? self.npm?.node ?? await findOnPath("node", io.env)
+    : undefined;
+  const launch = launchFor(launchKind as LaunchKind, self, dir, npxStart, node);
   if ("problem" in launch) {
     io.err(`toolshed: Cannot use --launch ${launchKind}: ${launch.problem}\n`);
     return EXIT.usage;
@@ -175,6 +187,18 @@ export async function configure(args: string[], io: Io, self: Self): Promise<num
     }
   }
   notes(launchKind as LaunchKind, self, npx, io);
+  if (launchKind === "npm" && node === undefined) {
+    io.err(
+      "toolshed: node is not on the PATH here, so the configuration starts the bin by its path: " +
+        "its #!/usr/bin/env node needs node on the client's own PATH\n",
+    );
+  }
+  if (launchKind === "npm" && self.npm?.viaNpx) {
+    io.err(
+      `toolshed: This toolshed runs from npm's cache ("${self.npm.bin}"), which npm may clean: ` +
+        "--launch npx keeps working then\n",
+    );
+  }
   return await deliver(client, values, name, client.entry(launch), launch, io);
 }
 

@@ -28,14 +28,36 @@ export interface Invocation {
 /** The task of toolshed's own deno.json that runs the command line (`deno run -A main.ts`). */
 const CLI_TASK = "toolshed";
 
+/** The npm package's name on the registry, and the command its bin installs (adr/0065). */
+export const NPM_PACKAGE = "toolshed";
+/**
+ * Where the one-file bundle the bin runs sits in the npm package: two folders deep, so that
+ * the paths toolshed's modules take relative to themselves inside the bundle (`../../deno.json`,
+ * `../../mod.ts` of lib/commands/*.ts) land on the package's root, as they land on the
+ * repository's root in a clone.
+ */
+export const NPM_BUNDLE_PATH = "dist/bundle/toolshed.js";
+/** Where the package's bin (build/npm/toolshed.cjs) sits in it. */
+export const NPM_BIN_PATH = "bin/toolshed.cjs";
+/** Whether a module URL is the npm package's bundle, as npm installed it. */
+export function runsNpmBundle(mainModule: string): boolean {
+  return mainModule.endsWith(`/node_modules/${NPM_PACKAGE}/${NPM_BUNDLE_PATH}`);
+}
+
 /**
  * The command that runs toolshed as the user runs it, ready to be followed by a subcommand:
  * `deno task toolshed` (a clone, through its task), `npx --yes deno@2.9.6 task toolshed` (the
  * same through npx), `deno run -A main.ts` or `deno run -A https://…/main.ts` (run directly),
- * `./dist/toolshed` or `toolshed` (a compiled binary, by path or on the PATH).
+ * `./dist/toolshed` or `toolshed` (a compiled binary, by path or on the PATH), `toolshed` or
+ * `npx -y toolshed` (the npm package, installed or through npx).
  */
 export function commandLine(invocation: Invocation = currentInvocation()): string {
   if (invocation.standalone) return binaryCommand(invocation);
+  // The npm package's bin runs its bundle (adr/0065): the person typed `npx -y toolshed` (npx
+  // sets npm_lifecycle_event, and the bin passes its environment on) or the installed bin.
+  if (runsNpmBundle(invocation.mainModule)) {
+    return invocation.env("npm_lifecycle_event") === "npx" ? `npx -y ${NPM_PACKAGE}` : NPM_PACKAGE;
+  }
   const deno = invocation.env("npm_lifecycle_event") === "npx"
     ? `npx --yes deno@${invocation.denoVersion}`
     : "deno";

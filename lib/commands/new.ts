@@ -14,6 +14,7 @@ import {
   problemWithServerName,
   serverMetaScaffold,
 } from "./scaffold_meta.ts";
+import { SERVER_DENO_JSON, serverDenoJson } from "./scaffold_deno_json.ts";
 import { SERVER_META_FILE } from "../primitives/server_meta.ts";
 import {
   FOLDERS,
@@ -133,6 +134,8 @@ async function run(args: string[], io: Io): Promise<number> {
   const shownOf = (folder: string) => dirShown === undefined ? folder : `${dirShown}/${folder}`;
   const folderShown = shownOf(FOLDERS[kind]);
   const files = scaffoldFiles(kind, lang, name);
+  // A directory this command creates is a server of its own: it gets its deno.json too.
+  const newDir = dirShown !== undefined && !await exists(absolute(io.cwd, dirShown));
   // Each folder written to, with its files (an app's tool goes in tools/).
   const groups = new Map<string, ScaffoldFile[]>();
   for (const file of files) {
@@ -167,12 +170,14 @@ async function run(args: string[], io: Io): Promise<number> {
     io.err(`toolshed: Cannot create ${kind} "${name}" in "${folderShown}": ${messageOf(error)}\n`);
     return EXIT.failed;
   }
+  const denoJson = newDir ? await writeServerDenoJson(absolute(io.cwd, dirShown), io) : undefined;
   const dirFlag = dirShown === undefined ? "" : ` --dir ${shellWord(dirShown)}`;
   // The next command as the user types toolshed (deno task toolshed, a binary's path, …).
   const toolshed = commandLine();
   io.out(
     files.map((file) => `Created ${shownOf(file.folder ?? FOLDERS[kind])}/${file.fileName}\n`)
       .join("") +
+      (denoJson === undefined ? "" : `Created ${dirShown}/${SERVER_DENO_JSON}${denoJson}\n`) +
       `Next: edit it, then ${
         kind === "tool" || kind === "app"
           ? `try it with: ${toolshed} call ${name} text=hello${dirFlag}`
@@ -224,16 +229,55 @@ async function newServerMeta(
     );
     return EXIT.failed;
   }
+  const denoJson = await writeServerDenoJson(absolute(io.cwd, dirShown ?? "."), io);
   const dirFlag = dirShown === undefined ? "" : ` --dir ${shellWord(dirShown)}`;
   io.out(
     `Created ${shown}, ${
       license === undefined
         ? "with no license (--license none)"
         : `license ${license}${values.license === undefined ? " (--license names another)" : ""}`
-    }\nNext: replace its TODO values, then check it with: ${commandLine()} ` +
+    }\n` +
+      (denoJson === undefined
+        ? ""
+        : `Created ${
+          dirShown === undefined ? "" : `${dirShown}/`
+        }${SERVER_DENO_JSON}${denoJson}\n`) +
+      `Next: replace its TODO values, then check it with: ${commandLine()} ` +
       `check${dirFlag}\n`,
   );
   return EXIT.ok;
+}
+
+/**
+ * Writes the server directory's own deno.json (scaffold_deno_json.ts) unless one is there
+ * already (a project of the author's, or toolshed's clone itself): returns what to add to its
+ * "Created" line, or undefined when nothing was written. A compiled toolshed writes none.
+ */
+async function writeServerDenoJson(dir: string, io: Io): Promise<string | undefined> {
+  const written = serverDenoJson();
+  if (written === undefined) return undefined;
+  try {
+    await Deno.writeTextFile(`${dir.replace(/\/+$/, "")}/${SERVER_DENO_JSON}`, written.text, {
+      createNew: true,
+    });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) {
+      io.err(`toolshed: Cannot create "${SERVER_DENO_JSON}" in "${dir}": ${messageOf(error)}\n`);
+    }
+    return undefined;
+  }
+  return ` ("@toolshed/toolshed" is ${written.mod}; deno task test, deno task check)`;
+}
+
+/** Whether anything is at `path`. */
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
 }
 
 /**

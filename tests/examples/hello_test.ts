@@ -54,10 +54,19 @@ async function configShown(args: string[]): Promise<unknown> {
       (result, [path, placeholder]) => result.replaceAll(path, placeholder),
       text,
     );
-  // The launcher's own path: npx where it is on this machine (the docs show /usr/bin/npx), deno.
-  const command = entry.command.endsWith("npx") ? "/usr/bin/npx" : "/path/to/deno";
+  // The launcher's own path: node (starting npm's npx script, whose path is the first
+  // argument) or npx where they are on this machine, deno.
+  const [first] = (entry as unknown as { args: string[] }).args;
+  const launcher: [string, string][] = /[/\\]node(\.exe)?$/.test(entry.command)
+    ? [[entry.command, "/path/to/node"], [first, "/path/to/npm/bin/npx-cli.js"]]
+    : [[entry.command, entry.command.endsWith("npx") ? "/usr/bin/npx" : "/path/to/deno"]];
   return JSON.parse(
-    shown(run.stdout.replace(JSON.stringify(entry.command), JSON.stringify(command))),
+    shown(
+      launcher.reduce(
+        (text, [real, doc]) => text.replace(JSON.stringify(real), JSON.stringify(doc)),
+        run.stdout,
+      ),
+    ),
   );
 }
 
