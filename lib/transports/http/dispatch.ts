@@ -50,7 +50,7 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
     if (session.pin.era !== "session") {
       // Refused: over a rate limit (429 with Retry-After), else 400.
       const refusal = coreRefusal(response, ctx.outcome, true, true, undefined);
-      return coreAnswer(response, refusal ?? { row: "initializeRefused" });
+      return coreAnswer(response, refusal ?? { row: "initializeRefused", headers: undefined });
     }
     const opened = sessions.open(session);
     return jsonAnswer(response, 200, { [SESSION_ID_HEADER]: opened.id });

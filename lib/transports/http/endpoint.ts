@@ -293,7 +293,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
           );
           if (refusal === undefined) return resolve(answer.complete(response, 200));
           // A refusal with headers of its own (a challenge, Retry-After) is answered as JSON.
-          if ("detail" in refusal) return resolve(coreAnswer(response, refusal));
+          if (refusal.headers !== undefined) return resolve(coreAnswer(response, refusal));
           resolve(answer.complete(response, STATUSES[refusal.row].status));
         },
       });

@@ -22,6 +22,24 @@ interface Row {
   readonly status: number;
   /** Its headers: fixed, or made from what the refusing step knew (DetailOf). */
   readonly headers?: Headers | ((detail: never) => Headers);
+  /**
+   * A refusal the core answers with `code` (a routing error, a decision of its middleware):
+   * answered with this status in a 2026-07-28 request, and in a 2025-era session too when
+   * "always" (else in band there: a 404 would tell the client its session is gone).
+   */
+  readonly core?: "stateless" | "always";
+  /**
+   * The core's refusal's headers, from what the core decided (`ctx.outcome`; undefined when
+   * the code came without one, from an author's error) and what the HTTP side knows; null:
+   * answered in band after all.
+   */
+  readonly coreHeaders?: (decided: Outcome | undefined, http: HttpSide) => Headers | null;
+}
+
+/** What the HTTP side knows that the core's refusals may need. */
+interface HttpSide {
+  /** OAuth's challenge naming the scopes required; undefined without OAuth. */
+  readonly challengeOf: ((required: readonly string[]) => string) | undefined;
 }
 
 /** Retry-After in whole seconds, at least 1. */
@@ -33,13 +51,34 @@ const challenge = (challenge: string): Headers => ({ "www-authenticate": challen
 export const STATUSES = {
   // The core's routing errors, raised before any handler runs: a 2026-07-28 request's own
   // statuses (a 2025-era session answers them in band).
-  methodNotFound: { code: ErrorCode.MethodNotFound, status: 404 },
-  unsupportedVersion: { code: ErrorCode.UnsupportedProtocolVersion, status: 400 },
-  headerMismatch: { code: ErrorCode.HeaderMismatch, status: 400 },
-  missingCapability: { code: ErrorCode.MissingClientCapability, status: 400 },
+  methodNotFound: { code: ErrorCode.MethodNotFound, status: 404, core: "stateless" },
+  unsupportedVersion: {
+    code: ErrorCode.UnsupportedProtocolVersion,
+    status: 400,
+    core: "stateless",
+  },
+  headerMismatch: { code: ErrorCode.HeaderMismatch, status: 400, core: "stateless" },
+  missingCapability: { code: ErrorCode.MissingClientCapability, status: 400, core: "stateless" },
   // The core's refusals, in either era: the status and header are what make a client act.
-  insufficientScope: { code: ErrorCode.InsufficientScope, status: 403, headers: challenge },
-  rateLimited: { code: ErrorCode.RateLimited, status: 429, headers: retryAfter },
+  insufficientScope: {
+    code: ErrorCode.InsufficientScope,
+    status: 403,
+    headers: challenge,
+    core: "always",
+    // Only OAuth has a challenge to send: without one the refusal travels in band.
+    coreHeaders: (decided, http) =>
+      http.challengeOf === undefined
+        ? null
+        : challenge(http.challengeOf(decided?.row === "insufficientScope" ? decided.required : [])),
+  },
+  rateLimited: {
+    code: ErrorCode.RateLimited,
+    status: 429,
+    headers: retryAfter,
+    core: "always",
+    coreHeaders: (decided) =>
+      retryAfter(decided?.row === "rateLimited" ? decided.retryAfterSeconds : 1),
+  },
   // A 2025-era session's.
   /** An `initialize` answered with an error (the TypeScript SDK's 400 for a second one). */
   initializeRefused: { status: 400 },
@@ -84,26 +123,36 @@ export type RowName = keyof typeof STATUSES;
 type DetailOf<K extends RowName> = (typeof STATUSES)[K] extends
   { readonly headers: (detail: infer D) => Headers } ? [detail: D] : [];
 
-/**
- * The row of each JSON-RPC code the core answers a request with at once: a code of its own
- * status, or "inBand" (200: the error is the answer). A new code must be given one or the other.
- */
-const CORE_CODES = {
-  ParseError: "inBand",
-  InvalidRequest: "inBand",
-  MethodNotFound: "methodNotFound",
-  InvalidParams: "inBand",
-  InternalError: "inBand",
-  UnsupportedProtocolVersion: "unsupportedVersion",
-  HeaderMismatch: "headerMismatch",
-  MissingClientCapability: "missingCapability",
-  ResourceNotFound: "inBand",
-  InsufficientScope: "insufficientScope",
-  RateLimited: "rateLimited",
-} as const satisfies Record<keyof typeof ErrorCode, RowName | "inBand">;
+type Statuses = typeof STATUSES;
+/** The rows of the core's refusals, and the codes they answer. */
+type CoreRowName = { [K in RowName]: Statuses[K] extends { core: string } ? K : never }[RowName];
+type CoreCode = Statuses[CoreRowName]["code"];
 
-const ROW_OF_CODE = new Map<number, (typeof CORE_CODES)[keyof typeof CORE_CODES]>(
-  Object.entries(CORE_CODES).map(([name, row]) => [ErrorCode[name as keyof typeof ErrorCode], row]),
+/**
+ * The codes the core answers in band (200: the error is the answer). Every code of ErrorCode is
+ * either the code of a core row or here: the check below names a code that is neither.
+ */
+const IN_BAND = [
+  ErrorCode.ParseError,
+  ErrorCode.InvalidRequest,
+  ErrorCode.InvalidParams,
+  ErrorCode.InternalError,
+  ErrorCode.ResourceNotFound,
+] as const;
+type Unanswered = Exclude<
+  (typeof ErrorCode)[keyof typeof ErrorCode],
+  CoreCode | typeof IN_BAND[number]
+>;
+const _everyCodeAnswered: [Unanswered] extends [never] ? true : Unanswered = true;
+// What the core writes on the context names rows of this table.
+const _outcomesAreRows: CoreRowName = "" as Outcome["row"];
+
+/** The core row of each code a core row answers. */
+const ROW_OF_CODE: ReadonlyMap<number, CoreRowName> = new Map(
+  (Object.keys(STATUSES) as RowName[]).flatMap((name) => {
+    const row: Row = STATUSES[name];
+    return row.core === undefined ? [] : [[row.code!, name as CoreRowName] as const];
+  }),
 );
 
 /** The answer refusing a request: `error` under the row's status and headers. */
@@ -113,18 +162,9 @@ export function refuse<K extends RowName>(
   error: RpcError,
   ...detail: DetailOf<K>
 ): Response {
-  return answerAs(row, errorMessage(id, error), ...detail);
-}
-
-/** A JSON-RPC answer (the core's, made already) under a row's status and headers. */
-function answerAs<K extends RowName>(
-  row: K,
-  message: JsonObject,
-  ...detail: DetailOf<K>
-): Response {
   const { status, headers } = STATUSES[row] as Row;
   return jsonAnswer(
-    message,
+    errorMessage(id, error),
     status,
     typeof headers === "function"
       ? (headers as (detail: unknown) => Headers)(detail[0])
@@ -132,20 +172,17 @@ function answerAs<K extends RowName>(
   );
 }
 
-/** How a refusal of the core's is answered: its row and the detail its headers need. */
-type CoreRefusal =
-  | { readonly row: "insufficientScope"; readonly detail: string }
-  | { readonly row: "rateLimited"; readonly detail: number }
-  | { readonly row: "methodNotFound" | "unsupportedVersion" | "headerMismatch" }
-  | { readonly row: "missingCapability" | "initializeRefused" };
+/** How a refusal of the core's is answered: its row, and its headers when it has its own. */
+interface CoreRefusal {
+  readonly row: CoreRowName | "initializeRefused";
+  readonly headers: Headers | undefined;
+}
 
 /**
  * The row of an answer the core gave before anything was sent for its request, or undefined
- * for 200. The outcome the core wrote comes first (a refusal for scopes, whose challenge
- * `challengeOf` makes, with OAuth; a rate limit's wait); else the answer's code, for a
- * 2026-07-28 request (a handler's errors, an unknown tool say, travel in band). A 2025-era
- * session answers 200 whatever its answer says (a 404 would tell the client its session is
- * gone), but for an `initialize` refused.
+ * for 200: the row of the outcome the core wrote, else of the answer's code (a handler's errors,
+ * an unknown tool say, travel in band), as its row says for the request's era. A 2025-era
+ * session answers 200 for what its rows leave in band, but for an `initialize` refused.
  */
 export function coreRefusal(
   response: JsonObject,
@@ -157,33 +194,18 @@ export function coreRefusal(
   const error = response.error;
   if (!isObject(error)) return undefined;
   const decided = outcome instanceof Promise ? undefined : outcome;
-  const row = decided?.row ?? ROW_OF_CODE.get(error.code as number);
-  switch (row) {
-    case "insufficientScope": {
-      // Only OAuth has a challenge to send: without one the refusal travels in band.
-      if (challengeOf === undefined) break;
-      const required = decided?.row === "insufficientScope" ? decided.required : [];
-      return { row, detail: challengeOf(required) };
+  const name = decided?.row ?? ROW_OF_CODE.get(error.code as number);
+  if (name !== undefined) {
+    const row: Row = STATUSES[name];
+    if (!inSession || row.core === "always") {
+      const headers = row.coreHeaders?.(decided, { challengeOf });
+      if (headers !== null) return { row: name, headers };
     }
-    case "rateLimited":
-      return { row, detail: decided?.row === "rateLimited" ? decided.retryAfterSeconds : 1 };
-    case undefined:
-    case "inBand":
-      break;
-    default:
-      if (!inSession) return { row };
   }
-  return inSession && initialize ? { row: "initializeRefused" } : undefined;
+  return inSession && initialize ? { row: "initializeRefused", headers: undefined } : undefined;
 }
 
-/** The answer of a refusal of the core's. */
+/** The answer of a refusal of the core's: the core's own answer under the row's status. */
 export function coreAnswer(response: JsonObject, refusal: CoreRefusal): Response {
-  switch (refusal.row) {
-    case "insufficientScope":
-      return answerAs(refusal.row, response, refusal.detail);
-    case "rateLimited":
-      return answerAs(refusal.row, response, refusal.detail);
-    default:
-      return answerAs(refusal.row, response);
-  }
+  return jsonAnswer(response, STATUSES[refusal.row].status, refusal.headers);
 }
