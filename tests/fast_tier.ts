@@ -25,7 +25,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/fast_validator_test.ts", // 14 s: differential, 10,000s of random schemas and values
   "tests/http_bounds_test.ts", // 11 s: main.ts --http against stalled and oversized clients
   "tests/new_command_test.ts", // 10 s: deno check of what toolshed new writes
-  "tests/newcomer_test.ts", // 10 s: the README's path, command by command, in processes
+  "tests/newcomer_test.ts", // 12 s: deno bundle (the npm package), the README's path in processes
   "tests/server_outside_test.ts", // 16-22 s: new server outside the repository, from a clone and a URL: deno test, check
   "tests/executable_main_test.ts", // 8 s: executable tools through main.ts processes
   "tests/validation_bounds_test.ts", // 7 s: millions of items against the validator's bounds
