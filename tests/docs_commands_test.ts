@@ -51,7 +51,7 @@ const PAGES: Record<string, { reader: Reader; sections?: Record<string, Reader> 
 /** What only a clone runs: a user's page must not spell toolshed so. */
 const CLONE_ONLY: readonly { pattern: RegExp; what: string }[] = [
   { pattern: /\bnpx\b[^|;&]*\bdeno@[^\s]+\s+task\b/, what: "npx … deno@… task (a clone's task)" },
-  { pattern: /\bdeno\s+task\s+toolshed\b/, what: "deno task toolshed (a clone's task)" },
+  { pattern: /\bdeno\s+task\s+toolshed\b/, what: "deno task toolshed, a clone's task" },
   {
     // A server directory's own deno.json (new server) has the tasks test and check; the
     // rest (start, compile, container, package:npm, setup:…) are the clone's.

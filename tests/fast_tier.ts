@@ -38,6 +38,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/interop_primitives_test.ts", // 1 s: the SDK clients over main.ts processes
   "tests/skills_test.ts", // 1 s: the SDK's SkillsClient over main.ts --watch processes
   "tests/remote_run_test.ts", // 1 s: main.ts run from a URL in a process
+  "tests/deno_install_test.ts", // 1 s: deno install from a loopback URL, the installed command run
   "tests/cors_browser_test.ts", // 5 s: headless Chromium calling the server from two pages
   "tests/prometheus_test.ts", // 5 s: a real Prometheus scraping main.ts --metrics
   "tests/examples/audit_log_test.ts", // 5 s: toolshed check of a type error, the SDK clients over main.ts
