@@ -25,7 +25,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/fast_validator_test.ts", // 14 s: differential, 10,000s of random schemas and values
   "tests/http_bounds_test.ts", // 11 s: main.ts --http against stalled and oversized clients
   "tests/new_command_test.ts", // 10 s: deno check of what toolshed new writes
-  "tests/newcomer_test.ts", // 10 s: the README's path, command by command, in processes
+  "tests/newcomer_test.ts", // 12 s: deno bundle (the npm package), the README's path in processes
   "tests/server_outside_test.ts", // 16-22 s: new server outside the repository, from a clone and a URL: deno test, check
   "tests/executable_main_test.ts", // 8 s: executable tools through main.ts processes
   "tests/validation_bounds_test.ts", // 7 s: millions of items against the validator's bounds
@@ -38,6 +38,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/interop_primitives_test.ts", // 1 s: the SDK clients over main.ts processes
   "tests/skills_test.ts", // 1 s: the SDK's SkillsClient over main.ts --watch processes
   "tests/remote_run_test.ts", // 1 s: main.ts run from a URL in a process
+  "tests/deno_install_test.ts", // 1 s: deno install from a loopback URL, the installed command run
   "tests/cors_browser_test.ts", // 5 s: headless Chromium calling the server from two pages
   "tests/prometheus_test.ts", // 5 s: a real Prometheus scraping main.ts --metrics
   "tests/examples/audit_log_test.ts", // 5 s: toolshed check of a type error, the SDK clients over main.ts

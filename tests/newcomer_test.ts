@@ -1,106 +1,138 @@
-// The README's five-minute path, command by command, as a newcomer with only Node.js runs it
-// from a clone: scaffold a tool (whose next command is the one the README shows next, as the
-// newcomer types it), call it, write Claude Code's configuration, check the directory; then
-// start the server from that configuration as a client does (the official SDK client, with the
-// minimal environment it gives servers) and call the tool.
+// The README's five-minute path, command by command and as written, run by /bin/sh in a fresh
+// HOME the way a newcomer types it after the README's `npm install -g toolshed`: scaffold a
+// tool (whose next command is the one the README shows next, as the newcomer types it), call
+// it, check the directory, write Claude Code's configuration; then start the server from that
+// configuration as a client does (the official SDK client, with the minimal environment it
+// gives servers) and call the tool.
+//
+// Which `toolshed` runs the commands: the npm package as build/npm_package.ts writes it
+// (bundle, bin, mod.ts and lib/), laid out as `npm install -g --prefix PREFIX` lays it out
+// (PREFIX/lib/node_modules/toolshed, its `deno` dependency inside it — here the deno running
+// this test, the version the package pins — and PREFIX/bin/toolshed linking its bin), so the
+// hints, `config`'s launch (node's absolute path and the bin) and serving are the installed
+// package's. No registry is involved: tests/npm_package_test.ts publishes the same package to
+// a registry on loopback and installs it with npm, in a fresh HOME whose PATH holds only
+// Node.js. `check` fetches npm packages toolshed's types name, so the commands share this
+// test's Deno cache (DENO_DIR) instead of the empty one a fresh HOME would have.
+// The clone is unchanged by all of it.
 import assert from "node:assert/strict";
 import { Client } from "npm:@modelcontextprotocol/client@2.4.0";
 import { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/stdio";
+import { BIN_PATH, PACKAGE_NAME, writePackage } from "../build/npm_package.ts";
 import { withHangGuard } from "./_server_process.ts";
 
-const REPO = new URL("../", import.meta.url);
-/** What a clone holds that the server needs; tests, tools and the rest are not used here. */
-const CLONE_PARTS = ["main.ts", "mod.ts", "deno.json", "deno.lock", "lib"];
+const REPO = decodeURIComponent(new URL("../", import.meta.url).pathname);
 
-/** The commands of the README's five-minute path, each without its `npx … task` prefix. */
-async function fiveMinutePath(): Promise<string[][]> {
-  const readme = await Deno.readTextFile(new URL("README.md", REPO));
-  const section = readme.split("### Your own tool, in a client, in five minutes")[1];
-  assert.ok(section, "README has no five-minute section");
+/** The README's commands of a section's first `sh` block, as written. */
+async function readmeBlock(heading: string): Promise<string[]> {
+  const readme = await Deno.readTextFile(`${REPO}README.md`);
+  const section = readme.split(`${heading}\n`)[1];
+  assert.ok(section, `README has no "${heading}"`);
   const block = section.match(/```sh\n([\s\S]*?)```/);
-  assert.ok(block, "the five-minute section has no commands");
-  const prefix = `npx --yes deno@${Deno.version.deno} task toolshed `;
-  return block[1].trim().split("\n").map((line) => {
-    // The README pins the deno these tests run on: the path is tested with that version.
-    assert.ok(line.startsWith(prefix), `"${line}" does not start with "${prefix}"`);
-    const rest = line.slice(prefix.length);
-    assert.doesNotMatch(rest, /["'\\$`]/, "a command this test cannot split by spaces");
-    return rest.split(/ +/);
-  });
+  assert.ok(block, `"${heading}" has no commands`);
+  return block[1].trim().split("\n");
 }
 
-async function copy(from: URL, to: string): Promise<void> {
-  const info = await Deno.stat(from);
-  if (!info.isDirectory) return await Deno.copyFile(from, to);
-  await Deno.mkdir(to);
-  for await (const entry of Deno.readDir(from)) {
-    await copy(
-      new URL(entry.isDirectory ? `${entry.name}/` : entry.name, from),
-      `${to}/${entry.name}`,
-    );
-  }
+async function output(program: string, args: string[], cwd = REPO): Promise<string> {
+  const { code, stdout, stderr } = await new Deno.Command(program, {
+    args,
+    cwd,
+    stdin: "null",
+  }).output();
+  const text = new TextDecoder();
+  assert.equal(code, 0, `${program} ${args.join(" ")}: ${text.decode(stderr)}`);
+  return text.decode(stdout);
 }
 
-Deno.test("README: the five-minute path takes a newcomer from a clone to a client calling their tool", async () => {
-  const commands = await fiveMinutePath();
-  assert.deepEqual(commands.map((args) => args[0]), ["new", "call", "config", "check"]);
-  const clone = await Deno.makeTempDir({ prefix: "toolshed_newcomer_" });
+Deno.test("README: the install line and the test command are what npm and .ci/run run", async () => {
+  const install = await readmeBlock("## Start here");
+  assert.equal(install[0], `npm install -g ${PACKAGE_NAME}`);
+  // .ci/run runs the README's test command, exactly.
+  const tests = await readmeBlock("### The test suite");
+  const command = `npx --yes deno@${Deno.version.deno} task test`;
+  assert.ok(tests.some((line) => line.startsWith(`${command} `)), tests.join("\n"));
+  const ci = await Deno.readTextFile(`${REPO}.ci/run`);
+  assert.ok(ci.includes(`\n${command} 2>&1`), `.ci/run does not run "${command}"`);
+});
+
+Deno.test("README: the five-minute path takes a newcomer from the installed toolshed to a client calling their tool", async () => {
+  const commands = await readmeBlock("### Your own tool, in a client, in five minutes");
+  assert.deepEqual(
+    commands.map((line) => line.match(/\btoolshed (\w+)/)?.[1]),
+    ["new", "call", "check", "config"],
+  );
+  const before = await output("git", ["status", "--porcelain", "--untracked-files=all"]);
+  const tmp = await Deno.makeTempDir({ prefix: "toolshed_newcomer_" });
   try {
-    for (const part of CLONE_PARTS) {
-      await copy(new URL(part.includes(".") ? part : `${part}/`, REPO), `${clone}/${part}`);
-    }
-    const outputs: string[] = [];
-    // `npx --yes deno@X task` is this deno (the version was checked above), in the environment
-    // npx gives it (measured: npx sets these, and `deno task` keeps them), without what an outer
-    // deno task or npx running this test set.
+    // The package, laid out as npm installs it globally.
+    const prefix = `${tmp}/global`;
+    const installed = `${prefix}/lib/node_modules/${PACKAGE_NAME}`;
+    await writePackage(installed);
+    await Deno.mkdir(`${installed}/node_modules/deno`, { recursive: true });
+    await Deno.writeTextFile(
+      `${installed}/node_modules/deno/package.json`,
+      JSON.stringify({ name: "deno", version: Deno.version.deno }),
+    );
+    await Deno.symlink(Deno.execPath(), `${installed}/node_modules/deno/deno`);
+    await Deno.mkdir(`${prefix}/bin`);
+    await Deno.symlink(`../lib/node_modules/${PACKAGE_NAME}/${BIN_PATH}`, `${prefix}/bin/toolshed`);
+
+    // A PATH with Node.js and the installed bin; /bin and /usr/bin for the shell's commands.
+    const node = (await output("/bin/sh", ["-c", "command -v node"])).trim();
+    assert.ok(node !== "", "no node on PATH: the README's reader has Node.js");
+    const path = `${tmp}/path`;
+    await Deno.mkdir(path);
+    await Deno.symlink(node, `${path}/node`);
+    const home = `${tmp}/home`;
+    await Deno.mkdir(home);
+    const denoDir = JSON.parse(await output(Deno.execPath(), ["info", "--json"])).denoDir;
     const env = {
-      ...Object.fromEntries(
-        Object.entries(Deno.env.toObject()).filter(([name]) =>
-          !name.startsWith("npm_") && name !== "INIT_CWD"
-        ),
-      ),
-      npm_lifecycle_event: "npx",
-      npm_command: "exec",
+      HOME: home,
+      PATH: `${path}:${prefix}/bin:/usr/bin:/bin`,
+      NO_COLOR: "1",
+      DENO_DIR: denoDir,
     };
-    for (const args of commands) {
+
+    const outputs: string[] = [];
+    for (const line of commands) {
       const { code, stdout, stderr } = await withHangGuard(
-        new Deno.Command(Deno.execPath(), {
-          args: ["task", "--quiet", "toolshed", ...args],
-          cwd: clone,
+        new Deno.Command("/bin/sh", {
+          args: ["-c", line],
+          cwd: home,
           env,
           clearEnv: true,
           stdin: "null",
         }).output(),
-        `toolshed ${args.join(" ")}`,
+        line,
         // check type-checks: tens of seconds on a loaded machine.
         120_000,
       );
       const text = new TextDecoder();
-      assert.equal(code, 0, `toolshed ${args.join(" ")}: ${text.decode(stderr)}`);
+      assert.equal(code, 0, `${line}: ${text.decode(stderr)}`);
       outputs.push(text.decode(stdout));
     }
-    // `new` names the next command as the newcomer types it: the README's next line, with the
-    // text it suggests.
-    const [, call] = (await fiveMinutePath()).map((args) => args.join(" "));
+    const server = `${home}/my-server`;
+    // `new` names the next command as the newcomer types it: the README's next line (the
+    // shell gave it ~/my-server as HOME's), with the text it suggests.
+    assert.ok(commands[1].includes(" ~/my-server"), commands[1]);
     assert.equal(
       outputs[0],
-      "Created my-server/tools/hello.ts\n" +
-        // A directory of its own, whose "@toolshed/toolshed" is the clone's mod.ts.
-        `Created my-server/deno.json ("@toolshed/toolshed" is file://${clone}/mod.ts; ` +
+      `Created ${server}/tools/hello.ts\n` +
+        // A directory of its own, whose "@toolshed/toolshed" is the installed package's mod.ts.
+        `Created ${server}/deno.json ("@toolshed/toolshed" is file://${installed}/mod.ts; ` +
         "deno task test, deno task check)\n" +
-        `Next: edit it, then try it with: npx --yes deno@${Deno.version.deno} task toolshed ${
-          call.replace("text=world", "text=hello")
+        `Next: edit it, then try it with: ${
+          commands[1].replace("text=world", "text=hello").replace("~/", `${home}/`)
         }\n`,
     );
     // What the README says `call` prints.
     assert.equal(outputs[1], "hello received: world\n");
 
-    const config = JSON.parse(await Deno.readTextFile(`${clone}/.mcp.json`));
+    const config = JSON.parse(await Deno.readTextFile(`${server}/.mcp.json`));
     const { command, args } = config.mcpServers.toolshed;
-    // npm's npx script, started by node's absolute path: the client's PATH need not hold node.
+    // The installed bin, started by node's absolute path: the client's PATH need not hold node.
     assert.match(command, /[/\\]node$/);
-    assert.match(args[0], /[/\\]npx-cli\.js$/);
-    assert.deepEqual(args.slice(1, 4), ["--prefer-offline", "--yes", `deno@${Deno.version.deno}`]);
+    assert.deepEqual(args, [`${installed}/${BIN_PATH}`, "--dir", server]);
     // The SDK gives the server only HOME, PATH and a few others, as clients do.
     const transport = new StdioClientTransport({ command, args, cwd: "/", stderr: "pipe" });
     const client = new Client({ name: "newcomer-test", version: "1.0.0" });
@@ -114,7 +146,12 @@ Deno.test("README: the five-minute path takes a newcomer from a clone to a clien
     } finally {
       await client.close();
     }
+    assert.equal(
+      await output("git", ["status", "--porcelain", "--untracked-files=all"]),
+      before,
+      "the clone changed",
+    );
   } finally {
-    await Deno.remove(clone, { recursive: true });
+    await Deno.remove(tmp, { recursive: true });
   }
 });

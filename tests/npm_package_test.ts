@@ -4,7 +4,8 @@
 // used in a fresh HOME whose PATH holds only Node.js 22, npm, npx and sh: `npm install -g`,
 // `npx -y toolshed`, `toolshed new`, `call` and `check` outside the repository (the hints naming
 // the bin), `new server` whose deno.json maps "@toolshed/toolshed" to the installed mod.ts for
-// `deno task test` there, `config`'s entry started with PATH=/nonexistent, a first start
+// `deno task test` there, `config claude-code --write`'s entry (the README's line) started
+// with PATH=/nonexistent and the registry unreachable, a first start
 // with the registry unreachable and an empty Deno cache (its time is printed, not asserted),
 // an install without install scripts, and signals to the bin reaching the server (no process
 // left holding the port). The repository is unchanged by all of it.
@@ -389,19 +390,32 @@ Deno.test("hello answers through testServer", async () => {
     });
 
     await t.step(
-      "config's entry starts the installed bin by node's absolute path: a host with PATH=/nonexistent starts it",
+      "config --write's entry starts the installed bin by node's absolute path: a host with PATH=/nonexistent starts it, the registry unreachable",
       async () => {
         const printed = ok(
           await run(toolshed, ["config", "claude-code", "--dir", server], env, home),
           "config claude-code",
         );
-        const entry = JSON.parse(printed.out).mcpServers.toolshed;
         const installed = `${prefix}/lib/node_modules/${PACKAGE_NAME}`;
-        assert.deepStrictEqual(entry, {
+        assert.deepStrictEqual(JSON.parse(printed.out).mcpServers.toolshed, {
           type: "stdio",
           command: await Deno.realPath(NODE),
           args: [`${installed}/${BIN_PATH}`, "--dir", server],
         });
+        // The README's line, by the shell, in the fresh HOME: it writes ~/my-server/.mcp.json,
+        // and the entry a host reads from that file is what is started below.
+        ok(
+          await run(
+            `${path}/sh`,
+            ["-c", "cd ~/my-server && toolshed config claude-code --write"],
+            env,
+            home,
+          ),
+          "config claude-code --write",
+        );
+        const entry = JSON.parse(await Deno.readTextFile(`${server}/.mcp.json`)).mcpServers
+          .toolshed;
+        assert.deepStrictEqual(entry, JSON.parse(printed.out).mcpServers.toolshed);
         const { tools } = await serveOnce(
           entry.command,
           entry.args,

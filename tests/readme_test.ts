@@ -21,56 +21,44 @@ Deno.test("README: the tools/add.ts example loads and adds two numbers", async (
   }
 });
 
-Deno.test("README: the terminal greeting of task start is what the server prints", async () => {
+Deno.test("README: the terminal greeting of toolshed serving ~/my-server is what the server prints", async () => {
   const repo = decodeURIComponent(new URL("../", import.meta.url).pathname);
   const readme = await Deno.readTextFile(`${repo}README.md`);
-  const block = readme.match(/```sh\n\$ npx --yes deno@[\d.]+ task start\n([\s\S]*?)```/);
-  if (!block) throw new Error("README has no task start example");
-  const [taskLine, ...shown] = block[1].split("\n");
-  const config = JSON.parse(await Deno.readTextFile(`${repo}deno.json`));
-  deepStrictEqual(taskLine, `Task start ${config.tasks.start}`);
+  const block = readme.match(/```sh\n\$ toolshed --dir ~\/my-server\n([\s\S]*?)```/);
+  if (!block) throw new Error("README has no greeting of toolshed --dir ~/my-server");
+  const shown = block[1].split("\n");
   const greeting = shown.slice(0, shown.findIndex((line) => line.startsWith("{")));
-  // The README shows the clone at /home/you/toolshed/; the server runs in a scratch directory
-  // standing for it, serving exactly the tools the README names (tools a user added to tools/
-  // do not count), linked into its "tools" folder; resources/ and prompts/ are linked whole.
-  const SHOWN_HOME = "/home/you/toolshed/";
-  const names = greeting.map((line) => line.match(/^toolshed: Names: (.+)$/)).find((found) =>
-    found !== null
-  );
-  if (!names) throw new Error("README's greeting names nothing");
-  const dir = await Deno.makeTempDir();
+  // The README shows HOME as /home/you/; a scratch directory stands for it, holding what the
+  // five-minute path's `toolshed new tool hello --dir ~/my-server` writes.
+  const SHOWN_HOME = "/home/you/";
+  const home = await Deno.makeTempDir();
+  const main = `${Deno.execPath()} run -A --config ${repo}deno.json ${repo}main.ts`;
   try {
-    await Deno.mkdir(`${dir}/tools`);
-    for await (const entry of Deno.readDir(`${repo}tools`)) {
-      if (names[1].split(", ").some((name) => entry.name.startsWith(`${name}.`))) {
-        await Deno.symlink(`${repo}tools/${entry.name}`, `${dir}/tools/${entry.name}`);
-      }
-    }
-    for (const folder of ["resources", "prompts"]) {
-      if (greeting[0].includes(`from "${SHOWN_HOME}${folder}"`)) {
-        await Deno.symlink(`${repo}${folder}`, `${dir}/${folder}`);
-      }
-    }
-    const command = `${Deno.execPath()} run -A --config ${repo}deno.json ${repo}main.ts ` +
-      "--allow-outside-symlinks 2>&1 >/dev/null";
+    const made = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${repo}main.ts`, "new", "tool", "hello", "--dir", `${home}/my-server`],
+      stdin: "null",
+    }).output();
+    deepStrictEqual(made.code, 0, new TextDecoder().decode(made.stderr));
+    const command = `${main} --dir ${home}/my-server 2>&1 >/dev/null`;
     const { code, stdout } = await new Deno.Command("script", {
       args: ["-qec", command, "/dev/null"],
-      cwd: dir,
+      cwd: home,
       // As a person runs it: not under the npx or deno task that may run these tests.
       env: { NO_COLOR: "1", npm_lifecycle_event: "", npm_config_user_agent: "", INIT_CWD: "" },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
     }).output();
-    // Run here outside a task, the server names itself by its path; under `npx … task start`
-    // it names the clone's task as the README shows (lib/commands/invocation.ts, its tests).
+    // Run here from the clone, the server names itself by its path; run by the npm package's
+    // bin it names itself `toolshed` as the README shows (lib/commands/invocation.ts, its tests;
+    // tests/npm_package_test.ts sees the installed bin's hints).
     const printed = new TextDecoder().decode(stdout).replaceAll("\r\n", "\n")
-      .replaceAll(`${dir}/`, SHOWN_HOME)
-      .replaceAll(`deno run -A ${repo}main.ts`, "npx --yes deno@2.9.6 task toolshed");
+      .replaceAll(`${home}/`, SHOWN_HOME)
+      .replaceAll(`deno run -A ${repo}main.ts`, "toolshed");
     deepStrictEqual(code, 0, printed);
     match(printed, /This is an MCP server/);
     deepStrictEqual(printed.trimEnd().split("\n"), greeting);
   } finally {
-    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(home, { recursive: true });
   }
 });
