@@ -1,17 +1,31 @@
 // The context an author's handler receives, from the request being served: what every
 // handler (a resource's read, a prompt's get, a completer) shares with a tool's.
-import type { HandlerContext } from "../primitives/types.ts";
+import type { Channels, HandlerContext } from "../primitives/types.ts";
 import type { MethodCall } from "./call.ts";
 
-export function handlerContextOf(call: MethodCall): HandlerContext {
-  const { client, channels } = call;
+/** What every handler is told of the request it serves, besides its signal and channels. */
+type RequestSeen = Omit<HandlerContext, "signal" | keyof Channels>;
+
+/**
+ * What `call` tells its handler of the request, made here alone so that a fact an author reads
+ * (the caller from the request's facts, the client) is added in one place for every handler.
+ */
+export function requestSeenOf(call: MethodCall): RequestSeen {
+  const { client } = call;
   return {
-    signal: call.ctx.controller.signal,
     requestId: call.id,
     protocolVersion: client.protocolVersion,
     clientInfo: client.clientInfo,
     clientCapabilities: client.clientCapabilities,
     auth: call.auth,
+  };
+}
+
+export function handlerContextOf(call: MethodCall): HandlerContext {
+  const { channels } = call;
+  return {
+    ...requestSeenOf(call),
+    signal: call.ctx.controller.signal,
     progress: channels.progress,
     log: channels.log,
     request: channels.request,

@@ -17,6 +17,7 @@ import type { Tool } from "../primitives/tools.ts";
 import type { Channels } from "../primitives/types.ts";
 import { CLIENT_CAPABILITY, refusal } from "../rounds/input_rounds.ts";
 import type { MethodCall } from "./call.ts";
+import { requestSeenOf } from "./handler_context.ts";
 import type { LiveTask, Tasks } from "../tasks/tasks.ts";
 import { callerOf } from "./caller.ts";
 
@@ -68,13 +69,7 @@ export function callAsTask(
     defaultTimeoutMs: call.options.toolTimeoutMs,
     diagnostics: call.options.diagnostics,
     channels,
-    context: {
-      requestId: call.id,
-      auth: call.auth,
-      protocolVersion: call.client.protocolVersion,
-      clientInfo: call.client.clientInfo,
-      clientCapabilities: declared,
-    },
+    context: requestSeenOf(call),
   };
   // Traced, the tool's span lasts as long as its handler runs: past the request, as a task.
   const { telemetry } = call.options;

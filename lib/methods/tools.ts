@@ -10,6 +10,7 @@ import { page } from "../primitives/paging.ts";
 import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts";
 import type { CallOptions, CallToolResult } from "../primitives/tool_call.ts";
 import type { MethodCall } from "./call.ts";
+import { requestSeenOf } from "./handler_context.ts";
 import { sessionCallResult, sessionTool, statelessTool } from "./results.ts";
 import { listResult } from "./list_page.ts";
 import { shownTo } from "./permitted.ts";
@@ -73,13 +74,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
     defaultTimeoutMs: call.options.toolTimeoutMs,
     diagnostics: call.options.diagnostics,
     channels: call.channels,
-    context: {
-      requestId: call.id,
-      auth: call.auth,
-      protocolVersion: client.protocolVersion,
-      clientInfo: client.clientInfo,
-      clientCapabilities: client.clientCapabilities,
-    },
+    context: requestSeenOf(call),
   };
   const { telemetry } = call.options;
   const result = telemetry === undefined
