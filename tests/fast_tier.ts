@@ -41,6 +41,8 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/deno_install_test.ts", // 1 s: deno install from a loopback URL, the installed command run
   "tests/cors_browser_test.ts", // 5 s: headless Chromium calling the server from two pages
   "tests/prometheus_test.ts", // 5 s: a real Prometheus scraping main.ts --metrics
+  "tests/rate_limit_redis_test.ts", // 7 s: redis-server paused, stalled and shared by two servers
+  "tests/metrics_listener_test.ts", // 5 s: a main.ts --metrics per test, 1,000 connections under ulimit
   "tests/examples/audit_log_test.ts", // 5 s: toolshed check of a type error, the SDK clients over main.ts
   "tests/examples/metrics_test.ts", // promtool check config in a process
   "tests/examples/oauth_test.ts", // 4 s: issuer.ts and main.ts processes, sign-ins by fetch and the SDK clients

@@ -137,10 +137,6 @@ const EXCEPTIONS: Record<string, { spawns: Spawned[]; reason: string }> = {
     spawns: [MAIN],
     reason: "what main.ts writes on stderr is the subject; short runs",
   },
-  "tests/metrics_listener_test.ts": {
-    spawns: [MAIN],
-    reason: "the listener of a real main.ts is the subject; one per test",
-  },
   "tests/metrics_test.ts": {
     spawns: [MAIN, REDIS],
     reason: "in process but for one main.ts --metrics and one redis-server for the shared counters",
@@ -160,10 +156,6 @@ const EXCEPTIONS: Record<string, { spawns: Spawned[]; reason: string }> = {
   "tests/operations_test.ts": {
     spawns: [MAIN],
     reason: "one main.ts --http whose metrics and log lines are the subject",
-  },
-  "tests/rate_limit_test.ts": {
-    spawns: [REDIS],
-    reason: "one redis-server (milliseconds) for the shared limits; the server in process",
   },
   "tests/readme_test.ts": {
     spawns: [MAIN],
