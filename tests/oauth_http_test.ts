@@ -20,7 +20,7 @@ import {
   serveForTest,
   type TestHttpServer,
 } from "./_http_server.ts";
-import { DEPLOY_TOOL } from "./_oauth_tools.ts";
+import { ASK_TOOL, DEPLOY_TOOL } from "./_oauth_tools.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 
@@ -35,22 +35,7 @@ const tools: Tool[] = [
     "tools/whoami.ts",
   ),
   DEPLOY_TOOL,
-  checkDefinition(
-    {
-      description: "Asks the user, then answers",
-      inputSchema: { type: "object" },
-      handler: async (_args: unknown, ctx: ToolContext) => {
-        const answer = await ctx.request("elicitation/create", {
-          mode: "form",
-          message: "Go?",
-          requestedSchema: { type: "object", properties: { go: { type: "boolean" } } },
-        }, { key: "go" });
-        return `answered ${answer.action}`;
-      },
-    },
-    "ask",
-    "tools/ask.ts",
-  ),
+  ASK_TOOL,
   checkDefinition(
     {
       description: "Works until told to stop, as a task",
