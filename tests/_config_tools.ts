@@ -25,6 +25,21 @@ export async function withTempDir(fn: (dir: string) => Promise<void>): Promise<v
   }
 }
 
+/** The words npx is given to run sourceSelf(`root`)'s main.ts on `dir` (its deno from npm). */
+export function npxRunWords(root: string, dir: string): string[] {
+  return [
+    "--prefer-offline",
+    "--yes",
+    "deno@9.8.7",
+    "run",
+    "-A",
+    `--lock=${root}/deno.lock`,
+    sourceSelf(root).main,
+    "--dir",
+    dir,
+  ];
+}
+
 /** A toolshed that runs from source under `root`, with a deno of its own there. */
 export function sourceSelf(root: string): Self {
   return {

@@ -10,7 +10,7 @@ import { claudeDesktopFile } from "../lib/commands/client_formats.ts";
 import type { Self } from "../lib/commands/client_launch.ts";
 import { command as newCommand } from "../lib/commands/new.ts";
 import { withHangGuard } from "./_server_process.ts";
-import { runConfig, sourceSelf, withTempDir } from "./_config_tools.ts";
+import { npxRunWords, runConfig, sourceSelf, withTempDir } from "./_config_tools.ts";
 
 const MAIN = decodeURIComponent(new URL("../main.ts", import.meta.url).pathname);
 
@@ -94,17 +94,7 @@ Deno.test("config --launch npx uses npx's absolute path from PATH, offline first
     await Deno.writeTextFile(`${bin}/npx`, "#!/bin/sh\n", { mode: 0o755 });
     await Deno.writeTextFile(`${root}/npx`, "not executable", { mode: 0o644 });
     const self = sourceSelf(root);
-    const args = [
-      "--prefer-offline",
-      "--yes",
-      "deno@9.8.7",
-      "run",
-      "-A",
-      `--lock=${root}/deno.lock`,
-      self.main,
-      "--dir",
-      root,
-    ];
+    const args = npxRunWords(root, root);
     const found = await runConfig(["claude-desktop", "--launch", "npx", "--dir", root], root, {
       self,
       env: { PATH: `relative/bin:${root}:${bin}:/nonexistent`, HOME: root },

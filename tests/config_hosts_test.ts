@@ -11,7 +11,7 @@ import { parse as parseToml } from "npm:smol-toml@1.9.1";
 import { load as parseYaml } from "npm:js-yaml@5.5.0";
 import { parse as parseJsonc } from "npm:jsonc-parser@3.3.1";
 import type { Self } from "../lib/commands/client_launch.ts";
-import { runConfig, sourceSelf, withTempDir } from "./_config_tools.ts";
+import { npxRunWords, runConfig, sourceSelf, withTempDir } from "./_config_tools.ts";
 
 type Language = "json" | "toml" | "yaml";
 const read: Record<Language, (text: string) => unknown> = {
@@ -455,17 +455,7 @@ Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with nod
     await Deno.symlink(`${root}/nvm/lib/npx-cli.js`, `${bin}/npx`);
     await Deno.writeTextFile(`${bin}/node`, "", { mode: 0o755 });
     const self = sourceSelf(root);
-    const run = [
-      "--prefer-offline",
-      "--yes",
-      "deno@9.8.7",
-      "run",
-      "-A",
-      `--lock=${root}/deno.lock`,
-      self.main,
-      "--dir",
-      root,
-    ];
+    const run = npxRunWords(root, root);
     const result = await runConfig(["gemini", "--launch", "npx", "--dir", root], root, {
       env: {
         PATH: `/nonexistent:${bin}`,
