@@ -3,16 +3,15 @@
 // out unless asked, and the binary serves what the directory serves. `deno task compile --dir
 // DIR` runs this too (build/compile.ts).
 import { EXIT, type Io } from "./command.ts";
-import { parseCommandArgs } from "./open_server.ts";
 import {
   absolute,
-  argumentsRefusal,
   type Compile,
   compiledFor,
   embeddedFolderHolding,
   loadedAsStartUp,
   refuser,
   stageChecked,
+  stagingFlags,
   withoutDenoCompile,
 } from "./publish_stage.ts";
 import { compileBinary } from "./compile_binary.ts";
@@ -65,12 +64,13 @@ export async function compileServer(
   io: Io,
   compile: Compile = compileBinary,
 ): Promise<number> {
-  const parsed = parseCommandArgs(args, FLAGS, io, "compile", command.usage);
-  if (typeof parsed === "number") return parsed;
-  const { values, positionals } = parsed;
+  const values = stagingFlags(args, FLAGS, io, "compile", command.usage, [
+    "dir",
+    "output",
+    "target",
+  ]);
+  if (typeof values === "number") return values;
   const refuse = refuser(io);
-  const badArguments = argumentsRefusal(positionals, values, ["dir", "output", "target"]);
-  if (badArguments !== undefined) return refuse(badArguments);
   const target = values.target ?? TARGET;
   const unknown = unknownTarget(target);
   if (unknown !== undefined) return refuse(unknown);

@@ -3,16 +3,15 @@
 // Bundle (.mcpb) per target, and writes the MCP Registry's server.json naming each bundle by
 // its release URL and SHA-256. Who the server is comes from DIR/server.meta.json.
 import { EXIT, type Io } from "./command.ts";
-import { parseCommandArgs } from "./open_server.ts";
 import {
   absolute,
-  argumentsRefusal,
   type Compile,
   compiledFor,
   embeddedFolderHolding,
   loadedAsStartUp,
   refuser,
   stageChecked,
+  stagingFlags,
   withoutDenoCompile,
 } from "./publish_stage.ts";
 import { listedBy } from "./publish_listing.ts";
@@ -108,18 +107,15 @@ export async function publish(
   io: Io,
   compile: Compile = compileBinary,
 ): Promise<number> {
-  const parsed = parseCommandArgs(args, FLAGS, io, "publish", command.usage);
-  if (typeof parsed === "number") return parsed;
-  const { values, positionals } = parsed;
-  const refuse = refuser(io);
-  const badArguments = argumentsRefusal(positionals, values, [
+  const values = stagingFlags(args, FLAGS, io, "publish", command.usage, [
     "dir",
     "out",
     "release-url",
     "public-url",
     "npm-package",
   ]);
-  if (badArguments !== undefined) return refuse(badArguments);
+  if (typeof values === "number") return values;
+  const refuse = refuser(io);
   const noBundles = values["no-bundles"] === true;
   if (noBundles) {
     // What only a bundle takes, given with --no-bundles, is a mistake said, not ignored.

@@ -6,7 +6,8 @@
 // dropped from a bundle without a word.
 import { SERVER_META_FILE } from "../primitives/server_identity.ts";
 import { EXIT, type Io } from "./command.ts";
-import { ioDiagnostics, openServer } from "./open_server.ts";
+import { ioDiagnostics, openServer, parseCommandArgs } from "./open_server.ts";
+import type { FlagSpec } from "../host/args.ts";
 import { createServer, type Server } from "../server/create_server.ts";
 import type { LoadedServer } from "../discovery/server_dir.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
@@ -202,19 +203,28 @@ export function refuser(io: Io): (message: string, code?: number) => number {
 }
 
 /**
- * What publish and compile refuse first, in the same words: an argument (the directory is
- * --dir), or a flag of `valued` given an empty value. The refusal, or undefined.
+ * The flags of `toolshed VERB` (publish, compile) as parseCommandArgs reads them, refusing in
+ * the same words what both refuse first: an argument (the directory is --dir), or a flag of
+ * `valued` given an empty value. Their values, or the exit code after help or a refusal.
  */
-export function argumentsRefusal(
-  positionals: readonly string[],
-  values: Readonly<Record<string, unknown>>,
-  valued: readonly string[],
-): string | undefined {
+export function stagingFlags<Specs extends Record<string, FlagSpec>>(
+  args: string[],
+  flags: Specs,
+  io: Io,
+  verb: Verb,
+  usage: string,
+  valued: readonly (keyof Specs & string)[],
+) {
+  const parsed = parseCommandArgs(args, flags, io, verb, usage);
+  if (typeof parsed === "number") return parsed;
+  const { values, positionals } = parsed;
   if (positionals.length > 0) {
-    return `Unexpected argument "${positionals[0]}": use --dir DIR to name a directory`;
+    return refuser(io)(
+      `Unexpected argument "${positionals[0]}": use --dir DIR to name a directory`,
+    );
   }
-  const empty = valued.find((flag) => values[flag] === "");
-  return empty === undefined ? undefined : `--${empty} needs a value`;
+  const empty = valued.find((flag) => (values as Record<string, unknown>)[flag] === "");
+  return empty === undefined ? values : refuser(io)(`--${empty} needs a value`);
 }
 
 /** Why `verb` cannot run here (a compiled toolshed has no deno compile), or undefined. */
