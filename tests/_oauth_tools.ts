@@ -52,6 +52,22 @@ export const ASK_TOOL: Tool = checkDefinition(
   "tools/ask.ts",
 );
 
+/** The `ask` call that answers every request of `result` (ask's first answer) with go. */
+export function askAnswered(result: unknown): JsonObject {
+  const { requestState, inputRequests } = result as {
+    requestState: string;
+    inputRequests: JsonObject;
+  };
+  return {
+    name: "ask",
+    arguments: {},
+    requestState,
+    inputResponses: Object.fromEntries(
+      Object.keys(inputRequests).map((key) => [key, { action: "accept", content: { go: true } }]),
+    ),
+  };
+}
+
 /** A tool that works, as a task when asked, until it is cancelled. */
 export const JOB_TOOL: Tool = checkDefinition(
   {

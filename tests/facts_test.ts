@@ -19,7 +19,7 @@ import type {
 import type { TokenVerifier } from "../lib/auth/types.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { composeForTest } from "./_in_process.ts";
-import { ASK_TOOL, callerNamed, JOB_TOOL } from "./_oauth_tools.ts";
+import { ASK_TOOL, askAnswered, callerNamed, JOB_TOOL } from "./_oauth_tools.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import {
   legacyHeaders,
@@ -196,18 +196,7 @@ Deno.test("facts: the OAuth step's caller reaches ctx.auth, the rate key, a task
     // A sealed requestState is bound to the caller it was sealed for.
     const asking = { elicitation: {} };
     const asked = await post(url, "tools/call", { name: "ask", arguments: {} }, "alice", asking);
-    const { requestState, inputRequests } = asked.body.result as {
-      requestState: string;
-      inputRequests: JsonObject;
-    };
-    const round = {
-      name: "ask",
-      arguments: {},
-      requestState,
-      inputResponses: Object.fromEntries(
-        Object.keys(inputRequests).map((key) => [key, { action: "accept", content: { go: true } }]),
-      ),
-    };
+    const round = askAnswered(asked.body.result);
     const hijacked = await post(url, "tools/call", round, "bob", asking);
     match(JSON.stringify(hijacked.body), /requestState was issued to another caller/);
     const continued = await post(url, "tools/call", round, "alice", asking);

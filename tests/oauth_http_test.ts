@@ -20,7 +20,7 @@ import {
   serveForTest,
   type TestHttpServer,
 } from "./_http_server.ts";
-import { ASK_TOOL, DEPLOY_TOOL } from "./_oauth_tools.ts";
+import { ASK_TOOL, askAnswered, DEPLOY_TOOL } from "./_oauth_tools.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 
@@ -368,18 +368,7 @@ Deno.test("oauth: another user's token reaches none of a user's session, task or
       {},
       asking,
     );
-    const { requestState, inputRequests } = first.body.result as {
-      requestState: string;
-      inputRequests: JsonObject;
-    };
-    const round = {
-      name: "ask",
-      arguments: {},
-      requestState,
-      inputResponses: Object.fromEntries(
-        Object.keys(inputRequests).map((key) => [key, { action: "accept", content: { go: true } }]),
-      ),
-    };
+    const round = askAnswered(first.body.result);
     const hijacked = await post(server.url, "tools/call", round, bob, {}, asking);
     match(JSON.stringify(hijacked.body), /requestState was issued to another caller/);
     const continued = await post(server.url, "tools/call", round, alice, {}, asking);
