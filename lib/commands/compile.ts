@@ -11,6 +11,8 @@ import {
   loadedAsStartUp,
   refuser,
   stageChecked,
+  STAGING_FLAGS,
+  STAGING_HELP,
   stagingFlags,
   withoutDenoCompile,
 } from "./publish_stage.ts";
@@ -22,8 +24,7 @@ const FLAGS = {
   dir: { type: "string" },
   output: { type: "string", short: "o" },
   target: { type: "string" },
-  "allow-outside-symlinks": { type: "boolean" },
-  "include-dotfiles": { type: "boolean" },
+  ...STAGING_FLAGS,
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -41,12 +42,7 @@ Options:
                          for Windows)
   --target TRIPLE        A Deno target to build for (default: this machine's, ${TARGET}).
                          Known: ${Object.keys(TARGETS).join(", ")}
-  --allow-outside-symlinks
-                         Embed files that are symlinks to outside their folder where
-                         start-up refuses them, as serve's flag serves them
-  --include-dotfiles     Embed files and folders whose names start with "." (no folder
-                         serves them; left out by default, and said so)
-  -h, --help             Show this help
+${STAGING_HELP}
 
 DENORT_BIN names Deno's standalone runtime (denort) for this machine's target where Deno
 cannot download it.

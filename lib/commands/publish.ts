@@ -11,6 +11,8 @@ import {
   loadedAsStartUp,
   refuser,
   stageChecked,
+  STAGING_FLAGS,
+  STAGING_HELP,
   stagingFlags,
   withoutDenoCompile,
 } from "./publish_stage.ts";
@@ -47,8 +49,7 @@ const FLAGS = {
   target: { type: "string", multiple: true },
   "release-url": { type: "string" },
   "public-url": { type: "string" },
-  "allow-outside-symlinks": { type: "boolean" },
-  "include-dotfiles": { type: "boolean" },
+  ...STAGING_FLAGS,
   "no-bundles": { type: "boolean" },
   "npm-package": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -79,12 +80,7 @@ Options:
                          in server.json
   --no-bundles           Compile nothing and pack no bundles: write server.json alone, with
                          --public-url, --npm-package or both
-  --allow-outside-symlinks
-                         Embed files that are symlinks to outside their folder where
-                         start-up refuses them, as serve's flag serves them
-  --include-dotfiles     Embed files and folders whose names start with "." (no folder
-                         serves them; left out by default, and said so)
-  -h, --help             Show this help
+${STAGING_HELP}
 
 DENORT_BIN names Deno's standalone runtime (denort) for this machine's target where Deno
 cannot download it. Then publish server.json with the registry's mcp-publisher

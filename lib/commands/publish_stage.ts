@@ -188,6 +188,20 @@ async function realPathOfNearest(path: string): Promise<string> {
   }
 }
 
+/** The flags publish and compile take alike (besides --dir and --help)… */
+export const STAGING_FLAGS = {
+  "allow-outside-symlinks": { type: "boolean" },
+  "include-dotfiles": { type: "boolean" },
+} as const;
+
+/** …and their help with --help's, last among their options. */
+export const STAGING_HELP = `  --allow-outside-symlinks
+                         Embed files that are symlinks to outside their folder where
+                         start-up refuses them, as serve's flag serves them
+  --include-dotfiles     Embed files and folders whose names start with "." (no folder
+                         serves them; left out by default, and said so)
+  -h, --help             Show this help`;
+
 /** How publish and compile compile: `deno compile` unless a test hands it another step. */
 export type Compile = (
   request: CompileRequest,
