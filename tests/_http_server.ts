@@ -76,6 +76,21 @@ export async function serveForTest(
   };
 }
 
+/** `run` against serveForTest(tools, listen, {}, config), closed after it however it ends. */
+export async function whileServed(
+  tools: readonly Tool[],
+  listen: Partial<HttpOptions>,
+  config: HarnessConfig,
+  run: (server: TestHttpServer) => Promise<void>,
+): Promise<void> {
+  const server = await serveForTest(tools, listen, {}, config);
+  try {
+    await run(server);
+  } finally {
+    await server.close();
+  }
+}
+
 /** The body of an `initialize` (id 1) of `version` declaring `capabilities`. */
 export function initializeBody(
   version = "2025-11-25",
@@ -117,6 +132,20 @@ export async function openLegacySession(
   const opened = await postInitialize(url, "2025-11-25", headers);
   await opened.body?.cancel();
   return opened.headers.get("mcp-session-id");
+}
+
+/** The headers a 2025-11-25 client sends in `session` (`headers` add credentials). */
+export function legacyHeaders(
+  session: string,
+  headers: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    ...headers,
+    "mcp-session-id": session,
+    "mcp-protocol-version": "2025-11-25",
+  };
 }
 
 /** The headers a 2026-07-28 client sends with `method` (and `Mcp-Name` when given). */

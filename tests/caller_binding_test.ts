@@ -4,38 +4,18 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { createServer } from "../lib/server/create_server.ts";
 import { IN_PROCESS } from "../lib/methods/context.ts";
-import { checkDefinition } from "../lib/primitives/tools.ts";
-import type { AuthInfo, ToolContext } from "../lib/primitives/types.ts";
+import type { AuthInfo } from "../lib/primitives/types.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { recorder } from "./_diagnostics.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { callerNamed, JOB_TOOL } from "./_oauth_tools.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 
-const caller = (subject: string): AuthInfo => ({
-  subject,
-  clientId: "app",
-  scopes: [],
-  issuer: "https://issuer.example",
-  expiresAt: undefined,
-  claims: { sub: subject },
-});
+const caller = (subject: string): AuthInfo => callerNamed(subject);
 
 Deno.test("a listen following a task hears it only when the task is its caller's", async () => {
-  const job = checkDefinition(
-    {
-      description: "Works until cancelled, as a task",
-      inputSchema: { type: "object" },
-      task: "optional",
-      handler: (_args: unknown, ctx: ToolContext) =>
-        new Promise((resolve) =>
-          ctx.signal.addEventListener("abort", () => resolve("stopped"), { once: true })
-        ),
-    },
-    "job",
-    "tools/job.ts",
-  );
-  const server = await createServer({ primitives: { tools: [job] }, diagnostics: recorder() });
+  const server = await createServer({ primitives: { tools: [JOB_TOOL] }, diagnostics: recorder() });
   let id = 0;
   const handle = (
     method: string,

@@ -5,7 +5,7 @@
 // where before every such token was one caller, and bob's joined alice's session. Tokens that
 // name a subject, or only a client, are callers of their own: none reaches another's session.
 import { match, strictEqual } from "node:assert/strict";
-import { postInitialize } from "./_http_server.ts";
+import { legacyHeaders, postInitialize } from "./_http_server.ts";
 import { FIXTURE_TOOLS, spawnHttpServer } from "./_server_process.ts";
 import { startTokenIssuer } from "./_token_issuer.ts";
 import { INTROSPECTION_ID_ENV, INTROSPECTION_SECRET_ENV } from "../lib/settings/table.ts";
@@ -75,13 +75,7 @@ Deno.test("a token naming no subject and no client is refused, introspected or a
       for (const [j, token] of named.entries()) {
         const answer = await fetch(url, {
           method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            authorization: `Bearer ${token}`,
-            "mcp-session-id": session,
-            "mcp-protocol-version": "2025-11-25",
-          },
+          headers: legacyHeaders(session, { authorization: `Bearer ${token}` }),
           body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
         });
         await answer.body?.cancel();

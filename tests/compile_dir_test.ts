@@ -10,7 +10,7 @@ import {
   denoCompileArgs,
 } from "../lib/commands/compile_binary.ts";
 import { TARGET } from "../lib/commands/denort.ts";
-import type { Compile } from "../lib/commands/publish.ts";
+import type { Compile } from "../lib/commands/publish_stage.ts";
 import type { Io } from "../lib/commands/command.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);

@@ -5,43 +5,14 @@
 // starts it, with nothing but PATH in its environment.
 import assert from "node:assert/strict";
 import { memoryIo } from "./_memory_io.ts";
-import { command, configure } from "../lib/commands/config.ts";
+import { command } from "../lib/commands/config.ts";
 import { claudeDesktopFile } from "../lib/commands/client_formats.ts";
-import { currentSelf, type Self } from "../lib/commands/client_launch.ts";
+import type { Self } from "../lib/commands/client_launch.ts";
 import { command as newCommand } from "../lib/commands/new.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { npxRunWords, runConfig, sourceSelf, withTempDir } from "./_config_tools.ts";
 
 const MAIN = decodeURIComponent(new URL("../main.ts", import.meta.url).pathname);
-
-async function runConfig(
-  args: string[],
-  cwd: string,
-  options: { self?: Self; env?: Record<string, string> } = {},
-) {
-  const memory = memoryIo(cwd, options.env ?? {});
-  const code = await configure(args, memory.io, options.self ?? currentSelf());
-  return { code, out: memory.out(), err: memory.err() };
-}
-
-async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolshed_config_" }));
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** A toolshed that runs from source under `root`, with a deno of its own there. */
-function sourceSelf(root: string): Self {
-  return {
-    main: `${root}/toolshed/main.ts`,
-    execPath: `${root}/bin/deno`,
-    standalone: false,
-    denoVersion: "9.8.7",
-    compiledBinary: `${root}/toolshed/dist/toolshed`,
-  };
-}
 
 /** What config says first when this deno is npx's (as under `npx deno task test`). */
 const NPX_CACHE_NOTE = /[/\\]_npx[/\\]/.test(Deno.execPath())
@@ -123,17 +94,7 @@ Deno.test("config --launch npx uses npx's absolute path from PATH, offline first
     await Deno.writeTextFile(`${bin}/npx`, "#!/bin/sh\n", { mode: 0o755 });
     await Deno.writeTextFile(`${root}/npx`, "not executable", { mode: 0o644 });
     const self = sourceSelf(root);
-    const args = [
-      "--prefer-offline",
-      "--yes",
-      "deno@9.8.7",
-      "run",
-      "-A",
-      `--lock=${root}/deno.lock`,
-      self.main,
-      "--dir",
-      root,
-    ];
+    const args = npxRunWords(root, root);
     const found = await runConfig(["claude-desktop", "--launch", "npx", "--dir", root], root, {
       self,
       env: { PATH: `relative/bin:${root}:${bin}:/nonexistent`, HOME: root },

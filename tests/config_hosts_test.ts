@@ -10,35 +10,8 @@ import assert from "node:assert/strict";
 import { parse as parseToml } from "npm:smol-toml@1.9.1";
 import { load as parseYaml } from "npm:js-yaml@5.5.0";
 import { parse as parseJsonc } from "npm:jsonc-parser@3.3.1";
-import { memoryIo } from "./_memory_io.ts";
-import { configure } from "../lib/commands/config.ts";
 import type { Self } from "../lib/commands/client_launch.ts";
-
-async function runConfig(args: string[], cwd: string, env: Record<string, string>, self: Self) {
-  const memory = memoryIo(cwd, env);
-  const code = await configure(args, memory.io, self);
-  return { code, out: memory.out(), err: memory.err() };
-}
-
-async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolshed_hosts_" }));
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** A toolshed that runs from source under `root`, with a deno of its own there. */
-function sourceSelf(root: string): Self {
-  return {
-    main: `${root}/toolshed/main.ts`,
-    execPath: `${root}/bin/deno`,
-    standalone: false,
-    denoVersion: "9.8.7",
-    compiledBinary: `${root}/toolshed/dist/toolshed`,
-  };
-}
+import { npxRunWords, runConfig, sourceSelf, withTempDir } from "./_config_tools.ts";
 
 type Language = "json" | "toml" | "yaml";
 const read: Record<Language, (text: string) => unknown> = {
@@ -220,7 +193,7 @@ Deno.test("config prints each host's entry in its own language, where it goes, i
           [["--url", URL_GIVEN], host.http(URL_GIVEN)],
         ] as const
       ) {
-        const result = await runConfig([host.id, ...flags], root, { HOME: home }, self);
+        const result = await runConfig([host.id, ...flags], root, { env: { HOME: home }, self });
         assert.equal(result.code, 0, `${host.id}: ${result.err}`);
         assert.deepEqual(
           read[host.language](result.out),
@@ -251,7 +224,10 @@ Deno.test("config --write puts each host's entry in the file it reads, created w
         const { command, args } = launchOf(self, root);
         const flags = remote ? ["--url", URL_GIVEN] : ["--dir", root];
         const entry = remote ? host.http(URL_GIVEN) : host.stdio(command, args);
-        const result = await runConfig([host.id, ...flags, "--write"], root, { HOME: home }, self);
+        const result = await runConfig([host.id, ...flags, "--write"], root, {
+          env: { HOME: home },
+          self,
+        });
         const file = host.file(home, root);
         assert.equal(result.code, 0, `${host.id}: ${result.err}`);
         assert.equal(result.err, "");
@@ -262,7 +238,10 @@ Deno.test("config --write puts each host's entry in the file it reads, created w
         assert.match(result.out, host.trust, host.id);
         const text = await Deno.readTextFile(file);
         assert.deepEqual(read[host.language](text), host.document("toolshed", entry), host.id);
-        const again = await runConfig([host.id, ...flags, "--write"], root, { HOME: home }, self);
+        const again = await runConfig([host.id, ...flags, "--write"], root, {
+          env: { HOME: home },
+          self,
+        });
         assert.deepEqual(again, {
           code: 0,
           out: `"${file}" already has this server "toolshed": nothing to change\n`,
@@ -283,8 +262,11 @@ Deno.test("config --write keeps everything else in each host's file, comments in
       await Deno.mkdir(file.replace(/\/[^/]*$/, ""), { recursive: true });
       await Deno.writeTextFile(file, host.existing.text);
       const result = await runConfig([host.id, "--url", URL_GIVEN, "--write"], root, {
-        HOME: home,
-      }, self);
+        env: {
+          HOME: home,
+        },
+        self,
+      });
       assert.equal(result.code, 0, `${host.id}: ${result.err}`);
       assert.ok(result.out.startsWith(`Added the server "toolshed" in "${file}"\n`), result.out);
       const text = await Deno.readTextFile(file);
@@ -316,7 +298,10 @@ Deno.test("config --write refuses each host's file that does not parse in its la
       await Deno.writeTextFile(file, host.malformed);
       const mtime = (await Deno.stat(file)).mtime;
       for (const flags of [["--dir", root], ["--url", URL_GIVEN]]) {
-        const result = await runConfig([host.id, ...flags, "--write"], root, { HOME: home }, self);
+        const result = await runConfig([host.id, ...flags, "--write"], root, {
+          env: { HOME: home },
+          self,
+        });
         assert.equal(result.code, 1, host.id);
         assert.equal(result.out, "");
         assert.match(
@@ -349,8 +334,11 @@ Deno.test("config --write replaces Codex's table and the tables below it in plac
     const after = '\n# the profiles\n[profiles.fast]\nmodel = "o4-mini"\n';
     await Deno.writeTextFile(`${home}/.codex/config.toml`, before + old + after);
     const result = await runConfig(["codex", "--dir", root, "--write"], root, {
-      HOME: home,
-    }, self);
+      env: {
+        HOME: home,
+      },
+      self,
+    });
     assert.equal(result.code, 0, result.err);
     assert.equal(
       result.err,
@@ -365,9 +353,12 @@ Deno.test("config --write replaces Codex's table and the tables below it in plac
     );
     // CODEX_HOME moves the file, as it moves Codex's own.
     const moved = await runConfig(["codex", "--dir", root, "--write"], root, {
-      HOME: home,
-      CODEX_HOME: `${root}/codex-home`,
-    }, self);
+      env: {
+        HOME: home,
+        CODEX_HOME: `${root}/codex-home`,
+      },
+      self,
+    });
     assert.equal(moved.code, 0, moved.err);
     assert.deepEqual(
       read.toml(await Deno.readTextFile(`${root}/codex-home/config.toml`)),
@@ -390,8 +381,11 @@ Deno.test("config --write refuses a Codex server written as an inline table or d
     ) {
       await Deno.writeTextFile(`${home}/.codex/config.toml`, text);
       const result = await runConfig(["codex", "--dir", root, "--write"], root, {
-        HOME: home,
-      }, self);
+        env: {
+          HOME: home,
+        },
+        self,
+      });
       assert.equal(result.code, 1, text);
       assert.match(
         result.err,
@@ -411,11 +405,11 @@ Deno.test("config --url for the first four clients: an HTTP entry where they hav
       ["cursor", { mcpServers: { toolshed: { url: URL_GIVEN } } }],
     ] as const;
     for (const [client, expected] of cases) {
-      const result = await runConfig([client, "--url", URL_GIVEN], root, {}, self);
+      const result = await runConfig([client, "--url", URL_GIVEN], root, { self });
       assert.equal(result.code, 0, result.err);
       assert.deepEqual(JSON.parse(result.out), expected);
     }
-    const desktop = await runConfig(["claude-desktop", "--url", URL_GIVEN], root, {}, self);
+    const desktop = await runConfig(["claude-desktop", "--url", URL_GIVEN], root, { self });
     assert.deepEqual(desktop, {
       code: 2,
       out: "",
@@ -444,7 +438,7 @@ Deno.test("config --url for the first four clients: an HTTP entry where they hav
         [["codex", "--url", ""], "--url needs a value"],
       ] as const
     ) {
-      const result = await runConfig([...args], root, {}, self);
+      const result = await runConfig([...args], root, { self });
       assert.deepEqual(result, { code: 2, out: "", err: `toolshed: ${message}${hint}` });
     }
   });
@@ -461,21 +455,14 @@ Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with nod
     await Deno.symlink(`${root}/nvm/lib/npx-cli.js`, `${bin}/npx`);
     await Deno.writeTextFile(`${bin}/node`, "", { mode: 0o755 });
     const self = sourceSelf(root);
-    const run = [
-      "--prefer-offline",
-      "--yes",
-      "deno@9.8.7",
-      "run",
-      "-A",
-      `--lock=${root}/deno.lock`,
-      self.main,
-      "--dir",
-      root,
-    ];
+    const run = npxRunWords(root, root);
     const result = await runConfig(["gemini", "--launch", "npx", "--dir", root], root, {
-      PATH: `/nonexistent:${bin}`,
-      HOME: root,
-    }, self);
+      env: {
+        PATH: `/nonexistent:${bin}`,
+        HOME: root,
+      },
+      self,
+    });
     assert.equal(result.code, 0, result.err);
     assert.deepEqual(JSON.parse(result.out), {
       mcpServers: {
@@ -494,9 +481,12 @@ Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with nod
       ] as const
     ) {
       const printed = await runConfig([client, "--launch", "npx", "--dir", root], root, {
-        PATH: `/nonexistent:${bin}`,
-        HOME: root,
-      }, self);
+        env: {
+          PATH: `/nonexistent:${bin}`,
+          HOME: root,
+        },
+        self,
+      });
       assert.equal(printed.code, 0, printed.err);
       assert.deepEqual(JSON.parse(printed.out), expected, client);
     }
@@ -505,17 +495,23 @@ Deno.test("config --launch npx starts an npx run by #!/usr/bin/env node with nod
     await Deno.mkdir(`${root}/other`);
     await Deno.writeTextFile(`${root}/other/node`, "", { mode: 0o755 });
     const onPath = await runConfig(["codex", "--launch", "npx", "--dir", root], root, {
-      PATH: `${bin}:${root}/other`,
-      HOME: root,
-    }, self);
+      env: {
+        PATH: `${bin}:${root}/other`,
+        HOME: root,
+      },
+      self,
+    });
     assert.deepEqual(read.toml(onPath.out), {
       mcp_servers: {
         toolshed: { command: `${root}/other/node`, args: [`${root}/nvm/lib/npx-cli.js`, ...run] },
       },
     });
     const none = await runConfig(["copilot", "--launch", "npx", "--dir", root], root, {
-      PATH: bin,
-    }, self);
+      env: {
+        PATH: bin,
+      },
+      self,
+    });
     assert.deepEqual(JSON.parse(none.out), {
       mcpServers: { toolshed: { type: "local", command: `${bin}/npx`, args: run, tools: ["*"] } },
     });

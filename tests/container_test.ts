@@ -25,7 +25,7 @@ import {
   writeContext,
 } from "../build/container.ts";
 import { run } from "../build/_smoke.ts";
-import { rawRequest } from "./_http_server.ts";
+import { modernBody, modernHeaders, rawRequest } from "./_http_server.ts";
 
 const UNDER_CI = Deno.env.get("CI") === "true";
 const TAG = `localhost/toolshed-container-test:${crypto.randomUUID().slice(0, 8)}`;
@@ -449,25 +449,8 @@ Deno.test("build/container.ts: a server directory's image, built and run", async
           port,
           "POST",
           "/mcp",
-          {
-            host,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            authorization: `Bearer ${TOKEN}`,
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "tools/list",
-          },
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tools/list",
-            params: {
-              _meta: {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-              },
-            },
-          }),
+          { host, ...modernHeaders("tools/list"), authorization: `Bearer ${TOKEN}` },
+          modernBody(1, "tools/list"),
         );
         strictEqual(list.status, 200, list.body);
         strictEqual(JSON.parse(list.body).result.tools.length, 2);

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { serveStatic } from "./_static_server.ts";
+import { modernBody } from "./_http_server.ts";
 
 const REPO = new URL("../", import.meta.url);
 const ROOT = decodeURIComponent(REPO.pathname);
@@ -110,23 +111,12 @@ Deno.test("deno install -g -A -n toolshed from a URL gives a toolshed command th
     const manifest = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
     assert.equal(version.err.trim(), `toolshed ${manifest.version}`);
 
-    const list = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/list",
-      params: {
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    };
     const served = await run(
       `${root}/bin/toolshed`,
       ["--dir", `${home}/my-server`],
       env,
       home,
-      `${JSON.stringify(list)}\n`,
+      `${modernBody(1, "tools/list")}\n`,
     );
     assert.equal(served.code, 0, served.err);
     const answer = JSON.parse(served.out.trim().split("\n")[0]);

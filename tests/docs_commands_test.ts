@@ -18,6 +18,7 @@
 import assert from "node:assert/strict";
 import { ROWS } from "../lib/settings/table.ts";
 import { commandsHelp } from "../lib/commands/table.ts";
+import { docPages } from "./_markdown.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 
@@ -71,25 +72,6 @@ interface CommandLine {
   line: number;
   text: string;
   reader: Reader;
-}
-
-/** The Markdown files under `dir` (relative to the root), recursively, that `keep` accepts. */
-async function markdownUnder(dir: string, keep: (path: string) => boolean): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(`${ROOT}${dir}`)) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) found.push(...await markdownUnder(path, keep));
-    else if (entry.name.endsWith(".md") && keep(path)) found.push(path);
-  }
-  return found.sort();
-}
-
-async function pages(): Promise<string[]> {
-  return [
-    "README.md",
-    ...await markdownUnder("docs", () => true),
-    ...await markdownUnder("examples", (path) => path.endsWith("/README.md")),
-  ];
 }
 
 /** The command lines of one page's text. */
@@ -146,7 +128,7 @@ function commandLines(page: string, text: string): CommandLine[] {
 /** Every command line of README.md, docs/ and the examples' READMEs. */
 async function allCommandLines(): Promise<CommandLine[]> {
   const found: CommandLine[] = [];
-  for (const page of await pages()) {
+  for (const page of await docPages()) {
     found.push(...commandLines(page, await Deno.readTextFile(`${ROOT}${page}`)));
   }
   return found;

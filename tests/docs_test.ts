@@ -15,6 +15,7 @@
 // repository. Every example directory has a README.md and a test in tests/examples/.
 // Reads files only; takes milliseconds.
 import assert from "node:assert/strict";
+import { docPages, markdownUnder } from "./_markdown.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const MARKER = /^<!-- example: (\S+) -->$/;
@@ -22,23 +23,8 @@ const FENCE = /^(`{3,}|~{3,})(.*)$/;
 /** The languages `deno test --doc` runs as snippets. */
 const SCRIPT_LANGS = new Set(["ts", "typescript", "js", "javascript", "tsx", "jsx", "mts", "mjs"]);
 
-/** The Markdown files under `dir` (relative to the root), recursively, that `keep` accepts. */
-async function markdownUnder(dir: string, keep: (path: string) => boolean): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(`${ROOT}${dir}`)) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) found.push(...await markdownUnder(path, keep));
-    else if (entry.name.endsWith(".md") && keep(path)) found.push(path);
-  }
-  return found.sort();
-}
-
 /** The pages whose code blocks follow the rule. */
-const PAGES = [
-  "README.md",
-  ...await markdownUnder("docs", () => true),
-  ...await markdownUnder("examples", (path) => path.endsWith("/README.md")),
-];
+const PAGES = await docPages();
 /** The pages whose links are checked: the docs, and the records and guides beside them. */
 const LINKED = [
   ...PAGES,

@@ -10,7 +10,6 @@ import { callerOf } from "../lib/methods/caller.ts";
 import { callerKeyOf } from "../lib/core/rate_limit.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import type {
-  AuthInfo,
   Call,
   CompletionContext,
   HandlerContext,
@@ -20,13 +19,15 @@ import type {
 import type { TokenVerifier } from "../lib/auth/types.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { composeForTest } from "./_in_process.ts";
+import { ASK_TOOL, askAnswered, callerNamed, JOB_TOOL } from "./_oauth_tools.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import {
+  legacyHeaders,
   modernBody,
   modernHeaders,
   postInitialize,
-  serveForTest,
   type TestHttpServer,
+  whileServed,
 } from "./_http_server.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -64,47 +65,9 @@ const tools: Tool[] = [
     "whoami",
     "tools/whoami.ts",
   ),
-  checkDefinition(
-    {
-      description: "Asks the user, then answers",
-      inputSchema: { type: "object" },
-      handler: async (_args: unknown, ctx: ToolContext) => {
-        const answer = await ctx.request("elicitation/create", {
-          mode: "form",
-          message: "Go?",
-          requestedSchema: { type: "object", properties: { go: { type: "boolean" } } },
-        }, { key: "go" });
-        return `answered ${answer.action}`;
-      },
-    },
-    "ask",
-    "tools/ask.ts",
-  ),
-  checkDefinition(
-    {
-      description: "Works until cancelled, as a task",
-      inputSchema: { type: "object" },
-      task: "optional",
-      handler: (_args: unknown, ctx: ToolContext) =>
-        new Promise((resolve) =>
-          ctx.signal.addEventListener("abort", () => resolve("stopped"), { once: true })
-        ),
-    },
-    "job",
-    "tools/job.ts",
-  ),
+  ASK_TOOL,
+  JOB_TOOL,
 ];
-
-function callerNamed(subject: string): AuthInfo {
-  return {
-    subject,
-    clientId: "app",
-    scopes: [],
-    issuer: "https://issuer.example",
-    expiresAt: undefined,
-    claims: { sub: subject },
-  };
-}
 
 const alice = callerNamed("alice");
 const bob = callerNamed("bob");
@@ -150,17 +113,12 @@ async function post(
   };
 }
 
-async function withServer(
-  config: Parameters<typeof serveForTest>[3],
-  listen: Parameters<typeof serveForTest>[1],
+function withServer(
+  config: Parameters<typeof whileServed>[2],
+  listen: Parameters<typeof whileServed>[1],
   run: (server: TestHttpServer) => Promise<void>,
 ): Promise<void> {
-  const server = await serveForTest(tools, listen, {}, config);
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
+  return whileServed(tools, listen, config, run);
 }
 
 Deno.test("facts: the public faces (ctx.auth, a completer's auth, Call.auth) are typed as the caller fact", () => {
@@ -238,18 +196,7 @@ Deno.test("facts: the OAuth step's caller reaches ctx.auth, the rate key, a task
     // A sealed requestState is bound to the caller it was sealed for.
     const asking = { elicitation: {} };
     const asked = await post(url, "tools/call", { name: "ask", arguments: {} }, "alice", asking);
-    const { requestState, inputRequests } = asked.body.result as {
-      requestState: string;
-      inputRequests: JsonObject;
-    };
-    const round = {
-      name: "ask",
-      arguments: {},
-      requestState,
-      inputResponses: Object.fromEntries(
-        Object.keys(inputRequests).map((key) => [key, { action: "accept", content: { go: true } }]),
-      ),
-    };
+    const round = askAnswered(asked.body.result);
     const hijacked = await post(url, "tools/call", round, "bob", asking);
     match(JSON.stringify(hijacked.body), /requestState was issued to another caller/);
     const continued = await post(url, "tools/call", round, "alice", asking);
@@ -262,13 +209,7 @@ Deno.test("facts: the OAuth step's caller reaches ctx.auth, the rate key, a task
     const inSession = (token: string) =>
       fetch(url, {
         method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          authorization: `Bearer ${token}`,
-          "mcp-session-id": session,
-          "mcp-protocol-version": "2025-11-25",
-        },
+        headers: legacyHeaders(session, { authorization: `Bearer ${token}` }),
         body: JSON.stringify({
           jsonrpc: "2.0",
           id: 2,

@@ -18,9 +18,10 @@ import {
   modernBody,
   modernHeaders,
   openLegacySession,
-  serveForTest,
   type TestHttpServer,
+  whileServed,
 } from "./_http_server.ts";
+import { callerNamed } from "./_oauth_tools.ts";
 import { withHangGuard } from "./_server_process.ts";
 
 type Era = "stateless" | "session";
@@ -171,17 +172,12 @@ const tools: Tool[] = [
   ),
 ];
 
-async function withServer(
-  listen: Parameters<typeof serveForTest>[1],
-  config: Parameters<typeof serveForTest>[3],
+function withServer(
+  listen: Parameters<typeof whileServed>[1],
+  config: Parameters<typeof whileServed>[2],
   run: (server: TestHttpServer) => Promise<void>,
 ): Promise<void> {
-  const server = await serveForTest(tools, listen, {}, config);
-  try {
-    await run(server);
-  } finally {
-    await server.close();
-  }
+  return whileServed(tools, listen, config, run);
 }
 
 Deno.test("status matrix: the transport's own rows and the core's routing rows, in both eras", async () => {
@@ -439,14 +435,7 @@ Deno.test("status matrix: the body's rows and a fault, embedded (a body that fai
 });
 
 function callerWith(scopes: string[]): AuthInfo {
-  return {
-    subject: "alice",
-    clientId: "app",
-    scopes,
-    issuer: "https://issuer.example",
-    expiresAt: undefined,
-    claims: { sub: "alice" },
-  };
+  return callerNamed("alice", scopes);
 }
 
 /** Tokens: "reader" has the base scope "mcp", "outsider" none, "down" cannot be checked. */

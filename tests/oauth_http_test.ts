@@ -20,7 +20,7 @@ import {
   serveForTest,
   type TestHttpServer,
 } from "./_http_server.ts";
-import { DEPLOY_TOOL } from "./_oauth_tools.ts";
+import { ASK_TOOL, askAnswered, DEPLOY_TOOL } from "./_oauth_tools.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 
@@ -35,22 +35,7 @@ const tools: Tool[] = [
     "tools/whoami.ts",
   ),
   DEPLOY_TOOL,
-  checkDefinition(
-    {
-      description: "Asks the user, then answers",
-      inputSchema: { type: "object" },
-      handler: async (_args: unknown, ctx: ToolContext) => {
-        const answer = await ctx.request("elicitation/create", {
-          mode: "form",
-          message: "Go?",
-          requestedSchema: { type: "object", properties: { go: { type: "boolean" } } },
-        }, { key: "go" });
-        return `answered ${answer.action}`;
-      },
-    },
-    "ask",
-    "tools/ask.ts",
-  ),
+  ASK_TOOL,
   checkDefinition(
     {
       description: "Works until told to stop, as a task",
@@ -383,18 +368,7 @@ Deno.test("oauth: another user's token reaches none of a user's session, task or
       {},
       asking,
     );
-    const { requestState, inputRequests } = first.body.result as {
-      requestState: string;
-      inputRequests: JsonObject;
-    };
-    const round = {
-      name: "ask",
-      arguments: {},
-      requestState,
-      inputResponses: Object.fromEntries(
-        Object.keys(inputRequests).map((key) => [key, { action: "accept", content: { go: true } }]),
-      ),
-    };
+    const round = askAnswered(first.body.result);
     const hijacked = await post(server.url, "tools/call", round, bob, {}, asking);
     match(JSON.stringify(hijacked.body), /requestState was issued to another caller/);
     const continued = await post(server.url, "tools/call", round, alice, {}, asking);

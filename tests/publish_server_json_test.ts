@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { Ajv } from "npm:ajv@8.20.0";
 import addFormatsModule from "npm:ajv-formats@3.0.1";
-import { type Compile, publish } from "../lib/commands/publish.ts";
+import { publish } from "../lib/commands/publish.ts";
+import type { Compile } from "../lib/commands/publish_stage.ts";
 import type { Io } from "../lib/commands/command.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);

@@ -10,6 +10,7 @@ import { IN_PROCESS } from "../lib/methods/context.ts";
 import { collector, feed } from "./_memory_streams.ts";
 import { callOf, httpServer, LEGACY, type Message, serverWith } from "./_rate_limited.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { callerNamed } from "./_oauth_tools.ts";
 
 Deno.test("rate limit over stdio: the request over the caller's limit is a -32031 error whose data says when to retry; initialize counts, notifications and ping do not", async () => {
   const { server } = await serverWith({ rateLimit: "3/min" });
@@ -57,14 +58,7 @@ Deno.test("rate limit over stdio: the request over the caller's limit is a -3203
 
 Deno.test("rate limit of a tool: each caller may call it that often, other tools are not counted, and another caller is not refused", async () => {
   const { server } = await serverWith();
-  const as = (subject: string): AuthInfo => ({
-    subject,
-    clientId: "app",
-    scopes: [],
-    issuer: "https://issuer.example",
-    expiresAt: undefined,
-    claims: { sub: subject },
-  });
+  const as = (subject: string): AuthInfo => callerNamed(subject);
   let id = 0;
   /** One tools/call through the core, as the OAuth step hands it over (its `caller` fact). */
   const call = async (name: string, auth?: AuthInfo) => {

@@ -15,18 +15,12 @@ import { NOT_READY, uriTemplatesReady } from "../lib/primitives/uri_template.ts"
 import type { AuthInfo, Middleware } from "../lib/primitives/types.ts";
 import type { JsonObject } from "../lib/util/json.ts";
 import { recorder } from "./_diagnostics.ts";
+import { callerNamed } from "./_oauth_tools.ts";
 
 const V = "2026-07-28";
 
 function callerWith(...scopes: string[]): AuthInfo {
-  return {
-    subject: "alice",
-    clientId: "app",
-    scopes,
-    issuer: "https://issuer.example",
-    expiresAt: undefined,
-    claims: { sub: "alice" },
-  };
+  return callerNamed("alice", scopes);
 }
 
 const ran: string[] = [];

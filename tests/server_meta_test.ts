@@ -13,6 +13,7 @@ import { DirectoryLoadError } from "../lib/discovery/load_error.ts";
 import { manifestOf } from "../lib/commands/mcpb.ts";
 import { spawnServer } from "./_server_process.ts";
 import { recorder } from "./_diagnostics.ts";
+import { initializeBody } from "./_http_server.ts";
 
 const HELLO = decodeURIComponent(new URL("../examples/hello", import.meta.url).pathname);
 const META = {
@@ -189,16 +190,7 @@ Deno.test("server meta: over stdio, serverInfo in initialize and in every 2026-0
   }
   const session = spawnServer(["--dir", HELLO]);
   try {
-    await session.send(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }));
+    await session.send(initializeBody("2025-11-25"));
     const initialized = JSON.parse((await session.nextLine())!);
     assert.deepEqual(initialized.result.serverInfo, info);
   } finally {

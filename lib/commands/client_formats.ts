@@ -77,8 +77,18 @@ function underHome(
   const home = homeOf(env);
   return home ? `${home}/${path}` : { problem: "HOME is not set" };
 }
-const launchWords = (target: Launch | { url: string }) =>
-  "url" in target ? [] : [target.command, "--", ...target.args];
+/**
+ * A host's `CLI mcp add` as words: a stdio server's launch after `--`, a URL's as `remote` says
+ * (`--transport http` before the name unless the host says otherwise).
+ */
+const mcpAdd = (
+  cli: string,
+  remote = (name: string, url: string) => ["--transport", "http", name, url],
+) =>
+(name: string, target: Launch | { url: string }) =>
+  "url" in target
+    ? [cli, "mcp", "add", ...remote(name, target.url)]
+    : [cli, "mcp", "add", name, target.command, "--", ...target.args];
 
 export const CLIENTS: readonly Client[] = [
   {
@@ -129,10 +139,7 @@ export const CLIENTS: readonly Client[] = [
     trust: "Gemini CLI starts no MCP server in a folder you have not trusted: trust this one " +
       "when it asks (or start it with --skip-trust); it asks before each tool call until you " +
       'allow it always (or put "trust": true in the entry).',
-    add: (name, target) =>
-      "url" in target
-        ? ["gemini", "mcp", "add", "--transport", "http", name, target.url]
-        : ["gemini", "mcp", "add", name, ...launchWords(target)],
+    add: mcpAdd("gemini"),
   },
   {
     id: "qwen",
@@ -145,10 +152,7 @@ export const CLIENTS: readonly Client[] = [
     trust: "Qwen Code starts MCP servers only in a folder you trust: trust it when it asks; " +
       'it asks before each tool call until you allow it always (or put "trust": true in the ' +
       "entry).",
-    add: (name, target) =>
-      "url" in target
-        ? ["qwen", "mcp", "add", "--transport", "http", name, target.url]
-        : ["qwen", "mcp", "add", name, ...launchWords(target)],
+    add: mcpAdd("qwen"),
   },
   {
     id: "codex",
@@ -162,10 +166,7 @@ export const CLIENTS: readonly Client[] = [
     afterWrite: "Start codex (/mcp lists the server; so does codex mcp list).",
     trust: "Codex asks you to approve toolshed's tool calls as its approval policy says; " +
       'default_tools_approval_mode = "approve" in the table approves them all.',
-    add: (name, target) =>
-      "url" in target
-        ? ["codex", "mcp", "add", name, "--url", target.url]
-        : ["codex", "mcp", "add", name, ...launchWords(target)],
+    add: mcpAdd("codex", (name, url) => [name, "--url", url]),
   },
   {
     id: "opencode",
@@ -193,10 +194,7 @@ export const CLIENTS: readonly Client[] = [
     trust: "Copilot CLI asks before each tool call: approve toolshed's for the session, or " +
       "start it with --allow-tool followed by the server's name; it asks once to trust the " +
       "folder it starts in.",
-    add: (name, target) =>
-      "url" in target
-        ? ["copilot", "mcp", "add", "--transport", "http", name, target.url]
-        : ["copilot", "mcp", "add", name, ...launchWords(target)],
+    add: mcpAdd("copilot"),
   },
   {
     id: "cline",

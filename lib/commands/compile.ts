@@ -3,19 +3,28 @@
 // out unless asked, and the binary serves what the directory serves. `deno task compile --dir
 // DIR` runs this too (build/compile.ts).
 import { EXIT, type Io } from "./command.ts";
-import { parseCommandArgs } from "./open_server.ts";
-import { absolute, embeddedFolderHolding, loadedAsStartUp, stageChecked } from "./publish_stage.ts";
-import { COMPILE_CONFIG, compileBinary } from "./compile_binary.ts";
+import {
+  absolute,
+  type Compile,
+  compiledFor,
+  embeddedFolderHolding,
+  loadedAsStartUp,
+  refuser,
+  stageChecked,
+  STAGING_FLAGS,
+  STAGING_HELP,
+  stagingFlags,
+  withoutDenoCompile,
+} from "./publish_stage.ts";
+import { compileBinary } from "./compile_binary.ts";
 import { TARGET } from "./denort.ts";
 import { TARGETS, unknownTarget } from "./mcpb.ts";
-import type { Compile } from "./publish.ts";
 
 const FLAGS = {
   dir: { type: "string" },
   output: { type: "string", short: "o" },
   target: { type: "string" },
-  "allow-outside-symlinks": { type: "boolean" },
-  "include-dotfiles": { type: "boolean" },
+  ...STAGING_FLAGS,
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -33,12 +42,7 @@ Options:
                          for Windows)
   --target TRIPLE        A Deno target to build for (default: this machine's, ${TARGET}).
                          Known: ${Object.keys(TARGETS).join(", ")}
-  --allow-outside-symlinks
-                         Embed files that are symlinks to outside their folder where
-                         start-up refuses them, as serve's flag serves them
-  --include-dotfiles     Embed files and folders whose names start with "." (no folder
-                         serves them; left out by default, and said so)
-  -h, --help             Show this help
+${STAGING_HELP}
 
 DENORT_BIN names Deno's standalone runtime (denort) for this machine's target where Deno
 cannot download it.
@@ -56,31 +60,21 @@ export async function compileServer(
   io: Io,
   compile: Compile = compileBinary,
 ): Promise<number> {
-  const parsed = parseCommandArgs(args, FLAGS, io, "compile", command.usage);
-  if (typeof parsed === "number") return parsed;
-  const { values, positionals } = parsed;
-  const refuse = (message: string, code: number = EXIT.usage) => {
-    io.err(`toolshed: ${message}\n`);
-    return code;
-  };
-  if (positionals.length > 0) {
-    return refuse(`Unexpected argument "${positionals[0]}": use --dir DIR to name a directory`);
-  }
-  for (const flag of ["dir", "output", "target"] as const) {
-    if (values[flag] === "") return refuse(`--${flag} needs a value`);
-  }
+  const values = stagingFlags(args, FLAGS, io, "compile", command.usage, [
+    "dir",
+    "output",
+    "target",
+  ]);
+  if (typeof values === "number") return values;
+  const refuse = refuser(io);
   const target = values.target ?? TARGET;
   const unknown = unknownTarget(target);
   if (unknown !== undefined) return refuse(unknown);
   if (values.output?.endsWith("/")) {
     return refuse(`--output "${values.output}" names a folder: give the executable's path`);
   }
-  if (Deno.build.standalone) {
-    return refuse(
-      "compile runs deno compile, which a compiled toolshed does not have: run it from " +
-        "toolshed's source (deno run -A main.ts compile …)",
-    );
-  }
+  const noDenoCompile = withoutDenoCompile("compile");
+  if (noDenoCompile !== undefined) return refuse(noDenoCompile);
   const dir = absolute(values.dir ?? ".", io.cwd);
   let name: string;
   try {
@@ -124,21 +118,8 @@ export async function compileServer(
     // Compiled into the staging directory and copied out once it succeeded: a failed compile
     // leaves nothing at --output.
     const binary = `${staging}/bin/${name}${exe}`;
-    io.err(`toolshed: compiling for ${target}\n`);
-    let report = "";
-    const problem = await compile({
-      cwd: staging,
-      entry: "entry.ts",
-      includes: staged.includes,
-      output: binary,
-      target,
-      config: COMPILE_CONFIG,
-      denortBin: io.env("DENORT_BIN"),
-    }, (text) => report += text);
-    if (problem !== undefined) {
-      if (report.trim() !== "") io.err(`${report.trimEnd()}\n`);
-      return refuse(`Cannot compile for ${target}: ${problem}`, EXIT.failed);
-    }
+    const problem = await compiledFor(compile, staging, staged.includes, target, binary, io);
+    if (problem !== undefined) return refuse(problem, EXIT.failed);
     await Deno.mkdir(output.slice(0, output.lastIndexOf("/")) || "/", { recursive: true });
     await Deno.copyFile(binary, output);
     if (Deno.build.os !== "windows") await Deno.chmod(output, 0o755);

@@ -3,10 +3,21 @@
 // Bundle (.mcpb) per target, and writes the MCP Registry's server.json naming each bundle by
 // its release URL and SHA-256. Who the server is comes from DIR/server.meta.json.
 import { EXIT, type Io } from "./command.ts";
-import { parseCommandArgs } from "./open_server.ts";
-import { absolute, embeddedFolderHolding, loadedAsStartUp, stageChecked } from "./publish_stage.ts";
+import {
+  absolute,
+  type Compile,
+  compiledFor,
+  embeddedFolderHolding,
+  loadedAsStartUp,
+  refuser,
+  stageChecked,
+  STAGING_FLAGS,
+  STAGING_HELP,
+  stagingFlags,
+  withoutDenoCompile,
+} from "./publish_stage.ts";
 import { listedBy } from "./publish_listing.ts";
-import { COMPILE_CONFIG, compileBinary, type CompileRequest } from "./compile_binary.ts";
+import { compileBinary } from "./compile_binary.ts";
 import { TARGET } from "./denort.ts";
 import {
   binaryName,
@@ -38,18 +49,11 @@ const FLAGS = {
   target: { type: "string", multiple: true },
   "release-url": { type: "string" },
   "public-url": { type: "string" },
-  "allow-outside-symlinks": { type: "boolean" },
-  "include-dotfiles": { type: "boolean" },
+  ...STAGING_FLAGS,
   "no-bundles": { type: "boolean" },
   "npm-package": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
-
-/** How publish compiles: `deno compile` unless a test hands it another step. */
-export type Compile = (
-  request: CompileRequest,
-  report: (text: string) => void,
-) => Promise<string | undefined>;
 
 export const command = {
   usage: `Usage: toolshed publish [options]
@@ -76,12 +80,7 @@ Options:
                          in server.json
   --no-bundles           Compile nothing and pack no bundles: write server.json alone, with
                          --public-url, --npm-package or both
-  --allow-outside-symlinks
-                         Embed files that are symlinks to outside their folder where
-                         start-up refuses them, as serve's flag serves them
-  --include-dotfiles     Embed files and folders whose names start with "." (no folder
-                         serves them; left out by default, and said so)
-  -h, --help             Show this help
+${STAGING_HELP}
 
 DENORT_BIN names Deno's standalone runtime (denort) for this machine's target where Deno
 cannot download it. Then publish server.json with the registry's mcp-publisher
@@ -104,19 +103,15 @@ export async function publish(
   io: Io,
   compile: Compile = compileBinary,
 ): Promise<number> {
-  const parsed = parseCommandArgs(args, FLAGS, io, "publish", command.usage);
-  if (typeof parsed === "number") return parsed;
-  const { values, positionals } = parsed;
-  const refuse = (message: string, code: number = EXIT.usage) => {
-    io.err(`toolshed: ${message}\n`);
-    return code;
-  };
-  if (positionals.length > 0) {
-    return refuse(`Unexpected argument "${positionals[0]}": use --dir DIR to name a directory`);
-  }
-  for (const flag of ["dir", "out", "release-url", "public-url", "npm-package"] as const) {
-    if (values[flag] === "") return refuse(`--${flag} needs a value`);
-  }
+  const values = stagingFlags(args, FLAGS, io, "publish", command.usage, [
+    "dir",
+    "out",
+    "release-url",
+    "public-url",
+    "npm-package",
+  ]);
+  if (typeof values === "number") return values;
+  const refuse = refuser(io);
   const noBundles = values["no-bundles"] === true;
   if (noBundles) {
     // What only a bundle takes, given with --no-bundles, is a mistake said, not ignored.
@@ -158,14 +153,13 @@ export async function publish(
   if (publicUrl !== undefined && !isHttpUrl(publicUrl)) {
     return refuse(`--public-url "${publicUrl}" is not an http(s) URL`);
   }
-  if (Deno.build.standalone && !noBundles) {
-    return refuse(
-      "publish runs deno compile, which a compiled toolshed does not have: run it from " +
-        "toolshed's source (deno run -A main.ts publish …)",
-    );
-  }
+  const noDenoCompile = withoutDenoCompile("publish");
+  if (noDenoCompile !== undefined && !noBundles) return refuse(noDenoCompile);
   const dir = absolute(values.dir ?? ".", io.cwd);
   const out = absolute(values.out ?? `${dir}/dist`, io.cwd);
+  // What start-up refuses, publish refuses (adr/0059), with or without bundles.
+  const startUp = () =>
+    loadedAsStartUp(dir, values["allow-outside-symlinks"] === true, io, "publish");
 
   let meta: ServerMeta | undefined;
   try {
@@ -207,12 +201,7 @@ export async function publish(
   if (noBundles) {
     // server.json alone (adr/0067): who the server is, checked as above, and a directory
     // start-up serves; nothing is compiled, so nothing is staged.
-    const fromDir = await loadedAsStartUp(
-      dir,
-      values["allow-outside-symlinks"] === true,
-      io,
-      "publish",
-    );
+    const fromDir = await startUp();
     if (typeof fromDir === "number") return fromDir;
     const entry = serverJson(meta, [], "", publicUrl, npmPackage);
     await Deno.mkdir(out, { recursive: true });
@@ -248,13 +237,7 @@ export async function publish(
   );
   if (badUrl !== undefined) return refuse(badUrl);
 
-  // What start-up refuses, publish refuses (adr/0059).
-  const fromDir = await loadedAsStartUp(
-    dir,
-    values["allow-outside-symlinks"] === true,
-    io,
-    "publish",
-  );
+  const fromDir = await startUp();
   if (typeof fromDir === "number") return fromDir;
 
   const staging = await Deno.makeTempDir({ prefix: "toolshed_publish_" });
@@ -272,22 +255,8 @@ export async function publish(
     const binaries: string[] = [];
     for (const target of targets) {
       const binary = `${staging}/bin/${target}/${binaryName(meta, target)}`;
-      io.err(`toolshed: compiling for ${target}\n`);
-      // deno compile's report (its tree of embedded files) is shown when the compile fails.
-      let report = "";
-      const problem = await compile({
-        cwd: staging,
-        entry: "entry.ts",
-        includes,
-        output: binary,
-        target,
-        config: COMPILE_CONFIG,
-        denortBin: io.env("DENORT_BIN"),
-      }, (text) => report += text);
-      if (problem !== undefined) {
-        if (report.trim() !== "") io.err(`${report.trimEnd()}\n`);
-        return refuse(`Cannot compile for ${target}: ${problem}`, EXIT.failed);
-      }
+      const problem = await compiledFor(compile, staging, includes, target, binary, io);
+      if (problem !== undefined) return refuse(problem, EXIT.failed);
       binaries.push(binary);
     }
     await Deno.mkdir(out, { recursive: true });

@@ -6,11 +6,13 @@
 // dropped from a bundle without a word.
 import { SERVER_META_FILE } from "../primitives/server_identity.ts";
 import { EXIT, type Io } from "./command.ts";
-import { ioDiagnostics, openServer } from "./open_server.ts";
+import { ioDiagnostics, openServer, parseCommandArgs } from "./open_server.ts";
+import type { FlagSpec } from "../host/args.ts";
 import { createServer, type Server } from "../server/create_server.ts";
 import type { LoadedServer } from "../discovery/server_dir.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
+import { COMPILE_CONFIG, type CompileRequest } from "./compile_binary.ts";
 
 /** The folders of a server directory a compiled binary embeds, when the directory has them. */
 const EMBEDDED_FOLDERS = [
@@ -184,6 +186,96 @@ async function realPathOfNearest(path: string): Promise<string> {
       head = head.slice(0, cut);
     }
   }
+}
+
+/** The flags publish and compile take alike (besides --dir and --help)… */
+export const STAGING_FLAGS = {
+  "allow-outside-symlinks": { type: "boolean" },
+  "include-dotfiles": { type: "boolean" },
+} as const;
+
+/** …and their help with --help's, last among their options. */
+export const STAGING_HELP = `  --allow-outside-symlinks
+                         Embed files that are symlinks to outside their folder where
+                         start-up refuses them, as serve's flag serves them
+  --include-dotfiles     Embed files and folders whose names start with "." (no folder
+                         serves them; left out by default, and said so)
+  -h, --help             Show this help`;
+
+/** How publish and compile compile: `deno compile` unless a test hands it another step. */
+export type Compile = (
+  request: CompileRequest,
+  report: (text: string) => void,
+) => Promise<string | undefined>;
+
+/** How publish and compile refuse: `message` said, then `code` (a usage error unless given). */
+export function refuser(io: Io): (message: string, code?: number) => number {
+  return (message, code = EXIT.usage) => {
+    io.err(`toolshed: ${message}\n`);
+    return code;
+  };
+}
+
+/**
+ * The flags of `toolshed VERB` (publish, compile) as parseCommandArgs reads them, refusing in
+ * the same words what both refuse first: an argument (the directory is --dir), or a flag of
+ * `valued` given an empty value. Their values, or the exit code after help or a refusal.
+ */
+export function stagingFlags<Specs extends Record<string, FlagSpec>>(
+  args: string[],
+  flags: Specs,
+  io: Io,
+  verb: Verb,
+  usage: string,
+  valued: readonly (keyof Specs & string)[],
+) {
+  const parsed = parseCommandArgs(args, flags, io, verb, usage);
+  if (typeof parsed === "number") return parsed;
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) {
+    return refuser(io)(
+      `Unexpected argument "${positionals[0]}": use --dir DIR to name a directory`,
+    );
+  }
+  const empty = valued.find((flag) => (values as Record<string, unknown>)[flag] === "");
+  return empty === undefined ? values : refuser(io)(`--${empty} needs a value`);
+}
+
+/** Why `verb` cannot run here (a compiled toolshed has no deno compile), or undefined. */
+export function withoutDenoCompile(verb: Verb): string | undefined {
+  return Deno.build.standalone
+    ? `${verb} runs deno compile, which a compiled toolshed does not have: run it from ` +
+      `toolshed's source (deno run -A main.ts ${verb} …)`
+    : undefined;
+}
+
+/**
+ * The staged entry module compiled by `compile` for `target` into `output`, as publish and
+ * compile compile it: said first, with deno compile's report (its tree of embedded files)
+ * shown when it fails. Why it failed, or undefined.
+ */
+export async function compiledFor(
+  compile: Compile,
+  staging: string,
+  includes: readonly string[],
+  target: string,
+  output: string,
+  io: Io,
+): Promise<string | undefined> {
+  io.err(`toolshed: compiling for ${target}\n`);
+  let report = "";
+  const problem = await compile({
+    cwd: staging,
+    entry: "entry.ts",
+    includes,
+    output,
+    target,
+    config: COMPILE_CONFIG,
+    denortBin: io.env("DENORT_BIN"),
+  }, (text) => report += text);
+  if (problem === undefined) return undefined;
+  if (report.trim() !== "") io.err(`${report.trimEnd()}\n`);
+  return `Cannot compile for ${target}: ${problem}`;
 }
 
 /** `path` taken from `cwd` when relative, without a trailing "/". */
