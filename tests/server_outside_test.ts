@@ -184,10 +184,13 @@ Deno.test("new server from a URL run: deno.json maps @toolshed/toolshed to the m
     const config = JSON.parse(await Deno.readTextFile(`${web}/deno.json`));
     assert.equal(config.imports["@toolshed/toolshed"], `${origin}/mod.ts`);
     assert.equal(config.tasks.check, `deno run -A ${origin}/main.ts check`);
-    // The hint names the run as the person typed it.
+    // The hint names the run as the person typed it: through npx when npx started this Deno (as
+    // .ci/run's `npx --yes deno@… task test` does: its environment reaches the child).
     assert.match(
       made.out,
-      new RegExp(`check it with: deno run -A ${origin}/main\\.ts check --dir web\n`),
+      new RegExp(
+        `check it with: (deno|npx --yes deno@[0-9.]+) run -A ${origin}/main\\.ts check --dir web\n`,
+      ),
     );
     const tool = await deno([
       "run",
