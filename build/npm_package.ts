@@ -3,12 +3,17 @@
 // pinned to the Deno this build runs on. A first start then imports nothing from any registry:
 // the bundle holds every module and npm package main.ts loads. Beside it the package carries
 // mod.ts and lib/ (what a server's tools, tests and an embedding app import, and what
-// `toolshed check` type-checks them against) under a deno.json that maps "@toolshed/toolshed".
+// `toolshed check` type-checks them against) under a deno.json that maps "@toolshed/toolshed",
+// and what `toolshed compile` and `publish` hand `deno compile`: main.ts (the staged entry
+// starts it), build/compile.deno.json and the deno.lock that names. The bundle lies two
+// folders deep, as lib/commands/ does, so that paths those commands take from their own
+// module (`../../main.ts`) name the package's files from inside the bundle too.
 //
 //   deno run -A build/npm_package.ts [--output DIR] [--pack]
 //
 // --pack also runs `npm pack` in DIR and prints the tarball's path.
 import { parseArgs } from "../lib/host/args.ts";
+import { COMPILE_CONFIG } from "../lib/commands/compile_binary.ts";
 import { NPM_BIN_PATH, NPM_BUNDLE_PATH, NPM_PACKAGE } from "../lib/commands/invocation.ts";
 import { bundle } from "./bundle.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
@@ -28,8 +33,11 @@ export const BUNDLE_PATH = NPM_BUNDLE_PATH;
 /** The bin, as it lies in the package. */
 export const BIN_PATH = NPM_BIN_PATH;
 
-/** The files deno.json's `publish.include` names that the npm package carries as they are. */
-const NOT_COPIED = new Set(["deno.json", "README.md", "main.ts"]);
+/** The files deno.json's `publish.include` names that the npm package does not copy as they are. */
+const NOT_COPIED = new Set(["deno.json", "README.md"]);
+
+/** `deno compile`'s configuration, by its path in the repository and in the package. */
+export const COMPILE_CONFIG_PATH = COMPILE_CONFIG.slice(ROOT.length);
 
 /** What the command line asks for, or why it cannot be done. */
 export type PackageRequest =
@@ -79,7 +87,7 @@ interface Manifest {
   publish: { include: string[] };
 }
 
-/** What the package carries besides package.json, deno.json and README.md (paths in it). */
+/** What the package carries as the repository has it (paths in it): deno.json's `publish.include` but deno.json and README.md. */
 export async function copiedPaths(): Promise<string[]> {
   const manifest = await readManifest();
   return manifest.publish.include.filter((path) => !NOT_COPIED.has(path));
@@ -89,12 +97,101 @@ async function readManifest(): Promise<Manifest> {
   return JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as Manifest;
 }
 
+/** `deno compile`'s configuration as the repository has it. */
+interface CompileConfig {
+  lock: { path: string };
+  [field: string]: unknown;
+}
+
+async function readCompileConfig(): Promise<CompileConfig> {
+  return JSON.parse(await Deno.readTextFile(`${ROOT}${COMPILE_CONFIG_PATH}`)) as CompileConfig;
+}
+
+/** The lock file `config` names, by its path in the repository (and in the package). */
+function lockPath(config: CompileConfig): string {
+  const url = new URL(config.lock.path, `file://${ROOT}${COMPILE_CONFIG_PATH}`);
+  const path = decodeURIComponent(url.pathname);
+  if (!path.startsWith(ROOT) || path.slice(ROOT.length).includes("/")) {
+    throw new Error(`${COMPILE_CONFIG_PATH} names a lock file outside the root: ${path}`);
+  }
+  return path.slice(ROOT.length);
+}
+
+/** deno.lock as Deno writes it (version 5): specifiers, and npm packages by id. */
+interface Lock {
+  specifiers: Record<string, string>;
+  npm: Record<string, { dependencies?: string[] }>;
+  [section: string]: unknown;
+}
+
+/** The npm packages (`npm:name@version`, no path) that the `.ts` files under `paths` import. */
+async function importedNpm(paths: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  const visit = async (path: string): Promise<void> => {
+    if ((await Deno.stat(path)).isDirectory) {
+      for await (const entry of Deno.readDir(path)) await visit(`${path}/${entry.name}`);
+    } else if (path.endsWith(".ts")) {
+      const text = await Deno.readTextFile(path);
+      for (const match of text.matchAll(/["']npm:((?:@[^/"'@]+\/)?[^/"'@]+@[^/"']+)/g)) {
+        found.add(`npm:${match[1]}`);
+      }
+    }
+  };
+  for (const path of paths) await visit(`${ROOT}${path}`);
+  return found;
+}
+
+/**
+ * The lock the package's `deno compile` reads: the repository's, with only the npm packages
+ * that `imported` names and what they depend on. Deno fetches every package a lock lists, so
+ * the whole lock would have a fresh HOME download the test suite's packages (an OIDC provider,
+ * an HTTP framework, React) for its first compile.
+ */
+export function prunedLock(lock: Lock, imported: Set<string>): Lock {
+  const missing = [...imported].filter((specifier) => !(specifier in lock.specifiers));
+  if (missing.length > 0) throw new Error(`deno.lock has no ${missing.join(", ")}`);
+  const specifiers = Object.fromEntries(
+    Object.entries(lock.specifiers).filter(([specifier]) => imported.has(specifier)),
+  );
+  const ids = Object.keys(lock.npm);
+  const nameOf = (id: string) => id.slice(0, id.indexOf("@", 1));
+  // A dependency is named alone, or with its version where the lock holds several.
+  const idOf = (dependency: string) => {
+    const matching = ids.filter((id) =>
+      dependency.includes("@", 1)
+        ? id === dependency || id.startsWith(`${dependency}_`)
+        : nameOf(id) === dependency
+    );
+    if (matching.length !== 1) throw new Error(`deno.lock has no one npm package ${dependency}`);
+    return matching[0];
+  };
+  const pending = Object.entries(specifiers).map(([specifier, resolved]) =>
+    `${nameOf(specifier.slice("npm:".length))}@${resolved}`
+  );
+  const npm: Lock["npm"] = {};
+  while (pending.length > 0) {
+    const id = pending.pop()!;
+    if (id in npm) continue;
+    const entry = lock.npm[id];
+    if (entry === undefined) throw new Error(`deno.lock has no npm package ${id}`);
+    npm[id] = entry;
+    pending.push(...(entry.dependencies ?? []).map(idOf));
+  }
+  const sorted = Object.fromEntries(Object.entries(npm).sort(([a], [b]) => a < b ? -1 : 1));
+  return { ...lock, specifiers, npm: sorted };
+}
+
 /**
  * package.json: the `toolshed` bin, the files, and the one dependency, `deno` at exactly the
  * version this build runs (the bundle was made and smoke-tested by it). npm installs that
  * package's binary through its platform packages (optional dependencies of `deno`).
  */
-export function packageJson(version: string, denoVersion: string, copied: string[]): object {
+export function packageJson(
+  version: string,
+  denoVersion: string,
+  copied: string[],
+  compiled: string[],
+): object {
   return {
     name: PACKAGE_NAME,
     version,
@@ -102,7 +199,7 @@ export function packageJson(version: string, denoVersion: string, copied: string
       "The toolshed command runs it on the Deno this package installs.",
     keywords: ["mcp", "model-context-protocol", "mcp-server", "deno"],
     bin: { toolshed: BIN_PATH },
-    files: [BIN_PATH, BUNDLE_PATH, "deno.json", ...copied],
+    files: [BIN_PATH, BUNDLE_PATH, "deno.json", ...copied, ...compiled],
     engines: { node: ">=18" },
     dependencies: { deno: denoVersion },
   };
@@ -124,6 +221,14 @@ export function denoJson(manifest: Manifest): object {
   };
 }
 
+/**
+ * build/compile.deno.json for the package: the repository's (imports, lock), with npm packages
+ * from Deno's cache, not from node_modules, as in deno.json above.
+ */
+export function compileConfig(repository: CompileConfig): object {
+  return { ...repository, nodeModulesDir: "none" };
+}
+
 /** Writes the package into `output` (emptied first); returns its version. */
 export async function writePackage(output: string): Promise<string> {
   const manifest = await readManifest();
@@ -131,10 +236,9 @@ export async function writePackage(output: string): Promise<string> {
   await Deno.remove(output, { recursive: true }).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   });
-  await Deno.mkdir(`${output}/bin`, { recursive: true });
-  await Deno.mkdir(`${output}/${BUNDLE_PATH.slice(0, BUNDLE_PATH.lastIndexOf("/"))}`, {
-    recursive: true,
-  });
+  for (const path of [BIN_PATH, BUNDLE_PATH, COMPILE_CONFIG_PATH]) {
+    await Deno.mkdir(`${output}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+  }
   await bundle(`${output}/${BUNDLE_PATH}`);
   await Deno.copyFile(`${ROOT}build/npm/toolshed.cjs`, `${output}/${BIN_PATH}`);
   await Deno.chmod(`${output}/${BIN_PATH}`, 0o755);
@@ -142,9 +246,17 @@ export async function writePackage(output: string): Promise<string> {
   for (const path of copied) await copy(`${ROOT}${path}`, `${output}/${path}`);
   const json = (value: object) => `${JSON.stringify(value, null, 2)}\n`;
   await Deno.writeTextFile(`${output}/deno.json`, json(denoJson(manifest)));
+  const config = await readCompileConfig();
+  const lock = lockPath(config);
+  await Deno.writeTextFile(`${output}/${COMPILE_CONFIG_PATH}`, json(compileConfig(config)));
+  const repositoryLock = JSON.parse(await Deno.readTextFile(`${ROOT}${lock}`)) as Lock;
+  await Deno.writeTextFile(
+    `${output}/${lock}`,
+    json(prunedLock(repositoryLock, await importedNpm(copied))),
+  );
   await Deno.writeTextFile(
     `${output}/package.json`,
-    json(packageJson(manifest.version, Deno.version.deno, copied)),
+    json(packageJson(manifest.version, Deno.version.deno, copied, [COMPILE_CONFIG_PATH, lock])),
   );
   return manifest.version;
 }

