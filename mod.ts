@@ -483,26 +483,46 @@ export type { HandlerContext } from "./lib/primitives/types.ts";
  */
 export type { Call, CallHandler, Middleware } from "./lib/primitives/types.ts";
 
-import type { ToolDefinition } from "./lib/primitives/types.ts";
+import type { FromSchema, ToolSchema, TypedToolDefinition } from "./lib/primitives/types.ts";
 
 /**
  * Returns the tool definition unchanged; it only gives the handler's arguments a type.
  *
- * @example Define a tool with typed arguments
+ * Without a type argument, the arguments' type comes from `inputSchema` (adr/0069): from a
+ * JSON Schema written inline or `as const` (`properties` and `required`, `type`, `items`,
+ * `enum`, `const`; anything else is `unknown`), or from a schema library's schema (Zod 4,
+ * Valibot, ArkType: any Standard Schema) as its output type. An `outputSchema` types what the
+ * handler returns. `defineTool<Args>(…)` gives the arguments' type by hand instead.
+ *
+ * @example Define a tool whose arguments are typed from its schema
  * ```ts
  * import { defineTool } from "./mod.ts";
  *
- * const greet = defineTool<{ name: string }>({
+ * const greet = defineTool({
  *   description: "Greets someone by name",
- *   inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
- *   handler: ({ name }) => `Hello, ${name}!`,
+ *   inputSchema: {
+ *     type: "object",
+ *     properties: { name: { type: "string" }, times: { type: "integer" } },
+ *     required: ["name"],
+ *   },
+ *   // name: string, times: number | undefined
+ *   handler: ({ name, times = 1 }) => `Hello, ${name}!`.repeat(times),
  * });
  * if (greet.handler({ name: "Ada" }, {} as never) !== "Hello, Ada!") throw new Error("unexpected");
+ *
+ * const shout = defineTool<{ text: string }>({
+ *   description: "Says it louder",
+ *   inputSchema: { type: "object", properties: { text: { type: "string" } } },
+ *   handler: ({ text }) => text.toUpperCase(),
+ * });
+ * if (shout.handler({ text: "hi" }, {} as never) !== "HI") throw new Error("unexpected");
  * ```
  */
-export function defineTool<Args = Record<string, unknown>>(
-  definition: ToolDefinition<Args>,
-): ToolDefinition<Args> {
+export function defineTool<
+  Args = FromSchema,
+  const In extends ToolSchema = ToolSchema,
+  const Out extends ToolSchema = ToolSchema,
+>(definition: TypedToolDefinition<NoInfer<Args>, In, Out>): TypedToolDefinition<Args, In, Out> {
   return definition;
 }
 

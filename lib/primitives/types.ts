@@ -348,3 +348,104 @@ export type CallHandler = (call: Call) => JsonObject | Promise<JsonObject>;
  * costs those methods one call.
  */
 export type Middleware = (next: CallHandler) => CallHandler;
+
+// Arguments inferred from the schema (adr/0069): types only, erased at run time. Each type
+// below is a bounded chain of conditional types over the schema as written; nothing maps
+// over a schema library's internals, so a library's deep types are read once, at
+// `["~standard"]["types"]["output"]`, where the library has already computed them.
+
+/**
+ * A Standard Schema (https://standardschema.dev, v1): what Zod 4, Valibot and ArkType
+ * schemas carry under `~standard`. Declared here, not imported: no run-time dependency.
+ */
+interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => unknown;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  };
+}
+
+/** What `inputSchema` and `outputSchema` may be written as: JSON Schema or a library's schema. */
+export type ToolSchema = JsonObject | StandardSchemaV1;
+
+/** A Standard Schema's output type, read from `types.output` (`unknown` when it has none). */
+type StandardOutput<S> = S extends {
+  readonly "~standard": { readonly types?: { readonly output: infer O } | undefined };
+} ? O
+  : unknown;
+
+/** Depths left: five levels of objects and arrays below the root are typed; deeper is `unknown`. */
+type Less = [never, 0, 1, 2, 3, 4];
+
+/** The type a JSON Schema `type` keyword names. */
+type TypeNamed<T, S, D extends number> = T extends "string" ? string
+  : T extends "number" | "integer" ? number
+  : T extends "boolean" ? boolean
+  : T extends "null" ? null
+  : T extends "array" ? S extends { readonly items: infer I } ? JsonSchemaType<I, Less[D]>[]
+    : unknown[]
+  : T extends "object" ? ObjectOf<S, D>
+  : unknown;
+
+/** An object schema's properties: those in `required` are required, the others optional. */
+type ObjectOf<S, D extends number> = S extends { readonly properties: infer P } ? Flat<
+    & {
+      -readonly [K in keyof P & RequiredOf<S>]: JsonSchemaType<P[K], Less[D]>;
+    }
+    & {
+      -readonly [K in Exclude<keyof P, RequiredOf<S>>]?: JsonSchemaType<P[K], Less[D]>;
+    }
+  >
+  : Record<string, unknown>;
+
+type RequiredOf<S> = S extends { readonly required: readonly (infer R)[] } ? R & string : never;
+
+/** One object type from an intersection, so that a message shows `{ n: number }`. */
+type Flat<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;
+
+/**
+ * The TypeScript type of a JSON Schema written `as const` (or inline in `defineTool`):
+ * `const`, `enum`, and `type` (one name or a list) with `properties`/`required` and `items`.
+ * Any other schema, or one nested more than five levels below the root, is `unknown`.
+ */
+type JsonSchemaType<S, D extends number = 5> = [D] extends [never] ? unknown
+  : S extends { readonly const: infer C } ? C
+  : S extends { readonly enum: readonly (infer E)[] } ? E
+  : S extends { readonly type: infer T }
+    ? T extends readonly (infer U)[] ? TypeNamed<U, S, D> : TypeNamed<T, S, D>
+  : unknown;
+
+/**
+ * The type a schema describes: a Standard Schema's output type, or a JSON Schema's type;
+ * `Fallback` when neither says more than `unknown`.
+ */
+type SchemaType<S, Fallback = unknown> = [S] extends [StandardSchemaV1]
+  ? unknown extends StandardOutput<S> ? Fallback : StandardOutput<S>
+  : unknown extends JsonSchemaType<S> ? Fallback
+  : JsonSchemaType<S>;
+
+/** Stands for "no type argument given" in `defineTool`: the schema's type is used. */
+export interface FromSchema {
+  readonly "~fromSchema": never;
+}
+
+/**
+ * A tool whose handler's arguments are typed from `inputSchema` (unless `Args` is given) and
+ * whose result is typed from `outputSchema` when it has one: what `defineTool` takes.
+ */
+export type TypedToolDefinition<Args, In, Out> =
+  & Omit<ToolDefinition, "inputSchema" | "outputSchema" | "handler">
+  & {
+    inputSchema: In;
+    outputSchema?: Out;
+    handler: (
+      args: [Args] extends [FromSchema] ? SchemaType<In, Record<string, unknown>> : Args,
+      ctx: ToolContext,
+    ) => ResultOf<SchemaType<Out>>;
+  };
+
+/** What a handler returns: anything, or with an outputSchema its type or a whole result. */
+type ResultOf<O> = unknown extends O ? unknown
+  : O | { content: unknown[] } | Promise<O | { content: unknown[] }>;
