@@ -9,6 +9,7 @@
 // PATH is the `toolshed` that `npm install -g toolshed` gave (or any command taking toolshed's
 // flags); DIR the server directory it serves (default: this repository's tools/ alone).
 import { parseArgs } from "../lib/host/args.ts";
+import { initializeBody } from "../tests/_http_server.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const { values } = parseArgs({
@@ -45,21 +46,13 @@ async function lineTimes(
   throw new Error(`the server ended after ${times.length} answers`);
 }
 
-const initialize = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "bench/first_start.ts", version: "1" },
-  },
-};
 const requests = [
-  initialize,
-  { jsonrpc: "2.0", method: "notifications/initialized" },
-  { jsonrpc: "2.0", id: 2, method: "tools/list" },
-].map((message) => JSON.stringify(message)).join("\n") + "\n";
+  initializeBody(),
+  ...[
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 2, method: "tools/list" },
+  ].map((message) => JSON.stringify(message)),
+].join("\n") + "\n";
 
 const initialized: number[] = [];
 const listed: number[] = [];

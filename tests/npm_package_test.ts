@@ -25,6 +25,7 @@ import {
   verdaccioProblem,
 } from "./_verdaccio.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { initializeBody } from "./_http_server.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 
@@ -225,16 +226,7 @@ async function serveOnce(
   try {
     const send = (message: object) =>
       writer.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
-    await send({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "npm_package_test", version: "1" },
-      },
-    });
+    await writer.write(new TextEncoder().encode(`${initializeBody()}\n`));
     const answers = lines(child.stdout);
     const first = await withHangGuard(answers.next(), "initialize");
     const initializeMs = performance.now() - started;
