@@ -183,18 +183,21 @@ function callOptions(controller = new AbortController()) {
 Deno.test("callTool() hands the validator's value to the handler and leaves the request's arguments as sent", () => {
   let received: unknown;
   const tool = toolOf(
-    z.object({ tags: z.array(z.string().transform((tag) => tag.toUpperCase())), n: z.number() })
-      .transform(({ tags, n }) => ({ tags, n, count: tags.length })),
+    z.object({
+      tags: z.array(z.string().transform((tag) => tag.toUpperCase())),
+      when: z.iso.date().pipe(z.coerce.date()),
+    }).transform(({ tags, when }) => ({ tags, when, count: tags.length })),
     (args) => {
       received = args;
       return "ok";
     },
   );
-  const args = { tags: ["a", "b"], n: 1 };
+  const args = { tags: ["a", "b"], when: "2026-12-05" };
   const sent = structuredClone(args);
   const result = callTool(tool, args, callOptions().options) as CallToolResult;
   deepStrictEqual(textOf(result), "ok");
-  deepStrictEqual(received, { tags: ["A", "B"], n: 1, count: 2 });
+  // A coercion whose input JSON Schema can describe (a date string) reaches the handler coerced.
+  deepStrictEqual(received, { tags: ["A", "B"], when: new Date("2026-12-05"), count: 2 });
   deepStrictEqual(args, sent);
 });
 
