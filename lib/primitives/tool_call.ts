@@ -9,6 +9,7 @@ import type { Diagnostics } from "../util/diagnostics.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { Channels, ToolContext } from "./types.ts";
 import { InputRequired } from "./input_required.ts";
+import { outcomeOf } from "./standard_schema.ts";
 import { ProtocolError } from "../wire/errors.ts";
 
 /** A CallToolResult before the era-specific fields (resultType, _meta) are stamped on. */
@@ -56,9 +57,11 @@ export function errorResult(message: string): CallToolResult {
 }
 
 /**
- * Runs one call. The result is synchronous when the handler is: a synchronous handler has
- * finished when it returns, so it needs no timer, no race and no promise (the per-call
- * timer alone cost ~1 µs, bench/pipeline_bench.ts). Throws or rejects only with a
+ * Runs one call. The result is synchronous when the handler is (and the inputSchema's own
+ * validator, when it is a library's schema): a synchronous handler has finished when it
+ * returns, so it needs no timer, no race and no promise (the per-call timer alone cost
+ * ~1 µs, bench/pipeline_bench.ts). An asynchronous validator (an async refinement) runs
+ * under the call's timeout and signal, as the handler does. Throws or rejects only with a
  * ProtocolError the handler threw (McpError): the JSON-RPC error it means to answer with.
  */
 export function callTool(
@@ -74,10 +77,61 @@ export function callTool(
     // e.g. a recursive schema meeting arguments nested deeper than the stack allows
     invalid = `they could not be validated: ${messageOf(error)}`;
   }
-  if (invalid !== undefined) {
-    return errorResult(`Invalid arguments for tool "${tool.name}": ${invalid}`);
-  }
+  if (invalid !== undefined) return invalidArguments(tool, invalid);
 
+  const parse = tool.parseArguments;
+  if (parse === undefined) return run(tool, args, options, false);
+  let parsed: unknown;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    return unvalidated(tool, options, error);
+  }
+  if (!isThenable(parsed)) return runParsed(tool, parsed, options, false);
+
+  const { signal } = options.controller;
+  const stop = startTimer(tool, options);
+  return Promise.race([parsed, rejectOnAbort(signal)]).then(
+    (ready) => runParsed(tool, ready, options, true),
+    (error) => signal.aborted ? failure(tool, options, error) : unvalidated(tool, options, error),
+  ).finally(stop);
+}
+
+function invalidArguments(tool: Tool, problem: string): CallToolResult {
+  return errorResult(`Invalid arguments for tool "${tool.name}": ${problem}`);
+}
+
+/** A library's validator that threw: the call's arguments could not be validated. */
+function unvalidated(tool: Tool, options: CallOptions, error: unknown): CallToolResult {
+  options.diagnostics.error(`Tool "${tool.name}" could not validate its arguments`, error, {
+    tool: tool.name,
+  });
+  return invalidArguments(tool, `they could not be validated: ${messageOf(error)}`);
+}
+
+/** Runs the handler on what the library's validator gave, or answers with its issues. */
+function runParsed(
+  tool: Tool,
+  result: unknown,
+  options: CallOptions,
+  timed: boolean,
+): MaybePromise<CallToolResult> {
+  const outcome = outcomeOf(result);
+  if ("problem" in outcome) return invalidArguments(tool, outcome.problem);
+  return run(tool, outcome.value, options, timed);
+}
+
+/**
+ * Runs the handler on its (checked) arguments. `timed` says the call's timer is running
+ * already (started for an asynchronous validator); otherwise an asynchronous handler
+ * starts it.
+ */
+function run(
+  tool: Tool,
+  args: unknown,
+  options: CallOptions,
+  timed: boolean,
+): MaybePromise<CallToolResult> {
   const { controller } = options;
   const channels = options.channels ?? NO_CHANNELS;
   const ctx: ToolContext = {
@@ -91,23 +145,30 @@ export function callTool(
   };
   let value: unknown;
   try {
-    value = tool.definition.handler(args, ctx);
+    value = tool.definition.handler(args as JsonObject, ctx);
   } catch (error) {
     return failure(tool, options, error);
   }
   if (!isThenable(value)) return settle(tool, value);
 
-  const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
-  const timer = setTimeout(
-    () => controller.abort(new ToolTimeout(tool.name, timeoutMs)),
-    timeoutMs,
-  );
+  const stop = timed ? undefined : startTimer(tool, options);
   // The handler may ignore its signal; the race still answers on time (its work goes on
   // in the background, which is all JavaScript allows).
-  return Promise.race([value, rejectOnAbort(controller.signal)]).then(
+  const raced = Promise.race([value, rejectOnAbort(controller.signal)]).then(
     (ready) => settle(tool, ready),
     (error) => failure(tool, options, error),
-  ).finally(() => clearTimeout(timer));
+  );
+  return stop === undefined ? raced : raced.finally(stop);
+}
+
+/** Aborts the call's controller when its time is up; returns what stops the timer. */
+function startTimer(tool: Tool, options: CallOptions): () => void {
+  const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
+  const timer = setTimeout(
+    () => options.controller.abort(new ToolTimeout(tool.name, timeoutMs)),
+    timeoutMs,
+  );
+  return () => clearTimeout(timer);
 }
 
 /**

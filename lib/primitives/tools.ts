@@ -1,6 +1,6 @@
 // Tools as the core serves them: a definition checked field by field, its schemas compiled
 // once. Where definitions come from (a directory, a sidecar) is discovery's concern.
-import { asJsonSchema } from "./standard_schema.ts";
+import { asJsonSchema, type StandardValidate, standardValidator } from "./standard_schema.ts";
 import { isObject, type JsonObject, MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { jsonProblem, PRIMITIVE_NAME } from "./json_wire.ts";
 import { checkAnnotations, checkIcons } from "../schema/mcp_shapes.ts";
@@ -18,6 +18,11 @@ export interface Tool {
   file: string;
   definition: ToolDefinition;
   validateInput: SchemaCheck;
+  /**
+   * An inputSchema written with a schema library: its own validator (`~standard.validate`),
+   * run after validateInput; the value it gives is what the handler receives (adr/0069).
+   */
+  parseArguments?: StandardValidate | undefined;
   validateOutput: SchemaCheck | undefined;
   /** Top-level `default`s of the inputSchema's properties, filled into missing arguments. */
   argumentDefaults: readonly [string, unknown][];
@@ -83,10 +88,13 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
       `the name "${name}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
     );
   }
-  // A library's schema (Zod 4 …) becomes the JSON Schema it converts to, listed and checked.
+  // A library's schema (Zod 4 …) becomes the JSON Schema it converts to, listed and checked;
+  // an inputSchema's own validator runs after that check, on each call.
+  let parseArguments: StandardValidate | undefined;
   for (const [field, side] of [["inputSchema", "input"], ["outputSchema", "output"]] as const) {
     try {
       const schema = asJsonSchema(definition[field], side);
+      if (side === "input") parseArguments = standardValidator(definition[field]);
       if (schema !== definition[field]) definition = { ...definition, [field]: schema };
     } catch (error) {
       throw new Error(`${field} ${messageOf(error)}`);
@@ -145,6 +153,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     file,
     definition: definition as unknown as ToolDefinition,
     validateInput: compileOrExplain(inputSchema, "inputSchema"),
+    parseArguments,
     validateOutput: outputSchema === undefined
       ? undefined
       : compileOrExplain(outputSchema, "outputSchema"),
