@@ -29,6 +29,8 @@ export interface Tool {
   headerParams: readonly HeaderParam[];
   /** Whether a call may run as a task (the tasks extension), or undefined for never. */
   task: "optional" | "required" | undefined;
+  /** Set by the definition: how long a call runs inline before it becomes a job (adr/0070). */
+  jobAfterMs: number | undefined;
   /** The OAuth scopes a caller's token must grant to call it (none: any caller may). */
   scopes: readonly string[];
   /** How often one caller may call it (`rateLimit`, adr/0043); undefined: no limit of its own. */
@@ -53,6 +55,12 @@ export interface ToolSet {
   byName: ReadonlyMap<string, Tool>;
 }
 
+/**
+ * The built-in tool that follows jobs (adr/0070): its name is toolshed's own, so a tool of
+ * the directory cannot take it (its "file" is this).
+ */
+export const JOB_TOOL = { name: "toolshed_job", file: "(toolshed)" } as const;
+
 /** The fields a tool module and a sidecar share. */
 export const DEFINITION_FIELDS = [
   "title",
@@ -64,6 +72,7 @@ export const DEFINITION_FIELDS = [
   "timeoutMs",
   "requiredClientCapabilities",
   "task",
+  "jobAfterMs",
   "scopes",
   "rateLimit",
   "ui",
@@ -81,6 +90,12 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   if (!PRIMITIVE_NAME.test(name)) {
     throw new Error(
       `the name "${name}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
+    );
+  }
+  if (name === JOB_TOOL.name && file !== JOB_TOOL.file) {
+    throw new Error(
+      `the name "${name}" is toolshed's own (the tool that follows jobs, adr/0070): ` +
+        "give the tool another name",
     );
   }
   // A library's schema (Zod 4 …) becomes the JSON Schema it converts to, listed and checked.
@@ -132,6 +147,17 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   if (task !== undefined && task !== "optional" && task !== "required") {
     throw new Error('task must be "optional" or "required"');
   }
+  const jobAfterMs = definition.jobAfterMs;
+  if (
+    jobAfterMs !== undefined &&
+    !(Number.isInteger(jobAfterMs) && (jobAfterMs as number) >= 0 &&
+      (jobAfterMs as number) <= MAX_TIMER_MS)
+  ) {
+    throw new Error(`jobAfterMs must be an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`);
+  }
+  if (jobAfterMs !== undefined && task === undefined) {
+    throw new Error('jobAfterMs needs task "optional" or "required": only a task becomes a job');
+  }
   const scopes = checkScopes(definition.scopes);
   const rateLimit = checkRateLimit(definition.rateLimit);
   const app = checkToolApp(definition.ui);
@@ -155,6 +181,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
       : Object.freeze(structuredClone(required as JsonObject)),
     headerParams,
     task,
+    jobAfterMs: jobAfterMs as number | undefined,
     scopes,
     rateLimit,
     ...app === undefined ? {} : { app },
@@ -241,7 +268,7 @@ function headerParamsOf(inputSchema: JsonObject): HeaderParam[] {
 const WIRE_FIELDS = [
   ...DEFINITION_FIELDS.filter((field) =>
     field !== "timeoutMs" && field !== "requiredClientCapabilities" && field !== "task" &&
-    field !== "scopes" && field !== "rateLimit" && field !== "ui"
+    field !== "jobAfterMs" && field !== "scopes" && field !== "rateLimit" && field !== "ui"
   ),
   "_meta",
 ];
