@@ -8,6 +8,11 @@ import { type InProcessServer, startInProcess } from "./_in_process.ts";
 import { withHangGuard } from "./_server_process.ts";
 import { modernBody } from "./_http_server.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
+import { createServer } from "../lib/server/create_server.ts";
+import { IN_PROCESS } from "../lib/methods/context.ts";
+import type { JsonObject } from "../lib/util/json.ts";
+import { recorder } from "./_diagnostics.ts";
+import { callerNamed } from "./_oauth_tools.ts";
 
 const EXTENSION = "io.modelcontextprotocol/tasks";
 const WITH_TASKS: Record<string, unknown> = { extensions: { [EXTENSION]: {} } };
@@ -68,7 +73,13 @@ Deno.test("jobs: a client without tasks is listed toolshed_job, read-only, and n
   await withServer(async (server) => {
     const tools = (await ask(server, "tools/list")).result!.tools as Record<string, unknown>[];
     const byName = new Map(tools.map((tool) => [tool.name as string, tool]));
-    deepStrictEqual([...byName.keys()], ["long_report", "only_task", "plain", "toolshed_job"]);
+    deepStrictEqual([...byName.keys()], [
+      "long_report",
+      "only_task",
+      "plain",
+      "retried_report",
+      "toolshed_job",
+    ]);
     const job = byName.get("toolshed_job")!;
     deepStrictEqual(job.annotations, {
       readOnlyHint: true,
@@ -84,7 +95,12 @@ Deno.test("jobs: a client without tasks is listed toolshed_job, read-only, and n
       string,
       unknown
     >[];
-    deepStrictEqual(seen.map((tool) => tool.name), ["long_report", "only_task", "plain"]);
+    deepStrictEqual(seen.map((tool) => tool.name), [
+      "long_report",
+      "only_task",
+      "plain",
+      "retried_report",
+    ]);
     ok("outputSchema" in seen.find((tool) => tool.name === "long_report")!);
   });
 });
@@ -228,7 +244,12 @@ Deno.test("jobs: a required task stays the spec's error for a 2026-07-28 client 
 Deno.test("jobs: --job-after 0 keeps every call inline and lists no toolshed_job", async () => {
   await withServer(async (server) => {
     const tools = (await ask(server, "tools/list")).result!.tools as { name: string }[];
-    deepStrictEqual(tools.map((tool) => tool.name), ["long_report", "only_task", "plain"]);
+    deepStrictEqual(tools.map((tool) => tool.name), [
+      "long_report",
+      "only_task",
+      "plain",
+      "retried_report",
+    ]);
     const answer = (await call(server, "long_report", { ms: 500, stepMs: 100 })).result!;
     deepStrictEqual(answer.structuredContent, { steps: 5 });
   }, ["--dir", "tests/fixtures/jobs", "--job-after", "0"]);
@@ -246,4 +267,132 @@ Deno.test("jobs: a tool of the directory cannot take the name toolshed_job", () 
     message = (error as Error).message;
   }
   match(message, /^the name "toolshed_job" is toolshed's own/);
+});
+
+Deno.test("jobs: a job is its caller's: another caller's id answers exactly as an unknown one, and cannot cancel it", async () => {
+  const held = Promise.withResolvers<void>();
+  const long = checkDefinition(
+    {
+      description: "Runs until the test lets it go",
+      inputSchema: { type: "object" },
+      task: "optional",
+      handler: (_args: unknown, ctx: { signal: AbortSignal }) =>
+        Promise.race([
+          held.promise.then(() => "let go"),
+          new Promise((_, reject) => ctx.signal.addEventListener("abort", reject)),
+        ]),
+    },
+    "long",
+    "long.ts",
+  );
+  const server = await createServer({
+    primitives: { tools: [long] },
+    jobAfterMs: 20,
+    jobWaitMs: 100,
+    diagnostics: recorder(),
+  });
+  let id = 0;
+  const ask = async (name: string, args: JsonObject, who: string) => {
+    const answer = await server.core.handle({
+      request: {
+        kind: "request",
+        id: ++id,
+        method: "tools/call",
+        params: { name, arguments: args },
+        envelope: {
+          protocolVersion: "2026-07-28",
+          clientCapabilities: {},
+          clientInfo: undefined,
+          logLevel: undefined,
+        },
+        progressToken: undefined,
+      },
+      controller: new AbortController(),
+      closing: undefined,
+      session: undefined,
+      outlet: { notify: () => {}, outbound: undefined },
+      origin: IN_PROCESS,
+      facts: { caller: callerNamed(who) },
+    });
+    return (answer as { result: Result }).result;
+  };
+  try {
+    const handle = await ask("long", {}, "alice");
+    const { id: jobId } = handle.structuredContent!.job as { id: string };
+    const unknown = await ask("toolshed_job", { id: "never-made" }, "bob");
+    const bobs = await ask("toolshed_job", { id: jobId }, "bob");
+    deepStrictEqual(
+      { ...bobs, content: [{ type: "text", text: textOf(bobs).replace(jobId, "never-made") }] },
+      unknown,
+      "bob learns nothing more of alice's job than of one that never was",
+    );
+    const bobCancels = await ask("toolshed_job", { id: jobId, cancel: true }, "bob");
+    strictEqual(bobCancels.isError, true);
+    // Still alice's, still running: her wait ends at its bound with the status.
+    const alices = await ask("toolshed_job", { id: jobId }, "alice");
+    match(textOf(alices), /is still running/);
+    held.resolve();
+    const done = await ask("toolshed_job", { id: jobId }, "alice");
+    deepStrictEqual(done.content, [{ type: "text", text: "let go" }]);
+  } finally {
+    held.resolve();
+    await server.close();
+  }
+});
+
+Deno.test("jobs: within a tool's reuse window the same call joins its running job, then gets its result, and other arguments run anew", async () => {
+  const runs = await Deno.makeTempFile({ prefix: "toolshed_job_runs_" });
+  try {
+    await withServer(async (server) => {
+      const args = { ms: 800, runs };
+      const first = (await call(server, "retried_report", args)).result!;
+      const { id } = first.structuredContent!.job as { id: string };
+      // A host that gave up retries the very call: the same job, not a second run.
+      const retried = (await call(server, "retried_report", { runs, ms: 800 })).result!;
+      strictEqual((retried.structuredContent!.job as { id: string }).id, id);
+      const other = (await call(server, "retried_report", { ms: 700, runs })).result!;
+      ok((other.structuredContent!.job as { id: string }).id !== id, "other arguments: anew");
+      const done = (await call(server, "toolshed_job", { id })).result!;
+      deepStrictEqual(done.content, [{ type: "text", text: "report of 800 ms" }]);
+      // Ended, still in the window: the result at once.
+      const after = (await call(server, "retried_report", args)).result!;
+      deepStrictEqual(after.content, [{ type: "text", text: "report of 800 ms" }]);
+      await call(server, "toolshed_job", {
+        id: (other.structuredContent!.job as { id: string }).id,
+      });
+      strictEqual(
+        await Deno.readTextFile(runs),
+        "run\nrun\n",
+        "two runs: 800 ms once, 700 ms once",
+      );
+    });
+  } finally {
+    await Deno.remove(runs);
+  }
+});
+
+Deno.test("jobs: jobAfterMs and jobReuseMs are refused on a tool that is never a task, and out of range", () => {
+  const problem = (extra: JsonObject) => {
+    try {
+      checkDefinition(
+        { description: "x", inputSchema: { type: "object" }, handler: () => "", ...extra },
+        "t",
+        "tools/t.ts",
+      );
+      return "";
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  strictEqual(
+    problem({ jobReuseMs: 1000 }),
+    'jobReuseMs needs task "optional" or "required": only a task becomes a job',
+  );
+  strictEqual(
+    problem({ jobAfterMs: 0 }),
+    'jobAfterMs needs task "optional" or "required": only a task becomes a job',
+  );
+  match(problem({ task: "optional", jobReuseMs: 0 }), /^jobReuseMs must be an integer from 1 to /);
+  match(problem({ task: "optional", jobAfterMs: -1 }), /^jobAfterMs must be an integer from 0 to /);
+  strictEqual(problem({ task: "optional", jobAfterMs: 0, jobReuseMs: 5000 }), "");
 });

@@ -3,17 +3,20 @@
 // the call becomes runs on and the call answers with a handle, an ordinary result naming the
 // next call: the built-in tool `toolshed_job` (job_tool.ts), which waits for the job's end.
 // This file decides who gets jobs, words the handle, and shapes the listing they see.
-import type { JsonObject } from "../util/json.ts";
+import { canonicalJson, type JsonObject } from "../util/json.ts";
+import type { MaybePromise } from "../util/maybe.ts";
 import type { Catalog } from "../primitives/registry.ts";
 import { catalogOf } from "../primitives/registry.ts";
 import { checkDefinition, JOB_TOOL, type Tool } from "../primitives/tools.ts";
 import type { CallToolResult } from "../primitives/tool_call.ts";
-import type { TaskRecord } from "../tasks/task_store.ts";
+import { isTerminal, type TaskRecord } from "../tasks/task_store.ts";
+import type { Tasks } from "../tasks/tasks.ts";
 import { TABLE } from "../settings/table.ts";
 import type { Era } from "../wire/versions.ts";
 import type { MethodCall } from "./call.ts";
 import { declaresTasks } from "./tasks.ts";
-import type { TaskRoute } from "./tool_tasks.ts";
+import { callAsTask, type TaskRoute } from "./tool_tasks.ts";
+import { callerOf } from "./caller.ts";
 
 /** The built-in tool that follows a job, as the listing shows it and its arguments are checked. */
 export const JOB_TOOL_DEFINITION: Tool = checkDefinition(
@@ -67,26 +70,53 @@ export function becomesJob(tool: Tool, era: Era): boolean {
 }
 
 /**
- * How a call of `tool` becomes a job: after its bound, answered with the handle as `shape`
- * makes it the request's era's.
+ * Runs a call of `tool` that may become a job: inline up to its bound, then as a task answered
+ * with a handle (shaped for the request's era by `shapeHandle`; a finished call's result by
+ * `shapeResult`). With the tool's reuse window, the same caller's same call while its job runs
+ * (or soon after it ended) gets that job instead of a second run.
  */
-export function jobRoute(
+export function callAsJob(
   call: MethodCall,
+  tasks: Tasks,
   tool: Tool,
-  shape: (result: CallToolResult) => JsonObject,
-): TaskRoute {
+  args: JsonObject,
+  shapeResult: (result: CallToolResult) => JsonObject,
+  shapeHandle: (result: CallToolResult) => JsonObject,
+): MaybePromise<JsonObject> {
   const waitMs = call.options.jobWaitMs ?? JOB_WAIT_MS;
-  return {
+  const route = (key: string | undefined): TaskRoute => ({
     afterMs: tool.jobAfterMs ?? (tool.task === "required" ? 0 : call.options.jobAfterMs ?? 0),
     created: (live, status) => {
       // What the handler said inside the request is where the job's status starts.
       if (status !== undefined) live.progress(status);
-      return shape(jobHandle(tool.name, live.created, status, waitMs));
+      // Named for the window; a store that cannot is only a retry run twice.
+      if (key !== undefined) tasks.name(key, live.taskId, tool.jobReuseMs!).catch(() => {});
+      return shapeHandle(jobHandle(tool.name, live.created, status, waitMs));
     },
     // The follower shapes the result for its own era (job_tool.ts): stored as the tool made it.
     stored: (result) => result,
     canAsk: false,
-  };
+  });
+  if (tool.jobReuseMs === undefined) {
+    return callAsTask(call, tasks, tool, args, shapeResult, route(undefined));
+  }
+  const caller = callerOf(call.ctx.facts?.caller);
+  return reuseKey(caller, tool.name, args).then(async (key) => {
+    const taskId = await tasks.named(key).catch(() => undefined);
+    const job = taskId === undefined ? undefined : await tasks.get(taskId, caller);
+    if (job?.status === "completed") return shapeHandle(job.result as CallToolResult);
+    if (job !== undefined && !isTerminal(job.status)) {
+      return shapeHandle(jobHandle(tool.name, job, job.statusMessage, waitMs));
+    }
+    return await callAsTask(call, tasks, tool, args, shapeResult, route(key));
+  });
+}
+
+/** A reuse window's key: the SHA-256 of the caller, the tool and the arguments as JSON. */
+async function reuseKey(caller: string | undefined, tool: string, args: JsonObject) {
+  const text = JSON.stringify([caller ?? null, tool]) + canonicalJson(args);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /**

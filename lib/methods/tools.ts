@@ -18,9 +18,9 @@ import { declaresTasks, missingTasksExtension } from "./tasks.ts";
 import { callAsTask } from "./tool_tasks.ts";
 import {
   becomesJob,
+  callAsJob,
   JOB_TOOL_DEFINITION,
   jobCatalog,
-  jobRoute,
   jobsServed,
   listedForJobs,
 } from "./jobs.ts";
@@ -96,13 +96,13 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
     tool.task !== undefined && tasks !== undefined && becomesJob(tool, features.era) &&
     jobsServed(call) && tasks.refusal() === undefined
   ) {
-    return callAsTask(
+    return callAsJob(
       call,
       tasks,
       tool,
       args,
       (ready) => shapedFor(call, ready, tool),
-      jobRoute(call, tool, (handle) => shapedFor(call, handle, JOB_TOOL_DEFINITION)),
+      (handle) => shapedFor(call, handle, JOB_TOOL_DEFINITION),
     );
   }
   const options: CallOptions = {

@@ -31,6 +31,8 @@ export interface Tool {
   task: "optional" | "required" | undefined;
   /** Set by the definition: how long a call runs inline before it becomes a job (adr/0070). */
   jobAfterMs: number | undefined;
+  /** How long a job answers the same caller's same call again, not run twice (adr/0070). */
+  jobReuseMs: number | undefined;
   /** The OAuth scopes a caller's token must grant to call it (none: any caller may). */
   scopes: readonly string[];
   /** How often one caller may call it (`rateLimit`, adr/0043); undefined: no limit of its own. */
@@ -73,6 +75,7 @@ export const DEFINITION_FIELDS = [
   "requiredClientCapabilities",
   "task",
   "jobAfterMs",
+  "jobReuseMs",
   "scopes",
   "rateLimit",
   "ui",
@@ -155,8 +158,18 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   ) {
     throw new Error(`jobAfterMs must be an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`);
   }
-  if (jobAfterMs !== undefined && task === undefined) {
-    throw new Error('jobAfterMs needs task "optional" or "required": only a task becomes a job');
+  const jobReuseMs = definition.jobReuseMs;
+  if (
+    jobReuseMs !== undefined &&
+    !(Number.isInteger(jobReuseMs) && (jobReuseMs as number) > 0 &&
+      (jobReuseMs as number) <= MAX_TIMER_MS)
+  ) {
+    throw new Error(`jobReuseMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`);
+  }
+  for (const [field, value] of [["jobAfterMs", jobAfterMs], ["jobReuseMs", jobReuseMs]]) {
+    if (value !== undefined && task === undefined) {
+      throw new Error(`${field} needs task "optional" or "required": only a task becomes a job`);
+    }
   }
   const scopes = checkScopes(definition.scopes);
   const rateLimit = checkRateLimit(definition.rateLimit);
@@ -182,6 +195,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     headerParams,
     task,
     jobAfterMs: jobAfterMs as number | undefined,
+    jobReuseMs: jobReuseMs as number | undefined,
     scopes,
     rateLimit,
     ...app === undefined ? {} : { app },
@@ -268,7 +282,8 @@ function headerParamsOf(inputSchema: JsonObject): HeaderParam[] {
 const WIRE_FIELDS = [
   ...DEFINITION_FIELDS.filter((field) =>
     field !== "timeoutMs" && field !== "requiredClientCapabilities" && field !== "task" &&
-    field !== "jobAfterMs" && field !== "scopes" && field !== "rateLimit" && field !== "ui"
+    field !== "jobAfterMs" && field !== "jobReuseMs" && field !== "scopes" &&
+    field !== "rateLimit" && field !== "ui"
   ),
   "_meta",
 ];
