@@ -47,6 +47,8 @@ Deno.test("parseCommand() gives no settings for no arguments; resolveSettings() 
     maxMessageBytes: 4 * 1024 * 1024,
     pageSize: 100,
     toolTimeoutMs: 60_000,
+    jobAfterMs: 25_000,
+    jobWaitMs: 45_000,
     shutdownGraceMs: 5_000,
     maxConcurrency: 64,
     maxOutputBytes: 16 * 1024 * 1024,

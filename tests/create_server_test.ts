@@ -429,6 +429,44 @@ const REACHES = {
       strictEqual((answer.result as { isError?: boolean }).isError, true, JSON.stringify(answer));
     },
   },
+  jobAfterMs: {
+    does: "answers a long call of a task tool with a job handle after it",
+    async check(kit) {
+      const slow = held();
+      const server = await kit.build({
+        primitives: { tools: [tool("held", slow.tool.definition.handler, { task: "optional" })] },
+        jobAfterMs: 50,
+      });
+      // Without tasks declared (server.request declares none), the call becomes a job.
+      const answer = await call(server, "held");
+      slow.release();
+      const job = (answer.result as { structuredContent?: { job?: { id?: string } } })
+        .structuredContent?.job;
+      strictEqual(typeof job?.id, "string", JSON.stringify(answer));
+    },
+  },
+  jobWaitMs: {
+    does: "bounds how long toolshed_job waits",
+    async check(kit) {
+      const slow = held();
+      const server = await kit.build({
+        primitives: { tools: [tool("held", slow.tool.definition.handler, { task: "optional" })] },
+        jobAfterMs: 10,
+        jobWaitMs: 50,
+      });
+      const handle = await call(server, "held");
+      const id = (handle.result as { structuredContent: { job: { id: string } } })
+        .structuredContent.job.id;
+      // The job runs until released: the wait ends at its bound (50 ms; the default is 45 s).
+      const waited = await Promise.race([
+        call(server, "toolshed_job", { arguments: { id } }),
+        delay(10_000).then(() => undefined),
+      ]);
+      slow.release();
+      ok(waited !== undefined, "the wait ended at its bound");
+      match(textOf(waited), /is still running/);
+    },
+  },
   maxMessageBytes: {
     does: "refuses a larger request body",
     async check(kit) {

@@ -34,6 +34,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/main_test.ts", // 4 s: main.ts processes, signals
   "tests/interop_asking_test.ts", // 3 s: the SDK clients over main.ts processes
   "tests/interop_test.ts", // 2 s: the SDK clients over main.ts processes
+  "tests/jobs_sdk_test.ts", // 12 s: the SDK client following jobs over main.ts processes
   "tests/validator_differential_test.ts", // 2 s: 46,000 random values against upstream
   "tests/interop_primitives_test.ts", // 1 s: the SDK clients over main.ts processes
   "tests/skills_test.ts", // 1 s: the SDK's SkillsClient over main.ts --watch processes

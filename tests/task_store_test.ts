@@ -319,3 +319,34 @@ Deno.test("createTasks() binds a task to its caller: another caller (or none) ca
     tasks.close();
   }
 });
+
+/** A reuse window's name (adr/0070): set once, kept for its window, then gone. */
+async function namingChecks(store: TaskStore) {
+  strictEqual(await store.named!("k"), undefined);
+  strictEqual(await store.nameOnce!("k", "first", 300), "first");
+  strictEqual(await store.nameOnce!("k", "second", 300), "first", "a name is set once");
+  strictEqual(await store.named!("k"), "first");
+  strictEqual(await store.nameOnce!("other", "second", 60_000), "second");
+  strictEqual(await until(() => store.named!("k"), (id) => id === undefined), undefined);
+  strictEqual(await store.nameOnce!("k", "third", 60_000), "third", "named anew after it");
+  strictEqual(await store.named!("other"), "second");
+}
+
+Deno.test("createMemoryTaskStore() names a task for a reuse window once, until the window passes", async () => {
+  await namingChecks(createMemoryTaskStore());
+});
+
+Deno.test({
+  name: "createRedisTaskStore() names a task for a reuse window once (SET NX PX), until it passes",
+  ignore: !RUN_REDIS,
+  async fn() {
+    const redis = await startRedis();
+    const link = await connectRedis(redis.url, recorder());
+    try {
+      await namingChecks(createRedisTaskStore(link));
+    } finally {
+      await link.close();
+      await redis.stop();
+    }
+  },
+});

@@ -223,7 +223,7 @@ Deno.test("a question asked in the first turn is an input_required round of the 
   });
 });
 
-Deno.test("the tasks extension is advertised to 2026-07-28 clients; a 2025 session runs task tools as plain calls and gets an McpError as a JSON-RPC error", async () => {
+Deno.test("the tasks extension is advertised to 2026-07-28 clients; a 2025 session runs an optional task tool as a plain call and a required one as a job, whose McpError fails it", async () => {
   await withServer(async (server) => {
     const discovered = (await ask(server, "server/discover")).result!;
     deepStrictEqual(
@@ -252,11 +252,22 @@ Deno.test("the tasks extension is advertised to 2026-07-28 clients; a 2025 sessi
     deepStrictEqual(JSON.parse((await server.nextLine())!).result, {
       content: [{ type: "text", text: 'Computed "" in 0.05 s' }],
     });
+    // A 2025-era client cannot declare tasks: a required task is a job (adr/0070).
     send({ id: "p", method: "tools/call", params: { name: "protocol_error_job" } });
+    const handle = JSON.parse((await server.nextLine())!);
+    strictEqual(handle.id, "p");
+    const { id } = handle.result.structuredContent.job;
+    send({ id: "f", method: "tools/call", params: { name: "toolshed_job", arguments: { id } } });
     deepStrictEqual(JSON.parse((await server.nextLine())!), {
       jsonrpc: "2.0",
-      id: "p",
-      error: { code: -32603, message: "Internal error: the job's backend went away" },
+      id: "f",
+      result: {
+        content: [{
+          type: "text",
+          text: `The job "${id}" failed: Internal error: the job's backend went away`,
+        }],
+        isError: true,
+      },
     });
   });
 });

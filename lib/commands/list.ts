@@ -8,6 +8,7 @@ import type { Folder } from "../discovery/server_dir.ts";
 import type { Server } from "../server/create_server.ts";
 import { promptText, resourceText, toolText } from "./render.ts";
 import { parseToolsets } from "../primitives/toolsets.ts";
+import { TASKS_EXTENSION } from "../tasks/tasks.ts";
 
 const FLAGS = {
   ...DIR_FLAGS,
@@ -124,7 +125,11 @@ async function listAll(
   // A cursor seen twice would loop forever; the core never gives one, but say so if it did.
   const seen = new Set<string>();
   do {
-    const response = await ask(server, method, cursor === undefined ? {} : { cursor });
+    // As a client that declares tasks (as `call` does) sees it: the directory as it is, with
+    // no job tool and every outputSchema (adr/0070).
+    const response = await ask(server, method, cursor === undefined ? {} : { cursor }, {
+      capabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
     if (isObject(response.error)) {
       if (response.error.code === METHOD_NOT_FOUND) return [];
       return String(response.error.message);

@@ -54,6 +54,13 @@ export interface MethodOptions {
   readonly pageSize: number;
   /** How long a tool call may run when the tool sets no `timeoutMs`. */
   readonly toolTimeoutMs: number;
+  /**
+   * How long a call of a tool that may run as a task runs inline for a client without the
+   * tasks extension before it answers with a job (adr/0070); 0 or absent: never a job.
+   */
+  readonly jobAfterMs?: number;
+  /** The longest one call of the job tool waits (adr/0070); default JOB_WAIT_MS. */
+  readonly jobWaitMs?: number;
   readonly diagnostics: Diagnostics;
   /**
    * The server directory is watched and reloaded (--watch): lists can change while a client

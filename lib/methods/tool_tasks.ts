@@ -6,6 +6,9 @@
 // answers with it; the handler runs on as the task, beyond the request, and what it asks from
 // then on makes the task `input_required` until `tasks/update` brings the answers.
 //
+// The same path makes a job for a client without the tasks extension (adr/0070): the task is
+// created only after `afterMs` (the job bound), and the call answers with a handle instead.
+//
 // A call refused before its handler starts (as many tasks as may run are running, or the store
 // is unreachable: adr/0022) is -32603 at once; a task whose creation fails stops its handler and
 // answers the call with the store's error, holding nothing.
@@ -21,12 +24,38 @@ import { requestSeenOf } from "./handler_context.ts";
 import type { LiveTask, Tasks } from "../tasks/tasks.ts";
 import { callerOf } from "./caller.ts";
 
+/** How a call that may become a task becomes one, and what it answers with then. */
+export interface TaskRoute {
+  /** How long the handler runs inside its request before the task is created (0: one turn). */
+  readonly afterMs: number;
+  /**
+   * The call's answer once the task exists; `status` is the last progress the handler
+   * reported inside the request, which the task's status message starts from.
+   */
+  readonly created: (live: LiveTask, status: string | undefined) => JsonObject;
+  /** What the task keeps as its result (default: the call's answer). */
+  readonly stored?: (result: CallToolResult) => JsonObject;
+  /**
+   * Whether the client can answer what the task asks (through `tasks/get` and
+   * `tasks/update`); a job's client cannot, so a question then fails in the handler.
+   */
+  readonly canAsk: boolean;
+}
+
+/** A task for a client that declared the tasks extension: created after one turn. */
+const TASK_ROUTE: TaskRoute = {
+  afterMs: 0,
+  created: (live) => ({ resultType: "task", ...live.created }),
+  canAsk: true,
+};
+
 export function callAsTask(
   call: MethodCall,
   tasks: Tasks,
   tool: Tool,
   args: JsonObject,
   answer: (result: CallToolResult) => JsonObject,
+  route: TaskRoute = TASK_ROUTE,
 ): MaybePromise<JsonObject> {
   const refused = tasks.refusal();
   if (refused !== undefined) {
@@ -41,11 +70,15 @@ export function callAsTask(
   let task: LiveTask | undefined;
   /** Questions asked as rounds and not answered yet: the request is about to ask them. */
   let open = 0;
+  /** The last progress reported inside the request, as a status message. */
+  let status: string | undefined;
   const declared = call.client.clientCapabilities;
   const channels: Channels = {
     progress: (progress, total, message) => {
-      if (task === undefined) return call.channels.progress(progress, total, message);
-      task.progress(message ?? (total === undefined ? `${progress}` : `${progress} of ${total}`));
+      const said = message ?? (total === undefined ? `${progress}` : `${progress} of ${total}`);
+      if (task !== undefined) return task.progress(said);
+      status = said;
+      call.channels.progress(progress, total, message);
     },
     log: (level, data, logger) => {
       if (task === undefined) call.channels.log(level, data, logger);
@@ -54,6 +87,14 @@ export function callAsTask(
       if (task === undefined) {
         open++;
         return call.channels.request(method, params, options).finally(() => open--);
+      }
+      if (!route.canAsk) {
+        return Promise.reject(
+          new Error(
+            `Cannot send ${method}: the call became a job, and its client cannot answer a ` +
+              "job's questions (it does not declare the tasks extension)",
+          ),
+        );
       }
       if (!(CLIENT_CAPABILITY[method] in declared)) {
         return Promise.reject(new Error(refusal(method)));
@@ -87,26 +128,9 @@ export function callAsTask(
     // (McpError) fails it. Before there is a task, either is the call's answer.
     // A task that could not be created has nothing to complete (its call answered the error).
     const ignore = () => {};
-    (result as Promise<CallToolResult>).then((ready) => {
-      settled = true;
-      if (created === undefined) {
-        request.removeEventListener("abort", follow);
-        return resolve(answer(ready));
-      }
-      created.then((live) => live.complete(answer(ready)), ignore);
-    }, (error) => {
-      settled = true;
-      if (created === undefined) {
-        request.removeEventListener("abort", follow);
-        return reject(error);
-      }
-      const failure = error instanceof ProtocolError
-        ? error.toRpcError()
-        : internalError(String(error));
-      created.then((live) => live.fail(failure), ignore);
-    });
-    setTimeout(() => {
-      // Finished in its first turn, or asking the client first: the request answers.
+    const timer = setTimeout(() => {
+      // Finished in its first turn (or a job's bound), or asking the client first: the
+      // request answers.
       if (settled || open > 0 || request.aborted) return;
       request.removeEventListener("abort", follow);
       created = tasks.create(runMs, callerOf(call.ctx.facts?.caller));
@@ -116,11 +140,31 @@ export function callAsTask(
         const cancel = () => controller.abort(live.controller.signal.reason);
         if (live.controller.signal.aborted) cancel();
         else live.controller.signal.addEventListener("abort", cancel, { once: true });
-        resolve({ resultType: "task", ...live.created });
+        resolve(route.created(live, status));
       }, (error) => {
         controller.abort("the task could not be stored");
         reject(error);
       });
-    }, 0);
+    }, route.afterMs);
+    (result as Promise<CallToolResult>).then((ready) => {
+      settled = true;
+      clearTimeout(timer);
+      if (created === undefined) {
+        request.removeEventListener("abort", follow);
+        return resolve(answer(ready));
+      }
+      created.then((live) => live.complete((route.stored ?? answer)(ready)), ignore);
+    }, (error) => {
+      settled = true;
+      clearTimeout(timer);
+      if (created === undefined) {
+        request.removeEventListener("abort", follow);
+        return reject(error);
+      }
+      const failure = error instanceof ProtocolError
+        ? error.toRpcError()
+        : internalError(String(error));
+      created.then((live) => live.fail(failure), ignore);
+    });
   });
 }

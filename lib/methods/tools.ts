@@ -16,25 +16,40 @@ import { listResult } from "./list_page.ts";
 import { shownTo } from "./permitted.ts";
 import { declaresTasks, missingTasksExtension } from "./tasks.ts";
 import { callAsTask } from "./tool_tasks.ts";
+import {
+  becomesJob,
+  callAsJob,
+  JOB_TOOL_DEFINITION,
+  jobCatalog,
+  jobsServed,
+  listedForJobs,
+} from "./jobs.ts";
+import { followJob } from "./job_tool.ts";
+import { JOB_TOOL, type Tool } from "../primitives/tools.ts";
 
 export function listToolsMethod(call: MethodCall): JsonObject {
   const { features, protocolVersion } = call;
+  const { era } = features;
   const shown = shownTo(call, call.snapshot.tools);
-  const { items, nextCursor } = features.era === "stateless"
-    ? page(
-      shown.catalog,
-      call.params.cursor,
-      call.options.pageSize,
-      statelessTool,
-      "stateless",
-    )
-    : page(
-      shown.catalog,
-      call.params.cursor,
-      call.options.pageSize,
-      (tool) => sessionTool(tool, features),
-      protocolVersion,
-    );
+  let render: (tool: Tool) => JsonObject = era === "stateless"
+    ? statelessTool
+    : (tool) => sessionTool(tool, features);
+  let renderKey = era === "stateless" ? "stateless" : protocolVersion;
+  let catalog = shown.catalog;
+  // A client that gets jobs sees the job tool, and no outputSchema a handle would break.
+  if (jobsServed(call)) {
+    catalog = jobCatalog(catalog, era);
+    const plain = render;
+    render = (tool) => listedForJobs(plain(tool), tool, era);
+    renderKey += "+jobs";
+  }
+  const { items, nextCursor } = page(
+    catalog,
+    call.params.cursor,
+    call.options.pageSize,
+    render,
+    renderKey,
+  );
   return listResult(call, "tools", items, nextCursor, shown.private);
 }
 
@@ -46,7 +61,12 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
   if (typeof name !== "string") throw invalidParams("Invalid params: name must be a string");
   if (!isObject(args)) throw invalidParams("Invalid params: arguments must be an object");
   const tool = call.snapshot.tools.byKey.get(name);
-  if (!tool) throw invalidParams(`Unknown tool: "${name}"${knownTools(call, name)}`);
+  if (!tool) {
+    if (name === JOB_TOOL.name && jobsServed(call)) {
+      return followJob(call, args).then((ready) => shapedFor(call, ready, JOB_TOOL_DEFINITION));
+    }
+    throw invalidParams(`Unknown tool: "${name}"${knownTools(call, name)}`);
+  }
   const missing = missingCapabilities(tool.requiredClientCapabilities, client.clientCapabilities);
   if (missing !== undefined) {
     // Refused before the handler runs: 2026-07-28 has an error for it; 2025 a tool error.
@@ -69,6 +89,22 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
     }
     if (tool.task === "required") throw missingTasksExtension(`tool "${name}"`);
   }
+  // A client without tasks: a long call becomes a job (adr/0070), unless no task may start now,
+  // when it runs inline as it always did.
+  const tasks = call.options.tasks;
+  if (
+    tool.task !== undefined && tasks !== undefined && becomesJob(tool, features.era) &&
+    jobsServed(call) && tasks.refusal() === undefined
+  ) {
+    return callAsJob(
+      call,
+      tasks,
+      tool,
+      args,
+      (ready) => shapedFor(call, ready, tool),
+      (handle) => shapedFor(call, handle, JOB_TOOL_DEFINITION),
+    );
+  }
   const options: CallOptions = {
     controller: call.ctx.controller,
     defaultTimeoutMs: call.options.toolTimeoutMs,
@@ -80,18 +116,25 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
   const result = telemetry === undefined
     ? callTool(tool, args, options)
     : telemetry.tool(tool.name, () => callTool(tool, args, options));
-  if (features.era === "stateless") {
-    // A task is the core's to create (tool_tasks.ts), never a handler's to claim.
+  return then(result, (ready) => shapedFor(call, ready, tool));
+}
+
+/**
+ * A finished call's result as the request's era shows it (a task is the core's to create,
+ * tool_tasks.ts, never a handler's to claim).
+ */
+function shapedFor(call: MethodCall, ready: CallToolResult, tool: Tool): JsonObject {
+  const name = tool.name;
+  if (call.features.era === "stateless") {
     const allowed = (call.entry.incomplete ?? []).filter((type) => type !== "task");
-    return then(result, (ready) => statelessCallResult(ready, name, allowed));
+    return statelessCallResult(ready, name, allowed);
   }
-  return then(result, (ready) =>
-    isIncomplete(ready)
-      ? errorResult(
-        `Tool "${name}" asks the client for input (resultType "${ready.resultType}"), ` +
-          `which needs a client of protocol version 2026-07-28`,
-      )
-      : sessionCallResult(ready, tool, features));
+  return isIncomplete(ready)
+    ? errorResult(
+      `Tool "${name}" asks the client for input (resultType "${ready.resultType}"), ` +
+        `which needs a client of protocol version 2026-07-28`,
+    )
+    : sessionCallResult(ready, tool, call.features);
 }
 
 function statelessCallResult(

@@ -34,6 +34,10 @@ export interface Tool {
   headerParams: readonly HeaderParam[];
   /** Whether a call may run as a task (the tasks extension), or undefined for never. */
   task: "optional" | "required" | undefined;
+  /** Set by the definition: how long a call runs inline before it becomes a job (adr/0070). */
+  jobAfterMs: number | undefined;
+  /** How long a job answers the same caller's same call again, not run twice (adr/0070). */
+  jobReuseMs: number | undefined;
   /** The OAuth scopes a caller's token must grant to call it (none: any caller may). */
   scopes: readonly string[];
   /** How often one caller may call it (`rateLimit`, adr/0043); undefined: no limit of its own. */
@@ -58,6 +62,12 @@ export interface ToolSet {
   byName: ReadonlyMap<string, Tool>;
 }
 
+/**
+ * The built-in tool that follows jobs (adr/0070): its name is toolshed's own, so a tool of
+ * the directory cannot take it (its "file" is this).
+ */
+export const JOB_TOOL = { name: "toolshed_job", file: "(toolshed)" } as const;
+
 /** The fields a tool module and a sidecar share. */
 export const DEFINITION_FIELDS = [
   "title",
@@ -69,6 +79,8 @@ export const DEFINITION_FIELDS = [
   "timeoutMs",
   "requiredClientCapabilities",
   "task",
+  "jobAfterMs",
+  "jobReuseMs",
   "scopes",
   "rateLimit",
   "ui",
@@ -86,6 +98,12 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   if (!PRIMITIVE_NAME.test(name)) {
     throw new Error(
       `the name "${name}" is invalid: use 1 to 128 letters, digits, "_", "-" or "."`,
+    );
+  }
+  if (name === JOB_TOOL.name && file !== JOB_TOOL.file) {
+    throw new Error(
+      `the name "${name}" is toolshed's own (the tool that follows jobs, adr/0070): ` +
+        "give the tool another name",
     );
   }
   // A library's schema (Zod 4 …) becomes the JSON Schema it converts to, listed and checked;
@@ -140,6 +158,27 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   if (task !== undefined && task !== "optional" && task !== "required") {
     throw new Error('task must be "optional" or "required"');
   }
+  const jobAfterMs = definition.jobAfterMs;
+  if (
+    jobAfterMs !== undefined &&
+    !(Number.isInteger(jobAfterMs) && (jobAfterMs as number) >= 0 &&
+      (jobAfterMs as number) <= MAX_TIMER_MS)
+  ) {
+    throw new Error(`jobAfterMs must be an integer from 0 to ${MAX_TIMER_MS} (milliseconds)`);
+  }
+  const jobReuseMs = definition.jobReuseMs;
+  if (
+    jobReuseMs !== undefined &&
+    !(Number.isInteger(jobReuseMs) && (jobReuseMs as number) > 0 &&
+      (jobReuseMs as number) <= MAX_TIMER_MS)
+  ) {
+    throw new Error(`jobReuseMs must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`);
+  }
+  for (const [field, value] of [["jobAfterMs", jobAfterMs], ["jobReuseMs", jobReuseMs]]) {
+    if (value !== undefined && task === undefined) {
+      throw new Error(`${field} needs task "optional" or "required": only a task becomes a job`);
+    }
+  }
   const scopes = checkScopes(definition.scopes);
   const rateLimit = checkRateLimit(definition.rateLimit);
   const app = checkToolApp(definition.ui);
@@ -164,6 +203,8 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
       : Object.freeze(structuredClone(required as JsonObject)),
     headerParams,
     task,
+    jobAfterMs: jobAfterMs as number | undefined,
+    jobReuseMs: jobReuseMs as number | undefined,
     scopes,
     rateLimit,
     ...app === undefined ? {} : { app },
@@ -250,7 +291,8 @@ function headerParamsOf(inputSchema: JsonObject): HeaderParam[] {
 const WIRE_FIELDS = [
   ...DEFINITION_FIELDS.filter((field) =>
     field !== "timeoutMs" && field !== "requiredClientCapabilities" && field !== "task" &&
-    field !== "scopes" && field !== "rateLimit" && field !== "ui"
+    field !== "jobAfterMs" && field !== "jobReuseMs" && field !== "scopes" &&
+    field !== "rateLimit" && field !== "ui"
   ),
   "_meta",
 ];

@@ -184,6 +184,18 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    * running after its first turn of the event loop answers with the task, which runs on.
    */
   task?: "optional" | "required";
+  /**
+   * With `task`: how long a call from a client without the tasks extension runs inline before
+   * it answers with a job the client follows with the tool `toolshed_job`; overrides
+   * `--job-after` (0: at once, after the first turn of the event loop).
+   */
+  jobAfterMs?: number;
+  /**
+   * With `task`: for this long after a call became a job, the same caller calling again with
+   * the same arguments gets that job (its handle, or its result once it ended) instead of a
+   * second run — for hosts that retry a call they gave up on. Off unless set.
+   */
+  jobReuseMs?: number;
   handler: (args: Args, ctx: ToolContext) => unknown;
 }
 

@@ -97,6 +97,19 @@ export function createRedisTaskStore(
       if (text.length > COLLECTED_JSON_CHARS) allocated(2 * text.length);
       return JSON.parse(text) as StoredTask;
     },
+    // A reuse window's name (adr/0070): `<prefix>:job-key:<key>`, expiring with the window.
+    async nameOnce(key, taskId, ms) {
+      const named = `${link.prefix}:job-key:${key}`;
+      const set = await link.run((client) =>
+        client.set(named, taskId, { condition: "NX", expiration: { type: "PX", value: ms } })
+      );
+      if (set === "OK") return taskId;
+      return await link.run((client) => client.get(named)) ?? taskId;
+    },
+    async named(key) {
+      const id = await link.run((client) => client.get(`${link.prefix}:job-key:${key}`));
+      return typeof id === "string" ? id : undefined;
+    },
     unavailable: () => link.health(),
     onRestored: (listener) => link.onRestored(listener),
   };

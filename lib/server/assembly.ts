@@ -209,6 +209,8 @@ export function assembleCore(
     keyRing,
     pageSize: config.pageSize,
     toolTimeoutMs: config.toolTimeoutMs,
+    jobAfterMs: config.jobAfterMs,
+    jobWaitMs: config.jobWaitMs,
     diagnostics,
     listChanged,
     listTtlMs: config.listTtlMs ?? (config.watch ? WATCHED_LIST_TTL_MS : undefined),

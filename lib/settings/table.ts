@@ -24,6 +24,7 @@ import {
   MAX_SESSIONS,
   MAX_UNSENT_BYTES,
   milliseconds,
+  millisecondsOrNever,
   on,
   origins,
   rate,
@@ -128,6 +129,13 @@ export interface SettingValues {
   readonly maxMessageBytes: number;
   readonly pageSize: number;
   readonly toolTimeoutMs: number;
+  /**
+   * How long a call of a tool that may run as a task runs inline for a client without the
+   * tasks extension before it becomes a job (adr/0070); 0: never a job.
+   */
+  readonly jobAfterMs: number;
+  /** The longest one call of the job tool waits for its job to end (adr/0070). */
+  readonly jobWaitMs: number;
   readonly shutdownGraceMs: number;
   readonly maxConcurrency: number;
   readonly maxOutputBytes: number;
@@ -383,6 +391,39 @@ export const TABLE = {
       default: "60000",
       meaning:
         "how long a call (a read, a prompt, a completion) may run unless it sets `timeoutMs`",
+    },
+  }),
+  jobAfterMs: row({
+    flag: "job-after",
+    value: "MS",
+    type: millisecondsOrNever,
+    default: 25_000,
+    for: ["core"],
+    help: [
+      "A call of a tool that may run as a task, from a client",
+      "without tasks, answers with a job to follow after this",
+      "long (default: {default}; 0: never)",
+    ],
+    doc: {
+      default: "25000",
+      meaning:
+        "a call of a tool with `task` set, from a client that does not declare the tasks extension, runs inline this long, then answers with a job the client follows with the tool `toolshed_job` ([Tasks](../authoring/tasks.md#clients-without-tasks-jobs)); `0` keeps every such call inline",
+    },
+  }),
+  jobWaitMs: row({
+    flag: "job-wait",
+    value: "MS",
+    type: milliseconds,
+    default: 45_000,
+    for: ["core"],
+    help: [
+      "The longest one call of toolshed_job waits for its job",
+      "to end (default: {default})",
+    ],
+    doc: {
+      default: "45000",
+      meaning:
+        "how long one call of `toolshed_job` waits for its job to end before it answers with the job's status, under every host's cap on one call",
     },
   }),
   shutdownGraceMs: row({

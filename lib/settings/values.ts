@@ -102,6 +102,12 @@ const integer: ValueType<number> = one<number>((raw, name) =>
 );
 /** How many of something. */
 export const count = integer;
+/** A time in milliseconds where 0 means "never" (`--job-after 0`). */
+export const millisecondsOrNever: ValueType<number> = one<number>((raw, name) =>
+  /^\d+$/.test(raw) && Number(raw) <= MAX_FLAG_VALUE
+    ? { value: Number(raw) }
+    : invalid(name, raw, `is not an integer from 0 to ${MAX_FLAG_VALUE}`)
+);
 /** A time in milliseconds. */
 export const milliseconds = integer;
 /** A size in bytes. */

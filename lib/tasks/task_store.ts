@@ -51,6 +51,13 @@ export interface TaskStore {
   put(task: StoredTask): Promise<void>;
   /** The task, or undefined when there is none by that id or it has expired. */
   get(taskId: string): Promise<StoredTask | undefined>;
+  /**
+   * Makes `key` name `taskId` for `ms`, unless it names a task already; resolves with the id
+   * it names afterwards (a tool's reuse window, adr/0070: the same caller, tool and arguments).
+   */
+  nameOnce?(key: string, taskId: string, ms: number): Promise<string>;
+  /** The task id `key` names, or undefined once its window has passed. */
+  named?(key: string): Promise<string | undefined>;
   /** True for a store in this process's memory, which no other instance reads. */
   readonly local?: boolean;
   /** The bytes finished tasks may take in it (default MAX_FINISHED_TASK_BYTES). */
@@ -188,6 +195,8 @@ export function createMemoryTaskStore(
   const finished = new Map<string, number>();
   let finishedBytes = 0;
   const keepAtMost = Math.floor(maxFinishedBytes / 4);
+  /** The reuse windows' names, oldest first, bounded as the tasks are. */
+  const names = new Map<string, { taskId: string; until: number }>();
   const forget = (taskId: string) => {
     const bytes = tasks.get(taskId)?.finished;
     if (bytes !== undefined) release(bytes);
@@ -232,6 +241,23 @@ export function createMemoryTaskStore(
         return Promise.resolve(undefined);
       }
       return Promise.resolve(kept.running ?? fromKeptBytes(kept.finished!));
+    },
+    nameOnce(key, taskId, ms) {
+      const named = names.get(key);
+      if (named !== undefined && named.until > now()) return Promise.resolve(named.taskId);
+      names.delete(key); // set again: it becomes the newest
+      names.set(key, { taskId, until: now() + ms });
+      for (const [old, { until }] of names) {
+        if (until > now() && names.size <= max) break;
+        names.delete(old);
+      }
+      return Promise.resolve(taskId);
+    },
+    named(key) {
+      const named = names.get(key);
+      if (named === undefined || named.until > now()) return Promise.resolve(named?.taskId);
+      names.delete(key);
+      return Promise.resolve(undefined);
     },
   };
 }

@@ -76,6 +76,13 @@ export interface Tasks {
    * on the instance that runs it; false when there is no such task.
    */
   update(taskId: string, responses: JsonObject, caller?: string): Promise<boolean>;
+  /**
+   * Makes `key` name the task `taskId` for `ms` unless it names one already (a tool's reuse
+   * window, adr/0070); a store that cannot name tasks does nothing.
+   */
+  name(key: string, taskId: string, ms: number): Promise<void>;
+  /** The id of the task `key` names, or undefined. */
+  named(key: string): Promise<string | undefined>;
   /** Cancels a task (a finished one stays as it is); false when there is no such task. */
   cancel(taskId: string, caller?: string): Promise<boolean>;
   /**
@@ -495,6 +502,12 @@ export function createTasks(
         await bus.publish({ type: "tasks/cancel", taskId }).catch(unavailable);
       }
       return true;
+    },
+    async name(key, taskId, ms) {
+      await store.nameOnce?.(key, taskId, ms);
+    },
+    async named(key) {
+      return await store.named?.(key);
     },
     onChange(listener, taskIds) {
       listeners.set(listener, taskIds);

@@ -22,3 +22,11 @@ export function messageOf(error: unknown): string {
 
 /** setTimeout's limit (2^31 - 1 ms, about 24.8 days): a longer timer fires at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
+
+/** JSON with every object's keys sorted: the same text for values equal as JSON. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (!isObject(value)) return JSON.stringify(value) ?? "null";
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(",")}}`;
+}
