@@ -1,11 +1,11 @@
 // testServer's typed calls (adr/0069 step 3), checked by `deno check` on
 // tests/fixtures/typed_test_server/calls.ts and run against that directory: arguments typed
 // from a tool's JSON Schema (inline in defineTool, or `as const`), Zod schema or handler;
-// structuredContent from its outputSchema;
-// `content[0].text`, a resource's contents and a prompt's messages readable as written; a name
-// the type argument does not hold untyped. The fixture holds its expected failures as
-// `// @ts-expect-error` lines, so one passing check proves both directions; a copy with one
-// expectation removed is checked to fail with the compiler's message.
+// structuredContent from its outputSchema; `content[0].text`, a resource's contents and a
+// prompt's messages readable as written; a name the type argument does not hold untyped. The
+// fixture holds its expected failures as `// @ts-expect-error` lines, so one passing check
+// proves both directions; a copy with one expectation removed is checked to fail with the
+// compiler's message.
 import assert from "node:assert/strict";
 import { typedCalls } from "./fixtures/typed_test_server/calls.ts";
 
