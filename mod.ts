@@ -549,12 +549,13 @@ export { ProtocolError as McpError } from "./lib/wire/errors.ts";
 import type { TestServer, TestServerOptions } from "./lib/testing/test_server.ts";
 
 /**
- * What `testServer` serves, how each request is sent, and what it answers with.
+ * What `testServer` serves, how each request is sent, and what it answers with: a call's
+ * `CallResult` (its `content` blocks, each a `Content`), typed by the tool it names.
  *
- * @example Options for a server directory beside the test file
+ * @example Options for a server directory beside the test file, and a helper over results
  * ```ts
  * import assert from "node:assert/strict";
- * import type { RequestOptions, TestServerOptions } from "./mod.ts";
+ * import type { CallResult, Content, RequestOptions, TestServerOptions } from "./mod.ts";
  *
  * const options: TestServerOptions = { dir: new URL("./", import.meta.url), toolTimeoutMs: 5_000 };
  * const call: RequestOptions = { answer: () => ({ action: "accept", content: { name: "Ada" } }) };
@@ -563,8 +564,16 @@ import type { TestServer, TestServerOptions } from "./lib/testing/test_server.ts
  *   action: "accept",
  *   content: { name: "Ada" },
  * });
+ *
+ * // Every block declares `text` (undefined but in a text block); `type` narrows.
+ * const textOf = (result: CallResult) => result.content.map((block) => block.text ?? "").join("");
+ * const image: Content = { type: "image", data: "R0lGODlhAQABAAAAACw=", mimeType: "image/gif" };
+ * const result: CallResult = { content: [{ type: "text", text: "a pixel: " }, image] };
+ * assert.equal(textOf(result), "a pixel: ");
+ * assert.equal(image.type === "image" ? image.mimeType : undefined, "image/gif");
  * ```
  */
+export type { CallResult, Content } from "./lib/testing/results.ts";
 export type {
   RequestOptions,
   TestResult,
@@ -581,37 +590,56 @@ export type {
  * The helper is imported only when it is called, so a tool importing this module to throw
  * an `McpError` loads nothing more.
  *
- * @example Testing tools with Deno.test
+ * @example Testing tools with Deno.test, typed by the tools called
  * ```ts
  * import assert from "node:assert/strict";
  * import { testServer } from "./mod.ts";
+ * import type divide from "./tools/divide.ts";
+ * import type echo from "./tools/echo.ts";
  *
  * // In your tests/tools_test.ts: testServer({ dir: new URL("../", import.meta.url) }),
  * // inside a Deno.test. Here: this repository's own tools/, resources/ and prompts/.
- * const server = await testServer({ dir: new URL("./", import.meta.url) });
- *
- * assert.deepEqual(await server.call("echo", { text: "hi" }), {
- *   content: [{ type: "text", text: "hi" }],
+ * // The type argument maps tool names to their definitions: a call to one of them takes the
+ * // arguments its inputSchema (or its handler) describes, and its structuredContent is the
+ * // type its outputSchema describes.
+ * const server = await testServer<{ echo: typeof echo; divide: typeof divide }>({
+ *   dir: new URL("./", import.meta.url),
  * });
+ *
+ * const echoed = await server.call("echo", { text: "hi" });
+ * assert.equal(echoed.content[0].text, "hi");
+ * assert.deepEqual(echoed, { content: [{ type: "text", text: "hi" }] });
  * // A thrown error, or arguments the inputSchema refuses, is a result the model can read.
  * const failed = await server.call("divide", { dividend: 1, divisor: 0 });
  * assert.equal(failed.isError, true);
- * assert.deepEqual(failed.content, [{ type: "text", text: 'Cannot divide "1" by zero' }]);
- * const refused = await server.call("divide", { dividend: "one", divisor: 2 });
+ * assert.equal(failed.content[0].text, 'Cannot divide "1" by zero');
+ * const wrong = { dividend: "one", divisor: 2 };
+ * // @ts-expect-error: dividend is a number; the server refuses it as it would a client's
+ * const refused = await server.call("divide", wrong);
  * assert.equal(refused.isError, true);
+ * // A tool the type argument does not name takes any JSON object.
+ * const stats = await server.call("word_stats", { text: "two words" });
+ * assert.deepEqual(stats.structuredContent, {
+ *   characters: 9,
+ *   words: 2,
+ *   lines: 1,
+ *   longestWord: "words",
+ * });
  *
  * const tools = await server.list();
  * assert.ok(tools.some((tool) => tool.name === "word_stats"));
  * ```
  */
-export async function testServer(options: TestServerOptions = {}): Promise<TestServer> {
+export async function testServer<Tools extends object = Record<never, never>>(
+  options: TestServerOptions = {},
+): Promise<TestServer<Tools>> {
   // A specifier Deno cannot read ahead: a literal one would put the loader in the module
   // graph of every tool that imports this module, read and parsed (its npm packages fetched)
   // before the tool runs, though only a test ever calls this.
   const helper: typeof import("./lib/testing/test_server.ts") = await import(
     new URL("./lib/testing/test_server.ts", import.meta.url).href
   );
-  return helper.testServer(options);
+  return helper.testServer<Tools>(options);
 }
 
 import type { Server, ServerConfig } from "./lib/server/create_server.ts";

@@ -370,7 +370,7 @@ export type Middleware = (next: CallHandler) => CallHandler;
  * A Standard Schema (https://standardschema.dev, v1): what Zod 4, Valibot and ArkType
  * schemas carry under `~standard`. Declared here, not imported: no run-time dependency.
  */
-interface StandardSchemaV1<Input = unknown, Output = Input> {
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
   readonly "~standard": {
     readonly version: 1;
     readonly vendor: string;
@@ -422,7 +422,7 @@ type Flat<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;
  * `const`, `enum`, and `type` (one name or a list) with `properties`/`required` and `items`.
  * Any other schema, or one nested more than five levels below the root, is `unknown`.
  */
-type JsonSchemaType<S, D extends number = 5> = [D] extends [never] ? unknown
+export type JsonSchemaType<S, D extends number = 5> = [D] extends [never] ? unknown
   : S extends { readonly const: infer C } ? C
   : S extends { readonly enum: readonly (infer E)[] } ? E
   : S extends { readonly type: infer T }
@@ -433,7 +433,7 @@ type JsonSchemaType<S, D extends number = 5> = [D] extends [never] ? unknown
  * The type a schema describes: a Standard Schema's output type, or a JSON Schema's type;
  * `Fallback` when neither says more than `unknown`.
  */
-type SchemaType<S, Fallback = unknown> = [S] extends [StandardSchemaV1]
+export type SchemaType<S, Fallback = unknown> = [S] extends [StandardSchemaV1]
   ? unknown extends StandardOutput<S> ? Fallback : StandardOutput<S>
   : unknown extends JsonSchemaType<S> ? Fallback
   : JsonSchemaType<S>;

@@ -13,6 +13,16 @@ import { META_SERVER_INFO } from "../wire/protocol.ts";
 import { serialize } from "../wire/serialize.ts";
 import { diagnosticText } from "../util/diagnostics.ts";
 import { isObject, type JsonObject } from "../util/json.ts";
+import type {
+  ArgsOf,
+  CallRest,
+  CallResult,
+  GetPromptResult,
+  OutputOf,
+  ReadResourceResult,
+  ToolEntry,
+  ToolNamed,
+} from "./results.ts";
 
 /** Where the server directory is, and how to serve it. */
 export interface TestServerOptions {
@@ -61,23 +71,35 @@ export interface RequestOptions {
 /**
  * A result as a client reads it, less the fields the server stamps on every 2026-07-28
  * result (`resultType: "complete"` and its `serverInfo`), so that it compares as written.
+ * What `request` answers; `call`, `readResource` and `getPrompt` answer typed results.
  */
 export type TestResult = JsonObject;
 
-/** A loaded server directory that answers requests in process. */
-export interface TestServer {
-  /** Calls a tool: its `CallToolResult` (a failure of the tool is `isError: true`). */
-  call(name: string, args?: JsonObject, options?: RequestOptions): Promise<TestResult>;
+/**
+ * A loaded server directory that answers requests in process. `Tools` maps tool names to
+ * their definitions (`{ add: typeof add }`) to type `call`'s arguments and result for those
+ * tools; other names are called with `JsonObject` arguments.
+ */
+export interface TestServer<Tools extends object = Record<never, never>> {
+  /**
+   * Calls a tool: its `CallToolResult` (a failure of the tool is `isError: true`). Any name
+   * may be called; an editor offers the names `Tools` holds (`string & Record<never, never>`
+   * keeps them from merging into `string`).
+   */
+  call<const N extends (keyof Tools & string) | (string & Record<never, never>)>(
+    name: N,
+    ...argsAndOptions: CallRest<ArgsOf<ToolNamed<Tools, N>>, RequestOptions>
+  ): Promise<CallResult<OutputOf<ToolNamed<Tools, N>>>>;
   /** The tools as `tools/list` shows them, every page. */
-  list(): Promise<JsonObject[]>;
+  list(): Promise<ToolEntry[]>;
   /** Reads a resource: the `resources/read` result (`contents`). */
-  readResource(uri: string, options?: RequestOptions): Promise<TestResult>;
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult>;
   /** Gets a prompt: the `prompts/get` result (`messages`). */
   getPrompt(
     name: string,
     args?: Record<string, string>,
     options?: RequestOptions,
-  ): Promise<TestResult>;
+  ): Promise<GetPromptResult>;
   /** Sends any request (`resources/list`, `completion/complete`…) and returns its result. */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<TestResult>;
   /** What the server would have printed on stderr: stacks of failed calls, programs' stderr. */
@@ -91,9 +113,12 @@ const ASKING = { elicitation: {}, sampling: {}, roots: {} };
 
 /**
  * Loads a server directory as `toolshed serve` does (a problem in it rejects with every
- * problem listed) and returns a server that answers requests in this process.
+ * problem listed) and returns a server that answers requests in this process, its calls typed
+ * by `Tools` (see `TestServer`).
  */
-export async function testServer(options: TestServerOptions = {}): Promise<TestServer> {
+export async function testServer<Tools extends object = Record<never, never>>(
+  options: TestServerOptions = {},
+): Promise<TestServer<Tools>> {
   const diagnostics: string[] = [];
   const sink = {
     error: (message: string, error?: unknown) => {
@@ -171,10 +196,17 @@ export async function testServer(options: TestServerOptions = {}): Promise<TestS
     return unstamped(result);
   }
 
-  return {
-    call: (name, args = {}, given) => ask("tools/call", { name, arguments: args }, given),
+  // The typed results are what the server guarantees of a result before it answers (it
+  // checks every result's shape, and `structuredContent` against the tool's outputSchema);
+  // the arguments' types are the test's promise, which the server checks all the same.
+  const typed = <T>(result: Promise<JsonObject>) => result as Promise<T>;
+  const server_: Omit<TestServer, "call"> & {
+    call(name: string, args?: JsonObject, given?: RequestOptions): Promise<CallResult>;
+  } = {
+    call: (name: string, args: JsonObject = {}, given?: RequestOptions) =>
+      typed<CallResult>(ask("tools/call", { name, arguments: args }, given)),
     async list() {
-      const tools: JsonObject[] = [];
+      const tools: ToolEntry[] = [];
       let cursor: unknown;
       do {
         const page = await send("tools/list", cursor === undefined ? {} : { cursor }, {});
@@ -183,11 +215,14 @@ export async function testServer(options: TestServerOptions = {}): Promise<TestS
       } while (typeof cursor === "string");
       return tools;
     },
-    readResource: (uri, given) => ask("resources/read", { uri }, given),
-    getPrompt: (name, args = {}, given) => ask("prompts/get", { name, arguments: args }, given),
+    readResource: (uri, given) => typed(ask("resources/read", { uri }, given)),
+    getPrompt: (name, args = {}, given) =>
+      typed(ask("prompts/get", { name, arguments: args }, given)),
     request: (method, params = {}, given) => ask(method, params, given),
     diagnostics,
   };
+  // `Tools` types the calls only: the server is the same whatever names it maps.
+  return server_ as TestServer<Tools>;
 }
 
 /** The folders to load, as serve's flags name them (paths: a `file:` URL is read as one). */
