@@ -396,3 +396,44 @@ Deno.test("jobs: jobAfterMs and jobReuseMs are refused on a tool that is never a
   match(problem({ task: "optional", jobAfterMs: -1 }), /^jobAfterMs must be an integer from 0 to /);
   strictEqual(problem({ task: "optional", jobAfterMs: 0, jobReuseMs: 5000 }), "");
 });
+
+Deno.test("jobs: while toolshed_job waits, the job's status messages reach a client that asked for progress", async () => {
+  await withServer(async (server) => {
+    const handle = (await call(server, "long_report", { ms: 1400, stepMs: 100 })).result!;
+    const { id } = handle.structuredContent!.job as { id: string };
+    const requestId = nextId++;
+    server.send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: requestId,
+      method: "tools/call",
+      params: {
+        name: "toolshed_job",
+        arguments: { id },
+        _meta: {
+          progressToken: "wait",
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }));
+    const progress: { progress: number; message?: string }[] = [];
+    for (;;) {
+      const line = await withHangGuard(server.nextLine(), "toolshed_job's answer");
+      ok(line !== null);
+      const message = JSON.parse(line);
+      if (message.method === "notifications/progress") {
+        strictEqual(message.params.progressToken, "wait");
+        progress.push(message.params);
+        continue;
+      }
+      if (message.id !== requestId) continue;
+      deepStrictEqual(message.result.structuredContent, { steps: 14 });
+      break;
+    }
+    ok(progress.length >= 2, `${progress.length} progress notifications`);
+    for (const [index, each] of progress.entries()) {
+      strictEqual(each.progress, index + 1, "progress counts up");
+      match(each.message!, /^step \d+$/);
+    }
+  });
+});
