@@ -58,7 +58,9 @@
 //    instance; k.d. s2 SIGKILLed during a job while one toolshed_job call on s3 waits for it:
 //    that call answers the job `failed` (the instance running it stopped) once s2's lease (15 s)
 //    has run out, which only the store shows (the job tool looks every 5 s); s1 says the same
-//    after; s2 is started again.
+//    after; s2 is started again; k.e. s1 stopped (SIGTERM) during a job while s2 waits for it:
+//    once s1's shutdown grace is over, its tool's ctx.signal fires (the mark file) and s2's wait
+//    ends `failed` (the instance shut down) at once, not a lease later; s1 is started again.
 
 import {
   Child,
@@ -1260,7 +1262,9 @@ async function main(): Promise<void> {
       wait.catch(() => {}); // awaited below, unless a check fails first
       await Promise.race([heard, wait]);
       victim.child?.kill("SIGKILL");
+      const killedAt = performance.now();
       const waited = await wait;
+      const answeredAfter = (performance.now() - killedAt) / 1000;
       await victim.stop();
       const failed = (answer: Answer) =>
         result(answer).isError === true &&
@@ -1271,7 +1275,41 @@ async function main(): Promise<void> {
       assert(failed(after), `toolshed_job on s1 after: ${show(after)}`);
       await victim.start();
       await backInRotation(victim);
-      return `s3's one call: "${text(waited)}"; s1 says the same; ${victim.name} restarted`;
+      return `s3's one call: "${text(waited)}", ${answeredAfter.toFixed(1)} s after the kill; ` +
+        `s1 says the same; ${victim.name} restarted`;
+    },
+  );
+
+  await check(
+    "k.e. an instance stopped (SIGTERM) mid-job: the tool's signal fires there, and the wait on another instance ends failed as the instance shuts down, not a lease later",
+    async () => {
+      const victim = s1;
+      const mark = `${temp}/k.e.mark`;
+      const created = await callWithoutTasks(victim.url, "long_report", {
+        ms: 60_000,
+        stepMs: 100,
+        mark,
+      });
+      const { id } = handleOf(created, `on ${victim.name}`);
+      let waiting: () => void = () => {};
+      const heard = new Promise<void>((resolve) => waiting = resolve);
+      const wait = followJob(s2.url, { id }, { onProgress: () => waiting() });
+      wait.catch(() => {}); // awaited below, unless a check fails first
+      await Promise.race([heard, wait]);
+      const stopped = await victim.stop("SIGTERM"); // after its shutdown grace (5 s)
+      const waited = await wait;
+      assert(
+        result(waited).isError === true &&
+          (text(waited) ?? "").startsWith(`The job "${id}" failed: `) &&
+          (text(waited) ?? "").endsWith("the server instance running the task shut down"),
+        `the wait on s2: ${show(waited)}`,
+      );
+      const aborted = await written(mark);
+      assert(aborted?.startsWith("aborted:"), `the tool on ${victim.name} wrote no mark`);
+      await victim.start();
+      await backInRotation(victim);
+      return `${victim.name} exited ${stopped?.code}; s2's wait: "${text(waited)}"; the tool ` +
+        `wrote "${aborted}"; ${victim.name} restarted`;
     },
   );
 }
