@@ -37,11 +37,30 @@
 //    bob's token on another instance ("requestState was issued to another caller") and completes
 //    with hers on a third, by name and through HAProxy; i.c. alice's task created on o1 is an
 //    error, never the task, to bob's tasks/get and tasks/cancel on o2 and through HAProxy, and
-//    still `working` to alice on o3.
+//    still `working` to alice on o3; i.d. alice's job (check k) created on o1: bob's
+//    toolshed_job on it, waiting or cancelling, on o1 (which runs it), o2 and through HAProxy,
+//    answers exactly as an id that never existed does; alice's tasks/get on o3 still reads it
+//    `working` (a job is a task), and her toolshed_job on o3 returns its result.
 // j. rate limits (issue 25) on the OAuth trio: the tool `limited` allows each caller 3 calls a
 //    minute (`rateLimit`), its buckets in the trio's Redis. Alice's 3 calls through HAProxy are
 //    answered; her 4th is 429 with Retry-After (-32031) on each of o1-o3 and through HAProxy;
 //    bob's calls on the same instances are answered.
+// k. jobs (issue 38, adr/0070) on s1-s3, for 2026-07-28 clients without the tasks extension;
+//    every instance of both trios runs with --job-after 300 --job-wait 25000 (JOB_FLAGS), and
+//    tests/scale/tools/long_report.ts reports progress every `stepMs`. k.a. tools/list on s2
+//    shows toolshed_job, and long_report without its outputSchema; long_report called on s1
+//    answers with a handle after the bound, and one toolshed_job call on s2 relays s1's progress
+//    (through Redis) and returns the tool's own result; k.b. a job on s1 waited on from s2 is
+//    cancelled from s3 (toolshed_job with cancel): the tool's ctx.signal fires on s1 (it writes
+//    a mark file) and s2's wait ends `cancelled`; k.c. a 2025-era session through HAProxy (the
+//    stick table): its call answers with a handle, a client without tasks follows the job on
+//    another instance to its result, and toolshed_job in the session returns it on the session's
+//    instance; k.d. s2 SIGKILLed during a job while one toolshed_job call on s3 waits for it:
+//    that call answers the job `failed` (the instance running it stopped) once s2's lease (15 s)
+//    has run out, which only the store shows (the job tool looks every 5 s); s1 says the same
+//    after; s2 is started again; k.e. s1 stopped (SIGTERM) during a job while s2 waits for it:
+//    once s1's shutdown grace is over, its tool's ctx.signal fires (the mark file) and s2's wait
+//    ends `failed` (the instance shut down) at once, not a lease later; s1 is started again.
 
 import {
   Child,
@@ -64,6 +83,14 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const CHECK_TIMEOUT_MS = 45_000;
 const PROTOCOL = "2026-07-28";
 const LEGACY = "2025-11-25";
+/**
+ * Every instance's job bounds (adr/0070): a call becomes a job after 300 ms, and one call of
+ * toolshed_job waits up to 25 s, longer than a task's lease (15 s) and the job tool's look at the
+ * store (every 5 s) together, so that one call outlives an instance killed mid-job (check k.d).
+ * Every other wait of checks i.d and k ends with its job, never at the bound.
+ */
+const JOB_WAIT_MS = 25_000;
+const JOB_FLAGS = ["--job-after", "300", "--job-wait", String(JOB_WAIT_MS)];
 
 function assert(condition: unknown, why: string): asserts condition {
   if (!condition) throw new Error(why);
@@ -77,6 +104,8 @@ interface Answer {
   sessionId: string | null;
   /** The JSON-RPC message answering the request (JSON or the last event of a stream). */
   body: Record<string, unknown> | undefined;
+  /** The notifications of the request's event stream, before its answer. */
+  notifications: Record<string, unknown>[];
 }
 
 const meta = {
@@ -104,7 +133,7 @@ function request(method: string, params: Record<string, unknown>, name?: string,
       jsonrpc: "2.0",
       id: nextId++,
       method,
-      params: { ...params, _meta: meta },
+      params: { _meta: meta, ...params }, // a `_meta` of the caller's own replaces ours
     }),
   };
 }
@@ -121,21 +150,37 @@ async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<Record<
   }
 }
 
+/** How one request is sent besides its headers and body. */
+interface Sending {
+  /** Default REQUEST_TIMEOUT_MS. */
+  timeoutMs?: number;
+  /** Told each notification of the request's event stream as it arrives. */
+  onNotification?: (notification: Record<string, unknown>) => void;
+}
+
 async function send(
   url: string,
   headers: Record<string, string>,
   body: string,
+  { timeoutMs = REQUEST_TIMEOUT_MS, onNotification }: Sending = {},
 ): Promise<Answer> {
   const response = await fetch(url, {
     method: "POST",
     headers,
     body,
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const type = response.headers.get("content-type") ?? "";
   let message: Record<string, unknown> | undefined;
+  const notifications: Record<string, unknown>[] = [];
   if (type.includes("text/event-stream")) {
-    for await (const event of events(response.body!)) if ("id" in event) message = event;
+    for await (const event of events(response.body!)) {
+      if ("id" in event) message = event;
+      else {
+        notifications.push(event);
+        onNotification?.(event);
+      }
+    }
   } else if (type.includes("json")) {
     message = await response.json();
   } else {
@@ -146,6 +191,7 @@ async function send(
     servedBy: response.headers.get("x-served-by") ?? "",
     sessionId: response.headers.get("mcp-session-id"),
     body: message,
+    notifications,
   };
 }
 
@@ -163,6 +209,7 @@ function post(
 
 interface CallResult {
   content?: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
   isError?: boolean;
   resultType?: string;
   requestState?: string;
@@ -183,6 +230,92 @@ async function whoami(url: string, delayMs = 0): Promise<Answer & { pid: string 
     throw new Error(`whoami not answered: ${show(answer)}`);
   }
   return { ...answer, pid: pid! };
+}
+
+// ------------------------------------------------------------------ jobs (adr/0070)
+
+/** The `_meta` of a 2026-07-28 client without the tasks extension (as every big host is). */
+const WITHOUT_TASKS = {
+  "io.modelcontextprotocol/protocolVersion": PROTOCOL,
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+};
+
+/** Who calls without tasks, and what it is told of the call's progress meanwhile. */
+interface AsClient {
+  /** An OAuth access token: signed in as its user. */
+  token?: string;
+  /** With it, the call carries a progress token, and each progress message is told here. */
+  onProgress?: (message: string) => void;
+}
+
+/** `tools/call` of `name` at `url` from a client without tasks; bounded by the job wait too. */
+function callWithoutTasks(
+  url: string,
+  name: string,
+  args: Record<string, unknown>,
+  { token, onProgress }: AsClient = {},
+): Promise<Answer> {
+  const progress = onProgress === undefined ? {} : { progressToken: `progress-${nextId}` };
+  const { headers, body } = request(
+    "tools/call",
+    { name, arguments: args, _meta: { ...WITHOUT_TASKS, ...progress } },
+    name,
+    token,
+  );
+  return send(url, headers, body, {
+    timeoutMs: JOB_WAIT_MS + REQUEST_TIMEOUT_MS,
+    onNotification: onProgress && ((notification) => {
+      const params = notification.params as { message?: unknown } | undefined;
+      if (notification.method === "notifications/progress") onProgress(String(params?.message));
+    }),
+  });
+}
+
+/** `toolshed_job` at `url`: waits for the job `id` (or, with `cancel`, cancels it). */
+const followJob = (url: string, args: { id: string; cancel?: boolean }, as?: AsClient) =>
+  callWithoutTasks(url, "toolshed_job", args, as);
+
+interface JobHandle {
+  id: string;
+  status: string;
+  statusMessage?: string;
+}
+
+/**
+ * The job a call answered with once its bound passed: an ordinary result whose text names the
+ * next call exactly, and the job for programs. Throws otherwise.
+ */
+function handleOf(answer: Answer, where: string): JobHandle {
+  const job = result(answer).structuredContent?.job as JobHandle | undefined;
+  assert(
+    answer.status === 200 && !result(answer).isError && typeof job?.id === "string" &&
+      job.status === "working" &&
+      text(answer)?.includes(`"toolshed_job" with ${JSON.stringify({ id: job.id })}`),
+    `no job handle ${where}: ${show(answer)}`,
+  );
+  return job;
+}
+
+/** Throws unless `answer` is long_report's own result: `steps` steps, not an error. */
+function reported(answer: Answer, steps: number, where: string): void {
+  const expected = JSON.stringify({ steps });
+  assert(
+    answer.status === 200 && !result(answer).isError &&
+      JSON.stringify(result(answer).structuredContent) === expected && text(answer) === expected,
+    `not the tool's own result ${where}: ${show(answer)}`,
+  );
+}
+
+/** The text of the file at `path` once some process has written it (bounded), else undefined. */
+async function written(path: string): Promise<string | undefined> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      return await Deno.readTextFile(path);
+    } catch {
+      await sleep(50);
+    }
+  }
+  return undefined;
 }
 
 /** Runs `total` calls of `call` at `concurrency` (or until `stop()` holds, when total is Infinity). */
@@ -240,8 +373,17 @@ async function spread(front: string): Promise<string> {
   return `30 answered; ${spreadText}; ${pids.size} pids`;
 }
 
-/** Check d: a 2025-era session through `front`, all of it on the instance that opened it. */
-async function session(front: string): Promise<string> {
+interface Session {
+  /** Mcp-Session-Id. */
+  readonly id: string;
+  /** The headers of its requests. */
+  readonly headers: Record<string, string>;
+  /** The instance that opened it (X-Served-By). */
+  readonly servedBy: string;
+}
+
+/** A 2025-era session opened through `front` (initialize, then notifications/initialized). */
+async function openSession(front: string): Promise<Session> {
   const base = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -269,19 +411,37 @@ async function session(front: string): Promise<string> {
     JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
   );
   assert(initialized.status === 202, `notifications/initialized: HTTP ${initialized.status}`);
+  return { id, headers, servedBy: opened.servedBy };
+}
+
+/** `tools/call` of `name` in `session`, through `front` (bounded by the job wait too). */
+function callInSession(
+  front: string,
+  session: Session,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Answer> {
+  return send(
+    front,
+    session.headers,
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: nextId++,
+      method: "tools/call",
+      params: { name, arguments: args },
+    }),
+    { timeoutMs: JOB_WAIT_MS + REQUEST_TIMEOUT_MS },
+  );
+}
+
+/** Check d: a 2025-era session through `front`, all of it on the instance that opened it. */
+async function session(front: string): Promise<string> {
+  const opened = await openSession(front);
+  const id = opened.id;
   const servers = new Set([opened.servedBy]);
   const pids = new Set<string>();
   for (let i = 0; i < 10; i++) {
-    const answer = await send(
-      front,
-      headers,
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: nextId++,
-        method: "tools/call",
-        params: { name: "whoami", arguments: {} },
-      }),
-    );
+    const answer = await callInSession(front, opened, "whoami", {});
     const pid = text(answer);
     assert(answer.status === 200 && /^\d+$/.test(pid ?? ""), `call ${i + 1}: ${show(answer)}`);
     servers.add(answer.servedBy);
@@ -337,7 +497,7 @@ async function main(): Promise<void> {
   const redisUrl = redis.url;
 
   const instances = ["s1", "s2", "s3"].map((name) =>
-    new Instance(name, freePort(), ["--redis", redisUrl])
+    new Instance(name, freePort(), ["--redis", redisUrl, ...JOB_FLAGS])
   );
   cleanups.push(() => Promise.all(instances.map((instance) => instance.stop())));
   await Promise.all(instances.map((instance) => instance.start()));
@@ -705,6 +865,7 @@ async function main(): Promise<void> {
           as.issuer,
           "--public-url",
           publicUrl,
+          ...JOB_FLAGS,
         ])
       );
       cleanups.push(() => Promise.all(trio.map((instance) => instance.stop())));
@@ -914,6 +1075,54 @@ async function main(): Promise<void> {
     );
 
     await check(
+      "i.d. alice's job created on o1 by a client without tasks: bob's toolshed_job, waiting or cancelling, on o1 (running it), o2 and through HAProxy answers exactly as for an id that never existed; alice reads it working on o3 and follows it there to its result",
+      async () => {
+        const created = await callWithoutTasks(o1.url, "long_report", {
+          ms: 5_000,
+          stepMs: 100,
+        }, { token: alice.token });
+        const { id } = handleOf(created, "to alice on o1");
+        /** An answer's result with the job's id left out. */
+        const resultOf = (answer: Answer, jobId: string) =>
+          JSON.stringify(answer.body?.result ?? null).replaceAll(jobId, "<id>");
+        const refusals: string[] = [];
+        const places = [[o1.url, "on o1"], [o2.url, "on o2"], [front, "through HAProxy"]];
+        for (const [url, where] of places) {
+          for (const cancel of [false, true]) {
+            const args = cancel ? { cancel } : {};
+            const answer = await followJob(url, { id, ...args }, { token: bob.token });
+            const ghostId = id.replace(/[^.]*$/, crypto.randomUUID()); // "o1.<another uuid>"
+            const ghost = await followJob(url, { id: ghostId, ...args }, { token: bob.token });
+            const what = `bob's toolshed_job${cancel ? " cancel" : ""} ${where}`;
+            assert(
+              answer.status === 200 && result(answer).isError === true &&
+                /^No job "[^"]+" is known here/.test(text(answer) ?? ""),
+              `${what}: ${show(answer)}`,
+            );
+            assert(
+              resultOf(answer, id) === resultOf(ghost, ghostId),
+              `${what} is not the answer to an id that never existed: ${show(answer)} against ` +
+                show(ghost),
+            );
+            refusals.push(
+              `${cancel ? "cancel" : "wait"} ${
+                url === front ? `HAProxy→${at(answer)}` : where.slice(3)
+              }`,
+            );
+          }
+        }
+        // A task-aware client reads the same job as a task (adr/0070 decision 5): bob's cancel
+        // left it running.
+        const hers = await post(o3.url, "tasks/get", { taskId: id }, id, alice.token);
+        assert(result(hers).status === "working", `alice's tasks/get on o3: ${show(hers)}`);
+        const followed = await followJob(o3.url, { id }, { token: alice.token });
+        reported(followed, 50, "to alice's toolshed_job on o3");
+        return `bob's as unknown ids: ${refusals.join(", ")}; alice's tasks/get on o3 ` +
+          `working, her toolshed_job on o3 {"steps":50}`;
+      },
+    );
+
+    await check(
       "j. a caller over a tool's rate limit (3/min, buckets in Redis) is refused with 429 and Retry-After on each of o1-o3 and through HAProxy; another caller is not",
       async () => {
         const limited = (url: string, token: string) =>
@@ -952,6 +1161,157 @@ async function main(): Promise<void> {
       },
     );
   }
+
+  // k. Jobs (issue 38, adr/0070): clients without the tasks extension, across the instances.
+  await check(
+    "k.a. a client without tasks: a job created on s1 (a handle after the bound) is followed on s2, whose one toolshed_job call relays s1's progress and returns the tool's own result",
+    async () => {
+      const listed = await post(s2.url, "tools/list", { _meta: WITHOUT_TASKS });
+      const tools = (listed.body?.result as { tools?: Record<string, unknown>[] } | undefined)
+        ?.tools ?? [];
+      const report = tools.find((tool) => tool.name === "long_report");
+      assert(
+        tools.some((tool) => tool.name === "toolshed_job") && report !== undefined &&
+          !("outputSchema" in report),
+        `tools/list on s2 (toolshed_job, long_report without its outputSchema): ${show(listed)}`,
+      );
+      const created = await callWithoutTasks(s1.url, "long_report", { ms: 3_000, stepMs: 100 });
+      const { id, statusMessage } = handleOf(created, "on s1");
+      const relayed: string[] = [];
+      const followed = await followJob(s2.url, { id }, {
+        onProgress: (message) => relayed.push(message),
+      });
+      reported(followed, 30, "on s2");
+      assert(
+        relayed.length > 0 && relayed.every((message) => /^step \d+$/.test(message)),
+        `s2 relayed no progress of s1's tool (${JSON.stringify(relayed)})`,
+      );
+      return `handle ${id.split("-")[0]}… (${statusMessage}); on s2 ${relayed.length} progress ` +
+        `notifications (${relayed[0]} … ${relayed.at(-1)}), then {"steps":30}`;
+    },
+  );
+
+  await check(
+    "k.b. a job created on s1 and waited on from s2 is cancelled from s3 with toolshed_job: the tool's signal fires on s1, and s2's wait ends cancelled",
+    async () => {
+      const mark = `${temp}/k.b.mark`;
+      const created = await callWithoutTasks(s1.url, "long_report", {
+        ms: 60_000,
+        stepMs: 100,
+        mark,
+      });
+      const { id } = handleOf(created, "on s1");
+      // s2 waits (it has relayed a progress report) when s3 cancels.
+      let waiting: () => void = () => {};
+      const heard = new Promise<void>((resolve) => waiting = resolve);
+      const wait = followJob(s2.url, { id }, { onProgress: () => waiting() });
+      wait.catch(() => {}); // awaited below, unless a check fails first
+      await Promise.race([heard, wait]);
+      const cancelled = await followJob(s3.url, { id, cancel: true });
+      assert(
+        cancelled.status === 200 && !result(cancelled).isError &&
+          text(cancelled) === `The job "${id}" is cancelled`,
+        `toolshed_job cancel on s3: ${show(cancelled)}`,
+      );
+      const waited = await wait;
+      assert(
+        result(waited).isError === true && text(waited) === `The job "${id}" was cancelled`,
+        `the wait on s2: ${show(waited)}`,
+      );
+      const aborted = await written(mark);
+      assert(aborted?.startsWith("aborted:"), `the tool on s1 wrote no mark (${aborted})`);
+      return `s2's wait: "${text(waited)}"; s1's tool wrote "${aborted}"`;
+    },
+  );
+
+  await check(
+    "k.c. a 2025-era session through HAProxy (stick table): its call answers with a job handle, a client without tasks follows the job on another instance, and toolshed_job in the session returns the result there",
+    async () => {
+      const opened = await openSession(front);
+      const created = await callInSession(front, opened, "long_report", {
+        ms: 3_000,
+        stepMs: 100,
+      });
+      const { id } = handleOf(created, "in the session");
+      const other = instances.find((instance) => instance.name !== created.servedBy);
+      assert(other, `no instance besides ${created.servedBy}`);
+      const followed = await followJob(other.url, { id });
+      reported(followed, 30, `on ${other.name}`);
+      const again = await callInSession(front, opened, "toolshed_job", { id });
+      reported(again, 30, "in the session");
+      const servers = new Set([opened.servedBy, created.servedBy, again.servedBy]);
+      assert(servers.size === 1, `the session was served by ${[...servers]}`);
+      return `session and job on ${opened.servedBy}, followed on ${other.name}`;
+    },
+  );
+
+  await check(
+    "k.d. an instance SIGKILLed mid-job: the job ends failed after its lease, and the one toolshed_job call waiting on another instance meanwhile says so",
+    async () => {
+      const victim = s2;
+      const created = await callWithoutTasks(victim.url, "long_report", {
+        ms: 60_000,
+        stepMs: 100,
+      });
+      const { id } = handleOf(created, `on ${victim.name}`);
+      // s3 waits (it has relayed a progress report) when s2 is killed: then only the store,
+      // where s2's lease runs out, can tell it.
+      let waiting: () => void = () => {};
+      const heard = new Promise<void>((resolve) => waiting = resolve);
+      const wait = followJob(s3.url, { id }, { onProgress: () => waiting() });
+      wait.catch(() => {}); // awaited below, unless a check fails first
+      await Promise.race([heard, wait]);
+      victim.child?.kill("SIGKILL");
+      const killedAt = performance.now();
+      const waited = await wait;
+      const answeredAfter = (performance.now() - killedAt) / 1000;
+      await victim.stop();
+      const failed = (answer: Answer) =>
+        result(answer).isError === true &&
+        (text(answer) ?? "").startsWith(`The job "${id}" failed: `) &&
+        (text(answer) ?? "").endsWith("the server instance running the task stopped");
+      assert(failed(waited), `the wait on s3: ${show(waited)}`);
+      const after = await followJob(s1.url, { id });
+      assert(failed(after), `toolshed_job on s1 after: ${show(after)}`);
+      await victim.start();
+      await backInRotation(victim);
+      return `s3's one call: "${text(waited)}", ${answeredAfter.toFixed(1)} s after the kill; ` +
+        `s1 says the same; ${victim.name} restarted`;
+    },
+  );
+
+  await check(
+    "k.e. an instance stopped (SIGTERM) mid-job: the tool's signal fires there, and the wait on another instance ends failed as the instance shuts down, not a lease later",
+    async () => {
+      const victim = s1;
+      const mark = `${temp}/k.e.mark`;
+      const created = await callWithoutTasks(victim.url, "long_report", {
+        ms: 60_000,
+        stepMs: 100,
+        mark,
+      });
+      const { id } = handleOf(created, `on ${victim.name}`);
+      let waiting: () => void = () => {};
+      const heard = new Promise<void>((resolve) => waiting = resolve);
+      const wait = followJob(s2.url, { id }, { onProgress: () => waiting() });
+      wait.catch(() => {}); // awaited below, unless a check fails first
+      await Promise.race([heard, wait]);
+      const stopped = await victim.stop("SIGTERM"); // after its shutdown grace (5 s)
+      const waited = await wait;
+      assert(
+        result(waited).isError === true &&
+          (text(waited) ?? "").startsWith(`The job "${id}" failed: `) &&
+          (text(waited) ?? "").endsWith("the server instance running the task shut down"),
+        `the wait on s2: ${show(waited)}`,
+      );
+      const aborted = await written(mark);
+      assert(aborted?.startsWith("aborted:"), `the tool on ${victim.name} wrote no mark`);
+      await victim.start();
+      await backInRotation(victim);
+      return `${victim.name} exited ${stopped?.code}; s2's wait: "${text(waited)}"; the tool ` +
+        `wrote "${aborted}"; ${victim.name} restarted`;
+    },
+  );
 }
 
 const started = performance.now();
