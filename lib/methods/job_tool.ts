@@ -72,7 +72,10 @@ async function untilEnd(
     };
     const stop = tasks.onChange((record) => seen(record), new Set([first.taskId]));
     const ended = () => finish(latest);
-    const bound = setTimeout(ended, waitMs);
+    // At the bound, one more look: a job whose instance stopped since the last is said so now.
+    const bound = setTimeout(() => {
+      tasks.get(first.taskId, caller).then((record) => finish(record ?? latest), ended);
+    }, waitMs);
     // The bus tells of every change but one: an instance that stopped running the job, which
     // only the store's lease shows.
     const look = setInterval(() => {
