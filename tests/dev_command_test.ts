@@ -78,8 +78,10 @@ Deno.test("toolshed dev serves the page at /, its state and 404 elsewhere", asyn
     const named = await rawRequest(port, "GET", "/dev/state", { host: `localhost:${port}` });
     assert.equal(named.status, 200);
   } finally {
-    const { code } = await dev.stop();
+    // Ctrl+C ends it as SIGTERM does.
+    const { code, stderr } = await dev.stop("SIGINT");
     assert.equal(code, 0);
+    assert.ok(stderr.includes("toolshed dev: stopping (SIGINT)"), stderr.join("\n"));
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -217,6 +219,35 @@ Deno.test("toolshed dev refuses to listen anywhere but 127.0.0.1", async () => {
     }
   } finally {
     await dev.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("toolshed dev --inspector says so when npx is missing, and serves on", async () => {
+  const dir = await helloCopy();
+  // No PATH: no npx to find (main.ts is started by deno's absolute path).
+  const dev = await spawnDev(dir, ["--no-types", "--inspector"], { PATH: "" });
+  try {
+    await withHangGuard(
+      (async () => {
+        while (!dev.stderr().some((line) => line.includes("Cannot start the MCP Inspector"))) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })(),
+      "the missing npx said",
+    );
+    assert.ok(
+      dev.stderr().includes(
+        'toolshed dev: Cannot start the MCP Inspector: "npx" was not found (install Node.js ' +
+          "22.19 or later, which brings npx, or set TOOLSHED_INSPECTOR to a command that runs " +
+          "the Inspector)",
+      ),
+      dev.stderr().join("\n"),
+    );
+    assert.equal(await callStateless(dev.origin, "add", { a: 1, b: 2 }), "3");
+  } finally {
+    const { code } = await dev.stop();
+    assert.equal(code, 0);
     await Deno.remove(dir, { recursive: true });
   }
 });
