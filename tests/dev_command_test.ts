@@ -47,7 +47,7 @@ async function callStateless(origin: string, name: string, args: Record<string, 
   return textOf(message.result);
 }
 
-Deno.test("toolshed dev serves the page at /, its state and 404 elsewhere", async () => {
+Deno.test("toolshed dev serves the page at /, its state, what toolshed --http serves and 404 elsewhere", async () => {
   const dir = await helloCopy();
   const dev = await spawnDev(dir, ["--no-types"]);
   try {
@@ -63,6 +63,12 @@ Deno.test("toolshed dev serves the page at /, its state and 404 elsewhere", asyn
     assert.equal(body.endpoint, "/mcp");
     assert.match(body.version, /^\d+\.\d+\.\d+/);
 
+    // Beside the endpoint, what toolshed --http serves: the server card, the probes.
+    for (const path of ["/mcp/server-card", "/healthz", "/readyz"]) {
+      const served = await fetch(`${dev.origin}${path}`);
+      assert.equal(served.status, 200, path);
+      await served.body?.cancel();
+    }
     const missing = await fetch(`${dev.origin}/nothing-here`);
     assert.equal(missing.status, 404);
     await missing.body?.cancel();

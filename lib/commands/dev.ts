@@ -5,7 +5,8 @@
 // each save, its findings on stderr and on the page. Routes, one origin:
 //
 //   GET /            the page (dev_page.ts)
-//   *   /mcp         the MCP endpoint, as `toolshed --http` serves it
+//   *   /mcp         the MCP endpoint, as `toolshed --http` serves it (and the rest of what it
+//                    serves: /mcp/server-card, /healthz, /readyz; anything else 404)
 //   GET /dev/events  text/event-stream of `checked` and `reloaded` (dev_events.ts)
 //   GET /dev/state   where it serves from, its version and the last check
 import { EXIT, type Io } from "./command.ts";
@@ -22,7 +23,7 @@ import { checkLoop } from "./dev_checks.ts";
 import { INSPECTOR_ENV, INSPECTOR_VERSION, launchInspector } from "./dev_inspector.ts";
 import { devPage } from "./dev_page.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
-import { type JsonObject, messageOf } from "../util/json.ts";
+import { messageOf } from "../util/json.ts";
 import { SERVER_INFO } from "../wire/protocol.ts";
 import { allowedHostNames, createHostGuard } from "../transports/http/guard.ts";
 
@@ -122,7 +123,7 @@ async function serveDev(
 ): Promise<number> {
   const say = (line: string) => io.err(`toolshed dev: ${line}\n`);
   const events = createDevEvents();
-  let lastChecked: JsonObject | null = null;
+  let lastChecked: CheckedEvent | null = null;
 
   const checks = checkLoop(
     (signal) => runCheck(values, io, types, signal),
@@ -131,7 +132,7 @@ async function serveDev(
       lastChecked = {
         errors: checked.errors,
         warnings: checked.warnings,
-        findings: checked.findings as unknown as JsonObject[],
+        findings: checked.findings,
         at: new Date().toISOString(),
       };
       events.publish("checked", lastChecked);
@@ -189,12 +190,12 @@ async function serveDev(
   const guard = createHostGuard(allowedHostNames([LOOPBACK], []));
   const dir = absolute(values.dir ?? ".", io.cwd);
   const route = (request: Request): Promise<Response> | Response => {
-    const url = new URL(request.url);
-    if (url.pathname === "/mcp") return server.fetch(request);
+    const { pathname } = new URL(request.url);
+    const handler = Object.hasOwn(ROUTES, pathname) ? ROUTES[pathname] : undefined;
+    // The rest is what toolshed --http serves: the endpoint, the server card, the probes; 404.
+    if (handler === undefined) return server.fetch(request);
     const refusal = guard(request.headers);
     if (refusal !== undefined) return text(403, `${refusal}\n`);
-    const handler = ROUTES[url.pathname];
-    if (handler === undefined) return text(404, `Not found: "${url.pathname}"\n`);
     if (request.method !== "GET" && request.method !== "HEAD") {
       return new Response(`Method "${request.method}" is not allowed here\n`, {
         status: 405,
@@ -252,6 +253,14 @@ async function serveDev(
   await Promise.all([running?.stop(), checks.close(), server.close()]);
   await listener.shutdown();
   return EXIT.ok;
+}
+
+/** What a `checked` event says (and /dev/state's `checked`). */
+interface CheckedEvent {
+  readonly errors: number;
+  readonly warnings: number;
+  readonly findings: Checked["findings"];
+  readonly at: string;
 }
 
 /** One check run as `toolshed check` would, never rejecting. */
