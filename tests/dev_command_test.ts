@@ -208,6 +208,21 @@ Deno.test("toolshed dev refuses to listen anywhere but 127.0.0.1", async () => {
   assert.equal(badPort.code, 2);
   assert.match(badPort.stderr, /Invalid value for --port: "65536" is not a port/);
 
+  // A port taken is said, with the way out.
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const busy = await run(["--no-types", "--port", String(taken.addr.port)]);
+    assert.equal(busy.code, 1, busy.stderr);
+    assert.match(
+      busy.stderr,
+      new RegExp(
+        `Cannot listen on "127\\.0\\.0\\.1" port ${taken.addr.port}: .*\\(--port 0 picks a free port\\)`,
+      ),
+    );
+  } finally {
+    taken.close();
+  }
+
   // Listening, it is not reachable at this machine's other addresses.
   const dir = await helloCopy();
   const dev = await spawnDev(dir, ["--no-types"]);

@@ -21,11 +21,10 @@ import { checkDirectory, type Checked, report } from "./check.ts";
 import { createDevEvents } from "./dev_events.ts";
 import { checkLoop } from "./dev_checks.ts";
 import { INSPECTOR_ENV, INSPECTOR_VERSION, launchInspector } from "./dev_inspector.ts";
-import { devPage } from "./dev_page.ts";
+import { devRoutes, text } from "./dev_routes.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { messageOf } from "../util/json.ts";
 import { SERVER_INFO } from "../wire/protocol.ts";
-import { allowedHostNames, createHostGuard } from "../transports/http/guard.ts";
 
 /** Where dev listens when --port does not say. */
 const DEFAULT_PORT = 6280;
@@ -187,35 +186,13 @@ async function serveDev(
     })
   );
 
-  const guard = createHostGuard(allowedHostNames([LOOPBACK], []));
   const dir = absolute(values.dir ?? ".", io.cwd);
-  const route = (request: Request): Promise<Response> | Response => {
-    const { pathname } = new URL(request.url);
-    const handler = Object.hasOwn(ROUTES, pathname) ? ROUTES[pathname] : undefined;
-    // The rest is what toolshed --http serves: the endpoint, the server card, the probes; 404.
-    if (handler === undefined) return server.fetch(request);
-    const refusal = guard(request.headers);
-    if (refusal !== undefined) return text(403, `${refusal}\n`);
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      return new Response(`Method "${request.method}" is not allowed here\n`, {
-        status: 405,
-        headers: { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" },
-      });
-    }
-    return handler();
-  };
-  const ROUTES: Record<string, () => Response> = {
-    "/": () =>
-      new Response(devPage(), {
-        headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
-      }),
-    "/dev/events": () => events.subscribe(),
-    "/dev/state": () =>
-      Response.json(
-        { dir, endpoint: "/mcp", version: SERVER_INFO.version, checked: lastChecked },
-        { headers: { "cache-control": "no-store" } },
-      ),
-  };
+  const route = devRoutes({
+    bound: LOOPBACK,
+    events,
+    state: () => ({ dir, endpoint: "/mcp", version: SERVER_INFO.version, checked: lastChecked }),
+    mcp: (request) => server.fetch(request),
+  });
 
   let listener: Deno.HttpServer<Deno.NetAddr>;
   try {
@@ -232,7 +209,7 @@ async function serveDev(
     await server.close();
     events.close();
     io.err(
-      `toolshed: Cannot listen on ${LOOPBACK} port ${port}: ${messageOf(error)}` +
+      `toolshed: Cannot listen on "${LOOPBACK}" port ${port}: ${messageOf(error)}` +
         `${port === 0 ? "" : " (--port 0 picks a free port)"}\n`,
     );
     return EXIT.failed;
@@ -314,13 +291,6 @@ function refusedProblems(
     };
   }
   return undefined;
-}
-
-function text(status: number, body: string): Response {
-  return new Response(body, {
-    status,
-    headers: { "content-type": "text/plain; charset=utf-8" },
-  });
 }
 
 function absolute(path: string, cwd: string): string {

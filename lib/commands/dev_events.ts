@@ -15,7 +15,7 @@ const KEEP_ALIVE_MS = 15_000;
 /** The events a dev server sends. */
 type DevEventName = "checked" | "reloaded";
 
-interface DevEvents {
+export interface DevEvents {
   /** Sends one event to every subscriber; a `checked` is also kept for those who come later. */
   publish(name: DevEventName, data: object): void;
   /**
