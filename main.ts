@@ -53,9 +53,9 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
       logError(`${choice.message}\n(toolshed --help lists the commands)`);
       return 2;
     case "help":
-      return await runCommand(choice.entry, ["--help"], stdout);
+      return await runCommand(choice.entry, ["--help"], stdout, exit);
     case "command":
-      return await runCommand(choice.entry, choice.args, stdout);
+      return await runCommand(choice.entry, choice.args, stdout, exit);
   }
   const command = parseCommand(choice.args, (name) => Deno.env.get(name));
   switch (command.kind) {
@@ -146,14 +146,28 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
  * Runs a subcommand: its result goes to stdout (which, guarded, nothing else in the process
  * can reach, so a tool's stray print cannot mix into it), diagnostics to stderr.
  */
-async function runCommand(entry: Entry, args: string[], stdout: ByteSink): Promise<number> {
+async function runCommand(
+  entry: Entry,
+  args: string[],
+  stdout: ByteSink,
+  exit: (code: number) => never,
+): Promise<number> {
   const { command } = await entry.load();
   const out: string[] = [];
+  // A command that runs until stopped asks for this; only then do signals stop being fatal.
+  let stop: AbortController | undefined;
   const code = await command.run(args, {
     out: (text) => out.push(text),
     err: (text) => stderrLog.write(text),
     env: (name) => Deno.env.get(name),
     cwd: Deno.cwd(),
+    stopped() {
+      if (stop === undefined) {
+        const controller = stop = new AbortController();
+        onTerminationSignal(exit, (signal) => controller.abort(signal));
+      }
+      return stop.signal;
+    },
   });
   const bytes = new TextEncoder().encode(out.join(""));
   for (let written = 0; written < bytes.length;) {

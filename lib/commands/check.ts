@@ -78,115 +78,145 @@ export const command = {
       return EXIT.usage;
     }
 
-    const findings: Finding[] = [];
-    const notes: string[] = [];
-    const loadNotes: Diagnostics = {
-      error: (message, error) => {
-        const detail = error instanceof Error ? `: ${error.message}` : "";
-        findings.push(finding("warning", "load", `${message}${detail}`));
-      },
-      forward: () => undefined,
-    };
-    // Load problems are reported with the rest, not written by openServer.
-    const loadErrors: string[] = [];
-    const opened = await openServer(values, io, {
-      diagnostics: loadNotes,
-      onProblems: (problems) => loadErrors.push(...problems),
-    });
-    if (opened === EXIT.usage) return EXIT.usage;
-    let served: Served | undefined;
-    let folders: ServerFolders;
-    if (typeof opened === "number") {
-      for (const problem of loadErrors) findings.push(finding("error", "load", problem));
-      folders = serverFolders(values);
-    } else {
-      const { loaded } = opened;
-      folders = opened.folders;
-      served = {};
-      for (const kind of KINDS) {
-        const count = kind.check.summary?.count(loaded);
-        if (count !== undefined) served[kind.folder] = count;
-      }
-      for (const warning of await surveyServer(folders, loaded)) {
-        findings.push({ ...finding("warning", "survey", warning.message), file: warning.path });
-      }
-      const meta = opened.server.meta;
-      const metaFile = values.dir === undefined
-        ? SERVER_META_FILE
-        : `${values.dir.replace(/(.)\/+$/, "$1")}/${SERVER_META_FILE}`;
-      for (const field of meta === undefined ? [] : unfinishedFields(meta)) {
-        findings.push({
-          severity: "warning",
-          source: "meta",
-          file: metaFile,
-          message: `${field} still holds the TODO that toolshed new wrote: the server card, ` +
-            "serverInfo and what publish writes show it as it is",
-        });
-      }
-    }
-
-    if (values["no-types"]) {
-      notes.push("Type checking skipped (--no-types)");
-    } else if (Deno.build.standalone) {
-      notes.push(
-        "Type checking skipped: a compiled toolshed has no TypeScript type checker (run " +
-          "toolshed check with deno to type-check, or pass --no-types to say so)",
-      );
-    } else {
-      findings.push(...await typeCheck(await typeScriptFiles(folders), io.cwd));
-    }
-
-    if (typeof opened !== "number") {
-      for (const tool of opened.loaded.tools.tools) {
-        const { description, inputSchema } = tool.definition;
-        for (const found of lintForModels({ name: tool.name, description, inputSchema })) {
-          const where = found.field === "inputSchema"
-            ? `inputSchema at ${found.pointer === "" ? "its root" : `"${found.pointer}"`}: `
-            : "";
-          findings.push({
-            severity: found.severity,
-            source: "models",
-            file: tool.file,
-            message: `${where}${found.message}`,
-            tool: tool.name,
-            field: found.field,
-            pointer: found.pointer,
-            apis: found.apis,
-          });
-        }
-      }
-      const { tools, byName } = opened.loaded.tools;
-      const toolsFolder = folderOf(folders.tools?.location ?? "tools").shown;
-      const linted = tools.map(({ name, definition: { description, annotations } }) => ({
-        name,
-        description,
-        annotations,
-      }));
-      for (const found of lintForClients(linted)) {
-        findings.push({
-          severity: found.severity,
-          source: "clients",
-          file: found.tool === undefined ? toolsFolder : byName.get(found.tool)?.file,
-          message: found.message,
-          ...(found.tool === undefined ? {} : { tool: found.tool }),
-          rule: found.rule,
-          clients: found.clients,
-        });
-      }
-    }
-
-    const errors = findings.filter((found) => found.severity === "error").length;
-    const warnings = findings.length - errors;
+    const checked = await checkDirectory(values, io, { types: values["no-types"] !== true });
+    if (typeof checked === "number") return checked;
+    const { findings, notes, errors, warnings, served } = checked;
     const failed = errors > 0 || (values.strict === true && warnings > 0);
     if (values.json) {
       io.out(`${JSON.stringify({ ok: !failed, errors, warnings, served, notes, findings })}\n`);
     } else {
-      io.out(report(findings, notes, errors, warnings, served));
+      io.out(report(checked));
     }
     return failed ? EXIT.failed : EXIT.ok;
   },
 };
 
+/** What one run of check found: the findings, notes, their tally and what the directory serves. */
+export interface Checked {
+  readonly findings: readonly Finding[];
+  readonly notes: readonly string[];
+  readonly errors: number;
+  readonly warnings: number;
+  /** Undefined when the directory did not load. */
+  readonly served: Served | undefined;
+}
+
+/** How checkDirectory runs: with or without type checking, and what stops the type checker. */
+interface CheckOptions {
+  readonly types: boolean;
+  /** Aborting it kills `deno check` (its findings are then one error saying so). */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs every check of `toolshed check` on the directory the flags name and gives what it found,
+ * or EXIT.usage when the flags are wrong (said on `io`). `toolshed dev` runs it after each save.
+ */
+export async function checkDirectory(
+  values: DirValues,
+  io: Io,
+  options: CheckOptions,
+): Promise<Checked | number> {
+  const findings: Finding[] = [];
+  const notes: string[] = [];
+  const loadNotes: Diagnostics = {
+    error: (message, error) => {
+      const detail = error instanceof Error ? `: ${error.message}` : "";
+      findings.push(finding("warning", "load", `${message}${detail}`));
+    },
+    forward: () => undefined,
+  };
+  // Load problems are reported with the rest, not written by openServer.
+  const loadErrors: string[] = [];
+  const opened = await openServer(values, io, {
+    diagnostics: loadNotes,
+    onProblems: (problems) => loadErrors.push(...problems),
+  });
+  if (opened === EXIT.usage) return EXIT.usage;
+  let served: Served | undefined;
+  let folders: ServerFolders;
+  if (typeof opened === "number") {
+    for (const problem of loadErrors) findings.push(finding("error", "load", problem));
+    folders = serverFolders(values);
+  } else {
+    const { loaded } = opened;
+    folders = opened.folders;
+    served = {};
+    for (const kind of KINDS) {
+      const count = kind.check.summary?.count(loaded);
+      if (count !== undefined) served[kind.folder] = count;
+    }
+    for (const warning of await surveyServer(folders, loaded)) {
+      findings.push({ ...finding("warning", "survey", warning.message), file: warning.path });
+    }
+    const meta = opened.server.meta;
+    const metaFile = values.dir === undefined
+      ? SERVER_META_FILE
+      : `${values.dir.replace(/(.)\/+$/, "$1")}/${SERVER_META_FILE}`;
+    for (const field of meta === undefined ? [] : unfinishedFields(meta)) {
+      findings.push({
+        severity: "warning",
+        source: "meta",
+        file: metaFile,
+        message: `${field} still holds the TODO that toolshed new wrote: the server card, ` +
+          "serverInfo and what publish writes show it as it is",
+      });
+    }
+  }
+
+  if (!options.types) {
+    notes.push("Type checking skipped (--no-types)");
+  } else if (Deno.build.standalone) {
+    notes.push(
+      "Type checking skipped: a compiled toolshed has no TypeScript type checker (run " +
+        "toolshed check with deno to type-check, or pass --no-types to say so)",
+    );
+  } else {
+    findings.push(...await typeCheck(await typeScriptFiles(folders), io.cwd, options.signal));
+  }
+
+  if (typeof opened !== "number") {
+    for (const tool of opened.loaded.tools.tools) {
+      const { description, inputSchema } = tool.definition;
+      for (const found of lintForModels({ name: tool.name, description, inputSchema })) {
+        const where = found.field === "inputSchema"
+          ? `inputSchema at ${found.pointer === "" ? "its root" : `"${found.pointer}"`}: `
+          : "";
+        findings.push({
+          severity: found.severity,
+          source: "models",
+          file: tool.file,
+          message: `${where}${found.message}`,
+          tool: tool.name,
+          field: found.field,
+          pointer: found.pointer,
+          apis: found.apis,
+        });
+      }
+    }
+    const { tools, byName } = opened.loaded.tools;
+    const toolsFolder = folderOf(folders.tools?.location ?? "tools").shown;
+    const linted = tools.map(({ name, definition: { description, annotations } }) => ({
+      name,
+      description,
+      annotations,
+    }));
+    for (const found of lintForClients(linted)) {
+      findings.push({
+        severity: found.severity,
+        source: "clients",
+        file: found.tool === undefined ? toolsFolder : byName.get(found.tool)?.file,
+        message: found.message,
+        ...(found.tool === undefined ? {} : { tool: found.tool }),
+        rule: found.rule,
+        clients: found.clients,
+      });
+    }
+  }
+
+  const errors = findings.filter((found) => found.severity === "error").length;
+  return { findings, notes, errors, warnings: findings.length - errors, served };
+}
 function finding(severity: Finding["severity"], source: Finding["source"], message: string) {
   // A message names the file it is about first, in double quotes.
   const file = /^[^"]*"([^"]+)"/.exec(message)?.[1];
@@ -194,13 +224,7 @@ function finding(severity: Finding["severity"], source: Finding["source"], messa
 }
 
 /** The text report: findings grouped by file, notes, then one summary line. */
-function report(
-  findings: readonly Finding[],
-  notes: readonly string[],
-  errors: number,
-  warnings: number,
-  served: Served | undefined,
-): string {
+export function report({ findings, notes, errors, warnings, served }: Checked): string {
   const groups = new Map<string, Finding[]>();
   for (const found of findings) {
     const key = found.file ?? "";
@@ -227,6 +251,9 @@ function report(
   );
   return `${lines.join("\n")}\n`;
 }
+
+/** The flags naming the directory, as openServer takes them. */
+type DirValues = Parameters<typeof openServer>[0];
 
 /** What a directory that loaded serves, as each kind's summary counts it (KINDS' `check`). */
 type Served = { [K in FolderKind]?: number };
@@ -284,7 +311,11 @@ const NOT_A_DIAGNOSTIC = /^(Found \d+ errors?\.|error: Type checking failed\.)$/
  * when there is one beside this module (it maps "@toolshed/toolshed" to mod.ts), and
  * without touching any lock file.
  */
-async function typeCheck(files: readonly SourceFile[], cwd: string): Promise<Finding[]> {
+async function typeCheck(
+  files: readonly SourceFile[],
+  cwd: string,
+  signal: AbortSignal | undefined,
+): Promise<Finding[]> {
   if (files.length === 0) return [];
   const manifest = new URL("../../deno.json", import.meta.url);
   const config: string[] = [];
@@ -306,7 +337,9 @@ async function typeCheck(files: readonly SourceFile[], cwd: string): Promise<Fin
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
+      signal,
     }).output();
+    signal?.throwIfAborted(); // killed: what it said is cut short
     if (output.success) return [];
     const decoder = new TextDecoder();
     const text = `${decoder.decode(output.stdout)}${decoder.decode(output.stderr)}`;
@@ -322,7 +355,7 @@ async function typeCheck(files: readonly SourceFile[], cwd: string): Promise<Fin
       severity: "error",
       source: "types",
       file: undefined,
-      message: `Cannot type-check: ${messageOf(error)}`,
+      message: `Cannot type-check: ${messageOf(signal?.aborted ? signal.reason : error)}`,
     }];
   } finally {
     if (scratch !== undefined) await Deno.remove(scratch, { recursive: true }).catch(() => {});

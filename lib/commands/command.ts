@@ -12,6 +12,12 @@ export interface Io {
   env(name: string): string | undefined;
   /** The working directory, absolute. */
   cwd: string;
+  /**
+   * Aborted on SIGINT or SIGTERM, for a command that runs until stopped (`toolshed dev`): once
+   * asked for, such a signal no longer ends the process at once (a second one does), and the
+   * command ends itself. Absent where nothing can stop a command (in memory).
+   */
+  stopped?(): AbortSignal;
 }
 
 /** Exit codes every command shares. */

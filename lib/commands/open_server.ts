@@ -10,7 +10,7 @@ import { closest } from "../util/suggest.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { EXIT, type Io } from "./command.ts";
 import type { FlagSpec } from "../host/args.ts";
-import { createServer, type Server } from "../server/create_server.ts";
+import { createServer, type EmbeddedHttp, type Server } from "../server/create_server.ts";
 import { SERVER_INFO } from "../wire/protocol.ts";
 import { helpOf } from "../host/cli.ts";
 import { ROWS } from "../settings/table.ts";
@@ -86,6 +86,12 @@ interface OpenOptions {
   readonly toolsets?: readonly string[];
   /** As `--read-only`. */
   readonly readOnly?: boolean;
+  /** As `--watch` (`toolshed dev`). */
+  readonly watch?: boolean;
+  /** How `fetch` serves it over HTTP (`toolshed dev`); without it, it is not served over HTTP. */
+  readonly http?: EmbeddedHttp;
+  /** As TOOLSHED_STATE_KEY and the previous ones; empty: a random key of this process, meant. */
+  readonly stateKeys?: readonly string[];
 }
 
 /**
@@ -129,6 +135,9 @@ export async function openServer(
       toolTimeoutMs: options.toolTimeoutMs,
       toolsets: options.toolsets,
       readOnly: options.readOnly,
+      watch: options.watch,
+      http: options.http,
+      stateKeys: options.stateKeys,
       diagnostics: options.diagnostics ?? ioDiagnostics(io),
     });
     return { folders: server.folders!, loaded: server.loaded, server };

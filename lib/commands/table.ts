@@ -32,6 +32,11 @@ const COMMANDS: readonly Entry[] = [
     load: () => import("./check.ts"),
   },
   {
+    name: "dev",
+    summary: "Serve a directory for its author: reload, check and a page on 127.0.0.1",
+    load: () => import("./dev.ts"),
+  },
+  {
     name: "new",
     summary: "Write a working tool, resource or prompt to start from",
     load: () => import("./new.ts"),
