@@ -541,6 +541,39 @@ const REACHES = {
       deepStrictEqual(names, ["first", "second"]);
     },
   },
+  onReload: {
+    does: "is told of each reload: what went in, and a bad edit refused",
+    async check(kit) {
+      const dir = await kit.scratch({ "tools/first.ts": TOOL("first") });
+      const outcomes: { swapped: boolean; problems: readonly string[] }[] = [];
+      const server = await kit.build({
+        dir,
+        watch: true,
+        onReload: (outcome) => outcomes.push(outcome),
+        diagnostics: recorder(),
+      });
+      await Deno.writeTextFile(`${dir}/tools/second.ts`, TOOL("second"));
+      await until(
+        async () => {
+          await server.reloaded();
+          return outcomes.length;
+        },
+        (count) => count > 0,
+        100,
+      );
+      deepStrictEqual(outcomes[0], { swapped: true, problems: [] });
+      await Deno.writeTextFile(`${dir}/tools/second.ts`, "export default {");
+      const bad = await until(
+        async () => {
+          await server.reloaded();
+          return outcomes.at(-1)!;
+        },
+        (last) => last.problems.length > 0,
+        100,
+      );
+      ok(bad.problems.some((problem) => problem.includes("tools/second.ts")), bad.problems[0]);
+    },
+  },
   listChanged: {
     does: "tells clients that lists may change",
     async check(kit) {

@@ -22,7 +22,7 @@ import { createDevEvents } from "./dev_events.ts";
 import { checkLoop } from "./dev_checks.ts";
 import { INSPECTOR_ENV, INSPECTOR_VERSION, launchInspector } from "./dev_inspector.ts";
 import { devRoutes, text } from "./dev_routes.ts";
-import type { Diagnostics } from "../util/diagnostics.ts";
+import type { ReloadOutcome } from "../discovery/reload.ts";
 import { messageOf } from "../util/json.ts";
 import { SERVER_INFO } from "../wire/protocol.ts";
 
@@ -138,32 +138,15 @@ async function serveDev(
     },
   );
 
-  // The reloader says what it refused on the diagnostics, just after swapping in what it kept.
-  const reloaded = (problems: readonly string[]) => {
+  const diagnostics = ioDiagnostics(io);
+  const reloaded = ({ problems }: ReloadOutcome) => {
     const at = new Date().toISOString();
     if (problems.length === 0) say("reloaded");
     events.publish(
       "reloaded",
-      problems.length === 0 ? { ok: true, at } : {
-        ok: false,
-        problems: [...problems],
-        at,
-      },
+      problems.length === 0 ? { ok: true, at } : { ok: false, problems: [...problems], at },
     );
     checks.schedule();
-  };
-  let refusedNow: readonly string[] | undefined;
-  const base = ioDiagnostics(io);
-  const diagnostics: Diagnostics = {
-    error(message, error) {
-      base.error(message, error);
-      const refusal = refusedProblems(message);
-      if (refusal === undefined) return;
-      // "Not reloading": nothing was swapped; "Reloaded, but": the swap just told us.
-      if (refusal.swapped) refusedNow = refusal.problems;
-      else reloaded(refusal.problems);
-    },
-    forward: base.forward,
   };
 
   const opened = await openServer(values, io, {
@@ -171,20 +154,13 @@ async function serveDev(
     http: { path: "/mcp" },
     // One process, never behind a load balancer: requestState sealed with a key of its own.
     stateKeys: [],
-    diagnostics,
+    onReload: reloaded,
   });
   if (typeof opened === "number") {
     events.close();
     return opened;
   }
   const { server } = opened;
-  server.registry.onChange(() =>
-    queueMicrotask(() => {
-      const problems = refusedNow ?? [];
-      refusedNow = undefined;
-      reloaded(problems);
-    })
-  );
 
   const dir = absolute(values.dir ?? ".", io.cwd);
   const route = devRoutes({
@@ -201,7 +177,7 @@ async function serveDev(
       port,
       onListen: () => {},
       onError: (error) => {
-        base.error("toolshed dev could not answer a request", error);
+        diagnostics.error("toolshed dev could not answer a request", error);
         return text(500, "toolshed dev could not answer this request\n");
       },
     }, route);
@@ -267,30 +243,6 @@ async function runCheck(
       served: undefined,
     };
   }
-}
-
-/**
- * What the reloader refused, from the line it said: "Not reloading: …" (nothing swapped) or
- * "Reloaded, but … N problem(s)" and a problem a line (what was good swapped in); undefined for
- * anything else it says.
- */
-function refusedProblems(
-  message: string,
-): { swapped: boolean; problems: string[] } | undefined {
-  if (message.startsWith("Not reloading: ")) {
-    return { swapped: false, problems: [message.slice("Not reloading: ".length)] };
-  }
-  if (message.startsWith("Reloaded, but ")) {
-    // One problem a line, indented; a problem of several lines (a syntax error's excerpt) makes
-    // the count disagree, and then they are one.
-    const [first, ...lines] = message.split("\n  ");
-    const count = Number(/: (\d+) problem\(s\)$/.exec(first)?.[1]);
-    return {
-      swapped: true,
-      problems: lines.length === count ? lines : [lines.join("\n") || message],
-    };
-  }
-  return undefined;
 }
 
 function absolute(path: string, cwd: string): string {

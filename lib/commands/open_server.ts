@@ -10,7 +10,12 @@ import { closest } from "../util/suggest.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { EXIT, type Io } from "./command.ts";
 import type { FlagSpec } from "../host/args.ts";
-import { createServer, type EmbeddedHttp, type Server } from "../server/create_server.ts";
+import {
+  createServer,
+  type EmbeddedHttp,
+  type Server,
+  type ServerConfig,
+} from "../server/create_server.ts";
 import { SERVER_INFO } from "../wire/protocol.ts";
 import { helpOf } from "../host/cli.ts";
 import { ROWS } from "../settings/table.ts";
@@ -88,6 +93,8 @@ interface OpenOptions {
   readonly readOnly?: boolean;
   /** As `--watch` (`toolshed dev`). */
   readonly watch?: boolean;
+  /** With `watch`: told of each reload's outcome (`toolshed dev`). */
+  readonly onReload?: ServerConfig["onReload"];
   /** How `fetch` serves it over HTTP (`toolshed dev`); without it, it is not served over HTTP. */
   readonly http?: EmbeddedHttp;
   /** As TOOLSHED_STATE_KEY and the previous ones; empty: a random key of this process, meant. */
@@ -136,6 +143,7 @@ export async function openServer(
       toolsets: options.toolsets,
       readOnly: options.readOnly,
       watch: options.watch,
+      onReload: options.onReload,
       http: options.http,
       stateKeys: options.stateKeys,
       diagnostics: options.diagnostics ?? ioDiagnostics(io),

@@ -32,6 +32,15 @@ import {
 /** A burst of file events (an editor's save, a git checkout) is one reload after this quiet. */
 const RELOAD_DEBOUNCE_MS = 100;
 
+/**
+ * What one reload did: whether it swapped what is served (a folder with problems keeps the
+ * last good version of its files), and the problems it found (none: all of it went in).
+ */
+export interface ReloadOutcome {
+  readonly swapped: boolean;
+  readonly problems: readonly string[];
+}
+
 export interface Reloader {
   /** Resolves after the reload a change started (for tests); undefined while nothing is due. */
   settled(): Promise<void>;
@@ -105,6 +114,8 @@ export function watchAndReload(options: {
   /** What the registry serves now, as loaded: what a folder with problems keeps of it. */
   loaded: LoadedServer;
   diagnostics: Diagnostics;
+  /** Told of each reload's outcome, after the swap (`toolshed dev` shows it on its page). */
+  onReload?: (outcome: ReloadOutcome) => void;
   debounceMs?: number;
 }): Reloader {
   const { folders, registry, diagnostics } = options;
@@ -197,9 +208,11 @@ export function watchAndReload(options: {
             problems.join("\n  "),
         );
       }
+      options.onReload?.({ swapped: true, problems });
     } catch (error) {
       const problems = error instanceof DirectoryLoadError ? error.problems : [messageOf(error)];
       diagnostics.error(`Not reloading: ${problems.join("; ")}`);
+      options.onReload?.({ swapped: false, problems });
     }
   }
 

@@ -2,6 +2,7 @@
 // composition root so that the files the root is split into take these types from here, not
 // from the root (which re-exports them), and no import circle closes.
 import type { Diagnostics } from "../util/diagnostics.ts";
+import type { ReloadOutcome } from "../discovery/reload.ts";
 import type { OtherPrimitives } from "../primitives/registry.ts";
 import type { Tool } from "../primitives/tools.ts";
 import type { Middleware } from "../primitives/types.ts";
@@ -102,6 +103,8 @@ export interface ServerConfig extends Partial<Omit<SettingValues, NotConfigured>
   readonly middleware?: readonly Middleware[];
   /** Where the server's own troubles go (a tool's stack, a program's stderr). */
   readonly diagnostics?: Diagnostics;
+  /** With `watch`: told of each reload's outcome, after the swap (`toolshed dev`'s page). */
+  readonly onReload?: (outcome: ReloadOutcome) => void;
   /** The methods served (tests that add one); default: every method toolshed serves. */
   readonly methods?: MethodTable;
 }

@@ -220,7 +220,14 @@ function assemble(
   let reloader: Reloader | undefined;
   if (config.watch) {
     if (folders === undefined) throw new Error("Cannot watch primitives that were not loaded");
-    reloader = parts.watchAndReload!({ folders, load, registry, loaded, diagnostics });
+    reloader = parts.watchAndReload!({
+      folders,
+      load,
+      registry,
+      loaded,
+      diagnostics,
+      onReload: config.onReload,
+    });
   }
   const { shutdownGraceMs, maxMessageBytes, maxConcurrency } = config;
   const degraded = () => shared?.health();
