@@ -14,8 +14,9 @@ export type SentBlock = Record<string, unknown> & { type: string };
 /** What the host sent to /v1/messages, as far as a script reads it. */
 export interface MessagesRequest {
   model: string;
+  system?: unknown;
   messages: { role: string; content: string | SentBlock[] }[];
-  tools?: { name: string; description?: string }[];
+  tools?: { name: string; description?: string; defer_loading?: boolean }[];
   stream?: boolean;
 }
 
