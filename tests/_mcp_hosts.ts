@@ -1,7 +1,8 @@
 // The MCP hosts tests/hosts/install.ts installs into .cache/hosts/ (pinned in
-// tests/hosts/npm-package.json), for tests/config_hosts_live_test.ts and, Claude Code driven
-// headless against a model on loopback, tests/jobs_host_test.ts: each one's own command line,
-// run with a HOME of the test's so that it reads only the files the test wrote.
+// tests/hosts/npm-package.json), for tests/config_hosts_live_test.ts and, Claude Code and
+// Gemini CLI driven headless against a model on loopback, tests/jobs_host_test.ts: each one's
+// own command line, run with a HOME of the test's so that it reads only the files the test
+// wrote.
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 
 /** Where the hosts are installed (.gitignore excludes .cache/). */

@@ -11,8 +11,11 @@
 // followed with exactly that call, the id parsed from what the host sent, the tool found by
 // its host's name; the tool's own result is answered with a final text quoting it. Twice:
 // with every tool in the request, and as installed, where the host's tool search holds MCP
-// tools back until the model loads them by name. Where the hosts are not installed the test
-// says it did not run; under CI=true (.ci/run installs them) it runs or fails.
+// tools back until the model loads them by name. And Gemini CLI, configured by `toolshed
+// config gemini --write` and pointed at a Gemini API stub (GOOGLE_GEMINI_BASE_URL,
+// tests/_gemini_stub.ts), which gives its model the results' text: the handle's sentence.
+// Where the hosts are not installed the test says it did not run; under CI=true (.ci/run
+// installs them) it runs or fails.
 import { deepStrictEqual, equal, match, ok } from "node:assert/strict";
 import { configure } from "../lib/commands/config.ts";
 import { currentSelf } from "../lib/commands/client_launch.ts";
@@ -24,6 +27,7 @@ import {
   type SentBlock,
   serveAnthropicStub,
 } from "./_anthropic_stub.ts";
+import { type AnswerPart, type GenerateRequest, serveGeminiStub } from "./_gemini_stub.ts";
 
 const MISSING = await hostsProblem();
 const IN_CI = Deno.env.get("CI") === "true";
@@ -316,6 +320,154 @@ live(
     ], seen);
   },
 );
+
+/**
+ * The model for Gemini CLI, scripted as for Claude Code: the main conversation (the one whose
+ * functions hold the fixture's tool) calls the tool, then follows each result that names a
+ * next call, then quotes the tool's own result. Gemini CLI gives the model a result's text,
+ * as `functionResponse.response.output`.
+ */
+function scriptedGemini(turns: Turn[], side: { requests: number }) {
+  return (request: GenerateRequest): AnswerPart[] => {
+    const names = (request.tools ?? []).flatMap((tool) => tool.functionDeclarations ?? [])
+      .map((declaration) => declaration.name);
+    const nameOf = (name: string) =>
+      names.find((each) => each === name || each.endsWith(`_${name}`));
+    const tool = nameOf(TOOL);
+    if (tool === undefined) {
+      side.requests++;
+      return [{ text: "ok" }];
+    }
+    const answered = request.contents.at(-1)?.parts.findLast((part) =>
+      part.functionResponse !== undefined
+    )?.functionResponse;
+    const output = answered?.response?.output;
+    const result = answered === undefined
+      ? undefined
+      : typeof output === "string"
+      ? output
+      : JSON.stringify(answered.response);
+    const resultOf = answered?.name;
+    const call = (name: string, input: Record<string, unknown>): AnswerPart[] => {
+      turns.push({ result, resultOf, called: { name, input } });
+      return [{ functionCall: { name, args: input } }];
+    };
+    const say = (text: string): AnswerPart[] => {
+      turns.push({ result, resultOf, said: text });
+      return [{ text }];
+    };
+    if (result === undefined) return call(tool, { text: WORDS });
+    const next = nextCallIn(result);
+    const follower = next === null ? undefined : nameOf(next.tool);
+    if (next === null) return say(`The tally is done. ${result}`);
+    return follower === undefined
+      ? say(`No tool "${next.tool}" here`)
+      : call(follower, next.arguments);
+  };
+}
+
+live("jobs: Gemini CLI run headless follows a job, reading the handle's text", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolshed_jobs_host_" }));
+  const turns: Turn[] = [];
+  const side = { requests: 0 };
+  const model = serveGeminiStub(scriptedGemini(turns, side));
+  try {
+    const home = `${root}/home`;
+    const project = `${root}/project`;
+    await Deno.mkdir(`${home}/.gemini`, { recursive: true });
+    await Deno.mkdir(`${project}/tools`, { recursive: true });
+    await Deno.copyFile(`${FIXTURE}tools/${TOOL}.ts`, `${project}/tools/${TOOL}.ts`);
+    const env = { HOME: home, DENO_DIR: await denoDir() };
+
+    // As a user configures it: config writes .gemini/settings.json in the project; the user
+    // adds the server's flags, trusts the server (so a headless run may call its tools) and
+    // the folder, and chooses a Gemini API key as their sign-in, without usage statistics.
+    const memory = memoryIo(project, env);
+    equal(
+      await configure(["gemini", "--dir", project, "--write"], memory.io, currentSelf()),
+      0,
+      memory.err(),
+    );
+    const settings = `${project}/.gemini/settings.json`;
+    const file = JSON.parse(await Deno.readTextFile(settings));
+    file.mcpServers.toolshed.args.push(...SERVED_WITH);
+    file.mcpServers.toolshed.trust = true;
+    await Deno.writeTextFile(settings, JSON.stringify(file, null, 2));
+    await Deno.writeTextFile(
+      `${home}/.gemini/trustedFolders.json`,
+      JSON.stringify({ [project]: "TRUST_FOLDER" }),
+    );
+    await Deno.writeTextFile(
+      `${home}/.gemini/settings.json`,
+      JSON.stringify({
+        security: { auth: { selectedType: "gemini-api-key" } },
+        privacy: { usageStatisticsEnabled: false },
+      }),
+    );
+
+    const run = await runHost("gemini", ["-p", `Tally the words of: ${WORDS}`], {
+      home,
+      cwd: project,
+      env: {
+        ...env,
+        GEMINI_API_KEY: "stub-on-loopback",
+        GOOGLE_GEMINI_BASE_URL: model.baseUrl,
+        DENO_NO_UPDATE_CHECK: "1",
+      },
+      signal: AbortSignal.timeout(HOST_LIMIT_MS),
+    });
+    const seen = [
+      run.output,
+      `turns: ${JSON.stringify(turns, null, 1)}`,
+      `paths: ${JSON.stringify(model.paths)}; other requests of the model: ${side.requests}`,
+    ].join("\n");
+    equal(run.code, 0, seen);
+
+    // The host's own requests for JSON (its model router) aside, the model's turns: the tool,
+    // then the job tool with the id the handle's text named, then the tool's own result.
+    const calls = turns.flatMap((turn) => turn.called === undefined ? [] : [turn.called]);
+    const answers = turns.map((turn) => turn.result);
+    deepStrictEqual(calls[0], { name: "mcp_toolshed_tally_words", input: { text: WORDS } }, seen);
+    const id = nextCallIn(answers[1] ?? "")?.arguments.id;
+    ok(typeof id === "string", seen);
+    ok(calls.length >= 3, `a "still running" answer before the result: ${seen}`);
+    for (const each of calls.slice(1)) {
+      deepStrictEqual(each, { name: "mcp_toolshed_toolshed_job", input: { id } }, seen);
+    }
+    // What the model got: each result's text, inside Gemini CLI's <untrusted_context>.
+    const wrapped = (text: string) => `<untrusted_context>\n${text}\n</untrusted_context>`;
+    equal(
+      answers[1],
+      wrapped(
+        `The tool "tally_words" is still running, as job "${id}". Call the tool ` +
+          `"toolshed_job" with {"id":"${id}"} to wait for its result: each call returns as ` +
+          "soon as the job ends, or after 1 s with its status.",
+      ),
+      seen,
+    );
+    for (const answer of answers.slice(2, -1)) {
+      match(
+        answer ?? "",
+        new RegExp(
+          `^<untrusted_context>\\nThe job "${id}" is still running\\.( Its last status: ` +
+            `"word \\d+ of 20"\\.)? Call the tool "toolshed_job" with \\{"id":"${id}"\\} ` +
+            `again to go on waiting \\(each call waits up to 1 s\\)\\.\\n</untrusted_context>$`,
+        ),
+        seen,
+      );
+    }
+    deepStrictEqual(turns.at(-1), {
+      result: wrapped(tallyOf(WORDS)),
+      resultOf: "mcp_toolshed_toolshed_job",
+      said: `The tally is done. ${wrapped(tallyOf(WORDS))}`,
+    }, seen);
+    ok(run.stdout.includes(tallyOf(WORDS)), seen);
+    ok(model.paths.every((path) => path.startsWith("POST /v1beta/models/")), seen);
+  } finally {
+    await model.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});
 
 /** This machine's Deno cache, which the server the host starts must find (its HOME is new). */
 async function denoDir(): Promise<string> {
