@@ -19,7 +19,12 @@ export type SentPart = {
 /** What the host sent, as far as a script reads it. */
 export interface GenerateRequest {
   contents: { role: string; parts: SentPart[] }[];
-  tools?: { functionDeclarations?: { name: string }[] }[];
+  tools?: {
+    functionDeclarations?: {
+      name: string;
+      parametersJsonSchema?: { properties?: Record<string, unknown> };
+    }[];
+  }[];
   generationConfig?: { responseJsonSchema?: unknown };
 }
 

@@ -329,8 +329,8 @@ live(
  */
 function scriptedGemini(turns: Turn[], side: { requests: number }) {
   return (request: GenerateRequest): AnswerPart[] => {
-    const names = (request.tools ?? []).flatMap((tool) => tool.functionDeclarations ?? [])
-      .map((declaration) => declaration.name);
+    const declared = (request.tools ?? []).flatMap((tool) => tool.functionDeclarations ?? []);
+    const names = declared.map((declaration) => declaration.name);
     const nameOf = (name: string) =>
       names.find((each) => each === name || each.endsWith(`_${name}`));
     const tool = nameOf(TOOL);
@@ -360,9 +360,16 @@ function scriptedGemini(turns: Turn[], side: { requests: number }) {
     const next = nextCallIn(result);
     const follower = next === null ? undefined : nameOf(next.tool);
     if (next === null) return say(`The tally is done. ${result}`);
-    return follower === undefined
-      ? say(`No tool "${next.tool}" here`)
-      : call(follower, next.arguments);
+    if (follower === undefined) return say(`No tool "${next.tool}" here`);
+    // Gemini CLI adds `wait_for_previous` to every function it declares ("Use true when this
+    // tool depends on the output of previous tools"), and passes it on to the server: a model
+    // that fills it in, as a call that follows a job does depend on the one before, sends it.
+    const own = declared.find((declaration) => declaration.name === follower)
+      ?.parametersJsonSchema?.properties?.wait_for_previous;
+    return call(follower, {
+      ...next.arguments,
+      ...own === undefined ? {} : { wait_for_previous: true },
+    });
   };
 }
 
@@ -432,7 +439,10 @@ live("jobs: Gemini CLI run headless follows a job, reading the handle's text", a
     ok(typeof id === "string", seen);
     ok(calls.length >= 3, `a "still running" answer before the result: ${seen}`);
     for (const each of calls.slice(1)) {
-      deepStrictEqual(each, { name: "mcp_toolshed_toolshed_job", input: { id } }, seen);
+      deepStrictEqual(each, {
+        name: "mcp_toolshed_toolshed_job",
+        input: { id, wait_for_previous: true },
+      }, seen);
     }
     // What the model got: each result's text, inside Gemini CLI's <untrusted_context>.
     const wrapped = (text: string) => `<untrusted_context>\n${text}\n</untrusted_context>`;
