@@ -1,6 +1,8 @@
 // The MCP hosts tests/hosts/install.ts installs into .cache/hosts/ (pinned in
-// tests/hosts/npm-package.json), for tests/config_hosts_live_test.ts: each one's own command
-// line, run with a HOME of the test's so that it reads only the files the test wrote.
+// tests/hosts/npm-package.json), for tests/config_hosts_live_test.ts and, Claude Code and
+// Gemini CLI driven headless against a model on loopback, tests/jobs_host_test.ts: each one's
+// own command line, run with a HOME of the test's so that it reads only the files the test
+// wrote.
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 
 /** Where the hosts are installed (.gitignore excludes .cache/). */
@@ -14,6 +16,7 @@ export const HOST_BINS = {
   opencode: { bin: "opencode", version: "1.18.33" },
   copilot: { bin: "copilot", version: "1.0.102" },
   cline: { bin: "cline", version: "3.0.65" },
+  claude: { bin: "claude", version: "2.1.332" },
 } as const;
 export type HostId = keyof typeof HOST_BINS;
 
@@ -44,12 +47,12 @@ export async function hostsProblem(): Promise<string | undefined> {
 
 /**
  * Runs the host `id` with `args` in `cwd`, its HOME `home` (and `env` besides), stdin closed:
- * its exit code and all it printed.
+ * its exit code and all it printed. With `signal`, the host is killed when it aborts.
  */
 export async function runHost(
   id: HostId,
   args: string[],
-  options: { home: string; cwd: string; env?: Record<string, string> },
+  options: { home: string; cwd: string; env?: Record<string, string>; signal?: AbortSignal },
 ): Promise<{ code: number; output: string; stdout: string }> {
   const { code, stdout, stderr } = await new Deno.Command(
     `${HOSTS_CACHE}/node_modules/.bin/${HOST_BINS[id].bin}`,
@@ -67,6 +70,7 @@ export async function runHost(
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
+      signal: options.signal,
     },
   ).output();
   const text = new TextDecoder();

@@ -55,6 +55,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/examples/http_behind_proxy_test.ts", // nginx in front of main.ts --http
   "tests/apps_browser_test.ts", // headless Chromium hosting an app served by main.ts
   "tests/config_hosts_live_test.ts", // 12 s: six MCP hosts' own mcp list, three starting main.ts
+  "tests/jobs_host_test.ts", // 16 s: Claude Code twice and Gemini CLI, each starting main.ts
   "tests/container_test.ts", // 10 s: deno bundle, podman building and running a container image
   "tests/typed_tools_test.ts", // 15-20 s: deno check of the typed_tools fixtures, four processes
   "tests/typed_test_server_test.ts", // 7 s: deno check of the typed_test_server fixture, two processes

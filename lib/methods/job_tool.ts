@@ -122,6 +122,9 @@ function answerFor(record: TaskRecord, waitMs: number): CallToolResult {
             status: record.status,
             ...record.statusMessage === undefined ? {} : { statusMessage: record.statusMessage },
             pollAfterMs: 0,
+            // As the handle's: the one thing some hosts give their model (Claude Code shows it
+            // structuredContent in place of the text), so it too must name the next call.
+            next: { tool: JOB_TOOL_DEFINITION.name, arguments: { id } },
           },
         },
       };

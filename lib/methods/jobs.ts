@@ -38,7 +38,8 @@ export const JOB_TOOL_DEFINITION: Tool = checkDefinition(
         },
       },
       required: ["id"],
-      additionalProperties: false,
+      // Other keys are let through, not refused: hosts add their own to every tool they
+      // declare and send them on (Gemini CLI's `wait_for_previous`, tests/jobs_host_test.ts).
     },
     // Waiting changes nothing; cancelling stops only the caller's own job (adr/0070), so a host
     // that asks before a tool with side effects does not ask at every wait.

@@ -1,9 +1,10 @@
 // deno-lint-ignore-file no-console -- a setup script prints what it does for people
 // Installs the MCP hosts whose own readers check what `toolshed config` writes (Gemini CLI,
-// Qwen Code, Codex, opencode, Copilot CLI and Cline, each pinned in npm-package.json and
-// npm-package-lock.json beside this file, named so that Deno does not take this folder for an
-// npm package) into .cache/hosts/ with `npm install` from that lock, for
-// tests/config_hosts_live_test.ts:
+// Qwen Code, Codex, opencode, Copilot CLI and Cline), and Claude Code, which follows a job
+// headless against a model on loopback, each pinned in npm-package.json and
+// npm-package-lock.json beside this file (named so that Deno does not take this folder for an
+// npm package), into .cache/hosts/ with `npm install` from that lock, for
+// tests/config_hosts_live_test.ts and tests/jobs_host_test.ts:
 //
 //   deno run -A tests/hosts/install.ts
 //
