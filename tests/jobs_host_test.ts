@@ -265,14 +265,16 @@ function assertFollowed(turns: Turn[], stdout: string, seen: string) {
   const id = structuredOf(answers[0] ?? "")?.job?.id;
   ok(typeof id === "string", seen);
   ok(calls.length >= 3, `a "still running" answer before the result: ${seen}`);
-  for (const each of calls.slice(1)) {
-    deepStrictEqual(each, { name: "mcp__toolshed__toolshed_job", input: { id } }, seen);
+  // The handle names {id}; each "still running" the next wait, counted (adr/0070).
+  const nextOf = (index: number) => index === 0 ? { id } : { id, attempt: index + 1 };
+  for (const [index, each] of calls.slice(1).entries()) {
+    deepStrictEqual(each, { name: "mcp__toolshed__toolshed_job", input: nextOf(index) }, seen);
   }
   equal(answers.length, calls.length, seen);
   // What the model got for the handle and for each "still running": the structured content
   // alone, as JSON (Claude Code gives a result's structuredContent to the model in place of
   // its text, anthropics/claude-code#79944), naming the next call.
-  for (const answer of answers.slice(0, -1)) {
+  for (const [index, answer] of answers.slice(0, -1).entries()) {
     const { job, ...rest } = structuredOf(answer) ?? {};
     deepStrictEqual(rest, {}, seen);
     const { statusMessage, ...state } = job ?? {};
@@ -280,7 +282,7 @@ function assertFollowed(turns: Turn[], stdout: string, seen: string) {
       id,
       status: "working",
       pollAfterMs: 0,
-      next: { tool: JOB_TOOL, arguments: { id } },
+      next: { tool: JOB_TOOL, arguments: nextOf(index) },
     }, seen);
     if (statusMessage !== undefined) match(String(statusMessage), /^word \d+ of 20$/, seen);
   }
@@ -438,10 +440,13 @@ live("jobs: Gemini CLI run headless follows a job, reading the handle's text", a
     const id = nextCallIn(answers[1] ?? "")?.arguments.id;
     ok(typeof id === "string", seen);
     ok(calls.length >= 3, `a "still running" answer before the result: ${seen}`);
-    for (const each of calls.slice(1)) {
+    // No two calls of the follow alike: Gemini CLI stops the fifth of five (adr/0070).
+    for (const [index, each] of calls.slice(1).entries()) {
       deepStrictEqual(each, {
         name: "mcp_toolshed_toolshed_job",
-        input: { id, wait_for_previous: true },
+        input: index === 0
+          ? { id, wait_for_previous: true }
+          : { id, attempt: index + 1, wait_for_previous: true },
       }, seen);
     }
     // What the model got: each result's text, inside Gemini CLI's <untrusted_context>.
@@ -455,13 +460,14 @@ live("jobs: Gemini CLI run headless follows a job, reading the handle's text", a
       ),
       seen,
     );
-    for (const answer of answers.slice(2, -1)) {
+    for (const [index, answer] of answers.slice(2, -1).entries()) {
       match(
         answer ?? "",
         new RegExp(
           `^<untrusted_context>\\nThe job "${id}" is still running\\.( Its last status: ` +
-            `"word \\d+ of 20"\\.)? Call the tool "toolshed_job" with \\{"id":"${id}"\\} ` +
-            `again to go on waiting \\(each call waits up to 1 s\\)\\.\\n</untrusted_context>$`,
+            `"word \\d+ of 20"\\.)? Call the tool "toolshed_job" with ` +
+            `\\{"id":"${id}","attempt":${index + 2}\\} ` +
+            `to go on waiting \\(each call waits up to 1 s\\)\\.\\n</untrusted_context>$`,
         ),
         seen,
       );

@@ -33,7 +33,7 @@ export async function followJob(call: MethodCall, args: JsonObject): Promise<Cal
   }
   const waitMs = call.options.jobWaitMs ?? JOB_WAIT_MS;
   if (!isTerminal(record.status)) record = await untilEnd(call, tasks, record, caller, waitMs);
-  return answerFor(record, waitMs);
+  return answerFor(record, waitMs, typeof args.attempt === "number" ? args.attempt : 1);
 }
 
 /**
@@ -91,7 +91,12 @@ async function untilEnd(
 }
 
 /** What the job tool answers for a job as it stands. */
-function answerFor(record: TaskRecord, waitMs: number): CallToolResult {
+/**
+ * `attempt`: which wait this call was. The next call's arguments count it up, so no two calls
+ * of a follow are the same: a host that stops a tool called five times alike (Gemini CLI's
+ * loop detection) would stop the follow of any job longer than five waits.
+ */
+function answerFor(record: TaskRecord, waitMs: number, attempt: number): CallToolResult {
   const id = record.taskId;
   switch (record.status) {
     case "completed":
@@ -109,11 +114,12 @@ function answerFor(record: TaskRecord, waitMs: number): CallToolResult {
       const status = record.statusMessage === undefined
         ? ""
         : ` Its last status: ${quotedClientText(record.statusMessage)}.`;
+      const next = { id, attempt: attempt + 1 };
       return {
         content: [{
           type: "text",
           text: `The job "${id}" is still running.${status} Call the tool ` +
-            `"${JOB_TOOL_DEFINITION.name}" with ${JSON.stringify({ id })} again to go on ` +
+            `"${JOB_TOOL_DEFINITION.name}" with ${JSON.stringify(next)} to go on ` +
             `waiting (each call waits up to ${seconds(waitMs)}).`,
         }],
         structuredContent: {
@@ -124,7 +130,7 @@ function answerFor(record: TaskRecord, waitMs: number): CallToolResult {
             pollAfterMs: 0,
             // As the handle's: the one thing some hosts give their model (Claude Code shows it
             // structuredContent in place of the text), so it too must name the next call.
-            next: { tool: JOB_TOOL_DEFINITION.name, arguments: { id } },
+            next: { tool: JOB_TOOL_DEFINITION.name, arguments: next },
           },
         },
       };

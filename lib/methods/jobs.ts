@@ -25,8 +25,8 @@ export const JOB_TOOL_DEFINITION: Tool = checkDefinition(
     description: "Waits for a job to end and returns its result. A tool that runs for long " +
       'answers with a job id instead of its result; call this tool with {"id": "<that id>"}. ' +
       "Each call waits until the job ends and returns the tool's own result, or, after a " +
-      "while, says the job is still running: then call it again with the same id. " +
-      '{"id": "<id>", "cancel": true} stops the job.',
+      "while, says the job is still running and gives the arguments of the next call: " +
+      'make that call. {"id": "<id>", "cancel": true} stops the job.',
     inputSchema: {
       type: "object",
       properties: {
@@ -35,6 +35,11 @@ export const JOB_TOOL_DEFINITION: Tool = checkDefinition(
           type: "boolean",
           default: false,
           description: "Stop the job instead of waiting for it",
+        },
+        attempt: {
+          type: "integer",
+          minimum: 1,
+          description: "Which wait this is, as the last answer gives it",
         },
       },
       required: ["id"],
