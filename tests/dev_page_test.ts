@@ -1,0 +1,365 @@
+// The page of `toolshed dev` (lib/commands/dev_page.ts) in Debian's headless Chromium, against a
+// real `main.ts dev` process serving a temporary copy of tests/fixtures/dev: the page lists what
+// the directory serves; a form built from a tool's inputSchema calls it and shows the result; a
+// call with progress shows its progress and log lines; the app a tool links to renders in a
+// sandboxed iframe (read inside it over the DevTools protocol) and its button's call comes back
+// through the page's host bridge; a tool file written on disk shows on the page with neither a
+// page reload nor a server restart; and a bad edit shows the finding of `check`.
+//
+// Where /usr/bin/chromium is missing the test is ignored with a message, except under CI=true.
+import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { type Browser, CHROMIUM, hasChromium, launchChromium, type Page } from "./_chromium.ts";
+import { spawnMain, type StartedMain, withHangGuard } from "./_server_process.ts";
+
+const UNDER_CI = Deno.env.get("CI") === "true";
+const AVAILABLE = hasChromium();
+if (!AVAILABLE && !UNDER_CI) {
+  Deno.stderr.writeSync(new TextEncoder().encode(
+    `tests: ${CHROMIUM} is missing, so the dev page's browser test is ignored ` +
+      "(apt-get install chromium runs it)\n",
+  ));
+}
+
+const FIXTURE = new URL("./fixtures/dev/", import.meta.url);
+const DEV_LINE = /^toolshed dev: (http:\/\/127\.0\.0\.1:\d+\/) \(MCP endpoint /;
+/** How often, and how many times, a wait looks at the page (bounded; never a time assertion). */
+const POLL_MS = 50;
+const POLLS = 1_200;
+
+/** Copies the folder `from` into `to`, file by file. */
+async function copyDir(from: URL, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyDir(new URL(`${entry.name}/`, from), `${to}/${entry.name}`);
+    else await Deno.copyFile(new URL(entry.name, from), `${to}/${entry.name}`);
+  }
+}
+
+/** The value of `expression` in the page once it is truthy; fails naming `what` if it never is. */
+async function waitFor(page: Page, expression: string, what: string): Promise<unknown> {
+  let last: unknown;
+  for (let poll = 0; poll < POLLS; poll++) {
+    last = await page.evaluate(expression);
+    if (last) return last;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  throw new Error(`The page never showed ${what} (last: ${JSON.stringify(last)})`);
+}
+
+/**
+ * evaluateInFrame, again while the frame's document is not yet the app's (`expression` gives
+ * null) or the browser has not yet attached the frame where DevTools finds it.
+ */
+async function inFrame(page: Page, expression: string): Promise<unknown> {
+  let last: unknown;
+  for (let attempt = 0; attempt < POLLS; attempt++) {
+    try {
+      last = await page.evaluateInFrame(expression);
+      if (last !== null) return last;
+    } catch (error) {
+      last = error;
+      if (!/No frame for given id|has no child frame|Cannot find context/.test(String(error))) {
+        throw error;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  throw new Error(`The app's frame never answered: ${last}`);
+}
+
+/** The keys of the entries of one list of the page's side bar (`tools`, `apps`, …). */
+function listed(page: Page, section: string): Promise<unknown> {
+  return page.evaluate(
+    `[...document.querySelectorAll("#list-${section} li[data-key]")].map((li) => li.dataset.key)`,
+  );
+}
+
+/** Clicks the entry `key` of the list `section`. */
+async function pick(page: Page, section: string, key: string): Promise<void> {
+  const clicked = await page.evaluate(`(() => {
+    const entry = document.querySelector(${
+    JSON.stringify(`#list-${section} li[data-key="${key}"] button`)
+  });
+    if (entry === null) return false;
+    entry.click();
+    return true;
+  })()`);
+  strictEqual(clicked, true, `the page lists "${key}" under ${section}`);
+}
+
+Deno.test({
+  name: "toolshed dev's page lists, calls, hosts an app and follows edits in Chromium",
+  ignore: !AVAILABLE && !UNDER_CI,
+  async fn(t) {
+    if (!AVAILABLE) throw new Error(`${CHROMIUM} is missing: .ci/run installs chromium`);
+    const dir = await Deno.makeTempDir({ prefix: "toolshed_dev_page_" });
+    await copyDir(FIXTURE, dir);
+    let server: StartedMain | undefined;
+    let browser: Browser | undefined;
+    try {
+      server = await spawnMain(
+        ["dev", "--dir", dir, "--port", "0"],
+        (line) => DEV_LINE.test(line),
+        "the line with the dev page's URL",
+      );
+      const url = server.stderr().map((line) => DEV_LINE.exec(line)?.[1]).find(Boolean)!;
+      const pid = server.child.pid;
+      const started = server;
+      /** A step whose failure says what toolshed and the browser wrote. */
+      const step = (name: string, fn: () => Promise<void>) =>
+        t.step(name, async () => {
+          try {
+            await fn();
+          } catch (error) {
+            if (error instanceof Error) {
+              error.message += `\n--- toolshed's stderr ---\n${started.stderr().join("\n")}` +
+                `\n--- Chromium's ---\n${browser?.log() ?? ""}`;
+            }
+            throw error;
+          }
+        });
+      browser = await launchChromium();
+      const page = await browser.open(url);
+      await waitFor(page, "document.body.dataset.ready", "that it had listed everything");
+      // A mark in the page's global scope: still there later, the page was never reloaded.
+      await page.evaluate("globalThis.notReloaded = true");
+
+      await step(
+        "the page lists the directory's tools, apps, resources, prompts and skills",
+        async () => {
+          deepStrictEqual(await listed(page, "tools"), ["board", "count", "order"]);
+          deepStrictEqual(await listed(page, "apps"), ["board"]);
+          deepStrictEqual(await listed(page, "prompts"), ["summarize"]);
+          deepStrictEqual(await listed(page, "skills"), ["skill://release-notes/SKILL.md"]);
+          const resources = await listed(page, "resources") as string[];
+          ok(resources.includes("ui://board"), `ui://board among ${resources}`);
+          ok(resources.some((uri) => uri.endsWith("notes.md")), `notes.md among ${resources}`);
+        },
+      );
+
+      await step(
+        "a form built from the inputSchema calls the tool and shows its result",
+        async () => {
+          await pick(page, "tools", "order");
+          const fields = await page.evaluate(
+            `Object.fromEntries([...document.querySelectorAll("#detail [data-field]")]
+            .map((input) => [input.dataset.field, input.dataset.kind + (input.required ? "!" : "")]))`,
+          );
+          deepStrictEqual(fields, {
+            item: "text!",
+            quantity: "integer",
+            price: "number",
+            gift: "boolean",
+            flavour: "enum!",
+            notes: "json",
+          });
+          await page.evaluate(`(() => {
+          const field = (name) => document.querySelector('#detail [data-field="' + name + '"]');
+          field("item").value = "scone <b>";
+          field("price").value = "2.5";
+          field("gift").value = "true";
+          field("flavour").value = [...field("flavour").options].find((o) => o.text === "lemon").value;
+          field("notes").value = '["warm"]';
+          document.getElementById("call").click();
+        })()`);
+          const text = await waitFor(
+            page,
+            `document.querySelector("#run .result .block-text")?.textContent`,
+            "the result of order",
+          );
+          strictEqual(text, "1 × scone <b> (lemon), as a gift");
+          deepStrictEqual(
+            JSON.parse(
+              await page.evaluate(
+                `document.querySelector("#run .structured").textContent`,
+              ) as string,
+            ),
+            {
+              item: "scone <b>",
+              quantity: 1,
+              price: 2.5,
+              gift: true,
+              flavour: "lemon",
+              notes: ["warm"],
+            },
+          );
+          // The traffic panel holds the request and its answer, raw.
+          const traffic = await page.evaluate(
+            `[...document.querySelectorAll("#traffic-list pre")].map((pre) => JSON.parse(pre.textContent))`,
+          ) as { method?: string; params?: { name?: string }; result?: unknown }[];
+          ok(
+            traffic.some((message) =>
+              message.method === "tools/call" && message.params?.name === "order"
+            ),
+          );
+        },
+      );
+
+      await step("a call with progress shows the progress and the log lines", async () => {
+        await pick(page, "tools", "count");
+        await page.evaluate(`(() => {
+          document.querySelector('#detail [data-field="to"]').value = "3";
+          document.getElementById("call").click();
+        })()`);
+        strictEqual(
+          await waitFor(
+            page,
+            `document.querySelector("#run .result .block-text")?.textContent`,
+            "count's result",
+          ),
+          "Counted to 3",
+        );
+        deepStrictEqual(
+          await page.evaluate(`(() => {
+          const run = document.getElementById("run");
+          return {
+            progress: [run.querySelector(".progress").value, run.querySelector(".progress").max],
+            message: run.querySelector(".progress-message").textContent,
+            logs: [...run.querySelectorAll(".logs li")].map((li) => li.textContent),
+          };
+        })()`),
+          {
+            progress: [3, 3],
+            message: "3 / 3 Step 3 of 3",
+            logs: ["[info] counted 1", "[info] counted 2", "[info] counted 3"],
+          },
+        );
+      });
+
+      await step(
+        "the app renders in a sandboxed iframe and its call comes back through the bridge",
+        async () => {
+          await pick(page, "apps", "board");
+          await page.evaluate(`(() => {
+          document.querySelector('#detail [data-field="message"]').value = "first";
+          document.getElementById("call").click();
+        })()`);
+          await waitFor(
+            page,
+            `document.querySelector("#run .result .block-text")`,
+            "board's result",
+          );
+          strictEqual(
+            await page.evaluate(`document.getElementById("app-frame").getAttribute("sandbox")`),
+            "allow-scripts",
+          );
+          const shown = await inFrame(
+            page,
+            `(async () => {
+          const wait = async (ready) => {
+            for (let i = 0; i < 400 && !ready(); i++) await new Promise((r) => setTimeout(r, 25));
+          };
+          const button = document.getElementById("again");
+          if (button === null) return null; // not the app's document (yet)
+          await wait(() => !button.disabled && document.getElementById("result").textContent !== "");
+          const before = {
+            host: document.getElementById("host").textContent,
+            result: document.getElementById("result").textContent,
+          };
+          button.click();
+          await wait(() => document.getElementById("answer").textContent !== "");
+          return { ...before, answer: document.getElementById("answer").textContent };
+        })()`,
+          );
+          deepStrictEqual(shown, {
+            host: "toolshed dev",
+            result: "Board: first",
+            answer: "Board: again",
+          });
+        },
+      );
+
+      await step(
+        "a tool written on disk shows without a page reload or a server restart",
+        async () => {
+          await Deno.writeTextFile(
+            `${dir}/tools/shout.ts`,
+            `export default {
+  description: "Says it louder",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  annotations: { readOnlyHint: true },
+  handler: ({ text }: { text: string }) => text.toUpperCase(),
+};
+`,
+          );
+          await waitFor(
+            page,
+            `document.querySelector('#list-tools li[data-key="shout"]')`,
+            "the new tool shout",
+          );
+          await pick(page, "tools", "shout");
+          await page.evaluate(`(() => {
+          document.querySelector('#detail [data-field="text"]').value = "psst";
+          document.getElementById("call").click();
+        })()`);
+          strictEqual(
+            await waitFor(
+              page,
+              `document.querySelector("#run .result .block-text")?.textContent`,
+              "shout's result",
+            ),
+            "PSST",
+          );
+          strictEqual(
+            await page.evaluate("globalThis.notReloaded"),
+            true,
+            "the page was not reloaded",
+          );
+          strictEqual(server!.alive(), true);
+          strictEqual(server!.child.pid, pid);
+        },
+      );
+
+      await step("a bad edit shows the findings of check and the refused reload", async () => {
+        // Two faults: a schema whose root is not an object (start-up refuses it, so the reload
+        // is refused) and a handler whose type is wrong on line 4 (the type check finds it).
+        await Deno.writeTextFile(
+          `${dir}/tools/broken.ts`,
+          `export default {
+  description: "Has a list for a schema",
+  inputSchema: { type: "array" },
+  handler: (): number => "never",
+};
+`,
+        );
+        const findings = await waitFor(
+          page,
+          `(() => {
+            const texts = [...document.querySelectorAll("#findings-list li.error")].map((li) => li.textContent);
+            const load = texts.find((text) => text.includes("tools/broken.ts ") && text.includes('"object"'));
+            const types = texts.find((text) => text.includes("tools/broken.ts:4:"));
+            return load && types && { load, types };
+          })()`,
+          "the check findings about tools/broken.ts",
+        );
+        ok(findings, "findings of both steps");
+        const banner = await waitFor(
+          page,
+          `document.getElementById("banner").className === "refused" && document.getElementById("banner").textContent`,
+          "the refused reload",
+        ) as string;
+        ok(banner.includes("tools/broken.ts"), banner);
+        // The last good version keeps serving.
+        deepStrictEqual(await listed(page, "tools"), ["board", "count", "order", "shout"]);
+        strictEqual(server!.child.pid, pid);
+      });
+    } catch (error) {
+      if (error instanceof Error) {
+        error.message +=
+          `\n--- Chromium's stderr ---\n${browser?.log() ?? ""}\n--- toolshed's ---\n` +
+          (server?.stderr().join("\n") ?? "");
+      }
+      throw error;
+    } finally {
+      await browser?.close();
+      if (server) {
+        try {
+          server.child.kill("SIGTERM");
+        } catch { /* it has exited already */ }
+        await withHangGuard(server.status, "toolshed dev exiting");
+        await server.drained;
+      }
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
