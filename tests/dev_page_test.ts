@@ -127,7 +127,7 @@ Deno.test({
       await step(
         "the page lists the directory's tools, apps, resources, prompts and skills",
         async () => {
-          deepStrictEqual(await listed(page, "tools"), ["board", "count", "order"]);
+          deepStrictEqual(await listed(page, "tools"), ["ask", "board", "count", "order"]);
           deepStrictEqual(await listed(page, "apps"), ["board"]);
           deepStrictEqual(await listed(page, "prompts"), ["summarize"]);
           deepStrictEqual(await listed(page, "skills"), ["skill://release-notes/SKILL.md"]);
@@ -225,6 +225,42 @@ Deno.test({
           },
         );
       });
+
+      await step(
+        "a question the tool asks is answered on the page, and the call goes on",
+        async () => {
+          await pick(page, "tools", "ask");
+          await page.evaluate(`document.getElementById("call").click()`);
+          const question = await waitFor(
+            page,
+            `document.querySelector("#run .question .message")?.textContent`,
+            "ask's question",
+          );
+          strictEqual(question, "Which colour?");
+          await page.evaluate(`(() => {
+          const colour = document.querySelector('#run .question [data-field="colour"]');
+          colour.value = [...colour.options].find((o) => o.text === "green").value;
+          document.querySelector("#run .send-answers").click();
+        })()`);
+          strictEqual(
+            await waitFor(
+              page,
+              `document.querySelector("#run .result .block-text")?.textContent`,
+              "ask's result",
+            ),
+            "You chose green",
+          );
+          // Two rounds on the wire: input_required, then the call again with the answer.
+          const rounds = await page.evaluate(
+            `[...document.querySelectorAll("#traffic-list pre")].map((pre) => JSON.parse(pre.textContent))
+            .filter((message) => message.method === "tools/call" && message.params.name === "ask")
+            .map((message) => message.params.inputResponses ?? null).reverse()`,
+          );
+          deepStrictEqual(rounds, [null, {
+            input_1: { action: "accept", content: { colour: "green" } },
+          }]);
+        },
+      );
 
       await step(
         "the app renders in a sandboxed iframe and its call comes back through the bridge",
@@ -340,7 +376,7 @@ Deno.test({
         ) as string;
         ok(banner.includes("tools/broken.ts"), banner);
         // The last good version keeps serving.
-        deepStrictEqual(await listed(page, "tools"), ["board", "count", "order", "shout"]);
+        deepStrictEqual(await listed(page, "tools"), ["ask", "board", "count", "order", "shout"]);
         strictEqual(server!.child.pid, pid);
       });
     } catch (error) {

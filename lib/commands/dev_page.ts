@@ -86,11 +86,12 @@ const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "
 // The body field Mcp-Name mirrors, by method (SEP-2243; the tasks extension's task id).
 const NAME_FIELD = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri",
   "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId" };
-// Bounds: pages of one list, messages kept in the traffic panel, polls of one task, and the
-// shortest and longest wait between two polls.
+// Bounds: pages of one list, messages kept in the traffic panel, polls of one task, rounds of
+// questions (input_required) in one call, and the shortest and longest wait between two polls.
 const LIST_PAGES = 100;
 const TRAFFIC_KEPT = 500;
 const TASK_POLLS = 2000;
+const INPUT_ROUNDS = 20;
 const POLL_MIN_MS = 100;
 const POLL_MAX_MS = 5000;
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
@@ -160,10 +161,14 @@ function headerValue(value) {
   return "=?base64?" + btoa(binary) + "?=";
 }
 
+/**
+ * What the page declares: apps, tasks when asked to follow one, and the questions a server may
+ * ask (form elicitation, sampling, roots), which the person at the page answers by hand.
+ */
 function clientCapabilities(asTask) {
   const extensions = { [UI_EXTENSION]: { mimeTypes: [APP_MIME] } };
   if (asTask) extensions[TASKS_EXTENSION] = {};
-  return { extensions };
+  return { elicitation: { form: {} }, sampling: {}, roots: {}, extensions };
 }
 
 function rpcError(error) {
@@ -256,6 +261,96 @@ async function readEvents(body, onEvent) {
     for (const block of blocks) flush(block);
   }
   if (buffer.trim() !== "") flush(buffer);
+}
+
+/**
+ * rpc, answering the server's questions (resultType "input_required") by asking the person in
+ * "container" and sending the same request again with their answers and the requestState.
+ */
+async function callAsking(method, params, options, container) {
+  let round = params;
+  for (let rounds = 0; rounds < INPUT_ROUNDS; rounds++) {
+    const result = await rpc(method, round, options);
+    if (!isObject(result) || result.resultType !== "input_required") return result;
+    const inputResponses = await askPerson(container, result.inputRequests, options.signal);
+    round = Object.assign({}, params, { inputResponses });
+    if (typeof result.requestState === "string") round.requestState = result.requestState;
+  }
+  throw new Error("The server still asked for input after " + INPUT_ROUNDS + " rounds; the page stops there");
+}
+
+/** What the answer box of a question holds at first, by its method. */
+function answerTemplate(method) {
+  switch (method) {
+    case "sampling/createMessage":
+      return { role: "assistant", content: { type: "text", text: "" }, model: "a person at the dev page",
+        stopReason: "endTurn" };
+    case "roots/list":
+      return { roots: [] };
+    case "elicitation/create":
+      return { action: "accept" };
+  }
+  return {};
+}
+
+/**
+ * Shows the questions of one input_required answer in "container" (a form for a form
+ * elicitation, a JSON box for the rest) and resolves with the answers, by key, once sent.
+ */
+function askPerson(container, requests, signal) {
+  return new Promise((resolve, reject) => {
+    const readers = [];
+    const parts = [el("p", { class: "asking", text: "The server asks (input_required):" })];
+    for (const [key, request] of Object.entries(isObject(requests) ? requests : {})) {
+      const method = isObject(request) ? request.method : undefined;
+      const params = isObject(request) && isObject(request.params) ? request.params : {};
+      const block = el("fieldset", { class: "question", "data-key": key },
+        el("legend", { text: key + ": " + method }));
+      if (method === "elicitation/create" && params.mode !== "url" && isObject(params.requestedSchema)) {
+        const { form, values } = schemaForm(params.requestedSchema, "Content as JSON");
+        const action = el("select", { class: "action" },
+          ["accept", "decline", "cancel"].map((name) => el("option", { value: name, text: name })));
+        block.append(el("p", { class: "message", text: String(params.message ?? "") }), form,
+          el("label", {}, "Action ", action));
+        readers.push([key, () => action.value === "accept"
+          ? { action: "accept", content: values() }
+          : { action: action.value }]);
+      } else {
+        const answer = el("textarea", { rows: 4, class: "answer", value: json(answerTemplate(method)) });
+        block.append(el("pre", { text: json(request) }), answer);
+        readers.push([key, () => {
+          try {
+            return JSON.parse(answer.value);
+          } catch (error) {
+            throw new Error("The answer to \"" + key + "\" is not valid JSON: " + error.message);
+          }
+        }]);
+      }
+      parts.push(block);
+    }
+    const problem = el("p", { class: "error-text" });
+    const send = el("button", { type: "button", class: "send-answers", text: "Send the answers" });
+    const stop = () => {
+      cleanup();
+      reject(new Error("Stopped before answering the server's questions"));
+    };
+    const cleanup = () => {
+      if (signal) signal.removeEventListener("abort", stop);
+      container.replaceChildren();
+    };
+    send.addEventListener("click", () => {
+      try {
+        const responses = {};
+        for (const [key, read] of readers) responses[key] = read();
+        cleanup();
+        resolve(responses);
+      } catch (error) {
+        problem.textContent = error.message;
+      }
+    });
+    if (signal) signal.addEventListener("abort", stop, { once: true });
+    container.replaceChildren(...parts, send, problem);
+  });
 }
 
 async function listAll(method, key) {
@@ -444,7 +539,7 @@ function fieldKind(schema) {
  * A form for an object schema's properties. values() gives the arguments, leaving out empty
  * optional fields; it throws, naming the field, for a number or JSON that does not parse.
  */
-function schemaForm(schema) {
+function schemaForm(schema, rawLabel) {
   const properties = isObject(schema) && isObject(schema.properties) ? schema.properties : {};
   const required = new Set(isObject(schema) && Array.isArray(schema.required) ? schema.required : []);
   const readers = [];
@@ -519,7 +614,7 @@ function schemaForm(schema) {
   }
   if (readers.length === 0) form.append(el("p", { class: "muted", text: "No arguments." }));
   const raw = el("textarea", { rows: 4, placeholder: "{ } — when filled, sent as the arguments instead of the fields" });
-  form.append(el("details", {}, el("summary", { text: "Arguments as JSON" }), raw));
+  form.append(el("details", {}, el("summary", { text: rawLabel || "Arguments as JSON" }), raw));
   return {
     form,
     values() {
@@ -610,10 +705,6 @@ function showResult(box, result) {
   const isError = result.isError === true;
   box.classList.toggle("is-error", isError);
   const parts = [el("p", { class: "outcome", text: isError ? "isError: true" : "Result" })];
-  if (result.resultType === "input_required") {
-    parts.push(el("p", { class: "error-text", text: "The call asks for input (input_required); " +
-      "the page does not answer it. Its requests:" }), el("pre", { text: json(result.inputRequests) }));
-  }
   for (const block of Array.isArray(result.content) ? result.content : []) parts.push(contentBlock(block));
   if (result.structuredContent !== undefined) {
     parts.push(el("p", { class: "muted", text: "structuredContent" }),
@@ -636,6 +727,7 @@ function runBox() {
       el("span", { class: "progress-message" }),
       el("span", { class: "elapsed muted" })),
     el("div", { class: "task" }),
+    el("div", { class: "input" }),
     el("ul", { class: "logs" }),
     el("div", { class: "result" }));
 }
@@ -751,10 +843,10 @@ async function runTool(tool, args, { box, app, level, asTask, signal }) {
   const meta = { progressToken: "dev-" + (++state.nextToken) };
   if (level) meta[META_LOG_LEVEL] = level;
   try {
-    let result = await rpc("tools/call", { name: tool.name, arguments: args }, {
+    let result = await callAsking("tools/call", { name: tool.name, arguments: args }, {
       meta, asTask, signal, headers: paramHeaders(tool.inputSchema, args),
       onNotification: notificationHandler(box),
-    });
+    }, box.querySelector(".input"));
     if (isObject(result) && result.resultType === "task") result = await followTask(box, result, signal);
     if (result !== undefined) {
       showResult(box, result);
@@ -853,9 +945,10 @@ function showResource(resource) {
 }
 
 async function readInto(box, uri) {
-  box.replaceChildren(el("p", { class: "muted", text: "Reading " + uri + " …" }));
+  const asking = el("div", { class: "input" });
+  box.replaceChildren(el("p", { class: "muted", text: "Reading " + uri + " …" }), asking);
   try {
-    const result = await rpc("resources/read", { uri });
+    const result = await callAsking("resources/read", { uri }, {}, asking);
     const contents = Array.isArray(result.contents) ? result.contents : [];
     box.replaceChildren(...contents.map((entry) => el("div", {},
       el("p", { class: "muted", text: entry.uri + " " + (entry.mimeType || "") }), resourceBody(entry))));
@@ -889,10 +982,11 @@ function showPrompt(prompt) {
   }
   const { form, values } = schemaForm({ type: "object", properties, required });
   const box = el("div", { class: "result", id: "prompt-result" });
+  const asking = el("div", { class: "input" });
   const get = el("button", { type: "button", id: "get", text: "Get" });
   get.addEventListener("click", async () => {
     try {
-      const result = await rpc("prompts/get", { name: prompt.name, arguments: values() });
+      const result = await callAsking("prompts/get", { name: prompt.name, arguments: values() }, {}, asking);
       const messages = Array.isArray(result.messages) ? result.messages : [];
       box.replaceChildren(
         result.description ? el("p", { class: "muted", text: result.description }) : "",
@@ -907,6 +1001,7 @@ function showPrompt(prompt) {
     el("p", { class: "description", text: prompt.description || "" }),
     form,
     el("div", { class: "controls" }, get),
+    asking,
     box,
   ];
 }
