@@ -168,6 +168,11 @@ Deno.test({
             "the result of order",
           );
           strictEqual(text, "1 × scone <b> (lemon), as a gift");
+          strictEqual(
+            await page.evaluate(`document.querySelector("#run b")`),
+            null,
+            "the result's markup is shown as text",
+          );
           deepStrictEqual(
             JSON.parse(
               await page.evaluate(
@@ -261,6 +266,64 @@ Deno.test({
           }]);
         },
       );
+
+      await step("a call as a task shows its status, and Cancel task cancels it", async () => {
+        await pick(page, "tools", "count");
+        await page.evaluate(`(() => {
+          document.querySelector('#detail [data-field="to"]').value = "50";
+          document.querySelector('#detail [data-field="stepMs"]').value = "1000";
+          document.getElementById("as-task").checked = true;
+          document.getElementById("call").click();
+        })()`);
+        strictEqual(
+          await waitFor(
+            page,
+            `document.querySelector("#run .task-status")?.textContent`,
+            "the task's status",
+          ),
+          "working",
+        );
+        await page.evaluate(`document.getElementById("cancel-task").click()`);
+        strictEqual(
+          await waitFor(
+            page,
+            `document.querySelector("#run .task-status").textContent === "cancelled" &&
+              document.querySelector("#run .result").textContent`,
+            "the cancelled task",
+          ),
+          "The task was cancelled.",
+        );
+        const methods = await page.evaluate(
+          `[...document.querySelectorAll("#traffic-list pre")].map((pre) => JSON.parse(pre.textContent).method)`,
+        ) as string[];
+        ok(methods.includes("tasks/get") && methods.includes("tasks/cancel"), methods.join(" "));
+      });
+
+      await step("a resource reads, and a prompt's arguments get its messages", async () => {
+        await pick(page, "resources", "toolshed:///notes.md");
+        await page.evaluate(`document.getElementById("read").click()`);
+        const read = await waitFor(
+          page,
+          `document.querySelector("#read-result pre")?.textContent`,
+          "notes.md",
+        );
+        strictEqual(read, await Deno.readTextFile(`${dir}/resources/notes.md`));
+        await pick(page, "prompts", "summarize");
+        await page.evaluate(`(() => {
+          document.querySelector('#detail [data-field="text"]').value = "<i>hi</i>";
+          document.querySelector('#detail [data-field="tone"]').value = "dry";
+          document.getElementById("get").click();
+        })()`);
+        strictEqual(
+          await waitFor(
+            page,
+            `document.querySelector("#prompt-result .block-text")?.textContent`,
+            "the prompt",
+          ),
+          "Summarize this in a dry tone: <i>hi</i>",
+        );
+        strictEqual(await page.evaluate(`document.querySelector("#prompt-result i")`), null);
+      });
 
       await step(
         "the app renders in a sandboxed iframe and its call comes back through the bridge",
