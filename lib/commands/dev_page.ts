@@ -54,7 +54,8 @@ form.fields .name { font-weight: 600; font-family: ui-monospace, monospace; }
 form.fields .required::after { content: " *"; color: var(--error); }
 form.fields .help { font-size: .85em; color: var(--muted); }
 input, select, textarea, button { font: inherit; }
-textarea { min-height: 4em; font-family: ui-monospace, monospace; }
+textarea { font-family: ui-monospace, monospace; }
+textarea[data-kind="json"], textarea.answer, details textarea { min-height: 4em; }
 .badges span { display: inline-block; padding: 0 .4em; margin: 0 .3em .3em 0; border-radius: 3px;
   background: #8882; font-size: .85em; }
 .controls { display: flex; gap: 1em; align-items: center; flex-wrap: wrap; }
@@ -537,7 +538,8 @@ function fieldKind(schema) {
 
 /**
  * A form for an object schema's properties. values() gives the arguments, leaving out empty
- * optional fields; it throws, naming the field, for a number or JSON that does not parse.
+ * fields (the server's validation answers for a required one); it throws, naming the field, for
+ * a number or JSON that does not parse.
  */
 function schemaForm(schema, rawLabel) {
   const properties = isObject(schema) && isObject(schema.properties) ? schema.properties : {};
@@ -578,7 +580,7 @@ function schemaForm(schema, rawLabel) {
       if (typeof property.maximum === "number") input.max = String(property.maximum);
       read = () => {
         const text = input.value.trim();
-        if (text === "") return isRequired ? readFailed(name, "a number is required") : undefined;
+        if (text === "") return undefined;
         const number = Number(text);
         if (!Number.isFinite(number)) return readFailed(name, "\"" + text + "\" is not a number");
         return number;
@@ -588,7 +590,7 @@ function schemaForm(schema, rawLabel) {
       input = el(long && property.format === undefined ? "textarea" : "input",
         { value: hasDefault && typeof property.default === "string" ? property.default : "" });
       if (input.tagName === "TEXTAREA") input.rows = 1;
-      read = () => input.value === "" && !isRequired ? undefined : input.value;
+      read = () => input.value === "" ? undefined : input.value;
     } else {
       input = el("textarea", { rows: 3, placeholder: "JSON",
         value: hasDefault ? json(property.default) : "" });
