@@ -57,6 +57,8 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/config_hosts_live_test.ts", // 12 s: six MCP hosts' own mcp list, three starting main.ts
   "tests/container_test.ts", // 10 s: deno bundle, podman building and running a container image
   "tests/typed_tools_test.ts", // 15-20 s: deno check of the typed_tools fixtures, four processes
+  "tests/dev_command_test.ts", // 5 s: main.ts dev processes, the SDK client, deno check on save
+  "tests/dev_inspector_test.ts", // 13 s: the MCP Inspector (CLI and web) on Node.js against main.ts dev
 ];
 
 const ROOT = new URL("../", import.meta.url);

@@ -5,7 +5,8 @@
 // each save, its findings on stderr and on the page. Routes, one origin:
 //
 //   GET /            the page (dev_page.ts)
-//   *   /mcp         the MCP endpoint, as `toolshed --http` serves it
+//   *   /mcp         the MCP endpoint, as `toolshed --http` serves it (and the rest of what it
+//                    serves: /mcp/server-card, /healthz, /readyz; anything else 404)
 //   GET /dev/events  text/event-stream of `checked` and `reloaded` (dev_events.ts)
 //   GET /dev/state   where it serves from, its version and the last check
 import { EXIT, type Io } from "./command.ts";
@@ -20,11 +21,10 @@ import { checkDirectory, type Checked, report } from "./check.ts";
 import { createDevEvents } from "./dev_events.ts";
 import { checkLoop } from "./dev_checks.ts";
 import { INSPECTOR_ENV, INSPECTOR_VERSION, launchInspector } from "./dev_inspector.ts";
-import { devPage } from "./dev_page.ts";
+import { devRoutes, text } from "./dev_routes.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
-import { type JsonObject, messageOf } from "../util/json.ts";
+import { messageOf } from "../util/json.ts";
 import { SERVER_INFO } from "../wire/protocol.ts";
-import { allowedHostNames, createHostGuard } from "../transports/http/guard.ts";
 
 /** Where dev listens when --port does not say. */
 const DEFAULT_PORT = 6280;
@@ -122,7 +122,7 @@ async function serveDev(
 ): Promise<number> {
   const say = (line: string) => io.err(`toolshed dev: ${line}\n`);
   const events = createDevEvents();
-  let lastChecked: JsonObject | null = null;
+  let lastChecked: CheckedEvent | null = null;
 
   const checks = checkLoop(
     (signal) => runCheck(values, io, types, signal),
@@ -131,7 +131,7 @@ async function serveDev(
       lastChecked = {
         errors: checked.errors,
         warnings: checked.warnings,
-        findings: checked.findings as unknown as JsonObject[],
+        findings: checked.findings,
         at: new Date().toISOString(),
       };
       events.publish("checked", lastChecked);
@@ -186,35 +186,13 @@ async function serveDev(
     })
   );
 
-  const guard = createHostGuard(allowedHostNames([LOOPBACK], []));
   const dir = absolute(values.dir ?? ".", io.cwd);
-  const route = (request: Request): Promise<Response> | Response => {
-    const url = new URL(request.url);
-    if (url.pathname === "/mcp") return server.fetch(request);
-    const refusal = guard(request.headers);
-    if (refusal !== undefined) return text(403, `${refusal}\n`);
-    const handler = ROUTES[url.pathname];
-    if (handler === undefined) return text(404, `Not found: "${url.pathname}"\n`);
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      return new Response(`Method "${request.method}" is not allowed here\n`, {
-        status: 405,
-        headers: { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" },
-      });
-    }
-    return handler();
-  };
-  const ROUTES: Record<string, () => Response> = {
-    "/": () =>
-      new Response(devPage(), {
-        headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
-      }),
-    "/dev/events": () => events.subscribe(),
-    "/dev/state": () =>
-      Response.json(
-        { dir, endpoint: "/mcp", version: SERVER_INFO.version, checked: lastChecked },
-        { headers: { "cache-control": "no-store" } },
-      ),
-  };
+  const route = devRoutes({
+    bound: LOOPBACK,
+    events,
+    state: () => ({ dir, endpoint: "/mcp", version: SERVER_INFO.version, checked: lastChecked }),
+    mcp: (request) => server.fetch(request),
+  });
 
   let listener: Deno.HttpServer<Deno.NetAddr>;
   try {
@@ -231,7 +209,7 @@ async function serveDev(
     await server.close();
     events.close();
     io.err(
-      `toolshed: Cannot listen on ${LOOPBACK} port ${port}: ${messageOf(error)}` +
+      `toolshed: Cannot listen on "${LOOPBACK}" port ${port}: ${messageOf(error)}` +
         `${port === 0 ? "" : " (--port 0 picks a free port)"}\n`,
     );
     return EXIT.failed;
@@ -252,6 +230,14 @@ async function serveDev(
   await Promise.all([running?.stop(), checks.close(), server.close()]);
   await listener.shutdown();
   return EXIT.ok;
+}
+
+/** What a `checked` event says (and /dev/state's `checked`). */
+interface CheckedEvent {
+  readonly errors: number;
+  readonly warnings: number;
+  readonly findings: Checked["findings"];
+  readonly at: string;
 }
 
 /** One check run as `toolshed check` would, never rejecting. */
@@ -305,13 +291,6 @@ function refusedProblems(
     };
   }
   return undefined;
-}
-
-function text(status: number, body: string): Response {
-  return new Response(body, {
-    status,
-    headers: { "content-type": "text/plain; charset=utf-8" },
-  });
 }
 
 function absolute(path: string, cwd: string): string {

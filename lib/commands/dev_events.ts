@@ -4,7 +4,6 @@
 // by its connection, past which it is dropped (its stream ends; an EventSource reconnects and is
 // sent the last `checked` at once), and at most MAX_SUBSCRIBERS are subscribed at a time (one
 // more gets 503).
-import type { JsonObject } from "../util/json.ts";
 
 /** Pages subscribed at once. */
 const MAX_SUBSCRIBERS = 32;
@@ -16,9 +15,9 @@ const KEEP_ALIVE_MS = 15_000;
 /** The events a dev server sends. */
 type DevEventName = "checked" | "reloaded";
 
-interface DevEvents {
+export interface DevEvents {
   /** Sends one event to every subscriber; a `checked` is also kept for those who come later. */
-  publish(name: DevEventName, data: JsonObject): void;
+  publish(name: DevEventName, data: object): void;
   /**
    * The response to GET /dev/events: the stream (it ends when its reader goes away, which
    * cancels it), or 503 when MAX_SUBSCRIBERS are subscribed.
