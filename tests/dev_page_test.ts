@@ -9,7 +9,7 @@
 // Where /usr/bin/chromium is missing the test is ignored with a message, except under CI=true.
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { type Browser, CHROMIUM, hasChromium, launchChromium, type Page } from "./_chromium.ts";
-import { spawnMain, type StartedMain, withHangGuard } from "./_server_process.ts";
+import { type DevProcess, spawnDev } from "./_dev_server.ts";
 
 const UNDER_CI = Deno.env.get("CI") === "true";
 const AVAILABLE = hasChromium();
@@ -21,7 +21,6 @@ if (!AVAILABLE && !UNDER_CI) {
 }
 
 const FIXTURE = new URL("./fixtures/dev/", import.meta.url);
-const DEV_LINE = /^toolshed dev: (http:\/\/127\.0\.0\.1:\d+\/) \(MCP endpoint /;
 /** How often, and how many times, a wait looks at the page (bounded; never a time assertion). */
 const POLL_MS = 50;
 const POLLS = 1_200;
@@ -94,16 +93,12 @@ Deno.test({
     if (!AVAILABLE) throw new Error(`${CHROMIUM} is missing: .ci/run installs chromium`);
     const dir = await Deno.makeTempDir({ prefix: "toolshed_dev_page_" });
     await copyDir(FIXTURE, dir);
-    let server: StartedMain | undefined;
+    let server: DevProcess | undefined;
     let browser: Browser | undefined;
     try {
-      server = await spawnMain(
-        ["dev", "--dir", dir, "--port", "0"],
-        (line) => DEV_LINE.test(line),
-        "the line with the dev page's URL",
-      );
-      const url = server.stderr().map((line) => DEV_LINE.exec(line)?.[1]).find(Boolean)!;
-      const pid = server.child.pid;
+      server = await spawnDev(dir);
+      const url = `${server.origin}/`;
+      const pid = server.pid;
       const started = server;
       /** A step whose failure says what toolshed and the browser wrote. */
       const step = (name: string, fn: () => Promise<void>) =>
@@ -404,8 +399,7 @@ Deno.test({
             true,
             "the page was not reloaded",
           );
-          strictEqual(server!.alive(), true);
-          strictEqual(server!.child.pid, pid);
+          strictEqual(server!.alive(), true, `the dev process (pid ${pid}) still runs`);
         },
       );
 
@@ -440,7 +434,7 @@ Deno.test({
         ok(banner.includes("tools/broken.ts"), banner);
         // The last good version keeps serving.
         deepStrictEqual(await listed(page, "tools"), ["ask", "board", "count", "order", "shout"]);
-        strictEqual(server!.child.pid, pid);
+        strictEqual(server!.alive(), true, `the dev process (pid ${pid}) still runs`);
       });
     } catch (error) {
       if (error instanceof Error) {
@@ -451,13 +445,7 @@ Deno.test({
       throw error;
     } finally {
       await browser?.close();
-      if (server) {
-        try {
-          server.child.kill("SIGTERM");
-        } catch { /* it has exited already */ }
-        await withHangGuard(server.status, "toolshed dev exiting");
-        await server.drained;
-      }
+      await server?.stop();
       await Deno.remove(dir, { recursive: true });
     }
   },
