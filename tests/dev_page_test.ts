@@ -294,31 +294,50 @@ Deno.test({
         ok(methods.includes("tasks/get") && methods.includes("tasks/cancel"), methods.join(" "));
       });
 
-      await step("a resource reads, and a prompt's arguments get its messages", async () => {
-        await pick(page, "resources", "toolshed:///notes.md");
-        await page.evaluate(`document.getElementById("read").click()`);
-        const read = await waitFor(
-          page,
-          `document.querySelector("#read-result pre")?.textContent`,
-          "notes.md",
-        );
-        strictEqual(read, await Deno.readTextFile(`${dir}/resources/notes.md`));
-        await pick(page, "prompts", "summarize");
-        await page.evaluate(`(() => {
+      await step(
+        "a resource reads, a template's variable fills its URI, and a prompt's arguments get its messages",
+        async () => {
+          await pick(page, "resources", "toolshed:///notes.md");
+          await page.evaluate(`document.getElementById("read").click()`);
+          const read = await waitFor(
+            page,
+            `document.querySelector("#read-result pre")?.textContent`,
+            "notes.md",
+          );
+          strictEqual(read, await Deno.readTextFile(`${dir}/resources/notes.md`));
+          // A template's variable filled in: skills/ files are served through skill://{+path}.
+          await pick(page, "templates", "skill://{+path}");
+          await page.evaluate(`(() => {
+          const path = document.querySelector('#detail [data-field="path"]');
+          path.value = "release-notes/SKILL.md";
+          path.dispatchEvent(new Event("input"));
+          document.getElementById("read").click();
+        })()`);
+          strictEqual(
+            await waitFor(
+              page,
+              `document.querySelector("#read-result pre")?.textContent`,
+              "SKILL.md",
+            ),
+            await Deno.readTextFile(`${dir}/skills/release-notes/SKILL.md`),
+          );
+          await pick(page, "prompts", "summarize");
+          await page.evaluate(`(() => {
           document.querySelector('#detail [data-field="text"]').value = "<i>hi</i>";
           document.querySelector('#detail [data-field="tone"]').value = "dry";
           document.getElementById("get").click();
         })()`);
-        strictEqual(
-          await waitFor(
-            page,
-            `document.querySelector("#prompt-result .block-text")?.textContent`,
-            "the prompt",
-          ),
-          "Summarize this in a dry tone: <i>hi</i>",
-        );
-        strictEqual(await page.evaluate(`document.querySelector("#prompt-result i")`), null);
-      });
+          strictEqual(
+            await waitFor(
+              page,
+              `document.querySelector("#prompt-result .block-text")?.textContent`,
+              "the prompt",
+            ),
+            "Summarize this in a dry tone: <i>hi</i>",
+          );
+          strictEqual(await page.evaluate(`document.querySelector("#prompt-result i")`), null);
+        },
+      );
 
       await step(
         "the app renders in a sandboxed iframe and its call comes back through the bridge",

@@ -959,15 +959,41 @@ async function readInto(box, uri) {
   }
 }
 
+/**
+ * A template's variables as fields, for the expressions "{name}" and "{+name}" (RFC 6570 levels
+ * 1 and 2, what toolshed's templates use); with any other expression, none (the URI is typed).
+ */
+function templateVariables(template) {
+  const expressions = [...template.matchAll(/\{([^}]*)\}/g)].map((match) => match[1]);
+  if (!expressions.every((expression) => /^\+?[A-Za-z0-9_.]+$/.test(expression))) return [];
+  return [...new Set(expressions.map((expression) => expression.replace(/^\+/, "")))];
+}
+
+/** The template with each variable's value in place: encoded, or (with "+") reserved kept. */
+function expandTemplate(template, values) {
+  return template.replace(/\{(\+?)([A-Za-z0-9_.]+)\}/g, (_, reserved, name) =>
+    reserved ? encodeURI(values[name] || "") : encodeURIComponent(values[name] || ""));
+}
+
 function showTemplate(template) {
   const uri = el("input", { id: "template-uri", value: template.uriTemplate, size: 60 });
+  const variables = templateVariables(template.uriTemplate);
+  const inputs = variables.map((name) => el("input", { "data-field": name }));
+  const update = () => {
+    const values = {};
+    variables.forEach((name, index) => values[name] = inputs[index].value);
+    uri.value = expandTemplate(template.uriTemplate, values);
+  };
+  for (const input of inputs) input.addEventListener("input", update);
   const box = el("div", { class: "result", id: "read-result" });
   const read = el("button", { type: "button", id: "read", text: "Read" });
   read.addEventListener("click", () => readInto(box, uri.value));
   return [
     heading(template.title || template.name || template.uriTemplate, template.uriTemplate),
     el("p", { class: "description", text: template.description || "" }),
-    el("label", {}, "URI (fill in the template's variables) ", uri),
+    el("form", { class: "fields", onsubmit: (event) => event.preventDefault() },
+      variables.map((name, index) => el("label", {}, el("span", { class: "name", text: name }), inputs[index])),
+      el("label", {}, el("span", { class: "name", text: "URI" }), uri)),
     el("div", { class: "controls" }, read),
     box,
   ];
