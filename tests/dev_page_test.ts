@@ -122,7 +122,13 @@ Deno.test({
       await step(
         "the page lists the directory's tools, apps, resources, prompts and skills",
         async () => {
-          deepStrictEqual(await listed(page, "tools"), ["ask", "board", "count", "order"]);
+          deepStrictEqual(await listed(page, "tools"), [
+            "approve",
+            "ask",
+            "board",
+            "count",
+            "order",
+          ]);
           deepStrictEqual(await listed(page, "apps"), ["board"]);
           deepStrictEqual(await listed(page, "prompts"), ["summarize"]);
           deepStrictEqual(await listed(page, "skills"), ["skill://release-notes/SKILL.md"]);
@@ -294,6 +300,47 @@ Deno.test({
         ok(methods.includes("tasks/get") && methods.includes("tasks/cancel"), methods.join(" "));
       });
 
+      await step("a task that asks is answered on the page, with tasks/update", async () => {
+        await pick(page, "tools", "approve");
+        await page.evaluate(`(() => {
+          document.getElementById("as-task").checked = true;
+          document.getElementById("call").click();
+        })()`);
+        strictEqual(
+          await waitFor(
+            page,
+            `document.querySelector("#run .task .question .message")?.textContent`,
+            "the task's question",
+          ),
+          "Apply the change?",
+        );
+        strictEqual(
+          await page.evaluate(`document.querySelector("#run .task-status").textContent`),
+          "input_required",
+        );
+        await page.evaluate(`(() => {
+          document.querySelector('#run .task .question [data-field="apply"]').checked = true;
+          document.querySelector("#run .task .send-answers").click();
+        })()`);
+        strictEqual(
+          await waitFor(
+            page,
+            `document.querySelector("#run .result .block-text")?.textContent`,
+            "approve's result",
+          ),
+          "Applied",
+        );
+        strictEqual(
+          await page.evaluate(`document.querySelector("#run .task-status").textContent`),
+          "completed",
+        );
+        const update = await page.evaluate(
+          `[...document.querySelectorAll("#traffic-list pre")].map((pre) => JSON.parse(pre.textContent))
+            .find((message) => message.method === "tasks/update").params.inputResponses`,
+        );
+        deepStrictEqual(update, { input_1: { action: "accept", content: { apply: true } } });
+      });
+
       await step(
         "a resource reads, a template's variable fills its URI, and a prompt's arguments get its messages",
         async () => {
@@ -452,7 +499,14 @@ Deno.test({
         ) as string;
         ok(banner.includes("tools/broken.ts"), banner);
         // The last good version keeps serving.
-        deepStrictEqual(await listed(page, "tools"), ["ask", "board", "count", "order", "shout"]);
+        deepStrictEqual(await listed(page, "tools"), [
+          "approve",
+          "ask",
+          "board",
+          "count",
+          "order",
+          "shout",
+        ]);
         strictEqual(server!.alive(), true, `the dev process (pid ${pid}) still runs`);
       });
     } catch (error) {

@@ -893,7 +893,7 @@ async function followTask(box, task, signal) {
     if (TERMINAL.has(current.status)) break;
     if (current.status === "input_required" && JSON.stringify(current.inputRequests) !== asked) {
       asked = JSON.stringify(current.inputRequests);
-      answers.replaceChildren(taskInput(taskId, current.inputRequests));
+      askTask(answers, taskId, current.inputRequests, signal);
     }
     if (poll === TASK_POLLS) {
       message.textContent = "The page stopped polling after " + TASK_POLLS + " polls; the task runs on.";
@@ -915,21 +915,14 @@ async function followTask(box, task, signal) {
   return isObject(current.result) ? current.result : current;
 }
 
-/** A task's questions, and a box to answer them with tasks/update. */
-function taskInput(taskId, requests) {
-  const answer = el("textarea", { rows: 4, placeholder: "inputResponses as JSON, by key" });
-  const send = el("button", { type: "button", text: "Send answers (tasks/update)" });
-  const outcome = el("span", { class: "muted" });
-  send.addEventListener("click", async () => {
-    try {
-      await rpc("tasks/update", { taskId, inputResponses: JSON.parse(answer.value) }, { asTask: true });
-      outcome.textContent = "sent";
-    } catch (error) {
-      outcome.textContent = errorText(error);
-    }
-  });
-  return el("div", {}, el("p", { text: "The task asks for input:" }), el("pre", { text: json(requests) }),
-    answer, el("div", { class: "controls" }, send, outcome));
+/** A task's questions (status input_required), sent with tasks/update once the person answers. */
+async function askTask(container, taskId, requests, signal) {
+  try {
+    const inputResponses = await askPerson(container, requests, signal);
+    await rpc("tasks/update", { taskId, inputResponses }, { asTask: true });
+  } catch (error) {
+    container.replaceChildren(el("p", { class: "error-text", text: "tasks/update: " + errorText(error) }));
+  }
 }
 
 function showResource(resource) {
