@@ -128,6 +128,7 @@ Deno.test({
             "board",
             "count",
             "order",
+            "picture",
           ]);
           deepStrictEqual(await listed(page, "apps"), ["board"]);
           deepStrictEqual(await listed(page, "prompts"), ["summarize"]);
@@ -200,6 +201,36 @@ Deno.test({
           );
         },
       );
+
+      await step("an image block is shown as an image, and a tool error as isError", async () => {
+        await pick(page, "tools", "picture");
+        await page.evaluate(`document.getElementById("call").click()`);
+        strictEqual(
+          await waitFor(
+            page,
+            `(() => {
+              const image = document.querySelector("#run img.block-image");
+              return image?.complete && image.naturalWidth;
+            })()`,
+            "the pixel",
+          ),
+          1,
+        );
+        await page.evaluate(`(() => {
+          document.querySelector('#detail [data-field="fail"]').value = "true";
+          document.getElementById("call").click();
+        })()`);
+        const failed = await waitFor(
+          page,
+          `document.querySelector("#run.is-error .block-text")?.textContent`,
+          "the tool error",
+        ) as string;
+        ok(failed.includes("Asked to fail"), failed);
+        strictEqual(
+          await page.evaluate(`document.querySelector("#run .outcome").textContent`),
+          "isError: true",
+        );
+      });
 
       await step("a call with progress shows the progress and the log lines", async () => {
         await pick(page, "tools", "count");
@@ -403,29 +434,43 @@ Deno.test({
             await page.evaluate(`document.getElementById("app-frame").getAttribute("sandbox")`),
             "allow-scripts",
           );
-          const shown = await inFrame(
-            page,
+          // In the frame, each wait bounded (10 s) within one DevTools answer: shown once the
+          // app has its result; the CSP's refusal of an image from elsewhere; the button's call.
+          const frameWait = (ready: string, value: string) =>
             `(async () => {
-          const wait = async (ready) => {
-            for (let i = 0; i < 400 && !ready(); i++) await new Promise((r) => setTimeout(r, 25));
-          };
-          const button = document.getElementById("again");
-          if (button === null) return null; // not the app's document (yet)
-          await wait(() => !button.disabled && document.getElementById("result").textContent !== "");
-          const before = {
-            host: document.getElementById("host").textContent,
-            result: document.getElementById("result").textContent,
-          };
-          button.click();
-          await wait(() => document.getElementById("answer").textContent !== "");
-          return { ...before, answer: document.getElementById("answer").textContent };
-        })()`,
+              if (document.getElementById("again") === null) return null; // not the app's yet
+              // By the clock, not by count: a frame out of sight may have its timers slowed.
+              const end = performance.now() + 10_000;
+              while (!(${ready}) && performance.now() < end) await new Promise((r) => setTimeout(r, 25));
+              return ${value};
+            })()`;
+          const byId = (id: string) => `document.getElementById("${id}")`;
+          deepStrictEqual(
+            await inFrame(
+              page,
+              frameWait(
+                `!${byId("again")}.disabled && ${byId("result")}.textContent !== ""`,
+                `({ host: ${byId("host")}.textContent, result: ${byId("result")}.textContent })`,
+              ),
+            ),
+            { host: "toolshed dev", result: "Board: first" },
           );
-          deepStrictEqual(shown, {
-            host: "toolshed dev",
-            result: "Board: first",
-            answer: "Board: again",
-          });
+          strictEqual(
+            await inFrame(
+              page,
+              frameWait(`${byId("csp")}.textContent !== ""`, `${byId("csp")}.textContent`),
+            ),
+            "img-src",
+            "the app's CSP refused the image",
+          );
+          await inFrame(page, `${byId("again")} ? (${byId("again")}.click(), true) : null`);
+          strictEqual(
+            await inFrame(
+              page,
+              frameWait(`${byId("answer")}.textContent !== ""`, `${byId("answer")}.textContent`),
+            ),
+            "Board: again",
+          );
         },
       );
 
@@ -505,6 +550,7 @@ Deno.test({
           "board",
           "count",
           "order",
+          "picture",
           "shout",
         ]);
         strictEqual(server!.alive(), true, `the dev process (pid ${pid}) still runs`);
