@@ -530,8 +530,8 @@ Deno.test({
           page,
           `(() => {
             const texts = [...document.querySelectorAll("#findings-list li.error")].map((li) => li.textContent);
-            const load = texts.find((text) => text.includes("tools/broken.ts ") && text.includes('"object"'));
-            const types = texts.find((text) => text.includes("tools/broken.ts:4:"));
+            const load = texts.find((text) => text.startsWith("tools/broken.ts ") && text.includes('"object"'));
+            const types = texts.find((text) => text.startsWith("tools/broken.ts:4:"));
             return load && types && { load, types };
           })()`,
           "the check findings about tools/broken.ts",

@@ -1201,6 +1201,13 @@ addEventListener("message", (event) => {
 
 // ---- The dev loop: check findings and reloads.
 
+/** A finding's file as the directory's authors name it: relative to the directory served. */
+function shortPath(file) {
+  if (typeof file !== "string") return "(the directory)";
+  const dir = typeof state.dir === "string" ? state.dir.replace(/\/+$/, "") + "/" : undefined;
+  return dir !== undefined && file.startsWith(dir) ? file.slice(dir.length) : file;
+}
+
 function showChecked(checked) {
   if (!isObject(checked)) return;
   const findings = Array.isArray(checked.findings) ? checked.findings : [];
@@ -1209,7 +1216,7 @@ function showChecked(checked) {
     (checked.at ? " at " + new Date(checked.at).toLocaleTimeString() : "");
   $("findings-summary").className = checked.errors > 0 ? "error-text" : "";
   $("findings-list").replaceChildren(...findings.map((finding) => {
-    const where = (finding.file || "(the directory)") +
+    const where = shortPath(finding.file) +
       (typeof finding.line === "number" ? ":" + finding.line + (typeof finding.column === "number" ? ":" + finding.column : "") : "");
     return el("li", { class: finding.severity }, el("strong", { text: where }), " " + finding.message +
       (finding.source ? " (" + finding.source + ")" : ""));
@@ -1252,6 +1259,7 @@ async function start() {
   try {
     const response = await fetch("/dev/state");
     const devState = await response.json();
+    state.dir = devState.dir;
     $("dir").textContent = String(devState.dir);
     showChecked(devState.checked);
   } catch (error) {
