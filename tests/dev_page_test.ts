@@ -129,8 +129,16 @@ Deno.test({
             "count",
             "order",
             "picture",
+            "reset",
           ]);
           deepStrictEqual(await listed(page, "apps"), ["board"]);
+          // One file: everything the page fetched came from its own origin.
+          deepStrictEqual(
+            await page.evaluate(
+              `[...new Set(performance.getEntriesByType("resource").map((entry) => new URL(entry.name).origin))]`,
+            ),
+            [server!.origin],
+          );
           deepStrictEqual(await listed(page, "prompts"), ["summarize"]);
           deepStrictEqual(await listed(page, "skills"), ["skill://release-notes/SKILL.md"]);
           const resources = await listed(page, "resources") as string[];
@@ -463,6 +471,14 @@ Deno.test({
             "img-src",
             "the app's CSP refused the image",
           );
+          strictEqual(
+            await inFrame(
+              page,
+              frameWait(`${byId("refused")}.textContent !== ""`, `${byId("refused")}.textContent`),
+            ),
+            "tools/call -32602, ui/open-link -32601",
+            "the host refuses a tool for the model only, and a method it does not serve",
+          );
           await inFrame(page, `${byId("again")} ? (${byId("again")}.click(), true) : null`);
           strictEqual(
             await inFrame(
@@ -551,6 +567,7 @@ Deno.test({
           "count",
           "order",
           "picture",
+          "reset",
           "shout",
         ]);
         strictEqual(server!.alive(), true, `the dev process (pid ${pid}) still runs`);
