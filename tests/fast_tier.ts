@@ -54,6 +54,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/examples/scale_out_test.ts", // redis-server and three main.ts --http --redis
   "tests/examples/http_behind_proxy_test.ts", // nginx in front of main.ts --http
   "tests/apps_browser_test.ts", // headless Chromium hosting an app served by main.ts
+  "tests/dev_page_test.ts", // headless Chromium on the page of main.ts dev, which runs check
   "tests/config_hosts_live_test.ts", // 12 s: six MCP hosts' own mcp list, three starting main.ts
   "tests/jobs_host_test.ts", // 16 s: Claude Code twice and Gemini CLI, each starting main.ts
   "tests/container_test.ts", // 10 s: deno bundle, podman building and running a container image
