@@ -7,7 +7,7 @@
 // page reload nor a server restart; and a bad edit shows the finding of `check`.
 //
 // Where /usr/bin/chromium is missing the test is ignored with a message, except under CI=true.
-import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { type Browser, CHROMIUM, hasChromium, launchChromium, type Page } from "./_chromium.ts";
 import { type DevProcess, spawnDev } from "./_dev_server.ts";
 
@@ -126,6 +126,7 @@ Deno.test({
             "approve",
             "ask",
             "board",
+            "brew",
             "count",
             "order",
             "picture",
@@ -338,6 +339,63 @@ Deno.test({
         ) as string[];
         ok(methods.includes("tasks/get") && methods.includes("tasks/cancel"), methods.join(" "));
       });
+
+      await step(
+        "a plain call that becomes a job is followed to its result, and Cancel job cancels one",
+        async () => {
+          // brew becomes a job after 200 ms (its jobAfterMs) for a call without tasks declared.
+          await pick(page, "tools", "brew");
+          await page.evaluate(`(() => {
+          document.querySelector('#detail [data-field="cups"]').value = "4";
+          document.getElementById("call").click();
+        })()`);
+          strictEqual(
+            await waitFor(
+              page,
+              `document.querySelector("#run .result .block-text")?.textContent`,
+              "brew's result, through its job",
+            ),
+            "Brewed 4 cups",
+          );
+          strictEqual(
+            await page.evaluate(`document.querySelector("#run .task-status").textContent`),
+            "done",
+          );
+          const followed = await page.evaluate(
+            `[...document.querySelectorAll("#traffic-list pre")].map((pre) => JSON.parse(pre.textContent))
+          .filter((message) => message.method === "tools/call" && message.params.name === "toolshed_job")
+          .map((message) => Object.keys(message.params.arguments).sort().join(","))`,
+          ) as string[];
+          ok(
+            followed.length >= 1 && followed.every((keys) => keys.startsWith("id")),
+            followed.join(" "),
+          );
+
+          await page.evaluate(`(() => {
+          document.querySelector('#detail [data-field="cups"]').value = "50";
+          document.querySelector('#detail [data-field="stepMs"]').value = "1000";
+          document.getElementById("call").click();
+        })()`);
+          strictEqual(
+            await waitFor(
+              page,
+              `document.querySelector("#run .task-status")?.textContent`,
+              "the job's status",
+            ),
+            "working",
+          );
+          await page.evaluate(`document.getElementById("cancel-job").click()`);
+          match(
+            await waitFor(
+              page,
+              `document.querySelector("#run .task-status").textContent === "ended with an error" &&
+              document.querySelector("#run .result").textContent`,
+              "the cancelled job",
+            ) as string,
+            /was cancelled/,
+          );
+        },
+      );
 
       await step("a task that asks is answered on the page, with tasks/update", async () => {
         await pick(page, "tools", "approve");
@@ -564,6 +622,7 @@ Deno.test({
           "approve",
           "ask",
           "board",
+          "brew",
           "count",
           "order",
           "picture",

@@ -11,7 +11,8 @@
 // tools/call relayed to /mcp); and keeps every JSON-RPC message sent and received, raw, in a
 // traffic panel. What the server sends is untrusted: the script writes it with textContent and
 // DOM properties only, never as HTML (the app's own page goes, as it must, into the sandboxed
-// frame's srcdoc). Jobs (issue 38) are not built yet, so the page shows none.
+// frame's srcdoc). A plain call that became a job (a client without tasks, adr/0070) is
+// followed by making the call each answer names (toolshed_job, which waits), with Cancel job.
 
 /** The dev page: one dependency-free HTML document (no network beyond its own origin). */
 export function devPage(): string {
@@ -358,12 +359,22 @@ async function listAll(method, key) {
   const items = [];
   let cursor;
   for (let page = 0; page < LIST_PAGES; page++) {
-    const result = await rpc(method, cursor === undefined ? {} : { cursor });
+    // As a client that declares tasks when the server offers them: the directory as it is,
+    // without the job tool and with every outputSchema (adr/0070).
+    const result = await rpc(method, cursor === undefined ? {} : { cursor }, { asTask: offersTasks() });
     items.push(...(Array.isArray(result[key]) ? result[key] : []));
     if (typeof result.nextCursor !== "string") return items;
     cursor = result.nextCursor;
   }
   throw new Error(method + " still had more after " + LIST_PAGES + " pages; the page stops there");
+}
+
+/** Whether the server offers the tasks extension (server/discover's capabilities). */
+function offersTasks() {
+  const extensions = isObject(state.capabilities) && isObject(state.capabilities.extensions)
+    ? state.capabilities.extensions
+    : {};
+  return extensions[TASKS_EXTENSION] !== undefined;
 }
 
 // ---- Lists.
@@ -850,6 +861,7 @@ async function runTool(tool, args, { box, app, level, asTask, signal }) {
       onNotification: notificationHandler(box),
     }, box.querySelector(".input"));
     if (isObject(result) && result.resultType === "task") result = await followTask(box, result, signal);
+    if (jobNext(result) !== undefined) result = await followJob(box, result, signal);
     if (result !== undefined) {
       showResult(box, result);
       if (hosted) hosted.result(result);
@@ -913,6 +925,51 @@ async function followTask(box, task, signal) {
     return undefined;
   }
   return isObject(current.result) ? current.result : current;
+}
+
+/** The next call a job's answer names (structuredContent.job.next), or undefined. */
+function jobNext(result) {
+  const job = isObject(result) && isObject(result.structuredContent) ? result.structuredContent.job : null;
+  return isObject(job) && isObject(job.next) && typeof job.next.tool === "string" ? job : undefined;
+}
+
+/**
+ * A call that became a job (a client without tasks, adr/0070): makes the call each answer
+ * names (the job tool, which waits) until one names none, a bounded number of times; Cancel
+ * job asks the job tool to cancel. The tool's own result, or undefined.
+ */
+async function followJob(box, handle, signal) {
+  const first = jobNext(handle);
+  const status = el("span", { class: "task-status" });
+  const message = el("span", { class: "task-message muted" });
+  const cancel = el("button", { type: "button", id: "cancel-job", text: "Cancel job" });
+  cancel.addEventListener("click", async () => {
+    cancel.disabled = true;
+    try {
+      await rpc("tools/call", { name: first.next.tool, arguments: { id: first.id, cancel: true } }, {});
+    } catch (error) {
+      message.textContent = "cancel: " + errorText(error);
+    }
+  });
+  box.querySelector(".task").replaceChildren(el("div", { class: "controls" },
+    el("span", { text: "Job " + first.id }), status, message, cancel));
+  let result = handle;
+  for (let wait = 0; wait <= TASK_POLLS; wait++) {
+    const job = jobNext(result);
+    if (job === undefined) break;
+    status.textContent = String(job.status);
+    message.textContent = typeof job.statusMessage === "string" ? job.statusMessage : "";
+    if (wait === TASK_POLLS) {
+      message.textContent = "The page stopped following after " + TASK_POLLS + " waits; the job runs on.";
+      return undefined;
+    }
+    if (signal.aborted) throw new Error("Stopped following the job");
+    if (!box.isConnected) return undefined;
+    result = await rpc("tools/call", { name: job.next.tool, arguments: job.next.arguments }, {});
+  }
+  cancel.disabled = true;
+  status.textContent = result.isError === true ? "ended with an error" : "done";
+  return result;
 }
 
 /** A task's questions (status input_required), sent with tasks/update once the person answers. */
