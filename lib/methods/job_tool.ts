@@ -9,7 +9,8 @@ import { isTerminal, type TaskRecord } from "../tasks/task_store.ts";
 import type { Tasks } from "../tasks/tasks.ts";
 import type { MethodCall } from "./call.ts";
 import { callerOf } from "./caller.ts";
-import { JOB_TOOL_DEFINITION, JOB_WAIT_MS, seconds } from "./jobs.ts";
+import { JOB_WAIT_MS, jobTool, seconds } from "./jobs.ts";
+import { JOB_TOOL } from "../primitives/tools.ts";
 import { quotedClientText } from "../util/client_text.ts";
 
 /** How often a waiting call looks at the store besides the bus: a third of a task's lease. */
@@ -17,7 +18,7 @@ const LOOK_EVERY_MS = 5_000;
 
 /** Answers one call of the job tool: its result, era-neutral (the caller shapes it). */
 export async function followJob(call: MethodCall, args: JsonObject): Promise<CallToolResult> {
-  const tool = JOB_TOOL_DEFINITION;
+  const tool = jobTool();
   const invalid = tool.validateInput(args);
   if (invalid !== undefined) {
     return errorResult(`Invalid arguments for tool "${tool.name}": ${invalid}`);
@@ -119,7 +120,7 @@ function answerFor(record: TaskRecord, waitMs: number, attempt: number): CallToo
         content: [{
           type: "text",
           text: `The job "${id}" is still running.${status} Call the tool ` +
-            `"${JOB_TOOL_DEFINITION.name}" with ${JSON.stringify(next)} to go on ` +
+            `"${JOB_TOOL.name}" with ${JSON.stringify(next)} to go on ` +
             `waiting (each call waits up to ${seconds(waitMs)}).`,
         }],
         structuredContent: {
@@ -130,7 +131,7 @@ function answerFor(record: TaskRecord, waitMs: number, attempt: number): CallToo
             pollAfterMs: 0,
             // As the handle's: the one thing some hosts give their model (Claude Code shows it
             // structuredContent in place of the text), so it too must name the next call.
-            next: { tool: JOB_TOOL_DEFINITION.name, arguments: next },
+            next: { tool: JOB_TOOL.name, arguments: next },
           },
         },
       };

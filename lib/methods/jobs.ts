@@ -18,44 +18,51 @@ import { declaresTasks } from "./tasks.ts";
 import { callAsTask, type TaskRoute } from "./tool_tasks.ts";
 import { callerOf } from "./caller.ts";
 
-/** The built-in tool that follows a job, as the listing shows it and its arguments are checked. */
-export const JOB_TOOL_DEFINITION: Tool = checkDefinition(
-  {
-    title: "Wait for a job",
-    description: "Waits for a job to end and returns its result. A tool that runs for long " +
-      'answers with a job id instead of its result; call this tool with {"id": "<that id>"}. ' +
-      "Each call waits until the job ends and returns the tool's own result, or, after a " +
-      "while, says the job is still running and gives the arguments of the next call: " +
-      'make that call. {"id": "<id>", "cancel": true} stops the job.',
-    inputSchema: {
-      type: "object",
-      properties: {
-        id: { type: "string", minLength: 1, maxLength: 256, description: "The job's id" },
-        cancel: {
-          type: "boolean",
-          default: false,
-          description: "Stop the job instead of waiting for it",
+let jobToolMade: Tool | undefined;
+
+/**
+ * The built-in tool that follows a job, as the listing shows it and its arguments are checked;
+ * made (its schema compiled) the first time a client gets jobs, not at every start.
+ */
+export function jobTool(): Tool {
+  return jobToolMade ??= checkDefinition(
+    {
+      title: "Wait for a job",
+      description: "Waits for a job to end and returns its result. A tool that runs for long " +
+        'answers with a job id instead of its result; call this tool with {"id": "<that id>"}. ' +
+        "Each call waits until the job ends and returns the tool's own result, or, after a " +
+        "while, says the job is still running and gives the arguments of the next call: " +
+        'make that call. {"id": "<id>", "cancel": true} stops the job.',
+      inputSchema: {
+        type: "object",
+        properties: {
+          id: { type: "string", minLength: 1, maxLength: 256, description: "The job's id" },
+          cancel: {
+            type: "boolean",
+            default: false,
+            description: "Stop the job instead of waiting for it",
+          },
+          attempt: {
+            type: "integer",
+            minimum: 1,
+            description: "Which wait this is, as the last answer gives it",
+          },
         },
-        attempt: {
-          type: "integer",
-          minimum: 1,
-          description: "Which wait this is, as the last answer gives it",
-        },
+        required: ["id"],
+        // Other keys are let through, not refused: hosts add their own to every tool they
+        // declare and send them on (Gemini CLI's `wait_for_previous`, tests/jobs_host_test.ts).
       },
-      required: ["id"],
-      // Other keys are let through, not refused: hosts add their own to every tool they
-      // declare and send them on (Gemini CLI's `wait_for_previous`, tests/jobs_host_test.ts).
+      // Waiting changes nothing; cancelling stops only the caller's own job (adr/0070), so a host
+      // that asks before a tool with side effects does not ask at every wait.
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+      handler: () => {
+        throw new Error(`${JOB_TOOL.name} is answered by the core, never called as a handler`);
+      },
     },
-    // Waiting changes nothing; cancelling stops only the caller's own job (adr/0070), so a host
-    // that asks before a tool with side effects does not ask at every wait.
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    handler: () => {
-      throw new Error(`${JOB_TOOL.name} is answered by the core, never called as a handler`);
-    },
-  },
-  JOB_TOOL.name,
-  JOB_TOOL.file,
-);
+    JOB_TOOL.name,
+    JOB_TOOL.file,
+  );
+}
 
 /** The most one call of the job tool waits, unless the server says otherwise. */
 export const JOB_WAIT_MS = TABLE.jobWaitMs.default;
@@ -180,7 +187,7 @@ export function jobCatalog(
   const made = withJobTool[era];
   let shown = made.get(catalog);
   if (shown === undefined) {
-    shown = catalogOf([...catalog.items, JOB_TOOL_DEFINITION], (tool) => tool.name);
+    shown = catalogOf([...catalog.items, jobTool()], (tool) => tool.name);
     made.set(catalog, shown);
   }
   return shown;

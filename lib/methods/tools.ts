@@ -16,14 +16,7 @@ import { listResult } from "./list_page.ts";
 import { shownTo } from "./permitted.ts";
 import { declaresTasks, missingTasksExtension } from "./tasks.ts";
 import { callAsTask } from "./tool_tasks.ts";
-import {
-  becomesJob,
-  callAsJob,
-  JOB_TOOL_DEFINITION,
-  jobCatalog,
-  jobsServed,
-  listedForJobs,
-} from "./jobs.ts";
+import { becomesJob, callAsJob, jobCatalog, jobsServed, jobTool, listedForJobs } from "./jobs.ts";
 import { followJob } from "./job_tool.ts";
 import { JOB_TOOL, type Tool } from "../primitives/tools.ts";
 
@@ -63,7 +56,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
   const tool = call.snapshot.tools.byKey.get(name);
   if (!tool) {
     if (name === JOB_TOOL.name && jobsServed(call)) {
-      return followJob(call, args).then((ready) => shapedFor(call, ready, JOB_TOOL_DEFINITION));
+      return followJob(call, args).then((ready) => shapedFor(call, ready, jobTool()));
     }
     throw invalidParams(`Unknown tool: "${name}"${knownTools(call, name)}`);
   }
@@ -102,7 +95,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
       tool,
       args,
       (ready) => shapedFor(call, ready, tool),
-      (handle) => shapedFor(call, handle, JOB_TOOL_DEFINITION),
+      (handle) => shapedFor(call, handle, jobTool()),
     );
   }
   const options: CallOptions = {
