@@ -9,7 +9,7 @@ import { isTerminal, type TaskRecord } from "../tasks/task_store.ts";
 import type { Tasks } from "../tasks/tasks.ts";
 import type { MethodCall } from "./call.ts";
 import { callerOf } from "./caller.ts";
-import { JOB_WAIT_MS, jobTool, seconds } from "./jobs.ts";
+import { JOB_WAIT_MS, jobState, jobTool, seconds } from "./jobs.ts";
 import { JOB_TOOL } from "../primitives/tools.ts";
 import { quotedClientText } from "../util/client_text.ts";
 
@@ -123,17 +123,7 @@ function answerFor(record: TaskRecord, waitMs: number, attempt: number): CallToo
             `"${JOB_TOOL.name}" with ${JSON.stringify(next)} to go on ` +
             `waiting (each call waits up to ${seconds(waitMs)}).`,
         }],
-        structuredContent: {
-          job: {
-            id,
-            status: record.status,
-            ...record.statusMessage === undefined ? {} : { statusMessage: record.statusMessage },
-            pollAfterMs: 0,
-            // As the handle's: the one thing some hosts give their model (Claude Code shows it
-            // structuredContent in place of the text), so it too must name the next call.
-            next: { tool: JOB_TOOL.name, arguments: next },
-          },
-        },
+        structuredContent: jobState(record, record.statusMessage, next),
       };
     }
   }

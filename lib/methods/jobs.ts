@@ -144,22 +144,34 @@ function jobHandle(
   waitMs: number,
 ): CallToolResult {
   const id = record.taskId;
-  const next = { tool: JOB_TOOL.name, arguments: { id } };
+  const next = { id };
   return {
     content: [{
       type: "text",
       text: `The tool "${toolName}" is still running, as job "${id}". Call the tool ` +
-        `"${JOB_TOOL.name}" with ${JSON.stringify(next.arguments)} to wait for its result: ` +
+        `"${JOB_TOOL.name}" with ${JSON.stringify(next)} to wait for its result: ` +
         `each call returns as soon as the job ends, or after ${seconds(waitMs)} with its status.`,
     }],
-    structuredContent: {
-      job: {
-        id,
-        status: record.status,
-        ...status === undefined ? {} : { statusMessage: status },
-        pollAfterMs: 0,
-        next,
-      },
+    structuredContent: jobState(record, status, next),
+  };
+}
+
+/**
+ * A job's structured content, for programs and for hosts that give their model structured
+ * content in place of the text (Claude Code): its state, and the next call, exactly.
+ */
+export function jobState(
+  record: TaskRecord,
+  status: string | undefined,
+  next: JsonObject,
+): JsonObject {
+  return {
+    job: {
+      id: record.taskId,
+      status: record.status,
+      ...status === undefined ? {} : { statusMessage: status },
+      pollAfterMs: 0,
+      next: { tool: JOB_TOOL.name, arguments: next },
     },
   };
 }
