@@ -212,13 +212,13 @@ async function runUntilSignal(
 ): Promise<number> {
   onTerminationSignal(exit, async (signal) => {
     await Promise.all([served.shutdown(`received ${signal}`), server.drainTasks()]);
-    await server.metrics?.close();
+    await server.close(); // metrics, Redis, mounted upstreams
     await stderrLog.flush(FLUSH_STDERR_MS);
     exit(0);
   });
   await served.done;
   await server.drainTasks();
-  await server.metrics?.close();
+  await server.close();
   return 0;
 }
 

@@ -14,6 +14,8 @@ import { messageOf } from "../util/json.ts";
 import { SERVER_META_FILE } from "../primitives/server_meta.ts";
 import { unfinishedFields } from "./scaffold_meta.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
+import type { Mount } from "../mounts/mount.ts";
+import { MOUNT_SUFFIX, PINS_SUFFIX } from "../mounts/names.ts";
 
 export const USAGE = `Usage: toolshed check [--dir DIR] [options]
 
@@ -33,12 +35,15 @@ the command line is wrong.
 Options:
 ${DIR_FLAGS_HELP}
   --no-types                 Skip type checking
+  --update-pins              Write each mounted server's pins (tools/<name>.pins.json) from
+                             what its upstream lists now, after reviewing what changed
   --strict                   Fail on warnings too
   --json                     Print the findings as one JSON object`;
 
 const FLAGS = {
   ...DIR_FLAGS,
   "no-types": { type: "boolean" },
+  "update-pins": { type: "boolean" },
   strict: { type: "boolean" },
   json: { type: "boolean" },
 } as const;
@@ -47,7 +52,7 @@ const FLAGS = {
 export interface Finding {
   readonly severity: "error" | "warning";
   /** Which step found it. */
-  readonly source: "load" | "survey" | "types" | "models" | "clients" | "meta";
+  readonly source: "load" | "survey" | "types" | "models" | "clients" | "meta" | "mounts";
   /** The file (or folder) it is about, as messages show it; undefined for the directory. */
   readonly file: string | undefined;
   readonly message: string;
@@ -78,7 +83,10 @@ export const command = {
       return EXIT.usage;
     }
 
-    const checked = await checkDirectory(values, io, { types: values["no-types"] !== true });
+    const checked = await checkDirectory(values, io, {
+      types: values["no-types"] !== true,
+      updatePins: values["update-pins"] === true,
+    });
     if (typeof checked === "number") return checked;
     const { findings, notes, errors, warnings, served } = checked;
     const failed = errors > 0 || (values.strict === true && warnings > 0);
@@ -104,6 +112,8 @@ export interface Checked {
 /** How checkDirectory runs: with or without type checking, and what stops the type checker. */
 interface CheckOptions {
   readonly types: boolean;
+  /** Writes each mount's pins from its upstream instead of comparing them (adr/0071). */
+  readonly updatePins?: boolean;
   /** Aborting it kills `deno check` (its findings are then one error saying so). */
   readonly signal?: AbortSignal;
 }
@@ -120,7 +130,8 @@ export async function checkDirectory(
   const findings: Finding[] = [];
   const notes: string[] = [];
   const loadNotes: Diagnostics = {
-    error: (message, error) => {
+    error: (message, error, fields) => {
+      if (fields?.mount !== undefined) return; // a mount's own findings are checkMount's
       const detail = error instanceof Error ? `: ${error.message}` : "";
       findings.push(finding("warning", "load", `${message}${detail}`));
     },
@@ -162,6 +173,12 @@ export async function checkDirectory(
           "serverInfo and what publish writes show it as it is",
       });
     }
+    for (const mount of opened.server.mounts()) {
+      const found = await checkMount(mount, options.updatePins === true, options.signal);
+      findings.push(...found.findings);
+      notes.push(...found.notes);
+    }
+    await opened.server.close(); // its mounted upstreams
   }
 
   if (!options.types) {
@@ -217,6 +234,55 @@ export async function checkDirectory(
   const errors = findings.filter((found) => found.severity === "error").length;
   return { findings, notes, errors, warnings: findings.length - errors, served };
 }
+/**
+ * A mounted server against its pins (adr/0071): each tool withheld is an error with what moved,
+ * and an upstream out of reach is one; with `update` the pins are written instead.
+ */
+async function checkMount(
+  mount: Mount,
+  update: boolean,
+  signal: AbortSignal | undefined,
+): Promise<{ findings: Finding[]; notes: string[] }> {
+  const pinsFile = `${mount.file.slice(0, -MOUNT_SUFFIX.length)}${PINS_SUFFIX}`;
+  try {
+    if (update) {
+      const count = await mount.updatePins(signal);
+      return { findings: [], notes: [`Wrote the pins of ${counted(count, "tool")} to "${pinsFile}"`] };
+    }
+    await mount.verify(signal);
+  } catch (error) {
+    return {
+      findings: [{
+        severity: "error",
+        source: "mounts",
+        file: mount.file,
+        message: `"${mount.file}": the upstream server cannot be reached, so its tools cannot be ` +
+          `checked against "${pinsFile}": ${messageOf(error)}`,
+      }],
+      notes: [],
+    };
+  }
+  const findings = mount.withheld().map((held): Finding => ({
+    severity: "error",
+    source: "mounts",
+    file: mount.file,
+    tool: held.name,
+    message: held.why === "refused"
+      ? `the upstream tool "${held.name}" is withheld: ${held.detail}`
+      : `the upstream tool "${held.name}" is withheld: ${WITHHELD_BECAUSE[held.why]}; after ` +
+        `reviewing it, toolshed check --update-pins pins it${
+          held.detail === "" ? "" : `\n${held.detail}`
+        }`,
+  }));
+  return { findings, notes: [] };
+}
+
+const WITHHELD_BECAUSE = {
+  changed: "its definition changed since it was pinned",
+  new: "it is not pinned",
+  gone: "the upstream no longer lists it",
+} as const;
+
 function finding(severity: Finding["severity"], source: Finding["source"], message: string) {
   // A message names the file it is about first, in double quotes.
   const file = /^[^"]*"([^"]+)"/.exec(message)?.[1];

@@ -44,6 +44,8 @@ export interface ReloadOutcome {
 export interface Reloader {
   /** Resolves after the reload a change started (for tests); undefined while nothing is due. */
   settled(): Promise<void>;
+  /** Loads the directory again after the usual quiet (a mount's upstream changed its tools). */
+  reloadSoon(): void;
   close(): void;
 }
 
@@ -105,9 +107,12 @@ function isDirectory(path: string): boolean {
 
 /**
  * Watches the folders that exist, and their parents for folders that appear, go or are made
- * again, and reloads into `registry` when anything in them changes.
+ * again, and reloads into `registry` when anything in them changes. With `watch` false it
+ * watches nothing and reloads only when asked (`reloadSoon`).
  */
 export function watchAndReload(options: {
+  /** Whether the folders are watched (the default); false: reloads only when asked. */
+  watch?: boolean;
   folders: ServerFolders;
   load: ServerLoadOptions;
   registry: Registry;
@@ -133,6 +138,10 @@ export function watchAndReload(options: {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> = Promise.resolve();
   let closed = false;
+  const schedule = (work: () => Promise<void>) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => running = running.then(work), debounceMs);
+  };
 
   const stopped = (error: unknown) =>
     diagnostics.error(`Watching the server directory stopped: ${messageOf(error)}`);
@@ -150,8 +159,7 @@ export function watchAndReload(options: {
     if (closed || event.kind === "access" || event.kind === "other") return;
     // A parent's watcher hears of its other entries too: only its folders' own events count.
     if (!noteFolders(event) && fromParent) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => running = running.then(rewatchAndReload), debounceMs);
+    schedule(rewatchAndReload);
   };
   const open = (path: string, recursive: boolean, fromParent: boolean): Watch | undefined => {
     try {
@@ -162,16 +170,17 @@ export function watchAndReload(options: {
       return undefined;
     }
   };
-  const parents = [...new Set(watched.map((folder) => parentOf(folder.path)))]
+  const watching = options.watch ?? true;
+  const parents = !watching ? [] : [...new Set(watched.map((folder) => parentOf(folder.path)))]
     .filter(isDirectory)
     .map((parent) => open(parent, false, true));
   for (const folder of watched) {
-    if (isDirectory(folder.path)) folder.watch = open(folder.path, true, false);
+    if (watching && isDirectory(folder.path)) folder.watch = open(folder.path, true, false);
   }
 
   /** A new watcher for each folder an event named or that appeared, then the reload. */
   async function rewatchAndReload(): Promise<void> {
-    for (const folder of watched) {
+    for (const folder of watching ? watched : []) {
       if (closed) return;
       const there = isDirectory(folder.path);
       if (!folder.named && there === (folder.watch !== undefined)) continue;
@@ -218,6 +227,9 @@ export function watchAndReload(options: {
 
   return {
     settled: () => running,
+    reloadSoon() {
+      if (!closed) schedule(rewatchAndReload);
+    },
     close() {
       closed = true;
       clearTimeout(timer);

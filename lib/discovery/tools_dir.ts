@@ -19,6 +19,9 @@ import { folderOf } from "./folder.ts";
 import { ENDPOINT_ROUTES, TOOLSET_NAME } from "../primitives/toolsets.ts";
 
 import { byUniqueName, importDefault } from "./import_module.ts";
+import type { MountHost } from "../mounts/mount_host.ts";
+import { MOUNT_SUFFIX, PINS_SUFFIX } from "../mounts/names.ts";
+import type { MountOptions } from "../mounts/mount.ts";
 import {
   checkDefinition,
   DEFINITION_FIELDS,
@@ -51,6 +54,24 @@ export interface LoadOptions {
   diagnostics: Diagnostics;
   /** With telemetry on: the environment carrying a call's trace context to its program. */
   traceEnvironment?: () => Record<string, string>;
+  /** Where the server keeps its mounted servers across reloads (adr/0071). */
+  mounts?: MountPlace;
+}
+
+/**
+ * A server's mounts (`tools/<stem>.mcp.json`, adr/0071): the server makes the place, the first
+ * mount file makes the host in it (the code of mounts loads only then), and every load after
+ * finds the mounts it made still connected.
+ */
+export interface MountPlace {
+  host?: MountHost;
+  /** With `--auth-issuer`: tokens for callers by exchange, and the front token a hop needs. */
+  exchange?: MountOptions["exchange"];
+  frontToken?: MountOptions["frontToken"];
+  /** A mount's tools changed after it loaded (an upstream's list): the directory is reloaded. */
+  changed(): void;
+  /** A change came before anyone listened (start-up): told once someone does. */
+  missed?: boolean;
 }
 
 /** The flags' defaults; only where diagnostics go has none. */
@@ -122,6 +143,15 @@ export async function loadTools(
       ]);
     }
   }
+  const mountsInSets = folders.flatMap(({ set, entries: found }) =>
+    set === undefined ? [] : found.mounts.map((fileName) => `${shownDir}/${set}/${fileName}`)
+  );
+  if (mountsInSets.length > 0) {
+    throw new ToolLoadError(mountsInSets.map((file) =>
+      `Cannot load the mounted server "${file}": a mount's file name is its own toolset, so it ` +
+      `goes in "${shownDir}/" itself (move it there)`
+    ));
+  }
   // One set of slots for every program this server runs.
   const slots = options.skipExecutables ? undefined : createSlots(options.maxPrograms);
   const sources: Source[] = [];
@@ -132,29 +162,53 @@ export async function loadTools(
     const shown = `${shownDir}${set === undefined ? "" : `/${set}`}`;
     const inSet: Source[] = found.modules.map((fileName) => ({
       fileName,
-      load: () => loadTool(new URL(fileName, url), fileName, `${shown}/${fileName}`),
+      load: () => loadTool(new URL(fileName, url), fileName, `${shown}/${fileName}`).then(one),
     }));
     if (slots !== undefined) {
       inSet.push(...executableSources(found, url, shown, options, slots));
-      inSet.sort((a, b) => a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0);
     } else skippedSidecars.push(...found.sidecars.map((fileName) => `${prefix}${fileName}`));
+    inSet.push(...found.mounts.map((fileName) => ({
+      fileName,
+      load: () => loadMountTools(new URL(fileName, url), `${shown}/${fileName}`, options),
+    })));
+    inSet.sort((a, b) => a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0);
     sources.push(...inSet.map((source) => ({
       fileName: `${prefix}${source.fileName}`,
       load: set === undefined
         ? source.load
-        : () => source.load().then((tool) => ({ ...tool, toolset: set })),
+        : () => source.load().then((tools) => tools.map((tool) => ({ ...tool, toolset: set }))),
     })));
   }
   // Tools load in parallel; names are checked in file order, so messages are stable.
   const loaded = await Promise.allSettled(sources.map((source) => loadSafely(source)));
+  if (options.mounts?.host !== undefined) {
+    const found = new Set(entries.mounts.map((fileName) => `${shownDir}/${fileName}`));
+    await options.mounts.host.sweep(found);
+  }
+  // A file that gives several tools (a mount) is named by each of them.
+  const outcomes: PromiseSettledResult<Tool>[] = [];
+  const outcomeFiles: string[] = [];
+  loaded.forEach((outcome, index) => {
+    const file = `${shownDir}/${sources[index].fileName}`;
+    if (outcome.status === "rejected") {
+      outcomes.push(outcome);
+      outcomeFiles.push(file);
+      return;
+    }
+    for (const tool of outcome.value) {
+      outcomes.push({ status: "fulfilled", value: tool });
+      outcomeFiles.push(file);
+    }
+  });
   const files = sources.map((source) => `${shownDir}/${source.fileName}`);
-  const { byName: found, problems } = byUniqueName(loaded, files, "tool");
+  const { byName: found, problems } = byUniqueName(outcomes, outcomeFiles, "tool");
   const byName = new Map([...found].map(([name, { item }]) => [name, item]));
   if (problems.length > 0) {
     const good = new Set([...found.values()].map(({ file }) => file));
+    const failed = new Set(outcomeFiles.filter((file) => !good.has(file)));
     throw new ToolLoadError(problems, {
-      loaded: [...byName.values()],
-      failed: new Set(files.filter((file) => !good.has(file))),
+      loaded: [...byName.values()].filter((tool) => !failed.has(tool.file)),
+      failed: new Set(files.filter((file) => failed.has(file))),
     });
   }
   const tools = [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -162,28 +216,59 @@ export async function loadTools(
   return { tools, byName, skipped };
 }
 
-/** Loads a tool and refuses it if a pattern in its schemas could stall the server. */
-async function loadSafely(source: Source): Promise<Tool> {
-  const tool = await source.load();
-  await refuseUnsafePatterns(tool.definition.inputSchema, "inputSchema");
-  if (tool.definition.outputSchema !== undefined) {
-    await refuseUnsafePatterns(tool.definition.outputSchema, "outputSchema");
-  }
-  return tool;
+/** A file's one tool, as a list: what every source gives. */
+function one(tool: Tool): Tool[] {
+  return [tool];
 }
 
-/** One tool to load, by the file its messages name. */
+/**
+ * The tools of a mounted server: the code of mounts, and the server's host of them, load at
+ * the first mount file (adr/0071).
+ */
+async function loadMountTools(url: URL, file: string, options: LoadOptions): Promise<Tool[]> {
+  const place = options.mounts ??= { changed() {} };
+  if (place.host === undefined) {
+    const { createMountHost } = await import("../mounts/mount_host.ts");
+    place.host ??= createMountHost({
+      diagnostics: options.diagnostics,
+      env: (name) => Deno.env.get(name),
+      exchange: place.exchange,
+      frontToken: place.frontToken,
+      traceEnvironment: options.traceEnvironment,
+      changed: () => place.changed(),
+    });
+  }
+  const stem = url.pathname.slice(url.pathname.lastIndexOf("/") + 1, -MOUNT_SUFFIX.length);
+  const mount = await place.host.load(url, file, stem);
+  return [...mount.tools()];
+}
+
+/** Loads a file's tools and refuses them if a pattern in their schemas could stall the server. */
+async function loadSafely(source: Source): Promise<readonly Tool[]> {
+  const tools = await source.load();
+  for (const tool of tools) {
+    await refuseUnsafePatterns(tool.definition.inputSchema, "inputSchema");
+    if (tool.definition.outputSchema !== undefined) {
+      await refuseUnsafePatterns(tool.definition.outputSchema, "outputSchema");
+    }
+  }
+  return tools;
+}
+
+/** One file's tools to load (a mount's are many), by the file its messages name. */
 interface Source {
   fileName: string;
-  load(): Promise<Tool>;
+  load(): Promise<readonly Tool[]>;
 }
 
 /** The directory's entries that may be tools, by file name. */
 interface Entries {
   /** Tool modules, sorted. */
   modules: string[];
-  /** `.json` files: every one is a sidecar, sorted. */
+  /** `.json` files but mounts and their pins: every one is a sidecar, sorted. */
   sidecars: string[];
+  /** Mounted servers (`<stem>.mcp.json`, adr/0071), sorted. */
+  mounts: string[];
   /** Every other regular file (or symlink to one), and whether it has an executable bit. */
   others: Map<string, boolean>;
   /** Folders whose names start with neither "_" nor "." (toolsets, in tools/ itself), sorted. */
@@ -193,6 +278,7 @@ interface Entries {
 async function readEntries(dirUrl: URL): Promise<Entries> {
   const modules: string[] = [];
   const sidecars: string[] = [];
+  const mounts: string[] = [];
   const otherNames: string[] = [];
   const folders: string[] = [];
   for await (const entry of Deno.readDir(dirUrl)) {
@@ -202,6 +288,8 @@ async function readEntries(dirUrl: URL): Promise<Entries> {
       continue;
     }
     if (TOOL_EXTENSIONS.test(entry.name)) modules.push(entry.name);
+    else if (entry.name.endsWith(MOUNT_SUFFIX)) mounts.push(entry.name);
+    else if (entry.name.endsWith(PINS_SUFFIX)) continue; // a mount's, read with it
     else if (entry.name.endsWith(".json")) sidecars.push(entry.name);
     else otherNames.push(entry.name);
   }
@@ -214,7 +302,13 @@ async function readEntries(dirUrl: URL): Promise<Entries> {
       // A dangling symlink: not a file, so not a tool.
     }
   }));
-  return { modules: modules.sort(), sidecars: sidecars.sort(), others, folders: folders.sort() };
+  return {
+    modules: modules.sort(),
+    sidecars: sidecars.sort(),
+    mounts: mounts.sort(),
+    others,
+    folders: folders.sort(),
+  };
 }
 
 /**
@@ -256,9 +350,10 @@ function executableSources(
     const name = sidecar.slice(0, -".json".length);
     const found = programs.get(sidecar)!;
     const idle = notExecutable.get(sidecar)!;
-    let load: () => Promise<Tool>;
+    let load: () => Promise<readonly Tool[]>;
     if (found.length === 1) {
-      load = () => loadExecutableTool(dirUrl, shownDir, sidecar, found[0], options, slots);
+      load = () =>
+        loadExecutableTool(dirUrl, shownDir, sidecar, found[0], options, slots).then(one);
     } else {
       const problem = new Error(
         found.length > 1

@@ -27,6 +27,7 @@ import {
 import { KINDS } from "../discovery/kinds.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
 import { checkMiddleware } from "../discovery/middleware_dir.ts";
+import type { MountPlace } from "../discovery/tools_dir.ts";
 import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
 import { createTasks, type Tasks } from "../tasks/tasks.ts";
 import { createMemoryTaskStore } from "../tasks/task_store.ts";
@@ -121,6 +122,9 @@ export function loadOptionsOf(
   diagnostics: Diagnostics,
   telemetry?: Telemetry,
 ): ServerLoadOptions {
+  // Filled at the first mount file (adr/0071); a change before the composition root says where
+  // changes go is noted, and told then.
+  const mounts: MountPlace = { changed: () => void (mounts.missed = true) };
   return {
     traceEnvironment: telemetry?.traceEnvironment,
     passEnv: settings.passEnv,
@@ -130,6 +134,7 @@ export function loadOptionsOf(
     allowOutsideSymlinks: settings.allowOutsideSymlinks,
     skipExecutables: settings.skipExecutables ?? false,
     diagnostics,
+    mounts,
   };
 }
 

@@ -23,6 +23,7 @@ import { STATELESS_VERSIONS } from "../wire/versions.ts";
 import type { Registry } from "../primitives/registry.ts";
 import type { LoadedServer, ServerFolders, ServerLoadOptions } from "../discovery/server_dir.ts";
 import type { Reloader } from "../discovery/reload.ts";
+import type { Mount } from "../mounts/mount.ts";
 import type { ServerMeta } from "../primitives/server_identity.ts";
 import type { SharedState } from "./shared_state.ts";
 import {
@@ -97,6 +98,8 @@ export interface Server {
   readonly tasks: Tasks;
   /** What the server cannot do now while staying ready (Redis unreachable), or undefined. */
   degraded(): string | undefined;
+  /** The servers mounted from `tools/*.mcp.json` (adr/0071), as loaded now. */
+  mounts(): readonly Mount[];
   /** Serves one stdio connection until its input ends or it is shut down. */
   serveStdio(io: StdioIo): StdioServer;
   /** Listens for Streamable HTTP until shut down. */
@@ -229,8 +232,37 @@ function assemble(
       onReload: config.onReload,
     });
   }
+  // A mount whose upstream changed its tools (adr/0071) reloads the directory, watched or not:
+  // the code of reloading loads then for a server that does not watch.
+  const mounts = load.mounts;
+  if (mounts !== undefined && folders !== undefined) {
+    let asked: Promise<Reloader> | undefined;
+    mounts.changed = () => {
+      asked ??= reloader !== undefined ? Promise.resolve(reloader) : loadReload().then((module) =>
+        reloader = module.watchAndReload({
+          watch: false,
+          folders,
+          load,
+          registry,
+          loaded,
+          diagnostics,
+          onReload: config.onReload,
+        })
+      );
+      asked.then((each) => each.reloadSoon());
+    };
+    if (mounts.missed) mounts.changed();
+  }
   const { shutdownGraceMs, maxMessageBytes, maxConcurrency } = config;
-  const degraded = () => shared?.health();
+  // What /readyz adds to its 200: Redis out of reach, and mounted upstreams that are down.
+  const degraded = () => {
+    const down = mounts?.host?.mounts().flatMap((mount) => {
+      const { state, error } = mount.status();
+      return state === "down" ? [`${mount.file} is down${error ? ` (${error})` : ""}`] : [];
+    }) ?? [];
+    const said = [shared?.health(), ...down].filter((each) => each !== undefined);
+    return said.length === 0 ? undefined : said.join("; ");
+  };
   let lastId = 0;
   // What serveHttp and fetch serve by (http_side.ts).
   const wiring: HttpWiring = {
@@ -266,6 +298,7 @@ function assemble(
     instance,
     tasks,
     degraded,
+    mounts: () => mounts?.host?.mounts() ?? [],
     serveStdio(io) {
       const served = serve({
         input: io.input,
@@ -354,7 +387,7 @@ function assemble(
           }
         };
         await Promise.all([drainHttp(), tasks.drain(shutdownGraceMs)]);
-        await Promise.all([shared?.close(), metricsListener?.close()]);
+        await Promise.all([shared?.close(), metricsListener?.close(), mounts?.host?.close()]);
       })();
       return closing;
     },

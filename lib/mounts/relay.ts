@@ -1,0 +1,136 @@
+// A mounted tool's handler (adr/0071 §6): its call goes upstream as a `tools/call` of the
+// upstream's own name, and what comes back is the tool's result. Everything upstream-specific
+// ends here, so a mounted tool is an ordinary `Tool` to the core: scopes, rate limits,
+// middleware, spans, tasks and jobs apply to it as to a local one.
+//
+// Rounds, one way for both eras of the front client: an upstream that asks (a 2026-07-28
+// `input_required` result, or a 2025-era server request during the call) is answered through
+// the handler's own `ctx.request`, which asks the front client in its era. A 2026-07-28 front
+// request is stateless, so when the front client has not answered yet the handler stops, and
+// runs again from the start on the client's retry: the upstream is called again, asks again,
+// and this time `ctx.request` resolves at once with the front client's answer, which goes
+// upstream with the upstream's own `requestState` of that call.
+import { isObject, type JsonObject } from "../util/json.ts";
+import type { ClientRequestMethod, ToolContext } from "../primitives/types.ts";
+import { type Upstream, UpstreamError } from "./upstream.ts";
+
+/** How many times one call may answer the upstream's questions before it is given up. */
+export const MAX_UPSTREAM_ROUNDS = 16;
+
+/** `_meta` keys the protocol owns: made for each hop, never copied across it. */
+const PROTOCOL_META = "io.modelcontextprotocol/";
+
+/** What a relay needs of its mount. */
+export interface RelayTarget {
+  /** The mount file, as messages name it (`tools/github.mcp.json`). */
+  readonly file: string;
+  /** The tool's name upstream. */
+  readonly upstreamName: string;
+  /** The connection this call goes through (shared, or the caller's own with token exchange). */
+  upstreamFor(ctx: ToolContext): Upstream | Promise<Upstream>;
+  /** With telemetry: the call's trace context (`TRACEPARENT`, `TRACESTATE`). */
+  traceEnvironment?: () => Record<string, string>;
+}
+
+/** The handler of a mounted tool. */
+export function relayHandler(
+  target: RelayTarget,
+): (args: Record<string, unknown>, ctx: ToolContext) => Promise<JsonObject> {
+  return async (args, ctx) => {
+    try {
+      const upstream = await target.upstreamFor(ctx);
+      const meta = traceMeta(target.traceEnvironment?.());
+      let params: JsonObject = { name: target.upstreamName, arguments: args };
+      for (let round = 0;; round++) {
+        const result = await upstream.request("tools/call", params, {
+          signal: ctx.signal,
+          progress: ctx.progress,
+          request: (method, asked) => ctx.request(clientMethod(method), asked),
+          meta,
+          clientCapabilities: ctx.clientCapabilities,
+        });
+        if (result.resultType !== "input_required") return resultOf(result, target);
+        if (round + 1 >= MAX_UPSTREAM_ROUNDS) {
+          return failure(
+            target,
+            `the upstream asked for input ${MAX_UPSTREAM_ROUNDS} times in one call; given up`,
+          );
+        }
+        params = {
+          name: target.upstreamName,
+          arguments: args,
+          inputResponses: await answersOf(result, ctx),
+          ...(result.requestState === undefined ? {} : { requestState: result.requestState }),
+        };
+      }
+    } catch (error) {
+      // The front's cancel or timeout is the core's to answer; the stop is not the upstream's.
+      if (ctx.signal.aborted) throw ctx.signal.reason ?? error;
+      if (error instanceof UpstreamError) return failure(target, error.message);
+      throw error;
+    }
+  };
+}
+
+/** The front client's answers to what an `input_required` result asks, by the upstream's keys. */
+async function answersOf(result: JsonObject, ctx: ToolContext): Promise<JsonObject> {
+  const asked = isObject(result.inputRequests) ? result.inputRequests : {};
+  const entries = Object.entries(asked).filter(([, request]) =>
+    isObject(request) && typeof request.method === "string"
+  ) as [string, { method: string; params?: unknown }][];
+  const answers = await Promise.all(
+    entries.map(([key, request]) =>
+      ctx.request(
+        clientMethod(request.method),
+        isObject(request.params) ? request.params : {},
+        { key },
+      )
+    ),
+  );
+  return Object.fromEntries(entries.map(([key], index) => [key, answers[index]]));
+}
+
+/** The methods a server may ask its client, which the front client is asked in turn. */
+const CLIENT_METHODS: ReadonlySet<string> = new Set<ClientRequestMethod>([
+  "sampling/createMessage",
+  "elicitation/create",
+  "roots/list",
+]);
+
+/** `method` as one the front client serves; another is the upstream's mistake. */
+function clientMethod(method: string): ClientRequestMethod {
+  if (!CLIENT_METHODS.has(method)) {
+    throw new UpstreamError(`the upstream asked the client for "${method}", which no client serves`);
+  }
+  return method as ClientRequestMethod;
+}
+
+/**
+ * The upstream's result as this tool's: its `resultType` is stamped again by the core, and the
+ * protocol's own `_meta` keys stay on their hop.
+ */
+function resultOf(result: JsonObject, target: RelayTarget): JsonObject {
+  if (!Array.isArray(result.content)) {
+    return failure(target, "the upstream answered tools/call without a content array");
+  }
+  const { resultType: _, _meta, ...rest } = result;
+  if (!isObject(_meta)) return rest;
+  const kept = Object.entries(_meta).filter(([key]) => !key.startsWith(PROTOCOL_META));
+  return kept.length === 0 ? rest : { ...rest, _meta: Object.fromEntries(kept) };
+}
+
+/** A result the model can read: the call did not reach an answer upstream. */
+function failure(target: RelayTarget, message: string): JsonObject {
+  return {
+    content: [{ type: "text", text: `The upstream server of "${target.file}" failed: ${message}` }],
+    isError: true,
+  };
+}
+
+/** W3C trace context for the upstream request's `_meta`, from the call's trace environment. */
+function traceMeta(env: Record<string, string> | undefined): JsonObject | undefined {
+  if (env?.TRACEPARENT === undefined) return undefined;
+  return env.TRACESTATE === undefined
+    ? { traceparent: env.TRACEPARENT }
+    : { traceparent: env.TRACEPARENT, tracestate: env.TRACESTATE };
+}
