@@ -384,6 +384,7 @@ Deno.test("parseMountFile() refuses --name=literal arguments named like a secret
     /--api-key=\$\{NAME\}/,
   );
   ok(!message.includes("sk-123"), "the literal is not echoed");
+  refusal({ command: "x", args: ["--token=${UNSET:-abc}"] }, /args\[0\]/, /default/);
   const file = mount({
     command: "x",
     args: ["--api-key=${API_KEY}", "--port=8080", "--key-count"],

@@ -36,6 +36,8 @@
 //   list is known. A rename key is one name, not a glob.
 // - "jobAfterMs" does not need "task" here (unlike a local tool): the upstream's own task
 //   support may make a mounted tool a task.
+// - "cwd" and a relative "command" are kept as written: relative to toolshed's working directory,
+//   as a spawned program takes them (as a client takes them relative to where it runs).
 // - The stem "toolshed" is refused: `toolshed_*` names are toolshed's own (toolshed_job).
 import { didYouMean } from "../util/suggest.ts";
 import { isObject, type JsonObject, MAX_TIMER_MS } from "../util/json.ts";
@@ -344,7 +346,12 @@ function stdioOf(entry: JsonObject, env: Env): Transport {
   const args = (rawArgs as string[]).map((arg, i) => {
     const where = `args[${i}]`;
     refuseLiteralSecretArgument(arg, where);
-    return expand(arg, where, env).text;
+    const expanded = expand(arg, where, env);
+    const flag = /^--?([A-Za-z0-9_.-]+)=/.exec(arg);
+    if (flag !== null && SECRET_NAME.test(flag[1])) {
+      refuseLiteralSecret(expanded, arg, where, flag[1]);
+    }
+    return expanded.text;
   });
   const rawEnv = entry.env ?? {};
   if (!isObject(rawEnv)) {
