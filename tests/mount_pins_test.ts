@@ -424,3 +424,16 @@ Deno.test("readPins() refuses a tampered file; writePins() into a missing folder
     await Deno.remove(folder, { recursive: true });
   }
 });
+
+Deno.test("compareTools() brackets a schema key that a dotted path would misread", () => {
+  const tool = (type: string) =>
+    seenOfTool({
+      name: "t",
+      inputSchema: { type: "object", properties: { "user.name": { type } } },
+    });
+  const [withheld] = compareTools(pinsOf([tool("string")]), [tool("number")]).withheld;
+  strictEqual(
+    withheld.diff,
+    'inputSchema.properties["user.name"].type:\n  - "string"\n  + "number"',
+  );
+});
