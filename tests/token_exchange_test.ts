@@ -65,7 +65,12 @@ function toolshedOf(
   resource: string,
   config: Parameters<typeof serveForTest>[3] = {},
 ): Promise<TestHttpServer> {
-  return serveForTest(tools, { oauth: { issuer: as.issuer, publicUrl: resource } }, {}, config);
+  return serveForTest(
+    tools,
+    { oauth: { issuer: as.issuer, publicUrl: resource }, logRequests: true },
+    {},
+    config,
+  );
 }
 
 /** The official SDK client at `url` with `token` as its Bearer token (a 2025-11-25 session). */
@@ -425,10 +430,112 @@ Deno.test("the front token reaches only a tool that forwards identity, through f
       const outcome = task.result as JsonObject;
       const content = outcome.structuredContent as JsonObject;
       deepStrictEqual([content.lent, content.upstream], [alice, "alice"], JSON.stringify(task));
+
+      // Every request was logged, by its caller, and no log line holds the token.
+      const logged = front.diagnostics.text();
+      match(logged, /"tools\/call" by "alice"/);
+      ok(!logged.includes(alice), logged);
     } finally {
       open();
       await front.close();
       await upstream.close();
     }
   });
+});
+
+/**
+ * A hand-made authorization server on 127.0.0.1 whose metadata and token endpoint answer what
+ * `answers` says (each answer used once, in order): what a real one should not answer.
+ */
+async function withOddIssuer(
+  metadata: (issuer: string) => JsonObject,
+  answers: (() => Response)[],
+  run: (issuer: string) => Promise<void>,
+) {
+  let issuer = "";
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: ({ hostname, port }) => issuer = `http://${hostname}:${port}`,
+  }, async (request) => {
+    await request.body?.cancel();
+    const path = new URL(request.url).pathname;
+    if (path === "/.well-known/oauth-authorization-server") return Response.json(metadata(issuer));
+    const next = answers.shift();
+    return next === undefined ? new Response("no more answers", { status: 500 }) : next();
+  });
+  try {
+    await run(issuer);
+  } finally {
+    await server.shutdown();
+  }
+}
+
+Deno.test("tokenFor() refuses what a token endpoint should not answer, saying what, and keeps credentials out of every message", async () => {
+  const subjectToken = "the-callers-token";
+  const request: ExchangeRequest = {
+    subjectToken,
+    audience: UPSTREAM,
+    scopes: [],
+    clientId: "toolshed",
+    clientSecret: "the-secret",
+  };
+  const answers = [
+    () =>
+      Response.json({
+        error: "invalid_grant",
+        error_description: `token ${subjectToken} (client the-secret) is revoked\nsee logs`,
+      }, { status: 400 }),
+    () => Response.json({ access_token: "x", token_type: "DPoP", expires_in: 60 }),
+    () => Response.json({ token_type: "Bearer" }),
+    () => new Response("x".repeat(300 * 1024)),
+    () => new Response("<html>oops</html>", { status: 502 }),
+  ];
+  const expected = [
+    /: invalid_grant \(token \[redacted\] \(client \[redacted\]\) is revoked see logs\); the caller's token is not one it exchanges/,
+    /exchanged the caller's token for the audience "https:\/\/upstream\.example\/mcp", but its token_type is "DPoP", and toolshed sends Bearer tokens only/,
+    /but its answer has no "access_token"/,
+    /its answer is longer than 256 KiB/,
+    /refused to exchange the caller's token for the audience "https:\/\/upstream\.example\/mcp": HTTP 502; see its logs for why/,
+  ];
+  await withOddIssuer(
+    (issuer) => ({ issuer, token_endpoint: `${issuer}/token` }),
+    answers,
+    async (issuer) => {
+      const exchange = createTokenExchange({ issuer });
+      for (const pattern of expected) {
+        const error = await exchange.tokenFor(request, inTime()).then(
+          () => undefined,
+          (e: Error) => e,
+        );
+        ok(error instanceof Error, `${pattern} is refused`);
+        match(error.message, pattern);
+        ok(
+          !error.message.includes(subjectToken) && !error.message.includes("the-secret"),
+          error.message,
+        );
+      }
+    },
+  );
+  // Metadata that cannot serve: no token endpoint; token exchange not among its grants.
+  await withOddIssuer((issuer) => ({ issuer }), [], async (issuer) => {
+    await rejects(
+      createTokenExchange({ issuer }).tokenFor(request, inTime()),
+      new RegExp(`Cannot exchange tokens at "${issuer}": its metadata names no "token_endpoint"`),
+    );
+  });
+  await withOddIssuer(
+    (issuer) => ({
+      issuer,
+      token_endpoint: `${issuer}/token`,
+      grant_types_supported: ["client_credentials"],
+    }),
+    [],
+    async (issuer) => {
+      await rejects(
+        createTokenExchange({ issuer }).tokenFor(request, inTime()),
+        /its metadata's "grant_types_supported" lacks "urn:ietf:params:oauth:grant-type:token-exchange" \(RFC 8693\); enable token exchange there/,
+      );
+    },
+  );
 });
