@@ -71,6 +71,13 @@ export interface AuthServerOptions {
    * later (default true); false drops it at registration, so a client can step up beyond it.
    */
   readonly registeredScopeLimits?: boolean;
+  /** More clients, as oidc-provider's `clients` configuration takes them. */
+  readonly clients?: readonly Record<string, unknown>[];
+  /**
+   * Called with each provider made (at start, and again at each key rotation) before it serves:
+   * where a test registers a grant of its own (`registerGrantType`, tests/_token_exchange_issuer.ts).
+   */
+  readonly extend?: (provider: unknown) => void;
 }
 
 export interface ClientCredentials {
@@ -196,7 +203,12 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
   const port = (server.address() as { port: number }).port;
   const issuer = `http://127.0.0.1:${port}`;
 
-  const configure = (): Provider =>
+  const configure = (): Provider => {
+    const made = makeProvider();
+    options.extend?.(made);
+    return made;
+  };
+  const makeProvider = (): Provider =>
     new Provider(issuer, {
       adapter,
       jwks: { keys },
@@ -216,6 +228,7 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
           response_types: [],
           redirect_uris: [],
         },
+        ...options.clients ?? [],
       ],
       clientDefaults: { id_token_signed_response_alg: "ES256" },
       // oidc-provider's documented way to change a client's metadata as it is read: the validator

@@ -2,7 +2,8 @@
 // the core keeps that bag on the request's context, and its readers find it there. Stdio and a
 // plain HTTP request make no bag at all; the OAuth step's caller reaches ctx.auth, the rate
 // limit's key, a task's binding and a sealed requestState's binding; a 2025-era session keeps
-// the bag of the request that opened it. A spy middleware looks at each call's context.
+// the bag of the request that opened it, but for its token. A spy middleware looks at each
+// call's context.
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import type { Facts } from "../lib/methods/facts.ts";
 import type { MethodCall } from "../lib/methods/call.ts";
@@ -178,6 +179,8 @@ Deno.test("facts: the OAuth step's caller reaches ctx.auth, the rate key, a task
     const first = seen.at(-1)!;
     strictEqual(first.facts?.caller, alice);
     strictEqual(first.auth, alice);
+    // The token itself is a fact of the request (for a tool that forwards identity), not a face.
+    strictEqual(first.facts?.frontToken, "alice");
     strictEqual(first.rateKey, `sub ${callerOf(alice)}`);
 
     // A task is bound to the caller that started it.
@@ -226,5 +229,8 @@ Deno.test("facts: the OAuth step's caller reaches ctx.auth, the rate key, a task
     const last = seen.at(-1)!;
     strictEqual(last.session?.facts?.caller, alice);
     strictEqual(last.auth, alice);
+    // Each request brings its own token: the session keeps none past the request that opened it.
+    strictEqual(last.facts?.frontToken, "alice");
+    strictEqual(last.session?.facts?.frontToken, undefined);
   });
 });

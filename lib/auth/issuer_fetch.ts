@@ -29,7 +29,10 @@ interface IssuerAnswer {
   readonly bytes: number;
 }
 
-/** Sends `init` to `url` and reads the JSON answer; throws IssuerUnavailable when it cannot. */
+/**
+ * Sends `init` to `url` and reads the JSON answer; throws IssuerUnavailable when it cannot. An
+ * `init.signal` (a caller's) ends it early too, rejecting with the signal's reason.
+ */
 export async function askIssuer(
   fetchFn: typeof fetch,
   url: string,
@@ -37,11 +40,14 @@ export async function askIssuer(
 ): Promise<IssuerAnswer> {
   const controller = new AbortController();
   const deadline = setTimeout(() => controller.abort(), ISSUER_DEADLINE_MS);
+  const caller = init.signal ?? undefined;
   try {
     const response = await fetchFn(url, {
       ...init,
       redirect: "error", // RFC 8414 and RFC 7662 name the URLs; a redirect is not followed
-      signal: controller.signal,
+      signal: caller === undefined
+        ? controller.signal
+        : AbortSignal.any([controller.signal, caller]),
       headers: { accept: "application/json", ...init.headers },
     });
     const text = await boundedText(response, url);
@@ -54,6 +60,7 @@ export async function askIssuer(
     return { status: response.status, body, bytes: text.length };
   } catch (error) {
     if (error instanceof IssuerUnavailable) throw error;
+    if (caller?.aborted && !controller.signal.aborted) throw caller.reason;
     const why = controller.signal.aborted
       ? `no answer within ${ISSUER_DEADLINE_MS / 1000} s`
       : error instanceof Error

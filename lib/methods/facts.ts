@@ -20,6 +20,12 @@ export interface Facts {
    * written only when a rate limit may key callers by it (adr/0043).
    */
   address: string;
+  /**
+   * The caller's access token as it came (the OAuth step), for the token exchange of a tool
+   * toolshed made (adr/0071 §5) alone: never copied into `ctx.auth` or a session's bag, never
+   * logged; handler_context.ts's `frontTokenFor` is its one reader.
+   */
+  frontToken: string;
 }
 
 /** The facts a request carries: those set so far. */
@@ -37,4 +43,14 @@ export function setFact<K extends keyof Facts>(
   value: Facts[K],
 ): void {
   (holder.facts ??= {})[key] = value;
+}
+
+/**
+ * The facts a 2025-era session keeps from the request that opened it, for as long as it lasts:
+ * all but the front token, which is each request's own (a later request brings its own token).
+ */
+export function lastingFacts(bag: FactBag): FactBag {
+  if (bag.frontToken === undefined) return bag;
+  const { frontToken: _request, ...lasting } = bag;
+  return lasting;
 }

@@ -1,6 +1,7 @@
 // The context an author's handler receives, from the request being served: what every
 // handler (a resource's read, a prompt's get, a completer) shares with a tool's.
 import type { Channels, HandlerContext } from "../primitives/types.ts";
+import type { Tool } from "../primitives/tools.ts";
 import type { MethodCall } from "./call.ts";
 
 /** What every handler is told of the request it serves, besides its signal and channels. */
@@ -19,6 +20,15 @@ export function requestSeenOf(call: MethodCall): RequestSeen {
     clientCapabilities: client.clientCapabilities,
     auth: call.auth,
   };
+}
+
+/**
+ * The request's front token for a tool toolshed made to forward identity (adr/0071 §5), else
+ * undefined: the one door from the `frontToken` fact to a handler (tool_call.ts lends it to the
+ * handler's context, never to `ctx.auth`).
+ */
+export function frontTokenFor(call: MethodCall, tool: Tool): string | undefined {
+  return tool.forwardsIdentity === true ? call.ctx.facts?.frontToken : undefined;
 }
 
 export function handlerContextOf(call: MethodCall): HandlerContext {

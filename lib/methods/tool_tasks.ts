@@ -20,7 +20,7 @@ import type { Tool } from "../primitives/tools.ts";
 import type { Channels } from "../primitives/types.ts";
 import { CLIENT_CAPABILITY, refusal } from "../rounds/input_rounds.ts";
 import type { MethodCall } from "./call.ts";
-import { requestSeenOf } from "./handler_context.ts";
+import { frontTokenFor, requestSeenOf } from "./handler_context.ts";
 import type { LiveTask, Tasks } from "../tasks/tasks.ts";
 import { callerOf } from "./caller.ts";
 
@@ -111,6 +111,7 @@ export function callAsTask(
     diagnostics: call.options.diagnostics,
     channels,
     context: requestSeenOf(call),
+    frontToken: frontTokenFor(call, tool),
   };
   // Traced, the tool's span lasts as long as its handler runs: past the request, as a task.
   const { telemetry } = call.options;

@@ -10,7 +10,7 @@ import { page } from "../primitives/paging.ts";
 import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts";
 import type { CallOptions, CallToolResult } from "../primitives/tool_call.ts";
 import type { MethodCall } from "./call.ts";
-import { requestSeenOf } from "./handler_context.ts";
+import { frontTokenFor, requestSeenOf } from "./handler_context.ts";
 import { sessionCallResult, sessionTool, statelessTool } from "./results.ts";
 import { listResult } from "./list_page.ts";
 import { shownTo } from "./permitted.ts";
@@ -104,6 +104,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
     diagnostics: call.options.diagnostics,
     channels: call.channels,
     context: requestSeenOf(call),
+    frontToken: frontTokenFor(call, tool),
   };
   const { telemetry } = call.options;
   const result = telemetry === undefined

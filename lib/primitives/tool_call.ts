@@ -11,6 +11,7 @@ import type { Channels, ToolContext } from "./types.ts";
 import { InputRequired } from "./input_required.ts";
 import { outcomeOf } from "./standard_schema.ts";
 import { ProtocolError } from "../wire/errors.ts";
+import { lendFrontToken } from "./front_token.ts";
 
 /** A CallToolResult before the era-specific fields (resultType, _meta) are stamped on. */
 export interface CallToolResult {
@@ -33,6 +34,11 @@ export interface CallOptions {
   channels?: Channels;
   /** Where a handler's thrown error is reported, beside the isError result. */
   diagnostics: Diagnostics;
+  /**
+   * The request's front token (its OAuth bearer token), given only for a tool that forwards
+   * identity: lent to its handler's context, read by `frontTokenOf(ctx)` and nowhere else.
+   */
+  frontToken?: string;
 }
 
 /** What a call without channels gets: shared, so a plain call allocates nothing for them. */
@@ -143,6 +149,9 @@ function run(
     request: channels.request,
     closeStream: channels.closeStream,
   };
+  if (options.frontToken !== undefined && tool.forwardsIdentity === true) {
+    lendFrontToken(ctx, options.frontToken);
+  }
   let value: unknown;
   try {
     value = tool.definition.handler(args as JsonObject, ctx);

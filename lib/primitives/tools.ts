@@ -46,6 +46,12 @@ export interface Tool {
   toolset?: string;
   /** The app in ui/ it links to (`ui`, adr/0048), whose `ui://` URI its `_meta` carries. */
   app?: string;
+  /**
+   * Set by toolshed on a tool it made (a mounted tool, adr/0071 §5), never from a definition
+   * (checkDefinition refuses the field): its handler's context is lent the request's front token,
+   * which it reads with `frontTokenOf(ctx)` (front_token.ts) to trade it for an upstream's.
+   */
+  forwardsIdentity?: true;
 }
 
 /** An argument mirrored into the HTTP header `Mcp-Param-<header>` (SEP-2243). */

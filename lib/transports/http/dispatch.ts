@@ -17,7 +17,7 @@ import type { Endpoint } from "./endpoint.ts";
 import { coreAnswer, coreRefusal, refuse } from "./statuses.ts";
 import { sessionRequired } from "./errors.ts";
 import type { Exchange, HttpHandler } from "./exchange.ts";
-import type { FactBag } from "../../methods/facts.ts";
+import { type FactBag, lastingFacts } from "../../methods/facts.ts";
 import { acceptsEventStream } from "./headers.ts";
 import { SESSION_ID_HEADER } from "./sessions.ts";
 
@@ -35,8 +35,9 @@ export function createDispatch(endpoint: Endpoint): HttpHandler {
     if (endpoint.draining) return refuse("shuttingDown", request.id, shuttingDown());
     const session = createSession();
     // What the opening request's steps learnt is the session's from now on: the tools its path
-    // or header chose (adr/0045), the caller it is bound to.
-    if (facts !== undefined) session.facts = facts;
+    // or header chose (adr/0045), the caller it is bound to; not its token (each request brings
+    // its own, lastingFacts).
+    if (facts !== undefined) session.facts = lastingFacts(facts);
     const ctx: RequestContext = {
       request,
       controller: new AbortController(),

@@ -216,6 +216,8 @@ export function oauthStep(server: ResourceServer): HttpStep {
       );
     }
     setFact(exchange, "caller", auth);
+    // For a tool toolshed made to trade it for an upstream's token (adr/0071 §5), and no other.
+    setFact(exchange, "frontToken", token);
     exchange.scopeChallenge = (required) =>
       insufficientScope(server, scheme, server.scopes, required);
     if (exchange.note !== undefined) exchange.note.subject = auth.subject ?? auth.clientId;
