@@ -65,9 +65,8 @@ export interface LoadOptions {
  */
 export interface MountPlace {
   host?: MountHost;
-  /** With `--auth-issuer`: tokens for callers by exchange, and the front token a hop needs. */
+  /** With `--auth-issuer`: tokens for callers by exchange (adr/0071 §5). */
   exchange?: MountOptions["exchange"];
-  frontToken?: MountOptions["frontToken"];
   /** A mount's tools changed after it loaded (an upstream's list): the directory is reloaded. */
   changed(): void;
   /** A change came before anyone listened (start-up): told once someone does. */
@@ -233,7 +232,6 @@ async function loadMountTools(url: URL, file: string, options: LoadOptions): Pro
       diagnostics: options.diagnostics,
       env: (name) => Deno.env.get(name),
       exchange: place.exchange,
-      frontToken: place.frontToken,
       traceEnvironment: options.traceEnvironment,
       changed: () => place.changed(),
     });

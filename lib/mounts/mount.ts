@@ -8,15 +8,15 @@ import { isObject, type JsonObject, messageOf } from "../util/json.ts";
 import { type Diagnostics, inform, warn } from "../util/diagnostics.ts";
 import { checkDefinition, type Tool } from "../primitives/tools.ts";
 import type { ToolContext } from "../primitives/types.ts";
+import { frontTokenOf, type TokenExchange } from "../primitives/front_token.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import {
-  type MountFile,
+  correctionFor,
   parseMountFile,
-  PINS_SUFFIX,
   selected,
   servedName,
-  type ToolCorrection,
 } from "./mount_file.ts";
+import { MOUNT_SUFFIX, PINS_SUFFIX } from "./names.ts";
 import {
   compareTools,
   type Comparison,
@@ -37,30 +37,13 @@ export const MAX_CALLER_LINKS = 256;
 /** How long a list of an upstream's tools may take before it is given up. */
 const LIST_DEADLINE_MS = 10_000;
 
-/** A token for one caller and one upstream, from toolshed's authorization server (RFC 8693). */
-export interface TokenExchanger {
-  tokenFor(
-    request: {
-      subjectToken: string;
-      audience: string;
-      resource?: string;
-      scopes: readonly string[];
-      clientId: string;
-      clientSecret: string;
-    },
-    signal: AbortSignal,
-  ): Promise<string>;
-}
-
 /** What mounts are loaded with: the server's, shared by every mount of a directory. */
 export interface MountOptions {
   diagnostics: Diagnostics;
   /** Reads `${NAME}` in mount files (the server's environment). */
   env: (name: string) => string | undefined;
-  /** With `--auth-issuer`: tokens for callers by exchange. */
-  exchange?: TokenExchanger;
-  /** The front request's bearer token, for a mounted tool's handler only (adr/0071 §5). */
-  frontToken?: (ctx: ToolContext) => string | undefined;
+  /** With `--auth-issuer`: tokens for callers by exchange (adr/0071 §5). */
+  exchange?: TokenExchange;
   /** With telemetry: the call's trace context. */
   traceEnvironment?: () => Record<string, string>;
   /** What a mount serves changed after it was loaded: the directory is loaded again. */
@@ -118,7 +101,7 @@ export async function loadMount(
   const upstreamFor = (ctx: ToolContext): Upstream => {
     const { auth } = mount.block;
     if (auth.kind !== "exchange" || mount.transport.kind !== "http") return shared;
-    const token = options.frontToken?.(ctx);
+    const token = frontTokenOf(ctx);
     const subject = ctx.auth?.subject;
     if (token === undefined || subject === undefined || options.exchange === undefined) {
       throw new Error(
@@ -160,10 +143,7 @@ export async function loadMount(
   };
 
   const toolOf = async (seen: Seen): Promise<Tool> => {
-    const correction: ToolCorrection = {
-      ...mount.block.defaults,
-      ...mount.block.tools[seen.name],
-    };
+    const correction = correctionFor(mount.block, seen.name);
     const annotations = { ...seen.annotations, ...correction.annotations };
     const definition: JsonObject = {
       name: servedName(mount, seen.name),
@@ -177,6 +157,7 @@ export async function loadMount(
       timeoutMs: correction.timeoutMs,
       task: correction.task,
       jobAfterMs: correction.jobAfterMs,
+      jobReuseMs: correction.jobReuseMs,
       handler: relayHandler({
         file: shown,
         upstreamName: seen.name,
@@ -192,7 +173,9 @@ export async function loadMount(
     if (tool.definition.outputSchema !== undefined) {
       await refuseUnsafePatterns(tool.definition.outputSchema, "outputSchema");
     }
-    return { ...tool, toolset: stem, forwardsIdentity: mount.block.auth.kind === "exchange" };
+    return mount.block.auth.kind === "exchange"
+      ? { ...tool, toolset: stem, forwardsIdentity: true }
+      : { ...tool, toolset: stem };
   };
 
   /** Serves `seen` (those the block selects), each tool toshed refuses withheld with why. */
@@ -264,7 +247,7 @@ export async function loadMount(
       inform(
         options.diagnostics,
         `"${shown}" had no pins: wrote ${upstream.length} tool definition(s) to ` +
-          `"${shown.slice(0, -".mcp.json".length)}${PINS_SUFFIX}" from the upstream as it is ` +
+          `"${shown.slice(0, -MOUNT_SUFFIX.length)}${PINS_SUFFIX}" from the upstream as it is ` +
           "now; review them, and keep the file with the directory",
         { mount: shown },
       );

@@ -48,10 +48,7 @@ import { ENDPOINT_ROUTES, TOOLSET_NAME } from "../primitives/toolsets.ts";
 import type { ToolAnnotations } from "../primitives/types.ts";
 import { checkAnnotations } from "../schema/mcp_shapes.ts";
 
-/** The suffix of a mount file in tools/. */
-export const MOUNT_SUFFIX = ".mcp.json";
-/** The suffix of its pins beside it. */
-export const PINS_SUFFIX = ".pins.json";
+import { MOUNT_SUFFIX } from "./names.ts";
 
 /** How toolshed reaches the upstream, every `${…}` expanded. */
 export type Transport =

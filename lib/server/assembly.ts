@@ -28,6 +28,7 @@ import { KINDS } from "../discovery/kinds.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
 import { checkMiddleware } from "../discovery/middleware_dir.ts";
 import type { MountPlace } from "../discovery/tools_dir.ts";
+import type { TokenExchange } from "../primitives/front_token.ts";
 import { createKeyRing, type KeyRing } from "../rounds/key_ring.ts";
 import { createTasks, type Tasks } from "../tasks/tasks.ts";
 import { createMemoryTaskStore } from "../tasks/task_store.ts";
@@ -124,7 +125,11 @@ export function loadOptionsOf(
 ): ServerLoadOptions {
   // Filled at the first mount file (adr/0071); a change before the composition root says where
   // changes go is noted, and told then.
-  const mounts: MountPlace = { changed: () => void (mounts.missed = true) };
+  const issuer = settings.oauth?.issuer;
+  const mounts: MountPlace = {
+    changed: () => void (mounts.missed = true),
+    exchange: issuer === undefined ? undefined : lazyExchange(issuer),
+  };
   return {
     traceEnvironment: telemetry?.traceEnvironment,
     passEnv: settings.passEnv,
@@ -135,6 +140,22 @@ export function loadOptionsOf(
     skipExecutables: settings.skipExecutables ?? false,
     diagnostics,
     mounts,
+  };
+}
+
+/**
+ * Token exchange at the server's authorization server (adr/0071 §5), loaded at the first
+ * exchange: only a mount that exchanges callers' tokens pays for its code.
+ */
+function lazyExchange(issuer: string): TokenExchange {
+  let made: Promise<TokenExchange> | undefined;
+  return {
+    async tokenFor(request, signal) {
+      made ??= import("../auth/token_exchange.ts").then((module) =>
+        module.createTokenExchange({ issuer })
+      );
+      return await (await made).tokenFor(request, signal);
+    },
   };
 }
 
