@@ -10,7 +10,8 @@ import {
   type CallToolResult,
   NO_CHANNELS,
 } from "../lib/primitives/tool_call.ts";
-import { BASE_ENV, executableHandler, type Launcher } from "../lib/programs/executable.ts";
+import { BASE_ENV, executableHandler } from "../lib/programs/executable.ts";
+import type { Launcher } from "../lib/programs/process_group.ts";
 import { checkDefinition, type Tool } from "../lib/primitives/tools.ts";
 import { DEFAULT_LOAD_OPTIONS, loadTools } from "../lib/discovery/tools_dir.ts";
 import {
