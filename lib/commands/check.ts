@@ -247,7 +247,10 @@ async function checkMount(
   try {
     if (update) {
       const count = await mount.updatePins(signal);
-      return { findings: [], notes: [`Wrote the pins of ${counted(count, "tool")} to "${pinsFile}"`] };
+      return {
+        findings: [],
+        notes: [`Wrote the pins of ${counted(count, "tool")} to "${pinsFile}"`],
+      };
     }
     await mount.verify(signal);
   } catch (error) {

@@ -146,10 +146,12 @@ export async function loadTools(
     set === undefined ? [] : found.mounts.map((fileName) => `${shownDir}/${set}/${fileName}`)
   );
   if (mountsInSets.length > 0) {
-    throw new ToolLoadError(mountsInSets.map((file) =>
-      `Cannot load the mounted server "${file}": a mount's file name is its own toolset, so it ` +
-      `goes in "${shownDir}/" itself (move it there)`
-    ));
+    throw new ToolLoadError(
+      mountsInSets.map((file) =>
+        `Cannot load the mounted server "${file}": a mount's file name is its own toolset, so it ` +
+        `goes in "${shownDir}/" itself (move it there)`
+      ),
+    );
   }
   // One set of slots for every program this server runs.
   const slots = options.skipExecutables ? undefined : createSlots(options.maxPrograms);

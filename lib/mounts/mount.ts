@@ -10,12 +10,7 @@ import { checkDefinition, type Tool } from "../primitives/tools.ts";
 import type { ToolContext } from "../primitives/types.ts";
 import { frontTokenOf, type TokenExchange } from "../primitives/front_token.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
-import {
-  correctionFor,
-  parseMountFile,
-  selected,
-  servedName,
-} from "./mount_file.ts";
+import { correctionFor, parseMountFile, selected, servedName } from "./mount_file.ts";
 import { MOUNT_SUFFIX, PINS_SUFFIX } from "./names.ts";
 import {
   compareTools,
@@ -91,7 +86,13 @@ export async function loadMount(
   const mount = parseMountFile(text, stem, shown, options.env);
   const pinsUrl = new URL(`${stem}${PINS_SUFFIX}`, url);
   let pins = mount.block.pins ? await readPins(pinsUrl) : undefined;
-  const shared = createUpstream(mount.transport, { diagnostics: options.diagnostics, name: shown });
+  const { transport } = mount;
+  const shared = createUpstream(
+    transport.kind === "stdio"
+      ? transport
+      : { kind: "http", url: transport.url, headers: () => transport.headers },
+    { diagnostics: options.diagnostics, name: shown },
+  );
   const callers = new Map<string, { upstream: Upstream; token: string }>();
   let served: readonly Tool[] = [];
   let withheld: readonly Withheld[] = [];
@@ -265,9 +266,10 @@ export async function loadMount(
   const onNotice = shared.onNotification((method) => {
     if (method !== "notifications/tools/list_changed" || closed) return;
     check().catch((error) =>
-      warn(options.diagnostics, `"${shown}" said its tools changed; listing them failed: ${
-        messageOf(error)
-      }`)
+      warn(
+        options.diagnostics,
+        `"${shown}" said its tools changed; listing them failed: ${messageOf(error)}`,
+      )
     );
   });
 
@@ -277,9 +279,10 @@ export async function loadMount(
     queueMicrotask(() => {
       if (closed) return;
       check().catch((error) =>
-        warn(options.diagnostics, `"${shown}": the upstream cannot be checked against its pins: ${
-          messageOf(error)
-        }`)
+        warn(
+          options.diagnostics,
+          `"${shown}": the upstream cannot be checked against its pins: ${messageOf(error)}`,
+        )
       );
     });
   };

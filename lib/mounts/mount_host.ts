@@ -1,7 +1,7 @@
 // The mounts of one server (adr/0071 §7): each kept across reloads while its file is unchanged,
 // so an edit elsewhere in the directory never reconnects an upstream, and an edit of one mount
 // reconnects that one alone. Closing the server closes every upstream.
-import { type Mount, loadMount, type MountOptions } from "./mount.ts";
+import { loadMount, type Mount, type MountOptions } from "./mount.ts";
 
 export interface MountHost {
   /** The mount in `url`: the one loaded before when its file did not change, else a new one. */

@@ -100,7 +100,10 @@ const CLIENT_METHODS: ReadonlySet<string> = new Set<ClientRequestMethod>([
 /** `method` as one the front client serves; another is the upstream's mistake. */
 function clientMethod(method: string): ClientRequestMethod {
   if (!CLIENT_METHODS.has(method)) {
-    throw new UpstreamError(`the upstream asked the client for "${method}", which no client serves`);
+    throw new UpstreamError(
+      "rpc",
+      `the upstream asked the client for "${method}", which no client serves`,
+    );
   }
   return method as ClientRequestMethod;
 }

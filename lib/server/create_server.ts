@@ -238,17 +238,19 @@ function assemble(
   if (mounts !== undefined && folders !== undefined) {
     let asked: Promise<Reloader> | undefined;
     mounts.changed = () => {
-      asked ??= reloader !== undefined ? Promise.resolve(reloader) : loadReload().then((module) =>
-        reloader = module.watchAndReload({
-          watch: false,
-          folders,
-          load,
-          registry,
-          loaded,
-          diagnostics,
-          onReload: config.onReload,
-        })
-      );
+      asked ??= reloader !== undefined
+        ? Promise.resolve(reloader)
+        : loadReload().then((module) =>
+          reloader = module.watchAndReload({
+            watch: false,
+            folders,
+            load,
+            registry,
+            loaded,
+            diagnostics,
+            onReload: config.onReload,
+          })
+        );
       asked.then((each) => each.reloadSoon());
     };
     if (mounts.missed) mounts.changed();
