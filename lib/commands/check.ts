@@ -136,6 +136,7 @@ export async function checkDirectory(
       findings.push(finding("warning", "load", `${message}${detail}`));
     },
     forward: () => undefined,
+    info: () => {}, // what went as it should (an upstream connected) is no finding
   };
   // Load problems are reported with the rest, not written by openServer.
   const loadErrors: string[] = [];
@@ -274,10 +275,15 @@ async function checkMount(
       ? `the upstream tool "${held.name}" is withheld: ${held.detail}`
       : `the upstream tool "${held.name}" is withheld: ${WITHHELD_BECAUSE[held.why]}; after ` +
         `reviewing it, toolshed check --update-pins pins it${
-          held.detail === "" ? "" : `\n${held.detail}`
+          held.detail === "" ? "" : `\n${indented(held.detail, "      ")}`
         }`,
   }));
   return { findings, notes: [] };
+}
+
+/** `text`'s lines, each begun with `indent`. */
+function indented(text: string, indent: string): string {
+  return text.split("\n").map((line) => `${indent}${line}`).join("\n");
 }
 
 const WITHHELD_BECAUSE = {

@@ -231,7 +231,7 @@ export async function loadMount(
         options.diagnostics,
         `"${shown}" withholds the upstream tool "${each.name}" (${whyText(each.why)}) until ` +
           `its pins are updated (toolshed check --update-pins)${
-            each.detail === "" ? "" : `:\n${each.detail}`
+            each.detail === "" ? "" : `:\n${each.detail.replace(/^/gm, "  ")}`
           }`,
         { mount: shown },
       );
