@@ -26,6 +26,9 @@ function legacyServer() {
   /** The servers that opened a session, in order. */
   const opened: McpServer[] = [];
   const seen: string[] = [];
+  /** The ids of the calls of "wait" the server started, and those it saw cancelled. */
+  const started: (string | number)[] = [];
+  const cancelled: (string | number)[] = [];
   const http = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
     const session = request.headers.get("mcp-session-id");
     seen.push(
@@ -47,6 +50,18 @@ function legacyServer() {
       { description: "Says hello" },
       () => ({ content: [{ type: "text", text: "hello" }] }),
     );
+    server.registerTool(
+      "wait",
+      { description: "Waits until cancelled" },
+      (extra: { signal: AbortSignal; requestId: string | number }) =>
+        new Promise((resolve) => {
+          started.push(extra.requestId);
+          extra.signal.addEventListener("abort", () => {
+            cancelled.push(extra.requestId);
+            resolve({ content: [] });
+          });
+        }),
+    );
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
@@ -64,6 +79,8 @@ function legacyServer() {
     sessions,
     opened,
     seen,
+    started,
+    cancelled,
     async close() {
       for (const server of servers) await server.close();
       await http.shutdown();
@@ -107,6 +124,24 @@ Deno.test("createUpstream() keeps a 2025 HTTP session, its GET stream, and opens
         });
         assert.deepEqual(hello.content, [{ type: "text", text: "hello" }]);
         assert.equal(legacy.opened.length, 2);
+      },
+    );
+    await t.step(
+      "cancelling a call POSTs notifications/cancelled, which the server acts on",
+      async () => {
+        const controller = new AbortController();
+        const call = upstream.request("tools/call", { name: "wait", arguments: {} }, {
+          signal: controller.signal,
+        });
+        await eventually(
+          () => legacy.seen.length > 0 && legacy.seen.at(-1) !== "",
+          "the call sent",
+        );
+        setTimeout(() => controller.abort(), 100);
+        const error = await call.then(() => assert.fail("resolved"), (error) => error);
+        assert.ok(error instanceof UpstreamError);
+        assert.equal(error.kind, "cancelled");
+        await eventually(() => legacy.cancelled.length === 1, "the server saw the cancel");
       },
     );
     await t.step("close() ends the session with DELETE", async () => {

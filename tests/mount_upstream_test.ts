@@ -386,7 +386,12 @@ Deno.test("createUpstream() reports bad upstream input once and keeps going", as
         upstream.request("tools/call", { name: "garbage" }, { signal: AbortSignal.timeout(300) }),
       );
     }
+    for (let i = 0; i < 2; i++) {
+      const after = await upstream.request("tools/call", { name: "huge" }, { signal: within() });
+      assert.equal(after.after, "huge"); // the line after the huge one was read
+    }
     const text = diagnostics.text();
+    assert.deepEqual(text.split("longer than 16777216 bytes").length - 1, 1, text);
     assert.deepEqual(text.split("not JSON-RPC").length - 1, 1, text);
     assert.deepEqual(text.split("did not send or no longer waits for").length - 1, 1, text);
     assert.deepEqual(upstream.status().state, "up");
@@ -450,6 +455,31 @@ Deno.test("createUpstream() fails a call when the child dies, then restarts it",
     }
     assert.deepEqual(server?.era, "session");
     assert.ok(!alive(leader));
+  });
+});
+
+Deno.test("createUpstream() waits longer after each failed start, and says until when", async () => {
+  const diagnostics = recorder();
+  const upstream = createUpstream({
+    kind: "stdio",
+    command: Deno.execPath(),
+    args: ["eval", "Deno.exit(3)"],
+    env: denoEnv(),
+  }, { diagnostics, name: "quits" });
+  await closing(upstream, async () => {
+    const first = await rejection(upstream.connect(within()));
+    assert.equal(first.kind, "down");
+    assert.match(first.message, /exited with code 3/);
+    // Each failure doubles the wait, so a call soon meets it: failed at once, naming the time.
+    let refused: UpstreamError | undefined;
+    for (let i = 0; i < 12 && refused === undefined; i++) {
+      const error = await rejection(upstream.connect(within()));
+      if (/the next try is at/.test(error.message)) refused = error;
+    }
+    assert.ok(refused !== undefined, diagnostics.text());
+    assert.equal(refused.kind, "down");
+    assert.match(refused.message, /exited with code 3.*the next try is at \d{4}-\d\d-\d\dT/);
+    assert.equal(upstream.status().state, "down");
   });
 });
 

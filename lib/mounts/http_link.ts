@@ -28,8 +28,8 @@ export interface HttpLinkOptions {
 }
 
 /**
- * The most bytes of one JSON answer or one server-sent event; past it the answer is dropped
- * and the call fails (a transport error).
+ * The most bytes of one JSON answer, and the most characters of one server-sent event (a long
+ * stream of small events is not capped as a whole); past it the call fails (a transport error).
  */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -343,7 +343,10 @@ async function* events(response: Response, signal: AbortSignal): AsyncGenerator<
       }
       buffer = buffer.slice(start);
       if (size + buffer.length > MAX_BODY_BYTES) {
-        throw new UpstreamError("transport", `an event was longer than ${MAX_BODY_BYTES} bytes`);
+        throw new UpstreamError(
+          "transport",
+          `an event was longer than ${MAX_BODY_BYTES} characters`,
+        );
       }
     }
   } finally {

@@ -170,8 +170,6 @@ async function readLines(
         skipping = false;
         start = newline + 1;
       }
-      // Keep no view of a chunk the next read may reuse.
-      if (parts.length > 0) parts = [concatBytes(parts)];
     }
   } catch {
     // The pipe broke: the child's exit says why.

@@ -389,11 +389,7 @@ export function createUpstream(
         };
       }
     } catch (error) {
-      // An error answer or silence means a 2025-era server; a broken link does not.
-      if (signal.aborted || !(error instanceof UpstreamError)) throw error;
-      if (error.kind !== "rpc" && error.kind !== "cancelled" && !probe.aborted) {
-        if (!(error.kind === "transport" && link.kind === "http")) throw error;
-      }
+      if (signal.aborted || !legacyAnswer(error, probe, link.kind === "http")) throw error;
     }
     return await initialize(on, signal);
   }
@@ -542,6 +538,18 @@ export function createUpstream(
       await current?.link.close();
     },
   };
+}
+
+/**
+ * Whether the probe's failure says "a 2025-era server": a JSON-RPC error, silence until the
+ * probe's own deadline (stdio), or an HTTP error status without one (a 2025 server's 400). A
+ * child that exited says nothing of the era.
+ */
+function legacyAnswer(error: unknown, probe: AbortSignal, http: boolean): boolean {
+  if (!(error instanceof UpstreamError)) return false;
+  if (error.kind === "rpc") return true;
+  if (error.kind === "cancelled") return probe.aborted;
+  return http && error.kind === "transport";
 }
 
 /** `promise`, or an UpstreamError ("cancelled") once `signal` aborts. */
