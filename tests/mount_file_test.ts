@@ -6,7 +6,6 @@ import { deepStrictEqual, match, ok, strictEqual, throws } from "node:assert/str
 import {
   correctionFor,
   type MountFile,
-  namesMatch,
   parseMountFile,
   selected,
   servedName,
@@ -585,7 +584,19 @@ Deno.test("parseMountFile() reads a full block: globs, rename, defaults, per-too
   ok(!selected(block, "list_repos"), "not included");
 });
 
-Deno.test("namesMatch() reads * as any run and ? as one character, everything else literally", () => {
+/** Whether `globs` as a block's include select `name` (an empty list selects nothing). */
+const namesMatch = (globs: string[], name: string) =>
+  selected({
+    include: globs,
+    exclude: [],
+    rename: {},
+    defaults: {},
+    tools: {},
+    auth: { kind: "none" },
+    pins: true,
+  }, name);
+
+Deno.test("an include glob reads * as any run and ? as one character, everything else literally", () => {
   ok(namesMatch(["*"], ""));
   ok(namesMatch(["a?c"], "abc"));
   ok(!namesMatch(["a?c"], "ac"));

@@ -5,7 +5,6 @@ import { deepStrictEqual, match, ok, rejects, strictEqual, throws } from "node:a
 import {
   comparePrompts,
   compareTools,
-  digestOf,
   parsePins,
   type Pins,
   pinsOf,
@@ -17,6 +16,9 @@ import {
   writePins,
 } from "../lib/mounts/pins.ts";
 import { canonicalJson, type JsonObject } from "../lib/util/json.ts";
+
+/** A definition's digest, as the pins written for it hold it. */
+const digestOf = (seen: Seen) => pinsOf([seen]).tools[seen.name].digest;
 
 /** A tools/list item as @modelcontextprotocol/server-everything lists "echo" (2025-era). */
 function echoTool(): JsonObject {

@@ -62,7 +62,10 @@ Deno.test("a mounted server's tools join the directory's under its stem, pinned 
 
     const pins = JSON.parse(await Deno.readTextFile(`${dir}/tools/shed.pins.json`));
     assert.deepEqual(Object.keys(pins.tools).sort(), ["echo", "wait_for_cancel"]);
-    assert.match(diagnostics.text(), /"[^"]*shed\.mcp\.json" had no pins: wrote 2 tool definition/);
+    assert.match(
+      diagnostics.text(),
+      /"[^"]*shed\.mcp\.json" had no pins: wrote 2 tool and 0 prompt definition/,
+    );
   } finally {
     await server.close();
   }
@@ -167,4 +170,69 @@ Deno.test("a mounted tool whose name another file takes stops start-up naming bo
       return true;
     },
   );
+});
+
+Deno.test("a mounted server's prompts, resources and templates are served and read through it", async () => {
+  await cacheEverything();
+  const dir = await serverDir({ "tools/everything.mcp.json": everythingEntry() });
+  const server = await composeForTest({ dir, diagnostics: recorder() });
+  try {
+    const prompts = (await server.request("prompts/list")).result as { prompts: JsonObject[] };
+    const simple = prompts.prompts.find((prompt) => prompt.name === "everything_simple-prompt");
+    assert.ok(simple, JSON.stringify(prompts));
+    const got = (await server.request("prompts/get", { name: "everything_simple-prompt" }))
+      .result as { messages: { content: { text: string } }[] };
+    assert.equal(got.messages[0].content.text, "This is a simple prompt without arguments.");
+    // A required argument the front checks before asking the upstream.
+    const missing = await server.request("prompts/get", { name: "everything_args-prompt" });
+    assert.match(
+      (missing.error as { message: string }).message,
+      /missing required argument "city" for prompt "everything_args-prompt"/,
+    );
+
+    const resources = (await server.request("resources/list")).result as {
+      resources: JsonObject[];
+    };
+    const document = resources.resources.find((each) =>
+      each.uri === "demo://resource/static/document/features.md"
+    );
+    assert.equal(document?.mimeType, "text/markdown");
+    const templates = (await server.request("resources/templates/list")).result as {
+      resourceTemplates: JsonObject[];
+    };
+    // An upstream template's name that is a title is served as a name.
+    assert.ok(
+      templates.resourceTemplates.some((each) =>
+        each.name === "everything_Dynamic_Text_Resource" &&
+        each.uriTemplate === "demo://resource/dynamic/text/{resourceId}"
+      ),
+      JSON.stringify(templates),
+    );
+    const read = (await server.request("resources/read", { uri: "demo://resource/dynamic/text/7" }))
+      .result as { contents: { uri: string; text: string }[] };
+    assert.equal(read.contents[0].uri, "demo://resource/dynamic/text/7");
+    assert.match(read.contents[0].text, /^Resource 7: /);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a mounted resource whose URI a file of resources/ serves stops start-up naming both", async () => {
+  await cacheEverything();
+  const dir = await serverDir({
+    "tools/everything.mcp.json": everythingEntry(),
+    "resources/features.ts": `export default {
+  uri: "demo://resource/static/document/features.md",
+  description: "Ours",
+  read: () => "ours",
+};
+`,
+  });
+  await assert.rejects(composeForTest({ dir, diagnostics: recorder() }), (error: Error) => {
+    assert.match(
+      error.message,
+      /Cannot load the mounted server "[^"]*everything\.mcp\.json": the resource URI "demo:\/\/resource\/static\/document\/features\.md" is already served by "[^"]*resources\/features\.ts"/,
+    );
+    return true;
+  });
 });

@@ -266,14 +266,16 @@ async function checkMount(
       notes: [],
     };
   }
-  const findings = mount.withheld().map((held): Finding => ({
+  const findings = mount.served().withheld.map((held): Finding => ({
     severity: "error",
     source: "mounts",
     file: mount.file,
-    tool: held.name,
+    ...(held.kind === "tool" ? { tool: held.name } : {}),
     message: held.why === "refused"
-      ? `the upstream tool "${held.name}" is withheld: ${held.detail}`
-      : `the upstream tool "${held.name}" is withheld: ${WITHHELD_BECAUSE[held.why]}; after ` +
+      ? `the upstream ${held.kind} "${held.name}" is withheld: ${held.detail}`
+      : `the upstream ${held.kind} "${held.name}" is withheld: ${
+        WITHHELD_BECAUSE[held.why]
+      }; after ` +
         `reviewing it, toolshed check --update-pins pins it${
           held.detail === "" ? "" : `\n${indented(held.detail, "      ")}`
         }`,

@@ -11,6 +11,7 @@ import type { Skill } from "../primitives/skills.ts";
 import type { Tool } from "../primitives/tools.ts";
 import { DirectoryLoadError, type PartialLoad } from "./load_error.ts";
 import { type LoadedTools, type LoadOptions, loadTools } from "./tools_dir.ts";
+import { MOUNT_SUFFIX } from "../mounts/names.ts";
 import type { LoadedResources } from "./resources_dir.ts";
 import type { LoadedMiddleware } from "./middleware_dir.ts";
 
@@ -136,6 +137,34 @@ function lastGood<T extends { file?: string }>(
   return [...loaded, ...kept];
 }
 
+/** Not from a mounted server: its mount brings it again, from tools/ (adr/0071). */
+const notMounted = (primitive: { file?: string }) => !primitive.file?.endsWith(MOUNT_SUFFIX);
+
+/**
+ * Sentences for what a mount serves under a name or URI (`keyOf`) a folder's file serves too,
+ * each with the mount file that fails for it.
+ */
+function clashes<P extends { file?: string }>(
+  mounted: readonly P[],
+  own: readonly P[],
+  keyOf: (primitive: P) => string,
+  what: string,
+): { file: string; sentence: string }[] {
+  const owners = new Map(own.map((primitive) => [keyOf(primitive), primitive.file]));
+  return mounted.flatMap((primitive) => {
+    const owner = owners.get(keyOf(primitive));
+    const file = primitive.file ?? "";
+    return owners.has(keyOf(primitive))
+      ? [{
+        file,
+        sentence: `Cannot load the mounted server "${file}": the ${what} "${
+          keyOf(primitive)
+        }" is already served by "${owner}"`,
+      }]
+      : [];
+  });
+}
+
 /** The apps of ui/ among resources (ui://, adr/0048). */
 const isApp = (resource: Resource) => resource.uri.startsWith("ui://");
 
@@ -145,8 +174,41 @@ const TOOLS: KindOf<"tools"> = {
   serves: true,
   load: (location, settings) => loadTools(location, settings),
   empty: { tools: [], byName: new Map(), skipped: [] },
+  // Mounted servers' prompts, resources and templates join the folders' own (adr/0071): a
+  // name or URI both serve fails the mount file.
+  link(parts) {
+    const tools = parts.tools;
+    if (tools === undefined || !("loaded" in tools) || tools.loaded.mounted === undefined) {
+      return parts;
+    }
+    const { mounted } = tools.loaded;
+    const ownPrompts = parts.prompts && "loaded" in parts.prompts ? parts.prompts.loaded : [];
+    const own = parts.resources && "loaded" in parts.resources
+      ? parts.resources.loaded
+      : RESOURCES.empty;
+    const problems = [
+      ...clashes(mounted.prompts, ownPrompts, (each) => each.name, "prompt name"),
+      ...clashes(mounted.resources, own.resources, (each) => each.uri, "resource URI"),
+      ...clashes(mounted.templates, own.templates, (each) => each.name, "template name"),
+    ];
+    if (problems.length === 0) return parts;
+    const failed = new Set(problems.map(({ file }) => file));
+    const kept = tools.loaded.tools.filter((tool) => !failed.has(tool.file));
+    const sentences = problems.map(({ sentence }) => sentence);
+    return {
+      ...parts,
+      tools: {
+        problems: sentences,
+        error: new DirectoryLoadError(sentences, { loaded: kept, failed }),
+      },
+    };
+  },
   serve(loaded, server) {
     server.tools = loaded;
+    if (loaded.mounted === undefined) return;
+    server.prompts = [...server.prompts, ...loaded.mounted.prompts];
+    server.resources = [...server.resources, ...loaded.mounted.resources];
+    server.templates = [...server.templates, ...loaded.mounted.templates];
   },
   keep(before, partial) {
     const kept = partial === undefined ? before.tools.tools : lastGood(
@@ -159,6 +221,7 @@ const TOOLS: KindOf<"tools"> = {
       tools: kept,
       byName: new Map(kept.map((tool) => [tool.name, tool])),
       skipped: before.tools.skipped,
+      ...(before.tools.mounted === undefined ? {} : { mounted: before.tools.mounted }),
     };
   },
   count(loaded) {
@@ -190,7 +253,10 @@ const RESOURCES: KindOf<"resources"> = {
   },
   keep(before, partial) {
     if (partial === undefined) {
-      return { resources: [...before.resources], templates: [...before.templates] };
+      return {
+        resources: before.resources.filter(notMounted),
+        templates: before.templates.filter(notMounted),
+      };
     }
     const { resources, templates } = partial.loaded as LoadedResources;
     return {
@@ -312,7 +378,7 @@ const PROMPTS: KindOf<"prompts"> = {
     server.prompts = [...server.prompts, ...loaded];
   },
   keep: (before, partial) =>
-    partial === undefined ? before.prompts : lastGood(
+    partial === undefined ? before.prompts.filter(notMounted) : lastGood(
       partial.loaded as readonly Prompt[],
       partial.failed,
       before.prompts,

@@ -20,7 +20,11 @@ import { ENDPOINT_ROUTES, TOOLSET_NAME } from "../primitives/toolsets.ts";
 
 import { byUniqueName, importDefault } from "./import_module.ts";
 import type { MountHost } from "../mounts/mount_host.ts";
+import type { Mount } from "../mounts/mount.ts";
+import type { Prompt } from "../primitives/prompts.ts";
+import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
 import { MOUNT_SUFFIX, PINS_SUFFIX } from "../mounts/names.ts";
+import { TABLE } from "../settings/table.ts";
 import type { MountOptions } from "../mounts/mount.ts";
 import {
   checkDefinition,
@@ -33,6 +37,15 @@ import {
 export interface LoadedTools extends ToolSet {
   /** Sidecars whose programs are not served (see `LoadOptions.skipExecutables`). */
   skipped: readonly string[];
+  /** What mounted servers give besides tools (adr/0071), joined to prompts/ and resources/'s. */
+  mounted?: MountedOthers;
+}
+
+/** A directory's mounted prompts, resources and templates. */
+interface MountedOthers {
+  readonly prompts: readonly Prompt[];
+  readonly resources: readonly Resource[];
+  readonly templates: readonly ResourceTemplate[];
 }
 
 /** How executable tools are found and run; the defaults are the flags' defaults. */
@@ -67,6 +80,8 @@ export interface MountPlace {
   host?: MountHost;
   /** With `--auth-issuer`: tokens for callers by exchange (adr/0071 §5). */
   exchange?: MountOptions["exchange"];
+  /** Largest contents one resources/read of a mounted resource may return. */
+  maxResourceBytes: number;
   /** A mount's tools changed after it loaded (an upstream's list): the directory is reloaded. */
   changed(): void;
   /** A change came before anyone listened (start-up): told once someone does. */
@@ -182,9 +197,12 @@ export async function loadTools(
   }
   // Tools load in parallel; names are checked in file order, so messages are stable.
   const loaded = await Promise.allSettled(sources.map((source) => loadSafely(source)));
-  if (options.mounts?.host !== undefined) {
+  let mounted: MountedOthers | undefined;
+  const host = options.mounts?.host;
+  if (host !== undefined) {
     const found = new Set(entries.mounts.map((fileName) => `${shownDir}/${fileName}`));
-    await options.mounts.host.sweep(found);
+    await host.sweep(found);
+    mounted = mountedOthers(host.mounts().filter((mount) => found.has(mount.file)));
   }
   // A file that gives several tools (a mount) is named by each of them.
   const outcomes: PromiseSettledResult<Tool>[] = [];
@@ -203,6 +221,7 @@ export async function loadTools(
   });
   const files = sources.map((source) => `${shownDir}/${source.fileName}`);
   const { byName: found, problems } = byUniqueName(outcomes, outcomeFiles, "tool");
+  if (mounted !== undefined) problems.push(...mountedClashes(mounted));
   const byName = new Map([...found].map(([name, { item }]) => [name, item]));
   if (problems.length > 0) {
     const good = new Set([...found.values()].map(({ file }) => file));
@@ -214,7 +233,41 @@ export async function loadTools(
   }
   const tools = [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const skipped = skippedSidecars.map((fileName) => `${shownDir}/${fileName}`);
-  return { tools, byName, skipped };
+  return mounted === undefined ? { tools, byName, skipped } : { tools, byName, skipped, mounted };
+}
+
+/** What the mounts serve besides tools, together. */
+function mountedOthers(mounts: readonly Mount[]): MountedOthers {
+  const served = mounts.map((mount) => mount.served());
+  return {
+    prompts: served.flatMap((each) => each.prompts),
+    resources: served.flatMap((each) => each.resources),
+    templates: served.flatMap((each) => each.templates),
+  };
+}
+
+/** A resource URI (or a template's name) two mounts serve: each a sentence naming both files. */
+function mountedClashes(mounted: MountedOthers): string[] {
+  const problems: string[] = [];
+  for (
+    const [items, keyOf, what] of [
+      [mounted.resources, (each: Resource) => each.uri, "resource URI"],
+      [mounted.templates, (each: ResourceTemplate) => each.name, "resource template name"],
+    ] as const
+  ) {
+    const first = new Map<string, string | undefined>();
+    for (const item of items as readonly (Resource | ResourceTemplate)[]) {
+      const key = (keyOf as (each: Resource | ResourceTemplate) => string)(item);
+      if (!first.has(key)) first.set(key, item.file);
+      else {
+        problems.push(
+          `Cannot load the mounted server "${item.file}": the ${what} "${key}" is already ` +
+            `served by "${first.get(key)}"`,
+        );
+      }
+    }
+  }
+  return problems;
 }
 
 /** A file's one tool, as a list: what every source gives. */
@@ -227,7 +280,10 @@ function one(tool: Tool): Tool[] {
  * the first mount file (adr/0071).
  */
 async function loadMountTools(url: URL, file: string, options: LoadOptions): Promise<Tool[]> {
-  const place = options.mounts ??= { changed() {} };
+  const place = options.mounts ??= {
+    changed() {},
+    maxResourceBytes: TABLE.maxResourceBytes.default,
+  };
   if (place.host === undefined) {
     const { createMountHost } = await import("../mounts/mount_host.ts");
     place.host ??= createMountHost({
@@ -235,12 +291,13 @@ async function loadMountTools(url: URL, file: string, options: LoadOptions): Pro
       env: (name) => Deno.env.get(name),
       exchange: place.exchange,
       traceEnvironment: options.traceEnvironment,
+      maxResourceBytes: place.maxResourceBytes,
       changed: () => place.changed(),
     });
   }
   const stem = url.pathname.slice(url.pathname.lastIndexOf("/") + 1, -MOUNT_SUFFIX.length);
   const mount = await place.host.load(url, file, stem);
-  return [...mount.tools()];
+  return [...mount.served().tools];
 }
 
 /** Loads a file's tools and refuses them if a pattern in their schemas could stall the server. */

@@ -1,36 +1,46 @@
-// A mount (adr/0071): the tools one upstream MCP server gives, served under its file's stem as
-// ordinary `Tool`s, each with a relay for its handler. What is served comes from the pins
-// (what a person reviewed), so start-up waits for no upstream; the upstream is checked against
-// them when it is first reached and whenever it says its list changed, and a tool whose
-// definition moved is withheld (listed nowhere, called as unknown) until the pins are updated.
-// A change of what a mount serves is told to `changed`, which reloads the directory.
+// A mount (adr/0071): what one upstream MCP server gives — tools, prompts, resources and
+// templates — served under its file's stem as ordinary primitives whose handlers ask the
+// upstream. Tools and prompts are served from the pins (what a person reviewed), so start-up
+// waits for no upstream; the upstream is checked against them when it is first reached and
+// whenever it says a list changed, and one whose definition moved is withheld (listed nowhere,
+// called as unknown) until the pins are updated. Resources and templates are addresses, not
+// instructions: they are served as the upstream lists them. A change of what a mount serves is
+// told to `changed`, which reloads the directory.
 import { isObject, type JsonObject, messageOf } from "../util/json.ts";
 import { type Diagnostics, inform, warn } from "../util/diagnostics.ts";
-import { checkDefinition, type Tool } from "../primitives/tools.ts";
-import type { ToolContext } from "../primitives/types.ts";
-import { frontTokenOf, type TokenExchange } from "../primitives/front_token.ts";
-import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
-import { correctionFor, parseMountFile, selected, servedName } from "./mount_file.ts";
+import type { Tool } from "../primitives/tools.ts";
+import type { Prompt } from "../primitives/prompts.ts";
+import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
+import type { TokenExchange } from "../primitives/front_token.ts";
+import { parseMountFile, selected, servedName, unmatchedNames } from "./mount_file.ts";
 import { MOUNT_SUFFIX, PINS_SUFFIX } from "./names.ts";
 import {
+  comparePrompts,
   compareTools,
-  type Comparison,
   type Pins,
   pinsOf,
   pinsText,
   readPins,
   type Seen,
+  seenOfPrompt,
   seenOfTool,
+  type SeenPrompt,
   writePins,
 } from "./pins.ts";
-import { createUpstream, type Upstream } from "./upstream.ts";
-import { relayHandler } from "./relay.ts";
+import { createUpstream, type UpstreamServer } from "./upstream.ts";
+import { callerLinks } from "./caller_links.ts";
+import { mountedTool } from "./mounted_tool.ts";
+import {
+  type MountedFrom,
+  mountedPrompt,
+  mountedResource,
+  mountedTemplate,
+} from "./mounted_primitives.ts";
 
-/** The most upstream connections one mount keeps for callers of its own (token exchange). */
-export const MAX_CALLER_LINKS = 256;
-
-/** How long a list of an upstream's tools may take before it is given up. */
+/** How long listing what an upstream serves may take before it is given up. */
 const LIST_DEADLINE_MS = 10_000;
+/** The most pages of one list read from an upstream (a list that never ends is cut there). */
+const MAX_LIST_PAGES = 100;
 
 /** What mounts are loaded with: the server's, shared by every mount of a directory. */
 export interface MountOptions {
@@ -41,29 +51,39 @@ export interface MountOptions {
   exchange?: TokenExchange;
   /** With telemetry: the call's trace context. */
   traceEnvironment?: () => Record<string, string>;
+  /** Largest contents one resources/read may return (`--max-resource-bytes`). */
+  maxResourceBytes: number;
   /** What a mount serves changed after it was loaded: the directory is loaded again. */
   changed(): void;
 }
 
-/** An upstream tool a mount does not serve, and why. */
-export interface Withheld {
+/** An upstream tool or prompt a mount does not serve, and why. */
+interface Withheld {
+  readonly kind: "tool" | "prompt";
   readonly name: string;
   readonly why: "changed" | "new" | "gone" | "refused";
-  /** For a changed tool: what moved; for a refused one: toolshed's objection. */
+  /** For a changed one: what moved; for a refused one: toolshed's objection. */
   readonly detail: string;
+}
+
+/** What a mount serves at one time. */
+interface Served {
+  readonly tools: readonly Tool[];
+  readonly prompts: readonly Prompt[];
+  readonly resources: readonly Resource[];
+  readonly templates: readonly ResourceTemplate[];
+  readonly withheld: readonly Withheld[];
 }
 
 export interface Mount {
   readonly file: string;
   readonly stem: string;
   /** What it serves now. */
-  tools(): readonly Tool[];
-  /** The upstream tools it holds back, with the reason for each. */
-  withheld(): readonly Withheld[];
+  served(): Served;
   /** Whether its upstream answers (for `/readyz` and stderr). */
   status(): { state: string; error?: string };
-  /** Reaches the upstream, lists its tools and compares them with the pins (`toolshed check`). */
-  verify(signal?: AbortSignal): Promise<Comparison>;
+  /** Reaches the upstream, lists what it serves and compares it with the pins (`toolshed check`). */
+  verify(signal?: AbortSignal): Promise<void>;
   /** Reads its pins again (a reload): pins a person changed are served and checked. */
   repin(): Promise<void>;
   /** Writes the pins from what the upstream lists now (`toolshed check --update-pins`). */
@@ -71,10 +91,18 @@ export interface Mount {
   close(): Promise<void>;
 }
 
+/** What an upstream lists at one time, tools and prompts as a model sees them. */
+interface Listed {
+  tools: Seen[];
+  prompts: SeenPrompt[];
+  resources: JsonObject[];
+  templates: JsonObject[];
+}
+
 /**
- * Loads the mount whose file, at `url` (`tools/<stem>.mcp.json`), holds `text`. A file with a problem throws, saying
- * which; an upstream that cannot be reached never does: its pinned tools are served, and an
- * unpinned mount serves nothing until the upstream answers.
+ * Loads the mount whose file, at `url` (`tools/<stem>.mcp.json`), holds `text`. A file with a
+ * problem throws, saying which; an upstream that cannot be reached never does: what its pins
+ * hold is served, and an unpinned mount serves nothing until the upstream answers.
  */
 export async function loadMount(
   text: string,
@@ -85,206 +113,231 @@ export async function loadMount(
 ): Promise<Mount> {
   const mount = parseMountFile(text, stem, shown, options.env);
   const pinsUrl = new URL(`${stem}${PINS_SUFFIX}`, url);
+  const pinsShown = `${shown.slice(0, -MOUNT_SUFFIX.length)}${PINS_SUFFIX}`;
   let pins = mount.block.pins ? await readPins(pinsUrl) : undefined;
-  const { transport } = mount;
+  const { transport, block } = mount;
   const shared = createUpstream(
     transport.kind === "stdio"
       ? transport
       : { kind: "http", url: transport.url, headers: () => transport.headers },
     { diagnostics: options.diagnostics, name: shown },
   );
-  const callers = new Map<string, { upstream: Upstream; token: string }>();
-  let served: readonly Tool[] = [];
-  let withheld: readonly Withheld[] = [];
+  // A mount that trades callers' tokens connects per caller, and serves only tools: the token
+  // is lent to a tool's handler alone (primitives/front_token.ts).
+  const callers = block.auth.kind === "exchange" && transport.kind === "http"
+    ? callerLinks({ ...mount, transport }, block.auth, options)
+    : undefined;
+  const relay = {
+    file: shown,
+    upstreamFor: callers?.upstreamFor ?? (() => shared),
+    traceEnvironment: options.traceEnvironment,
+  };
+  const from: MountedFrom = {
+    file: shown,
+    scopes: block.defaults.scopes,
+    upstreamFor: () => shared,
+  };
+  const said = (message: string) => warn(options.diagnostics, message, { mount: shown });
+  let now: Served = { tools: [], prompts: [], resources: [], templates: [], withheld: [] };
   let closed = false;
 
-  /** The connection a call goes through: the caller's own when its token is exchanged. */
-  const upstreamFor = (ctx: ToolContext): Upstream => {
-    const { auth } = mount.block;
-    if (auth.kind !== "exchange" || mount.transport.kind !== "http") return shared;
-    const token = frontTokenOf(ctx);
-    const subject = ctx.auth?.subject;
-    if (token === undefined || subject === undefined || options.exchange === undefined) {
-      throw new Error(
-        `"${shown}" exchanges the caller's token, and this call has none (the server needs ` +
-          "--auth-issuer and an OAuth caller)",
-      );
-    }
-    const known = callers.get(subject);
-    if (known !== undefined) {
-      known.token = token;
-      callers.delete(subject); // most recent last: the first is the one to evict
-      callers.set(subject, known);
-      return known.upstream;
-    }
-    const entry = { token, upstream: undefined as unknown as Upstream };
-    const { url, headers } = mount.transport;
-    entry.upstream = createUpstream({
-      kind: "http",
-      url,
-      headers: async () => ({
-        ...headers,
-        Authorization: `Bearer ${await options.exchange!.tokenFor({
-          subjectToken: entry.token,
-          audience: auth.audience,
-          resource: auth.resource,
-          scopes: auth.scopes,
-          clientId: auth.clientId,
-          clientSecret: auth.clientSecret,
-        }, AbortSignal.timeout(LIST_DEADLINE_MS))}`,
-      }),
-    }, { diagnostics: options.diagnostics, name: shown });
-    callers.set(subject, entry);
-    if (callers.size > MAX_CALLER_LINKS) {
-      const [oldest, { upstream }] = callers.entries().next().value!;
-      callers.delete(oldest);
-      upstream.close();
-    }
-    return entry.upstream;
-  };
-
-  const toolOf = async (seen: Seen): Promise<Tool> => {
-    const correction = correctionFor(mount.block, seen.name);
-    const annotations = { ...seen.annotations, ...correction.annotations };
-    const definition: JsonObject = {
-      name: servedName(mount, seen.name),
-      title: correction.title ?? seen.title,
-      description: correction.description ?? seen.description,
-      inputSchema: seen.inputSchema,
-      outputSchema: seen.outputSchema,
-      annotations: Object.keys(annotations).length === 0 ? undefined : annotations,
-      scopes: correction.scopes,
-      rateLimit: correction.rateLimit,
-      timeoutMs: correction.timeoutMs,
-      task: correction.task,
-      jobAfterMs: correction.jobAfterMs,
-      jobReuseMs: correction.jobReuseMs,
-      handler: relayHandler({
-        file: shown,
-        upstreamName: seen.name,
-        upstreamFor,
-        traceEnvironment: options.traceEnvironment,
-      }),
+  /** Serves what `listed` holds (withheld: what the pins refused), each one toolshed refuses withheld with why. */
+  const serve = async (listed: Listed, held: readonly Withheld[]): Promise<boolean> => {
+    const next = {
+      tools: [] as Tool[],
+      prompts: [] as Prompt[],
+      resources: [] as Resource[],
+      templates: [] as ResourceTemplate[],
+      withheld: [...held],
     };
-    for (const key of Object.keys(definition)) {
-      if (definition[key] === undefined) delete definition[key];
-    }
-    const tool = checkDefinition(definition, seen.name, shown);
-    await refuseUnsafePatterns(tool.definition.inputSchema, "inputSchema");
-    if (tool.definition.outputSchema !== undefined) {
-      await refuseUnsafePatterns(tool.definition.outputSchema, "outputSchema");
-    }
-    return mount.block.auth.kind === "exchange"
-      ? { ...tool, toolset: stem, forwardsIdentity: true }
-      : { ...tool, toolset: stem };
-  };
-
-  /** Serves `seen` (those the block selects), each tool toshed refuses withheld with why. */
-  const serve = async (seen: readonly Seen[], held: readonly Withheld[]) => {
-    const tools: Tool[] = [];
-    const refused: Withheld[] = [];
-    for (const each of seen.filter((item) => selected(mount.block, item.name))) {
+    const refuse = (kind: Withheld["kind"], name: string, error: unknown) =>
+      next.withheld.push({ kind, name, why: "refused", detail: messageOf(error) });
+    for (const seen of listed.tools.filter((each) => selected(block, each.name))) {
       try {
-        tools.push(await toolOf(each));
+        next.tools.push(await mountedTool(seen, mount, relay));
       } catch (error) {
-        refused.push({ name: each.name, why: "refused", detail: messageOf(error) });
+        refuse("tool", seen.name, error);
       }
     }
-    const before = JSON.stringify([served.map((tool) => tool.name), withheld]);
-    served = tools;
-    withheld = [...held, ...refused];
-    return before !== JSON.stringify([served.map((tool) => tool.name), withheld]);
+    for (const seen of listed.prompts.filter((each) => selected(block, each.name))) {
+      try {
+        next.prompts.push(mountedPrompt(seen, servedName(mount, seen.name), from));
+      } catch (error) {
+        refuse("prompt", seen.name, error);
+      }
+    }
+    const passedOver: string[] = [];
+    for (const item of listed.resources) {
+      try {
+        next.resources.push(mountedResource(item, from, options.maxResourceBytes));
+      } catch (error) {
+        passedOver.push(`the upstream resource "${item.uri}": ${messageOf(error)}`);
+      }
+    }
+    for (const item of listed.templates) {
+      try {
+        const name = servedName(mount, String(item.name).replace(NOT_IN_NAMES, "_"));
+        next.templates.push(mountedTemplate(item, name, from, options.maxResourceBytes));
+      } catch (error) {
+        passedOver.push(`the upstream template "${item.uriTemplate}": ${messageOf(error)}`);
+      }
+    }
+    const before = fingerprint(now);
+    now = next;
+    if (before === fingerprint(now)) return false;
+    for (const what of passedOver) said(`"${shown}" does not serve ${what}`);
+    return true;
   };
 
-  /** What the upstream lists now (every page), as a model sees each tool. */
-  const listed = async (signal?: AbortSignal): Promise<Seen[]> => {
-    const deadline = AbortSignal.timeout(LIST_DEADLINE_MS);
-    const both = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
-    const seen: Seen[] = [];
+  /** Every page of one of the upstream's lists. */
+  const listAll = async (method: string, key: string, signal: AbortSignal) => {
+    const items: JsonObject[] = [];
     let cursor: unknown;
-    for (let page = 0; page < 100; page++) {
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const params: JsonObject = cursor === undefined ? {} : { cursor };
-      const result = await shared.request("tools/list", params, { signal: both });
-      const tools = Array.isArray(result.tools) ? result.tools : [];
-      for (const tool of tools) if (isObject(tool)) seen.push(seenOfTool(tool));
+      const result = await shared.request(method, params, { signal });
+      const found = result[key];
+      if (Array.isArray(found)) { for (const item of found) if (isObject(item)) items.push(item); }
       cursor = result.nextCursor;
       if (typeof cursor !== "string") break;
     }
-    return seen;
+    return items;
   };
 
-  /** Compares what the upstream lists with the pins and serves what holds. */
-  const check = async (signal?: AbortSignal): Promise<Comparison> => {
-    const upstream = (await listed(signal)).filter((seen) => selected(mount.block, seen.name));
+  /** What the upstream serves now: its tools and prompts as a model sees them. */
+  const listed = async (signal?: AbortSignal): Promise<Listed> => {
+    const deadline = AbortSignal.timeout(LIST_DEADLINE_MS);
+    const bounded = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
+    const server: UpstreamServer = await shared.connect(bounded);
+    const offers = (capability: string) =>
+      callers === undefined && isObject(server.capabilities[capability]);
+    const [tools, prompts, resources, templates] = await Promise.all([
+      listAll("tools/list", "tools", bounded),
+      offers("prompts") ? listAll("prompts/list", "prompts", bounded) : [],
+      offers("resources") ? listAll("resources/list", "resources", bounded) : [],
+      offers("resources") ? listAll("resources/templates/list", "resourceTemplates", bounded) : [],
+    ]);
+    for (
+      const sentence of unmatchedNames(
+        block,
+        [...tools, ...prompts].map((each) => String(each.name)),
+      )
+    ) {
+      said(`"${shown}": ${sentence}`);
+    }
+    return {
+      tools: tools.map(seenOfTool).filter((seen) => selected(block, seen.name)),
+      prompts: prompts.map(seenOfPrompt).filter((seen) => selected(block, seen.name)),
+      resources,
+      templates,
+    };
+  };
+
+  /**
+   * Compares what the upstream serves with the pins and serves what holds: one check at a time,
+   * and one more after it when another was asked for meanwhile (a list changed again).
+   */
+  let checking: Promise<void> | undefined;
+  let again = false;
+  const check = (signal?: AbortSignal): Promise<void> => {
+    if (checking !== undefined) {
+      again = true;
+      return checking;
+    }
+    checking = (async () => {
+      try {
+        do {
+          again = false;
+          await checkOnce(signal);
+        } while (again && !closed);
+      } finally {
+        checking = undefined;
+      }
+    })();
+    return checking;
+  };
+  const checkOnce = async (signal?: AbortSignal): Promise<void> => {
+    const found = await listed(signal);
+    if (closed) return;
     if (pins === undefined) {
-      if (mount.block.pins && !closed) pins = await firstPins(upstream);
-      const comparison = { kept: upstream.map((seen) => seen.name), withheld: [] };
-      if (await serve(upstream, [])) options.changed();
-      return comparison;
+      if (block.pins) pins = await firstPins(found);
+      if (await serve(found, [])) options.changed();
+      return;
     }
-    const comparison = compareTools(pins, upstream);
-    const byName = new Map(upstream.map((seen) => [seen.name, seen]));
-    const kept = comparison.kept.map((name) => byName.get(name)!);
-    const held = comparison.withheld.map(({ name, why, diff }) => ({ name, why, detail: diff }));
-    for (const each of held) {
-      warn(
-        options.diagnostics,
-        `"${shown}" withholds the upstream tool "${each.name}" (${whyText(each.why)}) until ` +
-          `its pins are updated (toolshed check --update-pins)${
-            each.detail === "" ? "" : `:\n${each.detail.replace(/^/gm, "  ")}`
-          }`,
-        { mount: shown },
-      );
+    const tools = compareTools(pins, found.tools);
+    const prompts = comparePrompts(pins, found.prompts);
+    const held: Withheld[] = [
+      ...tools.withheld.map(({ name, why, diff }) => ({
+        kind: "tool" as const,
+        name,
+        why,
+        detail: diff,
+      })),
+      ...prompts.withheld.map(({ name, why, diff }) => ({
+        kind: "prompt" as const,
+        name,
+        why,
+        detail: diff,
+      })),
+    ];
+    const keptTools = new Set(tools.kept);
+    const keptPrompts = new Set(prompts.kept);
+    const kept: Listed = {
+      ...found,
+      tools: found.tools.filter((seen) => keptTools.has(seen.name)),
+      prompts: found.prompts.filter((seen) => keptPrompts.has(seen.name)),
+    };
+    const changed = await serve(kept, held);
+    if (changed) {
+      for (const each of held) {
+        said(
+          `"${shown}" withholds the upstream ${each.kind} "${each.name}" (${whyText(each.why)}) ` +
+            `until its pins are updated (toolshed check --update-pins)${
+              each.detail === "" ? "" : `:\n${each.detail.replace(/^/gm, "  ")}`
+            }`,
+        );
+      }
+      options.changed();
     }
-    if (await serve(kept, held)) options.changed();
-    return comparison;
   };
 
   /** Trust on first use: the pins written from what the upstream lists the first time. */
-  const firstPins = async (upstream: readonly Seen[]): Promise<Pins | undefined> => {
-    const made = pinsOf(upstream);
+  const firstPins = async (found: Listed): Promise<Pins | undefined> => {
+    const made = pinsOf(found.tools, found.prompts);
     try {
       await writePins(pinsUrl, made);
       inform(
         options.diagnostics,
-        `"${shown}" had no pins: wrote ${upstream.length} tool definition(s) to ` +
-          `"${shown.slice(0, -MOUNT_SUFFIX.length)}${PINS_SUFFIX}" from the upstream as it is ` +
-          "now; review them, and keep the file with the directory",
+        `"${shown}" had no pins: wrote ${found.tools.length} tool and ${found.prompts.length} ` +
+          `prompt definition(s) to "${pinsShown}" from the upstream as it is now; review them, ` +
+          "and keep the file with the directory",
         { mount: shown },
       );
       return made;
     } catch (error) {
-      warn(
-        options.diagnostics,
-        `"${shown}" is served unpinned: its pins could not be written (${messageOf(error)})`,
-        { mount: shown },
-      );
+      said(`"${shown}" is served unpinned: its pins could not be written (${messageOf(error)})`);
       return undefined;
     }
   };
 
+  /** A check that fails is said, and changes nothing served. */
+  const checkSaying = (why: string) => {
+    if (closed) return;
+    check().catch((error) => said(`"${shown}" ${why}: ${messageOf(error)}`));
+  };
   const onNotice = shared.onNotification((method) => {
-    if (method !== "notifications/tools/list_changed" || closed) return;
-    check().catch((error) =>
-      warn(
-        options.diagnostics,
-        `"${shown}" said its tools changed; listing them failed: ${messageOf(error)}`,
-      )
-    );
+    if (!closed && LIST_CHANGES.has(method)) checkSaying("said a list changed; listing failed");
   });
 
   /** Serves the pins at once, and checks them against the upstream in the background. */
   const servePins = async (held: Pins) => {
-    await serve(Object.values(held.tools).map(({ seen }) => seen), []);
-    queueMicrotask(() => {
-      if (closed) return;
-      check().catch((error) =>
-        warn(
-          options.diagnostics,
-          `"${shown}": the upstream cannot be checked against its pins: ${messageOf(error)}`,
-        )
-      );
-    });
+    await serve({
+      tools: Object.values(held.tools).map(({ seen }) => seen),
+      prompts: Object.values(held.prompts).map(({ seen }) => seen),
+      resources: [],
+      templates: [],
+    }, []);
+    queueMicrotask(() => checkSaying("cannot be checked against its pins"));
   };
 
   if (pins !== undefined) await servePins(pins);
@@ -292,41 +345,57 @@ export async function loadMount(
     try {
       await check();
     } catch (error) {
-      warn(
-        options.diagnostics,
-        `"${shown}" serves no tools until its upstream answers: ${messageOf(error)}`,
-      );
+      said(`"${shown}" serves nothing until its upstream answers: ${messageOf(error)}`);
     }
   }
 
   return {
     file: shown,
     stem,
-    tools: () => served,
-    withheld: () => withheld,
+    served: () => now,
     status: () => shared.status(),
     verify: (signal) => check(signal),
     async repin() {
-      if (!mount.block.pins) return;
-      const now = await readPins(pinsUrl);
-      if (now === undefined || (pins !== undefined && pinsText(now) === pinsText(pins))) return;
-      pins = now;
-      await servePins(now);
+      if (!block.pins) return;
+      const read = await readPins(pinsUrl);
+      if (read === undefined || (pins !== undefined && pinsText(read) === pinsText(pins))) return;
+      pins = read;
+      await servePins(read);
     },
     async updatePins(signal) {
-      const upstream = (await listed(signal)).filter((seen) => selected(mount.block, seen.name));
-      pins = pinsOf(upstream);
+      const found = await listed(signal);
+      pins = pinsOf(found.tools, found.prompts);
       await writePins(pinsUrl, pins);
-      await serve(upstream, []);
-      return upstream.length;
+      await serve(found, []);
+      return found.tools.length;
     },
     async close() {
       closed = true;
       onNotice();
-      await Promise.all([shared, ...[...callers.values()].map((each) => each.upstream)]
-        .map((upstream) => upstream.close()));
+      await Promise.all([shared.close(), callers?.close()]);
     },
   };
+}
+
+/** What a primitive's name may not hold (a template's upstream name may be a title). */
+const NOT_IN_NAMES = /[^A-Za-z0-9_.-]/g;
+
+/** The notifications after which a mount lists its upstream again. */
+const LIST_CHANGES = new Set([
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/resources/list_changed",
+]);
+
+/** What changes when a mount's served primitives change (names, URIs, what is withheld). */
+function fingerprint(served: Served): string {
+  return JSON.stringify([
+    served.tools.map((tool) => [tool.name, tool.definition.description]),
+    served.prompts.map((prompt) => prompt.listing),
+    served.resources.map((resource) => resource.listing),
+    served.templates.map((template) => template.listing),
+    served.withheld,
+  ]);
 }
 
 function whyText(why: Withheld["why"]): string {

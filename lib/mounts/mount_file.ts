@@ -51,7 +51,7 @@ import { checkAnnotations } from "../schema/mcp_shapes.ts";
 import { MOUNT_SUFFIX } from "./names.ts";
 
 /** How toolshed reaches the upstream, every `${…}` expanded. */
-export type Transport =
+type Transport =
   | { kind: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd?: string }
   | {
     kind: "http";
@@ -73,7 +73,7 @@ export interface MountFile {
 }
 
 /** Toolshed's own fields, applied to an upstream tool. */
-export interface ToolCorrection {
+interface ToolCorrection {
   title?: string;
   description?: string;
   /** Merged over the upstream's annotations. */
@@ -87,7 +87,7 @@ export interface ToolCorrection {
 }
 
 /** How the upstream is signed in to: nothing, or a token exchanged per caller (RFC 8693). */
-export type MountAuth =
+type MountAuth =
   | { kind: "none" }
   | {
     kind: "exchange";
@@ -99,7 +99,7 @@ export type MountAuth =
   };
 
 /** The "toolshed" block of a mount file. */
-export interface MountBlock {
+interface MountBlock {
   /** Upstream tool and prompt names or globs ("*", "?"); undefined: all. */
   include: string[] | undefined;
   /** Globs, applied after include. */
@@ -152,7 +152,7 @@ export function parseMountFile(text: string, stem: string, file: string, env: En
 }
 
 /** Whether `name` matches one of `globs` ("*": any run of characters, "?": one). */
-export function namesMatch(globs: readonly string[], name: string): boolean {
+function namesMatch(globs: readonly string[], name: string): boolean {
   return globs.some((glob) => globPattern(glob).test(name));
 }
 

@@ -35,7 +35,7 @@ export interface SeenPrompt {
 }
 
 /** One pinned definition and its digest. */
-export interface Pinned<T> {
+interface Pinned<T> {
   digest: string;
   seen: T;
 }
@@ -47,7 +47,7 @@ export interface Pins {
 }
 
 /** One upstream tool or prompt not served, and why. */
-export interface Withheld {
+interface Withheld {
   name: string;
   /** changed: its digest moved; new: the pins do not hold it; gone: the upstream dropped it. */
   why: "changed" | "new" | "gone";
@@ -56,7 +56,7 @@ export interface Withheld {
 }
 
 /** What the upstream's list holds against the pins. */
-export interface Comparison {
+interface Comparison {
   /** Upstream names served as pinned, sorted. */
   kept: string[];
   /** Sorted by name. */
@@ -103,7 +103,7 @@ export function seenOfPrompt(upstreamPrompt: JsonObject): SeenPrompt {
 let createHash: typeof CreateHash | undefined;
 
 /** "sha256-<hex>" of the canonical JSON of what a model sees. */
-export function digestOf(seen: Seen | SeenPrompt): string {
+function digestOf(seen: Seen | SeenPrompt): string {
   // node:crypto is taken at the first digest: a static `node:` import would load Deno's Node
   // layer at every start (see auth/token_key.ts); WebCrypto's digest is asynchronous.
   createHash ??= process.getBuiltinModule("node:crypto").createHash;

@@ -15,7 +15,7 @@ import type { ClientRequestMethod, ToolContext } from "../primitives/types.ts";
 import { type Upstream, UpstreamError } from "./upstream.ts";
 
 /** How many times one call may answer the upstream's questions before it is given up. */
-export const MAX_UPSTREAM_ROUNDS = 16;
+const MAX_UPSTREAM_ROUNDS = 16;
 
 /** `_meta` keys the protocol owns: made for each hop, never copied across it. */
 const PROTOCOL_META = "io.modelcontextprotocol/";

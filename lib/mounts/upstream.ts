@@ -47,7 +47,7 @@ export interface UpstreamServer {
   instructions: string | undefined;
 }
 
-export interface CallHooks {
+interface CallHooks {
   /** Aborted: the upstream is told, and `request()` rejects at once ("cancelled"). */
   signal: AbortSignal;
   /** Given: the link sends a progressToken of its own and routes the upstream's progress here. */

@@ -129,6 +129,7 @@ export function loadOptionsOf(
   const mounts: MountPlace = {
     changed: () => void (mounts.missed = true),
     exchange: issuer === undefined ? undefined : lazyExchange(issuer),
+    maxResourceBytes: settings.maxResourceBytes,
   };
   return {
     traceEnvironment: telemetry?.traceEnvironment,
