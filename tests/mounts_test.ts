@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { composeForTest } from "./_in_process.ts";
 import { recorder } from "./_diagnostics.ts";
+import { spawnServer, STATELESS_META, withHangGuard } from "./_server_process.ts";
 import { command as checkCommand } from "../lib/commands/check.ts";
 import {
   cacheEverything,
@@ -236,3 +237,127 @@ Deno.test("a mounted resource whose URI a file of resources/ serves stops start-
     return true;
   });
 });
+
+Deno.test("/readyz stays ready and names a mounted upstream that is down", async () => {
+  const dir = await serverDir({
+    "tools/hello.ts": HELLO,
+    "tools/gone.mcp.json": { command: Deno.execPath(), args: ["eval", "Deno.exit(3)"] },
+  });
+  const diagnostics = recorder();
+  const server = await composeForTest({ dir, diagnostics, http: true });
+  try {
+    const names = namesOf(await server.request("tools/list"));
+    assert.deepEqual(names, ["hello"], "an unpinned mount whose upstream fails serves nothing");
+    assert.match(
+      diagnostics.text(),
+      /"[^"]*gone\.mcp\.json" serves nothing until its upstream answers/,
+    );
+    const ready = await server.fetch(new Request("http://127.0.0.1/readyz"));
+    assert.equal(ready.status, 200);
+    assert.match(await ready.text(), /[^ ]*gone\.mcp\.json is down \(.*exited with code 3/);
+    // The local tool is served all the same.
+    assert.equal(textOf(await server.request("tools/call", { name: "hello" })), "hello");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("editing one mount file reconnects that upstream alone, with --watch", async () => {
+  const dir = await serverDir({
+    "tools/one.mcp.json": toolshedEntry(),
+    "tools/two.mcp.json": toolshedEntry(),
+  });
+  const diagnostics = recorder();
+  const server = await composeForTest({ dir, diagnostics, watch: true });
+  const connected = (stem: string) =>
+    diagnostics.text().split("\n").filter((line) =>
+      line.includes(`Connected to upstream "`) && line.includes(`/${stem}.mcp.json"`)
+    ).length;
+  try {
+    assert.deepEqual(namesOf(await server.request("tools/list")), [
+      "one_echo",
+      "one_wait_for_cancel",
+      "two_echo",
+      "two_wait_for_cancel",
+    ]);
+    assert.equal(connected("one"), 1);
+    assert.equal(connected("two"), 1);
+    await Deno.writeTextFile(
+      `${dir}/tools/two.mcp.json`,
+      JSON.stringify({ ...toolshedEntry(), toolshed: { rename: { echo: "say" } } }),
+    );
+    await eventually(async () => {
+      await server.reloaded();
+      return namesOf(await server.request("tools/list")).includes("two_say");
+    }, "two_say served after the edit");
+    await eventually(() => connected("two") === 2, "two reconnected");
+    assert.equal(connected("one"), 1, "the other mount kept its connection");
+    assert.equal(
+      textOf(
+        await server.request("tools/call", {
+          name: "one_echo",
+          arguments: { text: "still here" },
+        }),
+      ),
+      "still here",
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+/** The pids of processes whose command line holds `marker` (a path unique to a test). */
+async function processesWith(marker: string): Promise<number[]> {
+  const pids: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
+      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+      if (cmdline.includes(marker) && !/^\d+ \(.*\) Z /.test(stat)) pids.push(Number(entry.name));
+    } catch { /* gone meanwhile */ }
+  }
+  return pids;
+}
+
+/** A tool that leaves a process behind in its server's process group, marked by `seconds`. */
+const LINGER = (seconds: string) =>
+  `export default {
+  description: "Starts a process that outlives the call",
+  inputSchema: { type: "object" },
+  handler: () => {
+    const options = { args: ["${seconds}"], stdin: "null", stdout: "null", stderr: "null" } as const;
+    new Deno.Command("sleep", options).spawn();
+    return "left";
+  },
+};
+`;
+
+for (const ending of ["its input ends", "it receives SIGTERM"] as const) {
+  Deno.test(`a stdio front stops its mounted upstream's process group when ${ending}`, async () => {
+    // The upstream (toolshed) leaves a process in its group, which outlives the upstream itself
+    // unless the group is ended: its argument is this test's alone.
+    const marker = `${3000 + Math.random()}`.slice(0, 12);
+    const upstream = await serverDir({ "tools/linger.ts": LINGER(marker) });
+    const dir = await serverDir({ "tools/shed.mcp.json": toolshedEntry(`${upstream}/tools`) });
+    const front = spawnServer(["--dir", dir]);
+    const call = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "shed_linger", arguments: {}, _meta: STATELESS_META },
+    };
+    try {
+      await front.send(JSON.stringify(call));
+      const answer = JSON.parse((await withHangGuard(front.nextLine(), "the answer"))!);
+      assert.equal(answer.result.content[0].text, "left");
+      await eventually(async () => (await processesWith(marker)).length === 1, "the process left");
+      if (ending === "it receives SIGTERM") front.child.kill("SIGTERM");
+      const { code } = await withHangGuard(front.finish(), "the front exiting");
+      assert.equal(code, 0);
+      await eventually(async () => (await processesWith(marker)).length === 0, "its group ended");
+    } finally {
+      for (const pid of await processesWith(marker)) Deno.kill(pid, "SIGKILL");
+    }
+  });
+}
