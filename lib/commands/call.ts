@@ -119,6 +119,8 @@ Examples:
       diagnostics: quieter(ioDiagnostics(io), name, values.verbose === true),
     });
     if (typeof opened === "number") return opened;
+    // Whichever way the command ends, the server's mounted upstreams are stopped.
+    await using _closing = { [Symbol.asyncDispose]: () => opened.server.close() };
     const { server } = opened;
     const snapshot = server.registry.current();
     let toolArgs: JsonObject;

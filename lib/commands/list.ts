@@ -65,6 +65,8 @@ Examples:
       readOnly: values["read-only"] === true,
     });
     if (typeof opened === "number") return opened;
+    // Whichever way the command ends, the server's mounted upstreams are stopped.
+    await using _closing = { [Symbol.asyncDispose]: () => opened.server.close() };
     const { server } = opened;
     const snapshot = server.registry.current();
     const lists = {} as Record<Field, JsonObject[]>;

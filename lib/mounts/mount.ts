@@ -39,6 +39,9 @@ import {
 
 /** How long listing what an upstream serves may take before it is given up. */
 const LIST_DEADLINE_MS = 10_000;
+/** An unpinned upstream that did not answer at start is listed again after this, then twice as long. */
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 30_000;
 /** The most pages of one list read from an upstream (a list that never ends is cut there). */
 const MAX_LIST_PAGES = 100;
 
@@ -340,12 +343,29 @@ export async function loadMount(
     queueMicrotask(() => checkSaying("cannot be checked against its pins"));
   };
 
+  /** Lists an upstream that did not answer at start again, waiting longer each time. */
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  const retryAfter = (ms: number) => {
+    retry = setTimeout(async () => {
+      if (closed) return;
+      try {
+        await check();
+      } catch {
+        retryAfter(Math.min(ms * 2, MAX_RETRY_MS));
+      }
+    }, ms);
+  };
+
   if (pins !== undefined) await servePins(pins);
   else {
     try {
       await check();
     } catch (error) {
-      said(`"${shown}" serves nothing until its upstream answers: ${messageOf(error)}`);
+      said(
+        `"${shown}" serves nothing until its upstream answers (tried again in the ` +
+          `background): ${messageOf(error)}`,
+      );
+      retryAfter(FIRST_RETRY_MS);
     }
   }
 
@@ -371,6 +391,7 @@ export async function loadMount(
     },
     async close() {
       closed = true;
+      clearTimeout(retry);
       onNotice();
       await Promise.all([shared.close(), callers?.close()]);
     },

@@ -46,6 +46,21 @@ const ERAS = ["2026-07-28", "2025-11-25"] as const;
 const ERA_DEADLINE_MS = 5 * 60_000;
 const LISTEN_DEADLINE_MS = 60_000;
 
+/** What a mount's child needs of this environment: where deno keeps its cache, when set. */
+const DENO_DIR_ENV = Deno.env.get("DENO_DIR") === undefined
+  ? {}
+  : { DENO_DIR: Deno.env.get("DENO_DIR")! };
+const MOUNTED_TOOLSHED = {
+  command: Deno.execPath(),
+  args: ["run", "-A", `${ROOT}main.ts`, "--tools", `${ROOT}tests/fixtures/mount_upstream/tools`],
+  env: DENO_DIR_ENV,
+};
+const MOUNTED_EVERYTHING = {
+  command: Deno.execPath(),
+  args: ["run", "-A", "npm:@modelcontextprotocol/server-everything@2026.8.31", "stdio"],
+  env: DENO_DIR_ENV,
+};
+
 type Era = typeof ERAS[number];
 
 /** One check of a scenario, as the suite writes it to `checks.json`. */
@@ -196,6 +211,13 @@ interface Server {
 async function startServer(logFile: string): Promise<Server> {
   const served = `${HERE}.served-${crypto.randomUUID().slice(0, 8)}`;
   await copyDirectory(`${HERE}fixture`, served);
+  // The suite runs with upstream servers mounted beside the fixture's own tools (adr/0071): a
+  // 2026-07-28 upstream (toolshed) and a 2025-era one (the reference server), over stdio.
+  await Deno.writeTextFile(`${served}/tools/upstream.mcp.json`, JSON.stringify(MOUNTED_TOOLSHED));
+  await Deno.writeTextFile(
+    `${served}/tools/everything.mcp.json`,
+    JSON.stringify(MOUNTED_EVERYTHING),
+  );
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
