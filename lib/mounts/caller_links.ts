@@ -5,7 +5,8 @@
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { ToolContext } from "../primitives/types.ts";
 import { frontTokenOf, type TokenExchange } from "../primitives/front_token.ts";
-import { createUpstream, type Upstream } from "./upstream.ts";
+import { createUpstream, type Upstream, UpstreamError } from "./upstream.ts";
+import { messageOf } from "../util/json.ts";
 import type { MountFile } from "./mount_file.ts";
 
 /** The most upstream connections one mount keeps for callers of its own. */
@@ -17,6 +18,8 @@ const EXCHANGE_DEADLINE_MS = 10_000;
 interface CallerLinks {
   /** The connection a call goes through: the caller's own. */
   upstreamFor(ctx: ToolContext): Upstream;
+  /** The connection of the caller seen last: the one that lists the upstream, if any. */
+  latest(): Upstream | undefined;
   close(): Promise<void>;
 }
 
@@ -25,8 +28,14 @@ type Exchanged = Extract<MountFile["block"]["auth"], { kind: "exchange" }>;
 export function callerLinks(
   mount: MountFile & { transport: { kind: "http" } },
   auth: Exchanged,
-  options: { exchange?: TokenExchange; diagnostics: Diagnostics },
+  options: {
+    exchange?: TokenExchange;
+    diagnostics: Diagnostics;
+    /** A caller's connection was made (`first`: the mount's first one). */
+    linked(upstream: Upstream, first: boolean): void;
+  },
 ): CallerLinks {
+  let linkedBefore = false;
   const callers = new Map<string, { upstream: Upstream; token: string }>();
   const { url, headers } = mount.transport;
   return {
@@ -51,19 +60,27 @@ export function callerLinks(
       entry.upstream = createUpstream({
         kind: "http",
         url,
-        headers: async () => ({
-          ...headers,
-          Authorization: `Bearer ${await exchange.tokenFor({
-            subjectToken: entry.token,
-            audience: auth.audience,
-            resource: auth.resource,
-            scopes: auth.scopes,
-            clientId: auth.clientId,
-            clientSecret: auth.clientSecret,
-          }, AbortSignal.timeout(EXCHANGE_DEADLINE_MS))}`,
-        }),
+        headers: async () => {
+          try {
+            const exchanged = await exchange.tokenFor({
+              subjectToken: entry.token,
+              audience: auth.audience,
+              resource: auth.resource,
+              scopes: auth.scopes,
+              clientId: auth.clientId,
+              clientSecret: auth.clientSecret,
+            }, AbortSignal.timeout(EXCHANGE_DEADLINE_MS));
+            return { ...headers, Authorization: `Bearer ${exchanged}` };
+          } catch (error) {
+            // The authorization server's refusal, not a transport's: no handshake of another
+            // era is tried after it.
+            throw new UpstreamError("down", messageOf(error));
+          }
+        },
       }, { diagnostics: options.diagnostics, name: mount.file });
       callers.set(subject, entry);
+      options.linked(entry.upstream, !linkedBefore);
+      linkedBefore = true;
       if (callers.size > MAX_CALLER_LINKS) {
         const [oldest, { upstream }] = callers.entries().next().value!;
         callers.delete(oldest);
@@ -71,6 +88,7 @@ export function callerLinks(
       }
       return entry.upstream;
     },
+    latest: () => [...callers.values()].at(-1)?.upstream,
     async close() {
       const all = [...callers.values()];
       callers.clear();

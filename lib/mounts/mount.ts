@@ -27,7 +27,7 @@ import {
   type SeenPrompt,
   writePins,
 } from "./pins.ts";
-import { createUpstream, type UpstreamServer } from "./upstream.ts";
+import { createUpstream, type Upstream, type UpstreamServer } from "./upstream.ts";
 import { callerLinks } from "./caller_links.ts";
 import { mountedTool } from "./mounted_tool.ts";
 import {
@@ -128,8 +128,20 @@ export async function loadMount(
   // A mount that trades callers' tokens connects per caller, and serves only tools: the token
   // is lent to a tool's handler alone (primitives/front_token.ts).
   const callers = block.auth.kind === "exchange" && transport.kind === "http"
-    ? callerLinks({ ...mount, transport }, block.auth, options)
+    ? callerLinks({ ...mount, transport }, block.auth, {
+      ...options,
+      linked(upstream, first) {
+        upstream.onNotification(noticed);
+        // The first caller's connection is the first that can list the upstream.
+        if (first) queueMicrotask(() => checkSaying("cannot be checked against its pins"));
+      },
+    })
     : undefined;
+  /**
+   * The connection that lists the upstream: with token exchange, the latest caller's (before any
+   * caller, as `toolshed check` is, the shared one, without credentials); else the shared one.
+   */
+  const lister = (): Upstream => callers?.latest() ?? shared;
   const relay = {
     file: shown,
     upstreamFor: callers?.upstreamFor ?? (() => shared),
@@ -198,7 +210,7 @@ export async function loadMount(
     let cursor: unknown;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const params: JsonObject = cursor === undefined ? {} : { cursor };
-      const result = await shared.request(method, params, { signal });
+      const result = await lister().request(method, params, { signal });
       const found = result[key];
       if (Array.isArray(found)) { for (const item of found) if (isObject(item)) items.push(item); }
       cursor = result.nextCursor;
@@ -211,7 +223,7 @@ export async function loadMount(
   const listed = async (signal?: AbortSignal): Promise<Listed> => {
     const deadline = AbortSignal.timeout(LIST_DEADLINE_MS);
     const bounded = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
-    const server: UpstreamServer = await shared.connect(bounded);
+    const server: UpstreamServer = await lister().connect(bounded);
     const offers = (capability: string) =>
       callers === undefined && isObject(server.capabilities[capability]);
     const [tools, prompts, resources, templates] = await Promise.all([
@@ -328,9 +340,10 @@ export async function loadMount(
     if (closed) return;
     check().catch((error) => said(`"${shown}" ${why}: ${messageOf(error)}`));
   };
-  const onNotice = shared.onNotification((method) => {
+  function noticed(method: string) {
     if (!closed && LIST_CHANGES.has(method)) checkSaying("said a list changed; listing failed");
-  });
+  }
+  const onNotice = shared.onNotification(noticed);
 
   /** Serves the pins at once, and checks them against the upstream in the background. */
   const servePins = async (held: Pins) => {
@@ -340,7 +353,10 @@ export async function loadMount(
       resources: [],
       templates: [],
     }, []);
-    queueMicrotask(() => checkSaying("cannot be checked against its pins"));
+    // A mount that trades callers' tokens is checked by its first caller's connection.
+    if (callers === undefined) {
+      queueMicrotask(() => checkSaying("cannot be checked against its pins"));
+    }
   };
 
   /** Lists an upstream that did not answer at start again, waiting longer each time. */
@@ -373,7 +389,7 @@ export async function loadMount(
     file: shown,
     stem,
     served: () => now,
-    status: () => shared.status(),
+    status: () => lister().status(),
     verify: (signal) => check(signal),
     async repin() {
       if (!block.pins) return;
