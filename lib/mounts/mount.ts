@@ -23,7 +23,7 @@ import {
   seenOfTool,
   writePins,
 } from "./pins.ts";
-import { createUpstream, type Upstream } from "./upstream.ts";
+import { createUpstream, type Upstream, UpstreamError } from "./upstream.ts";
 import { relayHandler } from "./relay.ts";
 
 /** The most upstream connections one mount keeps for callers of its own (token exchange). */
@@ -98,6 +98,9 @@ export async function loadMount(
   let withheld: readonly Withheld[] = [];
   let closed = false;
 
+  /** With token exchange the upstream is reached only as a caller: no shared connection. */
+  const exchanging = mount.block.auth.kind === "exchange" && transport.kind === "http";
+
   /** The connection a call goes through: the caller's own when its token is exchanged. */
   const upstreamFor = (ctx: ToolContext): Upstream => {
     const { auth } = mount.block;
@@ -119,29 +122,55 @@ export async function loadMount(
     }
     const entry = { token, upstream: undefined as unknown as Upstream };
     const { url, headers } = mount.transport;
+    const exchange = options.exchange;
     entry.upstream = createUpstream({
       kind: "http",
       url,
-      headers: async () => ({
-        ...headers,
-        Authorization: `Bearer ${await options.exchange!.tokenFor({
-          subjectToken: entry.token,
-          audience: auth.audience,
-          resource: auth.resource,
-          scopes: auth.scopes,
-          clientId: auth.clientId,
-          clientSecret: auth.clientSecret,
-        }, AbortSignal.timeout(LIST_DEADLINE_MS))}`,
-      }),
+      headers: async () => {
+        try {
+          const exchanged = await exchange.tokenFor({
+            subjectToken: entry.token,
+            audience: auth.audience,
+            resource: auth.resource,
+            scopes: auth.scopes,
+            clientId: auth.clientId,
+            clientSecret: auth.clientSecret,
+          }, AbortSignal.timeout(LIST_DEADLINE_MS));
+          return { ...headers, Authorization: `Bearer ${exchanged}` };
+        } catch (error) {
+          // Not a transport's failure: the handshake must not try again as another era.
+          throw new UpstreamError("down", messageOf(error));
+        }
+      },
     }, { diagnostics: options.diagnostics, name: shown });
+    entry.upstream.onNotification(noticed);
     callers.set(subject, entry);
     if (callers.size > MAX_CALLER_LINKS) {
       const [oldest, { upstream }] = callers.entries().next().value!;
       callers.delete(oldest);
       upstream.close();
     }
+    // The first caller's connection is the first that can list the upstream: check the pins.
+    if (callers.size === 1 && !checkedAsCaller) {
+      checkedAsCaller = true;
+      queueMicrotask(checkInBackground);
+    }
     return entry.upstream;
   };
+
+  /** The connection that lists the upstream: with token exchange, the latest caller's. */
+  const lister = (): Upstream => {
+    if (!exchanging) return shared;
+    const latest = [...callers.values()].at(-1);
+    if (latest === undefined) {
+      throw new Error(
+        `"${shown}" reaches its upstream with each caller's exchanged token, and no caller has ` +
+          "called yet: its tools are listed through the first caller's connection",
+      );
+    }
+    return latest.upstream;
+  };
+  let checkedAsCaller = false;
 
   const toolOf = async (seen: Seen): Promise<Tool> => {
     const correction = correctionFor(mount.block, seen.name);
@@ -200,11 +229,12 @@ export async function loadMount(
   const listed = async (signal?: AbortSignal): Promise<Seen[]> => {
     const deadline = AbortSignal.timeout(LIST_DEADLINE_MS);
     const both = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
+    const upstream = lister();
     const seen: Seen[] = [];
     let cursor: unknown;
     for (let page = 0; page < 100; page++) {
       const params: JsonObject = cursor === undefined ? {} : { cursor };
-      const result = await shared.request("tools/list", params, { signal: both });
+      const result = await upstream.request("tools/list", params, { signal: both });
       const tools = Array.isArray(result.tools) ? result.tools : [];
       for (const tool of tools) if (isObject(tool)) seen.push(seenOfTool(tool));
       cursor = result.nextCursor;
@@ -263,7 +293,7 @@ export async function loadMount(
     }
   };
 
-  const onNotice = shared.onNotification((method) => {
+  function noticed(method: string) {
     if (method !== "notifications/tools/list_changed" || closed) return;
     check().catch((error) =>
       warn(
@@ -271,20 +301,24 @@ export async function loadMount(
         `"${shown}" said its tools changed; listing them failed: ${messageOf(error)}`,
       )
     );
-  });
+  }
+  const onNotice = shared.onNotification(noticed);
+
+  function checkInBackground() {
+    if (closed) return;
+    check().catch((error) =>
+      warn(
+        options.diagnostics,
+        `"${shown}": the upstream cannot be checked against its pins: ${messageOf(error)}`,
+      )
+    );
+  }
 
   /** Serves the pins at once, and checks them against the upstream in the background. */
   const servePins = async (held: Pins) => {
     await serve(Object.values(held.tools).map(({ seen }) => seen), []);
-    queueMicrotask(() => {
-      if (closed) return;
-      check().catch((error) =>
-        warn(
-          options.diagnostics,
-          `"${shown}": the upstream cannot be checked against its pins: ${messageOf(error)}`,
-        )
-      );
-    });
+    // With token exchange the first caller's connection checks them (upstreamFor).
+    if (!exchanging || callers.size > 0) queueMicrotask(checkInBackground);
   };
 
   if (pins !== undefined) await servePins(pins);
