@@ -158,18 +158,12 @@ export async function loadMount(
     return entry.upstream;
   };
 
-  /** The connection that lists the upstream: with token exchange, the latest caller's. */
-  const lister = (): Upstream => {
-    if (!exchanging) return shared;
-    const latest = [...callers.values()].at(-1);
-    if (latest === undefined) {
-      throw new Error(
-        `"${shown}" reaches its upstream with each caller's exchanged token, and no caller has ` +
-          "called yet: its tools are listed through the first caller's connection",
-      );
-    }
-    return latest.upstream;
-  };
+  /**
+   * The connection that lists the upstream: with token exchange, the latest caller's; before any
+   * caller (`toolshed check`), the shared one, without credentials.
+   */
+  const lister = (): Upstream =>
+    exchanging ? [...callers.values()].at(-1)?.upstream ?? shared : shared;
   let checkedAsCaller = false;
 
   const toolOf = async (seen: Seen): Promise<Tool> => {
@@ -338,7 +332,7 @@ export async function loadMount(
     stem,
     tools: () => served,
     withheld: () => withheld,
-    status: () => shared.status(),
+    status: () => lister().status(),
     verify: (signal) => check(signal),
     async repin() {
       if (!mount.block.pins) return;
