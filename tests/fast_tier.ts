@@ -47,6 +47,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/examples/audit_log_test.ts", // 5 s: toolshed check of a type error, the SDK clients over main.ts
   "tests/examples/metrics_test.ts", // promtool check config in a process
   "tests/examples/oauth_test.ts", // 4 s: issuer.ts and main.ts processes, sign-ins by fetch and the SDK clients
+  "tests/examples/gateway_test.ts", // 6 s: three main.ts (gateway, team, hello), check --update-pins, the SDK client
   "tests/memory_worst_case_test.ts", // 103 s: main.ts --http under each hostile mix of issue 34
   "tests/task_memory_test.ts", // 28 s: main.ts --http (and redis-server) holding 150 large tasks
   "tests/dpop_replay_test.ts", // 16 s: main.ts --http and an issuer through a 10,050-proof flood
