@@ -67,3 +67,17 @@ export async function eventually(
   }
   throw new Error(`Never: ${what}`);
 }
+
+/** The pids of processes whose command line holds `marker` (a path unique to a test). */
+export async function processesWith(marker: string): Promise<number[]> {
+  const pids: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
+      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+      if (cmdline.includes(marker) && !/^\d+ \(.*\) Z /.test(stat)) pids.push(Number(entry.name));
+    } catch { /* gone meanwhile */ }
+  }
+  return pids;
+}

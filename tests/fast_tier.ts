@@ -59,6 +59,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/config_hosts_live_test.ts", // 12 s: six MCP hosts' own mcp list, three starting main.ts
   "tests/jobs_host_test.ts", // 16 s: Claude Code twice and Gemini CLI, each starting main.ts
   "tests/mount_upstream_test.ts", // 9 s: server-everything (stdio, HTTP), main.ts and a script as upstreams
+  "tests/examples/mounting_test.ts", // 11 s: npx starting the reference server, check and call processes
   "tests/mounts_test.ts", // 3-8 s: fronts with toolshed and server-everything mounted, main.ts processes
   "tests/container_test.ts", // 10 s: deno bundle, podman building and running a container image
   "tests/typed_tools_test.ts", // 15-20 s: deno check of the typed_tools fixtures, four processes

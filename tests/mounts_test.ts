@@ -9,6 +9,7 @@ import {
   cacheEverything,
   eventually,
   everythingEntry,
+  processesWith,
   serverDir,
   toolshedEntry,
 } from "./_mounts.ts";
@@ -305,20 +306,6 @@ Deno.test("editing one mount file reconnects that upstream alone, with --watch",
     await server.close();
   }
 });
-
-/** The pids of processes whose command line holds `marker` (a path unique to a test). */
-async function processesWith(marker: string): Promise<number[]> {
-  const pids: number[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      if (cmdline.includes(marker) && !/^\d+ \(.*\) Z /.test(stat)) pids.push(Number(entry.name));
-    } catch { /* gone meanwhile */ }
-  }
-  return pids;
-}
 
 /** A tool that leaves a process behind in its server's process group, marked by `seconds`. */
 const LINGER = (seconds: string) =>

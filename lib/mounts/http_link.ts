@@ -252,8 +252,7 @@ function headerValue(value: string): string {
   const plain = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) &&
     !(value.startsWith("=?base64?") && value.endsWith("?="));
   if (plain) return value;
-  const bytes = new TextEncoder().encode(value);
-  return `=?base64?${btoa(String.fromCharCode(...bytes))}?=`;
+  return `=?base64?${new TextEncoder().encode(value).toBase64()}?=`;
 }
 
 /** The body, up to `cap` bytes; past it an UpstreamError. */

@@ -39,6 +39,8 @@ import {
 
 /** How long listing what an upstream serves may take before it is given up. */
 const LIST_DEADLINE_MS = 10_000;
+/** The same for `toolshed check` (and `--update-pins`), which a person waits for. */
+const COMMAND_DEADLINE_MS = 120_000;
 /** An unpinned upstream that did not answer at start is listed again after this, then twice as long. */
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
@@ -220,8 +222,8 @@ export async function loadMount(
   };
 
   /** What the upstream serves now: its tools and prompts as a model sees them. */
-  const listed = async (signal?: AbortSignal): Promise<Listed> => {
-    const deadline = AbortSignal.timeout(LIST_DEADLINE_MS);
+  const listed = async (signal?: AbortSignal, deadlineMs = LIST_DEADLINE_MS): Promise<Listed> => {
+    const deadline = AbortSignal.timeout(deadlineMs);
     const bounded = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
     const server: UpstreamServer = await lister().connect(bounded);
     const offers = (capability: string) =>
@@ -271,8 +273,8 @@ export async function loadMount(
     })();
     return checking;
   };
-  const checkOnce = async (signal?: AbortSignal): Promise<void> => {
-    const found = await listed(signal);
+  const checkOnce = async (signal?: AbortSignal, deadlineMs?: number): Promise<void> => {
+    const found = await listed(signal, deadlineMs);
     if (closed) return;
     if (pins === undefined) {
       if (block.pins) pins = await firstPins(found);
@@ -338,7 +340,8 @@ export async function loadMount(
   /** A check that fails is said, and changes nothing served. */
   const checkSaying = (why: string) => {
     if (closed) return;
-    check().catch((error) => said(`"${shown}" ${why}: ${messageOf(error)}`));
+    // Once the mount is closed (the server stops), a check cut short says nothing.
+    check().catch((error) => closed || said(`"${shown}" ${why}: ${messageOf(error)}`));
   };
   function noticed(method: string) {
     if (!closed && LIST_CHANGES.has(method)) checkSaying("said a list changed; listing failed");
@@ -390,7 +393,11 @@ export async function loadMount(
     stem,
     served: () => now,
     status: () => lister().status(),
-    verify: (signal) => check(signal),
+    // A person waits for `toolshed check`: an upstream's first start (npx fetching it) may take long.
+    async verify(signal) {
+      await checking?.catch(() => {}); // a check in the background, with the shorter deadline
+      await checkOnce(signal, COMMAND_DEADLINE_MS);
+    },
     async repin() {
       if (!block.pins) return;
       const read = await readPins(pinsUrl);
@@ -399,7 +406,7 @@ export async function loadMount(
       await servePins(read);
     },
     async updatePins(signal) {
-      const found = await listed(signal);
+      const found = await listed(signal, COMMAND_DEADLINE_MS);
       pins = pinsOf(found.tools, found.prompts);
       await writePins(pinsUrl, pins);
       await serve(found, []);

@@ -104,6 +104,13 @@ export interface TestServer<Tools extends object = Record<never, never>> {
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<TestResult>;
   /** What the server would have printed on stderr: stacks of failed calls, programs' stderr. */
   readonly diagnostics: readonly string[];
+  /**
+   * Stops what the server started: the servers mounted from `tools/*.mcp.json` (their
+   * processes, their connections). A directory without mounts starts nothing, so a test of one
+   * need not call it; `await using server = await testServer(…)` calls it at the end.
+   */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Rounds of input_required answers one request may take before the helper gives up. */
@@ -220,6 +227,8 @@ export async function testServer<Tools extends object = Record<never, never>>(
       typed(ask("prompts/get", { name, arguments: args }, given)),
     request: (method, params = {}, given) => ask(method, params, given),
     diagnostics,
+    close: () => server.close(),
+    [Symbol.asyncDispose]: () => server.close(),
   };
   // `Tools` types the calls only: the server is the same whatever names it maps.
   return server_ as TestServer<Tools>;
