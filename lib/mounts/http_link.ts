@@ -11,6 +11,7 @@
 // SSE is parsed here rather than by a library: the part a client needs (data lines, blank
 // line ends an event, comments and ids ignored) is a few dozen lines of the WHATWG algorithm,
 // and a dependency would load at start for every server that mounts nothing over HTTP.
+import { concatBytes } from "../util/bytes.ts";
 import { isObject, messageOf } from "../util/json.ts";
 import { extract } from "../wire/extract.ts";
 import { serialize } from "../wire/serialize.ts";
@@ -282,13 +283,7 @@ async function readCapped(
     signal.removeEventListener("abort", stop);
     reader.cancel().catch(() => {});
   }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    body.set(part, offset);
-    offset += part.length;
-  }
-  return body;
+  return concatBytes(parts);
 }
 
 const encoder = new TextEncoder();

@@ -221,16 +221,18 @@ function assemble(
   };
 
   let reloader: Reloader | undefined;
+  /** What reloading reads and writes, whether it watches or a mount asks for it. */
+  const reloading = (dirs: ServerFolders) => ({
+    folders: dirs,
+    load,
+    registry,
+    loaded,
+    diagnostics,
+    onReload: config.onReload,
+  });
   if (config.watch) {
     if (folders === undefined) throw new Error("Cannot watch primitives that were not loaded");
-    reloader = parts.watchAndReload!({
-      folders,
-      load,
-      registry,
-      loaded,
-      diagnostics,
-      onReload: config.onReload,
-    });
+    reloader = parts.watchAndReload!(reloading(folders));
   }
   // A mount whose upstream changed its tools (adr/0071) reloads the directory, watched or not:
   // the code of reloading loads then for a server that does not watch.
@@ -241,15 +243,7 @@ function assemble(
       asked ??= reloader !== undefined
         ? Promise.resolve(reloader)
         : loadReload().then((module) =>
-          reloader = module.watchAndReload({
-            watch: false,
-            folders,
-            load,
-            registry,
-            loaded,
-            diagnostics,
-            onReload: config.onReload,
-          })
+          reloader = module.watchAndReload({ ...reloading(folders), watch: false })
         );
       asked.then((each) => each.reloadSoon());
     };
