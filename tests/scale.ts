@@ -77,7 +77,8 @@
 //    with "mcp inspect" is answered there, and the upstream's environment names no caller (a stdio
 //    upstream is one process for every caller); l.d. /readyz on each of s1-s3 and o1-o3 is 200
 //    and names no mount (none is down).
-//    The pins are written by toolshed, never by hand, after a change of tests/scale/upstream:
+//    The pins are written by toolshed, never by hand, after a change of tests/scale/upstream (an
+//    empty DENO_DIR is deno's default cache):
 //      TOOLSHED_SCALE_DENO="$(command -v deno)" TOOLSHED_SCALE_DENO_DIR= \
 //        deno run -A main.ts check --dir tests/scale --update-pins --no-types
 

@@ -1,7 +1,8 @@
 // What the scale test (tests/scale.ts) and the scale benchmark (bench/scale.ts) share: finding
 // or installing redis-server, haproxy and nginx, free loopback ports, child processes whose
-// stderr is kept, toolshed instances that restart on their port, a redis-server and an HAProxy
-// running deploy/haproxy.cfg. Loopback only; every wait is bounded.
+// stderr is kept, toolshed instances that restart on their port (in the repository's root, with
+// the variables the fixture's mount expands), a redis-server and an HAProxy running
+// deploy/haproxy.cfg. Loopback only; every wait is bounded.
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const MAIN = `${ROOT}main.ts`;
