@@ -61,10 +61,31 @@
 //    after; s2 is started again; k.e. s1 stopped (SIGTERM) during a job while s2 waits for it:
 //    once s1's shutdown grace is over, its tool's ctx.signal fires (the mark file) and s2's wait
 //    ends `failed` (the instance shut down) at once, not a lease later; s1 is started again.
+// l. mounted servers (issue 39, adr/0071): the fixture's mount tests/scale/tools/upstream.mcp.json
+//    runs toolshed serving tests/scale/upstream over stdio, its command "${TOOLSHED_SCALE_DENO}"
+//    (this deno, which CI runs with npx, not from PATH) with DENO_DIR "${TOOLSHED_SCALE_DENO_DIR}"
+//    (its cache), both set by the harness in each instance's environment, its paths relative to
+//    the instances' working directory, the repository's root; every instance of both trios starts
+//    its own upstream process, and serves its tools from upstream.pins.json. l.a. tools/list on
+//    s1, s2, s3 and through HAProxy lists the same mounted tools, byte for byte, as the pins hold
+//    them; 9 calls of upstream_where through HAProxy are answered on each instance, always by one
+//    process whose parent is that instance; l.b. the mount file limits upstream_echo to 3 calls a
+//    minute: after alice's 3, her 4th is 429 with Retry-After (-32031) on each of o1-o3 and
+//    through HAProxy (the buckets are in the trio's Redis), while bob's are answered; l.c. the
+//    mount file gives upstream_environment the scope "inspect": bob's token (scope "mcp") is 403
+//    insufficient_scope naming it on each of o1-o3 and through HAProxy, a token alice signs in for
+//    with "mcp inspect" is answered there, and the upstream's environment names no caller (a stdio
+//    upstream is one process for every caller); l.d. /readyz on each of s1-s3 and o1-o3 is 200
+//    and names no mount (none is down).
+//    The pins are written by toolshed, never by hand, after a change of tests/scale/upstream (an
+//    empty DENO_DIR is deno's default cache):
+//      TOOLSHED_SCALE_DENO="$(command -v deno)" TOOLSHED_SCALE_DENO_DIR= \
+//        deno run -A main.ts check --dir tests/scale --update-pins --no-types
 
 import {
   Child,
   ensure,
+  FIXTURE,
   freePort,
   Instance,
   lines,
@@ -91,6 +112,11 @@ const LEGACY = "2025-11-25";
  */
 const JOB_WAIT_MS = 25_000;
 const JOB_FLAGS = ["--job-after", "300", "--job-wait", String(JOB_WAIT_MS)];
+/** The mount of the fixture (check l): its stem, the prefix of the tools it serves, and its pins. */
+const MOUNT = "upstream";
+const MOUNT_PINS = `${FIXTURE}/tools/${MOUNT}.pins.json`;
+/** The scope its mount file gives the mounted tool upstream_environment. */
+const INSPECT_SCOPE = "inspect";
 
 function assert(condition: unknown, why: string): asserts condition {
   if (!condition) throw new Error(why);
@@ -230,6 +256,70 @@ async function whoami(url: string, delayMs = 0): Promise<Answer & { pid: string 
     throw new Error(`whoami not answered: ${show(answer)}`);
   }
   return { ...answer, pid: pid! };
+}
+
+/** The JSON of `value` with every object's keys sorted: equal for equal values in any order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_, inner) =>
+      inner !== null && typeof inner === "object" && !Array.isArray(inner)
+        ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+        : inner,
+  );
+}
+
+/** The raw response to a `tools/call` of `name` at `url` as the user of `token`. */
+function callRaw(url: string, name: string, args: Record<string, unknown>, token: string) {
+  return fetch(url, {
+    method: "POST",
+    ...request("tools/call", { name, arguments: args }, name, token),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+}
+
+/**
+ * Throws unless the call of `name` at `url` as the user of `token` is refused for a rate limit:
+ * HTTP 429, -32031, and a Retry-After the error's data repeats. Returns the Retry-After (s).
+ */
+async function overLimit(
+  url: string,
+  name: string,
+  args: Record<string, unknown>,
+  token: string,
+  who: string,
+): Promise<number> {
+  const response = await callRaw(url, name, args, token);
+  const body = await response.json();
+  const retryAfter = Number(response.headers.get("retry-after"));
+  assert(
+    response.status === 429 && body.error?.code === -32031 && retryAfter >= 1 &&
+      body.error.data?.retryAfterSeconds === retryAfter,
+    `${who} at ${url}: HTTP ${response.status} ${JSON.stringify(body)}`,
+  );
+  return retryAfter;
+}
+
+/**
+ * Throws unless the call of `name` at `url` as the user of `token` is refused for its scopes:
+ * HTTP 403 with a challenge `insufficient_scope` whose scopes include `scope`.
+ */
+async function lacksScope(
+  url: string,
+  name: string,
+  token: string,
+  scope: string,
+  who: string,
+): Promise<void> {
+  const response = await callRaw(url, name, {}, token);
+  await response.body?.cancel();
+  const challenge = response.headers.get("www-authenticate") ?? "";
+  const asked = /\bscope="([^"]*)"/.exec(challenge)?.[1].split(" ") ?? [];
+  assert(
+    response.status === 403 && challenge.includes('error="insufficient_scope"') &&
+      asked.includes(scope),
+    `${who} at ${url}: HTTP ${response.status} WWW-Authenticate: ${challenge}`,
+  );
 }
 
 // ------------------------------------------------------------------ jobs (adr/0070)
@@ -846,12 +936,21 @@ async function main(): Promise<void> {
     readonly clientId: string;
   }
   let oauth:
-    | { front: string; trio: Instance[]; alice: SignedIn; bob: SignedIn; at: (a: Answer) => string }
+    | {
+      front: string;
+      trio: Instance[];
+      alice: SignedIn;
+      bob: SignedIn;
+      at: (a: Answer) => string;
+      /** Signs `user` in for the trio's URL with `scope` (space-separated). */
+      signIn: (user: string, scope: string) => Promise<SignedIn>;
+    }
     | undefined;
   await check(
     "i. an OAuth trio (--auth-issuer, --public-url = its HAProxy, its own Redis) starts; without a token 401, naming the HAProxy URL",
     async () => {
-      const as = await startAuthServer({ scopes: "mcp" });
+      // "inspect": the scope of the mounted tool upstream_environment (check l.c).
+      const as = await startAuthServer({ scopes: `mcp ${INSPECT_SCOPE}` });
       cleanups.push(() => as.stop());
       const oauthRedis = await startRedis();
       cleanups.push(() => oauthRedis.child.stop());
@@ -900,17 +999,17 @@ async function main(): Promise<void> {
         );
       }
 
-      const signIn = async (user: string): Promise<SignedIn> => {
+      const signIn = async (user: string, scope: string): Promise<SignedIn> => {
         as.signInAs(user);
-        const login = await as.login({ scope: "mcp", resource: publicUrl });
+        const login = await as.login({ scope, resource: publicUrl });
         return { token: login.accessToken, clientId: login.clientId };
       };
-      const alice = await signIn("alice");
-      const bob = await signIn("bob");
+      const alice = await signIn("alice", "mcp");
+      const bob = await signIn("bob", "mcp");
       /** The trio's instance that answered through HAProxy (X-Served-By says s1, s2 or s3). */
       const at = (answer: Answer) =>
         trio[Number(answer.servedBy.replace(/^s/, "")) - 1]?.name ?? `"${answer.servedBy}"`;
-      oauth = { front: proxy.url, trio, alice, bob, at };
+      oauth = { front: proxy.url, trio, alice, bob, at, signIn };
       return `HAProxy ${proxy.port} in front of o1-o3; alice and bob signed in`;
     },
   );
@@ -1133,21 +1232,9 @@ async function main(): Promise<void> {
           assert(answer.status === 200 && /^\d+$/.test(text(answer) ?? ""), show(answer));
           servedBy.add(at(answer));
         }
-        const waits: string[] = [];
+        const waits: number[] = [];
         for (const url of [o1.url, o2.url, o3.url, front]) {
-          const response = await fetch(url, {
-            method: "POST",
-            ...request("tools/call", { name: "limited", arguments: {} }, "limited", alice.token),
-            signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-          });
-          const body = await response.json();
-          const retryAfter = Number(response.headers.get("retry-after"));
-          assert(
-            response.status === 429 && body.error?.code === -32031 && retryAfter >= 1 &&
-              body.error.data?.retryAfterSeconds === retryAfter,
-            `alice's 4th call at ${url}: HTTP ${response.status} ${JSON.stringify(body)}`,
-          );
-          waits.push(String(retryAfter));
+          waits.push(await overLimit(url, "limited", {}, alice.token, "alice's 4th call"));
         }
         for (const url of [o1.url, o2.url, front]) {
           const answer = await limited(url, bob.token);
@@ -1310,6 +1397,174 @@ async function main(): Promise<void> {
       await backInRotation(victim);
       return `${victim.name} exited ${stopped?.code}; s2's wait: "${text(waited)}"; the tool ` +
         `wrote "${aborted}"; ${victim.name} restarted`;
+    },
+  );
+  // l. Mounted servers (issue 39, adr/0071): every instance of both trios mounts
+  // tests/scale/tools/upstream.mcp.json, toolshed serving tests/scale/upstream over stdio.
+  await check(
+    "l.a. the mounted server's tools: s1, s2, s3 and HAProxy list the same definitions, the pins'; calls of one through HAProxy are answered on every instance, each by its own upstream",
+    async () => {
+      const pins = JSON.parse(await Deno.readTextFile(MOUNT_PINS)) as {
+        tools: Record<string, { seen: Record<string, unknown> }>;
+      };
+      const pinned = Object.keys(pins.tools).sort();
+      assert(pinned.length > 0, `${MOUNT_PINS} pins no tool`);
+      const lists: string[] = [];
+      let listedBy = "";
+      for (const url of [s1.url, s2.url, s3.url, front]) {
+        const listed = await post(url, "tools/list", {});
+        const page = listed.body?.result as
+          | { tools?: Record<string, unknown>[]; nextCursor?: unknown }
+          | undefined;
+        assert(
+          listed.status === 200 && Array.isArray(page?.tools) && page.nextCursor === undefined,
+          `tools/list at ${url} (one page): ${show(listed)}`,
+        );
+        const mounted = page.tools.filter((tool) => String(tool.name).startsWith(`${MOUNT}_`));
+        const names = mounted.map((tool) => String(tool.name).slice(MOUNT.length + 1)).sort();
+        assert(
+          canonical(names) === canonical(pinned),
+          `at ${url} the mounted tools are ${names}, the pinned ones ${pinned}`,
+        );
+        for (const tool of mounted) {
+          const { name: _name, ...seen } =
+            pins.tools[String(tool.name).slice(MOUNT.length + 1)].seen;
+          const shown = Object.fromEntries(Object.keys(seen).map((key) => [key, tool[key]]));
+          assert(
+            canonical(shown) === canonical(seen),
+            `at ${url} ${tool.name} is not as pinned: ${JSON.stringify(tool)} against ` +
+              JSON.stringify(seen),
+          );
+        }
+        lists.push(JSON.stringify(mounted));
+        if (url === front) listedBy = listed.servedBy;
+      }
+      assert(
+        lists.every((list) => list === lists[0]),
+        `the mounted tools differ between s1, s2, s3 and HAProxy: ${lists.join(" | ")}`,
+      );
+
+      // Each instance started its own upstream: the process that answers on an instance is its
+      // child, and the same one at each call there.
+      const name = `${MOUNT}_where`;
+      const upstreams = new Map<string, Set<number>>();
+      for (let i = 0; i < 9; i++) {
+        const answer = await post(front, "tools/call", { name, arguments: {} }, name);
+        let where: { pid?: unknown; ppid?: unknown } = {};
+        try {
+          where = JSON.parse(text(answer) ?? "");
+        } catch { /* refused below */ }
+        assert(
+          answer.status === 200 && !result(answer).isError && typeof where.pid === "number",
+          `call ${i + 1} of ${name} through HAProxy: ${show(answer)}`,
+        );
+        const instance = instances.find((each) => each.name === answer.servedBy);
+        assert(instance, `X-Served-By "${answer.servedBy}" names no instance`);
+        assert(
+          where.ppid === instance.pid,
+          `on ${instance.name} (pid ${instance.pid}), ${name} was answered by the process ` +
+            `${where.pid}, whose parent is ${where.ppid}`,
+        );
+        upstreams.set(instance.name, (upstreams.get(instance.name) ?? new Set()).add(where.pid));
+      }
+      const seen = [...upstreams].sort(([a], [b]) => a < b ? -1 : 1).map(([instance, pids]) =>
+        `${instance}: ${[...pids].join(", ")}`
+      ).join("; ");
+      assert(upstreams.size === instances.length, `9 calls answered on ${seen} only`);
+      assert(
+        [...upstreams.values()].every((pids) => pids.size === 1),
+        `an instance's calls were answered by several upstreams (${seen})`,
+      );
+      return `${pinned.length} tools (${pinned.map((each) => `${MOUNT}_${each}`)}) alike on ` +
+        `s1-s3 and HAProxy (→${listedBy}), as pinned; 9 calls of ${name}, upstream pids ${seen}`;
+    },
+  );
+
+  if (oauth !== undefined) {
+    const { front, trio, alice, bob, at, signIn } = oauth;
+    const [o1, o2, o3] = trio;
+    const places = [[o1.url, "on o1"], [o2.url, "on o2"], [o3.url, "on o3"], [front, "HAProxy"]];
+
+    await check(
+      "l.b. a mounted tool's rate limit from its mount file (3/min, buckets in Redis): alice's 4th call is 429 with Retry-After on each of o1-o3 and through HAProxy; bob's calls are answered",
+      async () => {
+        const name = `${MOUNT}_echo`;
+        const echo = (url: string, token: string, said: string) =>
+          post(url, "tools/call", { name, arguments: { text: said } }, name, token);
+        const servedBy = new Set<string>();
+        for (let i = 1; i <= 3; i++) {
+          const said = `alice ${i}`;
+          const answer = await echo(front, alice.token, said);
+          assert(
+            answer.status === 200 && !result(answer).isError && text(answer) === said,
+            `alice's call ${i} through HAProxy: ${show(answer)}`,
+          );
+          servedBy.add(at(answer));
+        }
+        const waits: number[] = [];
+        for (const [url] of places) {
+          waits.push(
+            await overLimit(url, name, { text: "again" }, alice.token, "alice's 4th call"),
+          );
+        }
+        for (const [url, where] of places.slice(0, 3)) {
+          const answer = await echo(url, bob.token, `bob ${where}`);
+          assert(
+            answer.status === 200 && !result(answer).isError && text(answer) === `bob ${where}`,
+            `bob's call ${where}: ${show(answer)}`,
+          );
+        }
+        return `alice's 3 calls on ${[...servedBy].sort()}, then 429 on o1, o2, o3 and HAProxy ` +
+          `(Retry-After ${waits.join(", ")} s); bob answered on o1, o2 and o3`;
+      },
+    );
+
+    await check(
+      `l.c. a mounted tool's scope from its mount file ("${INSPECT_SCOPE}"): bob's token without it is 403 insufficient_scope naming it on each of o1-o3 and through HAProxy; alice's with it is answered, and the upstream sees no caller`,
+      async () => {
+        const name = `${MOUNT}_environment`;
+        for (const [url] of places) {
+          await lacksScope(url, name, bob.token, INSPECT_SCOPE, "bob's call");
+        }
+        const inspector = await signIn("alice", `mcp ${INSPECT_SCOPE}`);
+        const answered: string[] = [];
+        for (const [url, where] of places) {
+          const answer = await post(
+            url,
+            "tools/call",
+            { name, arguments: {} },
+            name,
+            inspector.token,
+          );
+          const names = (text(answer) ?? "").split("\n");
+          assert(
+            answer.status === 200 && !result(answer).isError && names.includes("PATH") &&
+              names.includes("DENO_DIR"),
+            `alice's call ${where}: ${show(answer)}`,
+          );
+          assert(
+            !names.some((each) => each.startsWith("TOOLSHED_AUTH_")),
+            `the upstream ${where} sees a caller: ${names.join(", ")}`,
+          );
+          answered.push(url === front ? `HAProxy→${at(answer)}` : where.slice(3));
+        }
+        return `bob refused on o1, o2, o3 and HAProxy; alice answered on ${answered.join(", ")}`;
+      },
+    );
+  }
+
+  await check(
+    "l.d. /readyz on every instance of both trios is 200 and names no mount",
+    async () => {
+      const every = [...instances, ...oauth?.trio ?? []];
+      for (const instance of every) {
+        const [status, said] = await readiness(instance);
+        assert(
+          status === 200 && !said.includes(`${MOUNT}.mcp.json`),
+          `/readyz of ${instance.name}: ${status} ${said}`,
+        );
+      }
+      return every.map((instance) => instance.name).join(", ");
     },
   );
 }

@@ -1,11 +1,15 @@
 // What the scale test (tests/scale.ts) and the scale benchmark (bench/scale.ts) share: finding
 // or installing redis-server, haproxy and nginx, free loopback ports, child processes whose
-// stderr is kept, toolshed instances that restart on their port, a redis-server and an HAProxy
-// running deploy/haproxy.cfg. Loopback only; every wait is bounded.
+// stderr is kept, toolshed instances that restart on their port (in the repository's root, with
+// the variables the fixture's mount expands), a redis-server and an HAProxy running
+// deploy/haproxy.cfg. Loopback only; every wait is bounded.
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const MAIN = `${ROOT}main.ts`;
-/** The server directory the instances serve (tests/scale/tools). */
+/**
+ * The server directory the instances serve: tests/scale/tools, whose mount upstream.mcp.json
+ * starts toolshed serving tests/scale/upstream over stdio.
+ */
 export const FIXTURE = `${ROOT}tests/scale`;
 export const HAPROXY_CFG = `${ROOT}deploy/haproxy.cfg`;
 export const NGINX_CONF = `${ROOT}deploy/nginx.conf`;
@@ -98,10 +102,12 @@ export class Child {
     command: string,
     args: string[],
     env?: Record<string, string>,
+    cwd?: string,
   ) {
     const process = new Deno.Command(command, {
       args,
       env,
+      cwd,
       clearEnv: env !== undefined,
       stdin: "null",
       stdout: "null",
@@ -145,12 +151,37 @@ export class Child {
   }
 }
 
-/** The environment of a toolshed instance: ours, without any shared secret or token. */
-export function instanceEnv(): Record<string, string> {
+let denoDir: Promise<string> | undefined;
+
+/** The folder of deno's cache this deno uses (DENO_DIR, else its default), as `deno info` says. */
+function cacheDir(): Promise<string> {
+  denoDir ??= (async () => {
+    const { success, stdout } = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json"],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    const info = success ? JSON.parse(new TextDecoder().decode(stdout)) : undefined;
+    if (typeof info?.denoDir !== "string") throw new Error("`deno info --json` named no denoDir");
+    return info.denoDir;
+  })();
+  return denoDir;
+}
+
+/**
+ * The environment of a toolshed instance: ours, without any shared secret or token, plus what
+ * the fixture's mount (tests/scale/tools/upstream.mcp.json) expands: TOOLSHED_SCALE_DENO, this
+ * deno (which may not be on PATH: CI runs `npx deno`), and TOOLSHED_SCALE_DENO_DIR, its cache,
+ * which the upstream could not find by itself (a stdio upstream gets PATH, HOME and a few more
+ * of the instance's variables, not DENO_DIR or XDG_CACHE_HOME).
+ */
+export async function instanceEnv(): Promise<Record<string, string>> {
   const env = Deno.env.toObject();
   for (const name of ["TOOLSHED_STATE_KEY", "TOOLSHED_STATE_KEY_PREVIOUS", "TOOLSHED_HTTP_TOKEN"]) {
     delete env[name];
   }
+  env.TOOLSHED_SCALE_DENO = Deno.execPath();
+  env.TOOLSHED_SCALE_DENO_DIR = await cacheDir();
   return env;
 }
 
@@ -196,8 +227,9 @@ export class Instance {
       "--dir",
       FIXTURE,
     ];
-    const env = { ...instanceEnv(), ...setup.env };
-    const child = new Child(`instance ${this.name}`, Deno.execPath(), args, env);
+    const env = { ...await instanceEnv(), ...setup.env };
+    // In the root of the repository: the mount's upstream is `main.ts --dir tests/scale/upstream`.
+    const child = new Child(`instance ${this.name}`, Deno.execPath(), args, env, ROOT);
     this.child = child;
     const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
     const listening = await child.listening;
