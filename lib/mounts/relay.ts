@@ -15,13 +15,13 @@ import type { ClientRequestMethod, ToolContext } from "../primitives/types.ts";
 import { type Upstream, UpstreamError } from "./upstream.ts";
 
 /** How many times one call may answer the upstream's questions before it is given up. */
-export const MAX_UPSTREAM_ROUNDS = 16;
+const MAX_UPSTREAM_ROUNDS = 16;
 
 /** `_meta` keys the protocol owns: made for each hop, never copied across it. */
 const PROTOCOL_META = "io.modelcontextprotocol/";
 
 /** What a relay needs of its mount. */
-export interface RelayTarget {
+interface RelayTarget {
   /** The mount file, as messages name it (`tools/github.mcp.json`). */
   readonly file: string;
   /** The tool's name upstream. */
