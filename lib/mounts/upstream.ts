@@ -12,6 +12,16 @@
 // is answered with an error saying the request cannot be tied to one call — a limit of the
 // 2025 stdio protocol, not lifted by guessing.
 //
+// Notifications not tied to a call: a 2025-era upstream sends them unsolicited; a 2026-07-28
+// one only on a `subscriptions/listen` request, which the connection keeps open while someone
+// listens (`onNotification`) and the upstream advertises a list that changes, asking for the
+// lists it advertises `listChanged` of. A listen that ends (the upstream's graceful result, its
+// `notifications/cancelled` on stdio, a broken HTTP stream, an error) is opened again after a
+// backoff (1 s doubling to 30 s, back to 1 s after one that lived a minute); one the upstream
+// does not know (-32601) is not. Once a listen is acknowledged after another was open on this
+// upstream, its listeners are told each list it covers changed: a change made while none was
+// open would be missed otherwise (a restarted child, a dropped stream).
+//
 // When a stdio child exits, pending calls fail ("transport", naming the exit) and the next
 // call starts it again after a backoff: 50 ms doubling to 30 s, back to 50 ms after a
 // connection that lived a minute; meanwhile calls fail at once ("down", saying when).
@@ -21,6 +31,7 @@ import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
+  META_SUBSCRIPTION_ID,
   SERVER_INFO,
 } from "../wire/protocol.ts";
 import { SESSION_VERSIONS, STATELESS_VERSIONS } from "../wire/versions.ts";
@@ -97,6 +108,16 @@ const HANDSHAKE_MS = 30_000;
  */
 const PROBE_MS = 5_000;
 
+/** The first wait before a listen is opened again; doubled at each end in a row. */
+const LISTEN_FIRST_MS = 1_000;
+
+/** The lists a listen asks about, by the capability that advertises each one's changes. */
+const LISTS = [
+  ["tools", "toolsListChanged", "notifications/tools/list_changed"],
+  ["prompts", "promptsListChanged", "notifications/prompts/list_changed"],
+  ["resources", "resourcesListChanged", "notifications/resources/list_changed"],
+] as const;
+
 /** The capabilities a 2025 session declares: what the front client may do for the upstream. */
 const SESSION_CAPABILITIES = { elicitation: {}, sampling: {}, roots: {} };
 
@@ -136,6 +157,12 @@ export function createUpstream(
   const byToken = new Map<string, Pending>();
   const listeners = new Set<(method: string, params: JsonObject) => void>();
   const noted = new Set<string>();
+  /** The listen loop while one runs, stopped at close. */
+  let listening: AbortController | undefined;
+  /** The id of the listen request in flight, whose ack and end are recognised by it. */
+  let listenId: RequestId | undefined;
+  /** Whether a listen was open before: the next ack then announces its lists as changed. */
+  let listenedBefore = false;
 
   const note = (kind: string, message: string) => {
     if (noted.has(kind)) return;
@@ -226,14 +253,17 @@ export function createUpstream(
       const message = typeof params.message === "string" ? params.message : undefined;
       return call.hooks.progress(progress, total, message);
     }
-    if (method === "notifications/cancelled") return; // the end of a listen: none are sent
-    for (const listener of listeners) {
-      try {
-        listener(method, params);
-      } catch (error) {
-        diagnostics.error(`A listener of ${what}'s notifications threw`, error);
+    if (method === "notifications/cancelled") {
+      // On stdio, how a 2026-07-28 server may end a listen; it is sent for nothing else.
+      const listen = listenId === undefined ? undefined : pending.get(listenId);
+      if (listen !== undefined && params.requestId === listenId) {
+        settle(listen);
+        listen.resolve({});
       }
+      return;
     }
+    if (method === "notifications/subscriptions/acknowledged") return acknowledged(params);
+    tell(method, params);
   }
 
   /** The call a server request belongs to: the one its stream names, else the only one that can. */
@@ -283,6 +313,78 @@ export function createUpstream(
       }
     }
     await from.send(answer, AbortSignal.timeout(HANDSHAKE_MS)).catch(() => {});
+  }
+
+  /** Tells the listeners `method` happened, each on its own (one that throws is said). */
+  function tell(method: string, params: JsonObject) {
+    for (const listener of listeners) {
+      try {
+        listener(method, params);
+      } catch (error) {
+        diagnostics.error(`A listener of ${what}'s notifications threw`, error);
+      }
+    }
+  }
+
+  /** A listen's ack: after a gap, each list it covers may have changed unseen. */
+  function acknowledged(params: JsonObject) {
+    const meta = isObject(params._meta) ? params._meta : {};
+    if (listenId === undefined || meta[META_SUBSCRIPTION_ID] !== listenId) return;
+    const granted = isObject(params.notifications) ? params.notifications : {};
+    const gap = listenedBefore;
+    listenedBefore = true;
+    if (!gap) return;
+    for (const [, field, method] of LISTS) if (granted[field] === true) tell(method, {});
+  }
+
+  /**
+   * Keeps a `subscriptions/listen` open on `current` while it is the connection, someone
+   * listens and the upstream (2026-07-28) advertises a list that changes; one loop at a time.
+   */
+  function keepListening(current: Connection) {
+    if (listening !== undefined || closed || listeners.size === 0) return;
+    if (current.server.era !== "stateless") return; // a session's notifications come unasked
+    const filter: JsonObject = {};
+    for (const [capability, field] of LISTS) {
+      const advertised = current.server.capabilities[capability];
+      if (isObject(advertised) && advertised.listChanged === true) filter[field] = true;
+    }
+    if (Object.keys(filter).length === 0) return;
+    const controller = new AbortController();
+    listening = controller;
+    const { signal } = controller;
+    const goOn = () => !signal.aborted && connection === current && listeners.size > 0;
+    (async () => {
+      let ends = 0;
+      while (goOn()) {
+        const opened = Date.now();
+        const id = nextId;
+        listenId = id;
+        try {
+          await exchange(current.link, "subscriptions/listen", {
+            notifications: filter,
+            _meta: statelessMeta(),
+          }, { signal });
+        } catch (error) {
+          if (!goOn()) break;
+          if (error instanceof UpstreamError && error.code === ErrorCode.MethodNotFound) {
+            note(
+              "listen",
+              `${what} advertises lists that change but does not know subscriptions/listen; ` +
+                "its changes are not seen until toolshed reconnects",
+            );
+            break;
+          }
+        } finally {
+          if (listenId === id) listenId = undefined;
+        }
+        if (Date.now() - opened >= STABLE_MS) ends = 0;
+        ends++;
+        await delay(Math.min(LISTEN_FIRST_MS * 2 ** (ends - 1), BACKOFF_MAX_MS), signal);
+      }
+    })().finally(() => {
+      if (listening === controller) listening = undefined;
+    });
   }
 
   function open(): Link {
@@ -435,6 +537,7 @@ export function createUpstream(
       state = "up";
       lastError = undefined;
       inform(diagnostics, `Connected to ${what} (${server.protocolVersion})`);
+      keepListening(connection);
       return connection;
     } catch (error) {
       const reason = error instanceof UpstreamError ? error.message : messageOf(error);
@@ -521,6 +624,7 @@ export function createUpstream(
     request,
     onNotification(listener) {
       listeners.add(listener);
+      if (connection !== undefined) keepListening(connection);
       return () => listeners.delete(listener);
     },
     status: () => (lastError === undefined ? { state } : { state, error: lastError }),
@@ -529,6 +633,7 @@ export function createUpstream(
       closed = true;
       state = "down";
       lastError = "closed";
+      listening?.abort();
       const current = connection ?? await connecting?.catch(() => undefined);
       connection = undefined;
       for (const call of [...pending.values()]) {
@@ -550,6 +655,20 @@ function legacyAnswer(error: unknown, probe: AbortSignal, http: boolean): boolea
   if (error.kind === "rpc") return true;
   if (error.kind === "cancelled") return probe.aborted;
   return http && error.kind === "transport";
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** `promise`, or an UpstreamError ("cancelled") once `signal` aborts. */
