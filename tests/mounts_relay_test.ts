@@ -188,6 +188,9 @@ async function plainCalls(client: AnyClient): Promise<void> {
   assert.equal(textOf(await call(client, "hello")), "hello");
   assert.equal(textOf(await call(client, "shed_echo", { text: "to stdio" })), "to stdio");
   assert.equal(textOf(await call(client, "web_echo", { text: "to http" })), "to http");
+  // An argument a 2026-07-28 HTTP upstream wants mirrored in a header, not plain ASCII.
+  const region = await call(client, "web_region", { region: "Zürich" });
+  assert.equal(textOf(region), "region: Zürich", JSON.stringify(region));
   assert.match(
     textOf(await call(client, "everything_echo", { message: "to 2025" })),
     /to 2025/,

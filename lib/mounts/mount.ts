@@ -164,6 +164,7 @@ export async function loadMount(
         upstreamName: seen.name,
         upstreamFor,
         traceEnvironment: options.traceEnvironment,
+        inputSchema: seen.inputSchema,
       }),
     };
     for (const key of Object.keys(definition)) {

@@ -10,9 +10,14 @@
 // runs again from the start on the client's retry: the upstream is called again, asks again,
 // and this time `ctx.request` resolves at once with the front client's answer, which goes
 // upstream with the upstream's own `requestState` of that call.
+//
+// The tool's inputSchema is the one served (the pinned one: a tool whose upstream schema moved
+// is withheld), so its `x-mcp-header` arguments are known here and handed to the link, which
+// sends them as `Mcp-Param-*` headers to a 2026-07-28 HTTP upstream (it refuses a call without).
 import { isObject, type JsonObject } from "../util/json.ts";
 import type { ClientRequestMethod, ToolContext } from "../primitives/types.ts";
 import { type Upstream, UpstreamError } from "./upstream.ts";
+import type { MirroredArgument } from "./link.ts";
 
 /** How many times one call may answer the upstream's questions before it is given up. */
 const MAX_UPSTREAM_ROUNDS = 16;
@@ -30,12 +35,15 @@ interface RelayTarget {
   upstreamFor(ctx: ToolContext): Upstream | Promise<Upstream>;
   /** With telemetry: the call's trace context (`TRACEPARENT`, `TRACESTATE`). */
   traceEnvironment?: () => Record<string, string>;
+  /** The tool's inputSchema as served: its `x-mcp-header` arguments go in HTTP headers too. */
+  inputSchema?: JsonObject;
 }
 
 /** The handler of a mounted tool. */
 export function relayHandler(
   target: RelayTarget,
 ): (args: Record<string, unknown>, ctx: ToolContext) => Promise<JsonObject> {
+  const mirrored = mirroredOf(target.inputSchema);
   return async (args, ctx) => {
     try {
       const upstream = await target.upstreamFor(ctx);
@@ -48,6 +56,7 @@ export function relayHandler(
           request: (method, asked) => ctx.request(clientMethod(method), asked),
           meta,
           clientCapabilities: ctx.clientCapabilities,
+          mirrored,
         });
         if (result.resultType !== "input_required") return resultOf(result, target);
         if (round + 1 >= MAX_UPSTREAM_ROUNDS) {
@@ -128,6 +137,20 @@ function failure(target: RelayTarget, message: string): JsonObject {
     content: [{ type: "text", text: `The upstream server of "${target.file}" failed: ${message}` }],
     isError: true,
   };
+}
+
+/**
+ * The arguments `schema` marks with `x-mcp-header`, each reached through `properties` alone
+ * (checkDefinition has refused a tool whose marks break the rules before it is served).
+ */
+function mirroredOf(schema: unknown, path: readonly string[] = []): MirroredArgument[] {
+  if (!isObject(schema) || !isObject(schema.properties)) return [];
+  return Object.entries(schema.properties).flatMap(([name, property]) => {
+    const at = [...path, name];
+    const header = isObject(property) ? property["x-mcp-header"] : undefined;
+    const own = typeof header === "string" ? [{ header, path: at }] : [];
+    return [...own, ...mirroredOf(property, at)];
+  });
 }
 
 /** W3C trace context for the upstream request's `_meta`, from the call's trace environment. */

@@ -42,7 +42,7 @@ import { openHttpLink } from "./http_link.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { RequestId } from "../wire/types.ts";
-import type { Incoming, Link } from "./link.ts";
+import type { Incoming, Link, MirroredArgument } from "./link.ts";
 import type { StdioLinkOptions } from "./stdio_link.ts";
 import type { HttpLinkOptions } from "./http_link.ts";
 
@@ -73,6 +73,8 @@ export interface CallHooks {
   meta?: JsonObject;
   /** 2026-07-28: the capabilities claimed in this request's `_meta` (the front client's). */
   clientCapabilities?: JsonObject;
+  /** 2026-07-28 over HTTP: the `tools/call` arguments sent as `Mcp-Param-*` headers too. */
+  mirrored?: readonly MirroredArgument[];
 }
 
 export interface Upstream {
@@ -442,7 +444,7 @@ export function createUpstream(
       pending.set(id, call);
       if (progressToken !== undefined) byToken.set(progressToken, call);
       signal.addEventListener("abort", abort, { once: true });
-      on.send({ jsonrpc: "2.0", id, method, params }, signal).catch((error) => {
+      on.send({ jsonrpc: "2.0", id, method, params }, signal, hooks.mirrored).catch((error) => {
         if (!pending.has(id)) return;
         settle(call);
         call.reject(
