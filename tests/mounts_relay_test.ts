@@ -19,7 +19,8 @@ import { StreamableHTTPClientTransport as LegacyHttpTransport } from "npm:@model
 import { ElicitRequestSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import { composeForTest } from "./_in_process.ts";
 import { recorder } from "./_diagnostics.ts";
-import { spawnHttpServer, withHangGuard } from "./_server_process.ts";
+import { events, spawnHttpServer, withHangGuard } from "./_server_process.ts";
+import { modernBody, modernHeaders } from "./_http_server.ts";
 import { otelEnv, randomHex, startReceiver } from "./_otlp.ts";
 import {
   cacheEverything,
@@ -62,8 +63,11 @@ const EVERYTHING_TOOLS = [
 function frontFiles(webUrl: string): Record<string, string | object> {
   return {
     "tools/hello.ts": HELLO,
-    "tools/shed.mcp.json": toolshedEntry(RELAY_TOOLS),
-    "tools/web.mcp.json": { url: webUrl },
+    "tools/shed.mcp.json": {
+      ...toolshedEntry(RELAY_TOOLS),
+      toolshed: { tools: { slow: { task: "optional" } } },
+    },
+    "tools/web.mcp.json": { url: webUrl, toolshed: { tools: { slow: { task: "optional" } } } },
     "tools/everything.mcp.json": {
       ...everythingEntry(),
       toolshed: { include: EVERYTHING_TOOLS },
@@ -153,7 +157,8 @@ interface Front {
 
 async function httpFront(): Promise<Front> {
   await cacheEverything();
-  const web = await spawnHttpServer(["--tools", RELAY_TOOLS]);
+  // Each request it answers is a line on its stderr: a test sees the relay polling a task.
+  const web = await spawnHttpServer(["--tools", RELAY_TOOLS, "--log-requests"]);
   const dir = await serverDir(frontFiles(web.url));
   const diagnostics = recorder();
   const composed = await composeForTest({
@@ -534,6 +539,103 @@ Deno.test("a 2026-07-28 upstream restarted after a change it could not announce 
     await eventually(async () => !(await names()).includes("shed_echo"), "shed_echo withheld");
     assert.deepEqual(await names(), ["shed_pid"]);
   } finally {
+    await front.close();
+  }
+});
+
+/** A 2026-07-28 front client's capabilities that follow tasks (the tasks extension). */
+const FOLLOWS_TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+
+/** One 2026-07-28 request to the HTTP front by hand, declaring FOLLOWS_TASKS: its result. */
+async function frontPost(
+  front: Front,
+  id: number,
+  method: string,
+  params: Record<string, unknown>,
+  name?: string,
+): Promise<Record<string, unknown>> {
+  const response = await fetch(front.url, {
+    method: "POST",
+    headers: modernHeaders(method, name),
+    body: modernBody(id, method, params, FOLLOWS_TASKS),
+  });
+  let answer: Record<string, unknown> | undefined;
+  if (response.headers.get("content-type")?.startsWith("application/json")) {
+    answer = await response.json();
+  } else {
+    for await (const message of events(response.body!)) {
+      if ((message as { id?: unknown }).id === id) answer = message as Record<string, unknown>;
+    }
+  }
+  assert.ok(answer?.result !== undefined, `${method}: ${JSON.stringify(answer)}`);
+  return answer.result as Record<string, unknown>;
+}
+
+Deno.test("an upstream's task is followed to its result, and a mounted tool may be a task to the front whose cancel reaches the upstream's", async () => {
+  const front = await httpFront();
+  const clients = [modernClient([]), legacyClient([])];
+  const mark = randomHex(4);
+  try {
+    // Each 2026-07-28 upstream answers with a task (toolshed declares the extension upstream),
+    // which the relay polls: the front clients, whatever they follow, get the result.
+    for (const client of clients) {
+      await overHttp(front, client);
+      assert.equal(textOf(await call(client, "web_slow", { text: "web" })), "slow: web");
+      assert.equal(textOf(await call(client, "shed_slow", { text: "shed" })), "slow: shed");
+    }
+
+    // "task": "optional" in the mount: a front client that follows tasks gets a task of the
+    // front's own, which ends with the upstream's result.
+    const created = await frontPost(front, 1, "tools/call", {
+      name: "shed_slow",
+      arguments: { text: "tasked" },
+    }, "shed_slow");
+    assert.equal(created.resultType, "task", JSON.stringify(created));
+    let task: Record<string, unknown> = created;
+    for (let i = 0; i < 400 && task.status === "working"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      task = await frontPost(
+        front,
+        2,
+        "tasks/get",
+        { taskId: created.taskId },
+        String(created.taskId),
+      );
+    }
+    assert.equal(task.status, "completed", JSON.stringify(task));
+    assert.equal(textOf(task.result), "slow: tasked");
+
+    // Cancelling the front's task while the relay polls the upstream's cancels that one.
+    const polls = () => front.webSaid().split(`"tasks/get"`).length;
+    const before = polls();
+    const polled = await frontPost(front, 5, "tools/call", {
+      name: "web_slow",
+      arguments: { text: `polled-${mark}`, ms: 600_000 },
+    }, "web_slow");
+    assert.equal(polled.resultType, "task", JSON.stringify(polled));
+    await eventually(
+      () => polls() > before,
+      `the relay polls the upstream's task (${front.webSaid()})`,
+    );
+    await frontPost(front, 6, "tasks/cancel", { taskId: polled.taskId }, String(polled.taskId));
+    await eventually(
+      () => front.webSaid().includes(`cancelled slow polled-${mark}`),
+      `the upstream's polled task saw its signal abort (${front.webSaid()})`,
+    );
+
+    // A cancel that crosses the upstream's answer (the task it just made) cancels it too.
+    const long = await frontPost(front, 3, "tools/call", {
+      name: "shed_slow",
+      arguments: { text: `crossed-${mark}`, ms: 600_000 },
+    }, "shed_slow");
+    assert.equal(long.resultType, "task", JSON.stringify(long));
+    await frontPost(front, 4, "tasks/cancel", { taskId: long.taskId }, String(long.taskId));
+    await eventually(
+      () => front.said().includes(`cancelled slow crossed-${mark}`),
+      `the upstream's task saw its signal abort (${front.said()})`,
+    );
+  } finally {
+    for (const client of clients) await client.close();
     await front.close();
   }
 });

@@ -5,7 +5,9 @@
 //
 // Per call: progress comes back by the progressToken the link made for it; the caller's abort
 // sends `notifications/cancelled` (stdio in both eras, a 2025 HTTP session; a 2026-07-28 POST
-// is cancelled by closing it) and rejects at once. A 2025-era upstream's requests to the
+// is cancelled by closing it) and rejects at once; a `tools/call` answer that crossed the
+// cancel and is a task (the upstream made it just before) gets a `tasks/cancel` (over stdio; over
+// HTTP the answer's stream closes with the cancel, and such a task runs on to its own end). A 2025-era upstream's requests to the
 // client (elicitation, sampling, roots) go to the `request` hook of the call they belong to:
 // over HTTP, the call whose answer stream carried them; over stdio nothing says, so they go to
 // the one call in flight that has a hook, and when there are several (or none) the upstream
@@ -39,6 +41,7 @@ import { ErrorCode } from "../wire/errors.ts";
 import { UpstreamError } from "./link.ts";
 import { openStdioLink } from "./stdio_link.ts";
 import { openHttpLink } from "./http_link.ts";
+import { delay } from "./delay.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { RequestId } from "../wire/types.ts";
@@ -110,6 +113,9 @@ const HANDSHAKE_MS = 30_000;
  */
 const PROBE_MS = 5_000;
 
+/** How many cancelled calls are remembered, whose late answer may be a task to cancel. */
+const MAX_ABANDONED = 256;
+
 /** The first wait before a listen is opened again; doubled at each end in a row. */
 const LISTEN_FIRST_MS = 1_000;
 
@@ -159,6 +165,8 @@ export function createUpstream(
   const byToken = new Map<string, Pending>();
   const listeners = new Set<(method: string, params: JsonObject) => void>();
   const noted = new Set<string>();
+  /** `tools/call`s cancelled before their answer, with the capabilities they claimed. */
+  const abandoned = new Map<RequestId, JsonObject | undefined>();
   /** The listen loop while one runs, stopped at close. */
   let listening: AbortController | undefined;
   /** The id of the listen request in flight, whose ack and end are recognised by it. */
@@ -204,6 +212,9 @@ export function createUpstream(
     switch (incoming.kind) {
       case "response": {
         const waiting = incoming.id === null ? undefined : pending.get(incoming.id);
+        if (waiting === undefined && incoming.id !== null && abandoned.has(incoming.id)) {
+          return cancelLateTask(incoming.id, incoming.result);
+        }
         if (waiting === undefined) {
           note(
             "unknown id",
@@ -317,6 +328,20 @@ export function createUpstream(
     await from.send(answer, AbortSignal.timeout(HANDSHAKE_MS)).catch(() => {});
   }
 
+  /**
+   * The answer to a `tools/call` cancelled before it came: a task it started (the cancel
+   * crossed the answer) has no one to follow it, so the upstream is told to cancel it.
+   */
+  function cancelLateTask(id: RequestId, result: JsonObject | undefined) {
+    const clientCapabilities = abandoned.get(id);
+    abandoned.delete(id);
+    if (result?.resultType !== "task" || typeof result.taskId !== "string") return;
+    request("tasks/cancel", { taskId: result.taskId }, {
+      signal: AbortSignal.timeout(HANDSHAKE_MS),
+      clientCapabilities,
+    }).catch(() => {});
+  }
+
   /** Tells the listeners `method` happened, each on its own (one that throws is said). */
   function tell(method: string, params: JsonObject) {
     for (const listener of listeners) {
@@ -416,6 +441,8 @@ export function createUpstream(
       const abort = () => {
         if (!pending.has(id)) return;
         settle(call);
+        if (method === "tools/call") abandoned.set(id, hooks.clientCapabilities);
+        if (abandoned.size > MAX_ABANDONED) abandoned.delete(abandoned.keys().next().value!);
         reject(new UpstreamError("cancelled", `The call of "${method}" to ${what} was cancelled`));
         // 2026-07-28 over HTTP: the POST's end is the cancellation; elsewhere a notification.
         if (link.kind === "stdio" || connection?.server.era === "session") {
@@ -657,20 +684,6 @@ function legacyAnswer(error: unknown, probe: AbortSignal, http: boolean): boolea
   if (error.kind === "rpc") return true;
   if (error.kind === "cancelled") return probe.aborted;
   return http && error.kind === "transport";
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** `promise`, or an UpstreamError ("cancelled") once `signal` aborts. */
