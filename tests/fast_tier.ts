@@ -58,7 +58,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/config_hosts_live_test.ts", // 12 s: six MCP hosts' own mcp list, three starting main.ts
   "tests/jobs_host_test.ts", // 16 s: Claude Code twice and Gemini CLI, each starting main.ts
   "tests/mount_upstream_test.ts", // 9 s: server-everything (stdio, HTTP), main.ts and a script as upstreams
-  "tests/mounts_relay_test.ts", // 19 s: SDK clients through main.ts fronts to server-everything and main.ts upstreams
+  "tests/mounts_relay_test.ts", // 32-44 s: SDK clients through main.ts fronts to server-everything and main.ts upstreams
   "tests/container_test.ts", // 10 s: deno bundle, podman building and running a container image
   "tests/typed_tools_test.ts", // 15-20 s: deno check of the typed_tools fixtures, four processes
   "tests/typed_test_server_test.ts", // 7 s: deno check of the typed_test_server fixture, two processes

@@ -20,9 +20,10 @@
 // lists it advertises `listChanged` of. A listen that ends (the upstream's graceful result, its
 // `notifications/cancelled` on stdio, a broken HTTP stream, an error) is opened again after a
 // backoff (1 s doubling to 30 s, back to 1 s after one that lived a minute); one the upstream
-// does not know (-32601) is not. Once a listen is acknowledged after another was open on this
-// upstream, its listeners are told each list it covers changed: a change made while none was
-// open would be missed otherwise (a restarted child, a dropped stream).
+// does not know (-32601) is not. A change made while nothing could tell would be missed, so
+// the listeners are told every list changed when toolshed connects again (a restarted child,
+// either era), and each list a listen covers when it is acknowledged after another listen
+// ended on the same connection (a dropped HTTP stream).
 //
 // When a stdio child exits, pending calls fail ("transport", naming the exit) and the next
 // call starts it again after a backoff: 50 ms doubling to 30 s, back to 50 ms after a
@@ -171,8 +172,10 @@ export function createUpstream(
   let listening: AbortController | undefined;
   /** The id of the listen request in flight, whose ack and end are recognised by it. */
   let listenId: RequestId | undefined;
-  /** Whether a listen was open before: the next ack then announces its lists as changed. */
-  let listenedBefore = false;
+  /** Whether a listen ended on this connection: the next ack announces its lists as changed. */
+  let listenEnded = false;
+  /** Whether a connection was up before: the next one announces every list as changed. */
+  let connectedBefore = false;
 
   const note = (kind: string, message: string) => {
     if (noted.has(kind)) return;
@@ -358,9 +361,8 @@ export function createUpstream(
     const meta = isObject(params._meta) ? params._meta : {};
     if (listenId === undefined || meta[META_SUBSCRIPTION_ID] !== listenId) return;
     const granted = isObject(params.notifications) ? params.notifications : {};
-    const gap = listenedBefore;
-    listenedBefore = true;
-    if (!gap) return;
+    if (!listenEnded) return;
+    listenEnded = false;
     for (const [, field, method] of LISTS) if (granted[field] === true) tell(method, {});
   }
 
@@ -405,6 +407,7 @@ export function createUpstream(
         } finally {
           if (listenId === id) listenId = undefined;
         }
+        listenEnded = true;
         if (Date.now() - opened >= STABLE_MS) ends = 0;
         ends++;
         await delay(Math.min(LISTEN_FIRST_MS * 2 ** (ends - 1), BACKOFF_MAX_MS), signal);
@@ -566,6 +569,9 @@ export function createUpstream(
       state = "up";
       lastError = undefined;
       inform(diagnostics, `Connected to ${what} (${server.protocolVersion})`);
+      if (connectedBefore) { for (const [, , method] of LISTS) tell(method, {}); }
+      connectedBefore = true;
+      listenEnded = false;
       keepListening(connection);
       return connection;
     } catch (error) {
