@@ -580,7 +580,9 @@ async function frontPost(
 
 Deno.test("an upstream's task is followed to its result, and a mounted tool may be a task to the front whose cancel reaches the upstream's", async () => {
   const front = await httpFront();
-  const clients = [modernClient([]), legacyClient([])];
+  const modernAsked: Asked = [];
+  const legacyAsked: Asked = [];
+  const clients = [modernClient(modernAsked), legacyClient(legacyAsked)];
   const mark = randomHex(4);
   try {
     // Each 2026-07-28 upstream answers with a task (toolshed declares the extension upstream),
@@ -589,6 +591,13 @@ Deno.test("an upstream's task is followed to its result, and a mounted tool may 
       await overHttp(front, client);
       assert.equal(textOf(await call(client, "web_slow", { text: "web" })), "slow: web");
       assert.equal(textOf(await call(client, "shed_slow", { text: "shed" })), "slow: shed");
+    }
+
+    // A task that asks once it runs (status input_required): the front client is asked.
+    for (const [index, client] of clients.entries()) {
+      const asked = index === 0 ? modernAsked : legacyAsked;
+      assert.equal(textOf(await call(client, "web_ask_later")), "later: green");
+      assert.deepEqual(asked, ["Which colour, as a task?"]);
     }
 
     // "task": "optional" in the mount: a front client that follows tasks gets a task of the
