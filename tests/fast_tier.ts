@@ -61,6 +61,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/mount_upstream_test.ts", // 9 s: server-everything (stdio, HTTP), main.ts and a script as upstreams
   "tests/examples/mounting_test.ts", // 11 s: npx starting the reference server, check and call processes
   "tests/mounts_test.ts", // 3-8 s: fronts with toolshed and server-everything mounted, main.ts processes
+  "tests/mounts_relay_test.ts", // 32-44 s: SDK clients through main.ts fronts to server-everything and main.ts upstreams
   "tests/container_test.ts", // 10 s: deno bundle, podman building and running a container image
   "tests/typed_tools_test.ts", // 15-20 s: deno check of the typed_tools fixtures, four processes
   "tests/typed_test_server_test.ts", // 7 s: deno check of the typed_test_server fixture, two processes

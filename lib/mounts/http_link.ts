@@ -5,7 +5,8 @@
 // that call. A 2025 session keeps `Mcp-Session-Id` and `MCP-Protocol-Version`, reports a 404
 // as the session lost (upstream.ts initializes again), reads the GET stream for notifications
 // not tied to a call when the server offers one (405: none), and is DELETEd at close. A
-// 2026-07-28 request carries `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`. Redirects
+// 2026-07-28 request carries `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`, and a
+// `tools/call` the `Mcp-Param-*` headers of the arguments its caller says are mirrored. Redirects
 // are followed only within the URL's origin; bodies and events are capped at MAX_BODY_BYTES.
 //
 // SSE is parsed here rather than by a library: the part a client needs (data lines, blank
@@ -19,7 +20,7 @@ import { META_PROTOCOL_VERSION } from "../wire/protocol.ts";
 import { UpstreamError } from "./link.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { RequestId } from "../wire/types.ts";
-import type { Incoming, Link, LinkEvents, Negotiated } from "./link.ts";
+import type { Incoming, Link, LinkEvents, MirroredArgument, Negotiated } from "./link.ts";
 
 export interface HttpLinkOptions {
   kind: "http";
@@ -60,7 +61,10 @@ export function openHttpLink(options: HttpLinkOptions, context: HttpLinkContext)
   let listening: AbortController | undefined;
   const what = `upstream "${context.name}"`;
 
-  async function headersFor(message: JsonObject | undefined): Promise<Headers> {
+  async function headersFor(
+    message: JsonObject | undefined,
+    mirrored: readonly MirroredArgument[] = [],
+  ): Promise<Headers> {
     const headers = new Headers(await options.headers());
     headers.set("accept", "application/json, text/event-stream");
     if (message !== undefined) headers.set("content-type", "application/json");
@@ -74,6 +78,14 @@ export function openHttpLink(options: HttpLinkOptions, context: HttpLinkContext)
         headers.set("mcp-method", message.method);
         const name = nameOf(message.method, params);
         if (name !== undefined) headers.set("mcp-name", headerValue(name));
+      }
+      if (message?.method === "tools/call") {
+        for (const { header, path } of mirrored) {
+          const value = argumentAt(params?.arguments, path);
+          if (["string", "number", "boolean"].includes(typeof value)) {
+            headers.set(`mcp-param-${header}`, headerValue(String(value)));
+          }
+        }
       }
     } else if (negotiated !== undefined) {
       headers.set("mcp-protocol-version", negotiated.protocolVersion);
@@ -117,12 +129,21 @@ export function openHttpLink(options: HttpLinkOptions, context: HttpLinkContext)
     }
   }
 
-  async function send(message: JsonObject, callerSignal: AbortSignal): Promise<void> {
+  async function send(
+    message: JsonObject,
+    callerSignal: AbortSignal,
+    mirrored?: readonly MirroredArgument[],
+  ): Promise<void> {
     const signal = AbortSignal.any([callerSignal, closing.signal]);
     const id = message.id as RequestId | undefined;
     const isRequest = typeof message.method === "string" && id !== undefined;
     const hadSession = sessionId !== undefined;
-    const response = await exchange("POST", await headersFor(message), serialize(message), signal);
+    const response = await exchange(
+      "POST",
+      await headersFor(message, mirrored),
+      serialize(message),
+      signal,
+    );
     if (response.status === 404 && hadSession) {
       await response.body?.cancel();
       sessionId = undefined;
@@ -246,6 +267,16 @@ function nameOf(method: string, params: JsonObject | undefined): string | undefi
     : undefined;
   const value = key === undefined ? undefined : params?.[key];
   return typeof value === "string" ? value : undefined;
+}
+
+/** The argument at `path` of `args`, or undefined where the path leads nowhere. */
+function argumentAt(args: unknown, path: readonly string[]): unknown {
+  let value = args;
+  for (const key of path) {
+    if (!isObject(value) || !Object.hasOwn(value, key)) return undefined;
+    value = value[key];
+  }
+  return value;
 }
 
 /** A header value as sent: plain visible ASCII as it is, anything else in the base64 sentinel. */

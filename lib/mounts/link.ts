@@ -60,14 +60,26 @@ export interface Negotiated {
   protocolVersion: string;
 }
 
+/** An argument a 2026-07-28 HTTP request mirrors into `Mcp-Param-<header>` (SEP-2243). */
+export interface MirroredArgument {
+  /** The `x-mcp-header` value. */
+  readonly header: string;
+  /** Property names from the arguments object down to the argument. */
+  readonly path: readonly string[];
+}
+
 export interface Link {
   /**
    * Sends one message. For a request over HTTP this also reads the answer stream, each
    * message to `events.message`, and settles once the answer came (rejects with an
    * UpstreamError when the stream ended without it); elsewhere it settles once sent. `signal`
-   * bounds it.
+   * bounds it. `mirrored`: a 2026-07-28 `tools/call`'s arguments HTTP sends as headers too.
    */
-  send(message: JsonObject, signal: AbortSignal): Promise<void>;
+  send(
+    message: JsonObject,
+    signal: AbortSignal,
+    mirrored?: readonly MirroredArgument[],
+  ): Promise<void>;
   /** The handshake is done: `negotiated` holds from now (until `reset`). */
   established(negotiated: Negotiated): void;
   /** The session is gone (HTTP 404): forget it before initializing again. */

@@ -6,13 +6,16 @@ import { checkDefinition, type Tool } from "../primitives/tools.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import { correctionFor, type MountFile, servedName } from "./mount_file.ts";
 import type { Seen } from "./pins.ts";
-import { relayHandler, type RelayTarget } from "./relay.ts";
+import { relayHandler } from "./relay.ts";
+
+/** What the relay of each of a mount's tools shares (all but the tool's own name and schema). */
+type Relay = Omit<Parameters<typeof relayHandler>[0], "upstreamName" | "inputSchema">;
 
 /** Throws, saying why, when toolshed cannot serve the tool (its schema, its name). */
 export async function mountedTool(
   seen: Seen,
   mount: MountFile,
-  relay: Omit<RelayTarget, "upstreamName">,
+  relay: Relay,
 ): Promise<Tool> {
   const correction = correctionFor(mount.block, seen.name);
   const annotations = { ...seen.annotations, ...correction.annotations };
@@ -29,7 +32,7 @@ export async function mountedTool(
     task: correction.task,
     jobAfterMs: correction.jobAfterMs,
     jobReuseMs: correction.jobReuseMs,
-    handler: relayHandler({ ...relay, upstreamName: seen.name }),
+    handler: relayHandler({ ...relay, upstreamName: seen.name, inputSchema: seen.inputSchema }),
   };
   for (const key of Object.keys(definition)) {
     if (definition[key] === undefined) delete definition[key];

@@ -5,12 +5,25 @@
 //
 // Per call: progress comes back by the progressToken the link made for it; the caller's abort
 // sends `notifications/cancelled` (stdio in both eras, a 2025 HTTP session; a 2026-07-28 POST
-// is cancelled by closing it) and rejects at once. A 2025-era upstream's requests to the
+// is cancelled by closing it) and rejects at once; a `tools/call` answer that crossed the
+// cancel and is a task (the upstream made it just before) gets a `tasks/cancel` (over stdio; over
+// HTTP the answer's stream closes with the cancel, and such a task runs on to its own end). A 2025-era upstream's requests to the
 // client (elicitation, sampling, roots) go to the `request` hook of the call they belong to:
 // over HTTP, the call whose answer stream carried them; over stdio nothing says, so they go to
 // the one call in flight that has a hook, and when there are several (or none) the upstream
 // is answered with an error saying the request cannot be tied to one call — a limit of the
 // 2025 stdio protocol, not lifted by guessing.
+//
+// Notifications not tied to a call: a 2025-era upstream sends them unsolicited; a 2026-07-28
+// one only on a `subscriptions/listen` request, which the connection keeps open while someone
+// listens (`onNotification`) and the upstream advertises a list that changes, asking for the
+// lists it advertises `listChanged` of. A listen that ends (the upstream's graceful result, its
+// `notifications/cancelled` on stdio, a broken HTTP stream, an error) is opened again after a
+// backoff (1 s doubling to 30 s, back to 1 s after one that lived a minute); one the upstream
+// does not know (-32601) is not. A change made while nothing could tell would be missed, so
+// the listeners are told every list changed when toolshed connects again (a restarted child,
+// either era), and each list a listen covers when it is acknowledged after another listen
+// ended on the same connection (a dropped HTTP stream).
 //
 // When a stdio child exits, pending calls fail ("transport", naming the exit) and the next
 // call starts it again after a backoff: 50 ms doubling to 30 s, back to 50 ms after a
@@ -21,6 +34,7 @@ import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
+  META_SUBSCRIPTION_ID,
   SERVER_INFO,
 } from "../wire/protocol.ts";
 import { SESSION_VERSIONS, STATELESS_VERSIONS } from "../wire/versions.ts";
@@ -28,10 +42,11 @@ import { ErrorCode } from "../wire/errors.ts";
 import { UpstreamError } from "./link.ts";
 import { openStdioLink } from "./stdio_link.ts";
 import { openHttpLink } from "./http_link.ts";
+import { delay } from "./delay.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { RequestId } from "../wire/types.ts";
-import type { Incoming, Link } from "./link.ts";
+import type { Incoming, Link, MirroredArgument } from "./link.ts";
 import type { StdioLinkOptions } from "./stdio_link.ts";
 import type { HttpLinkOptions } from "./http_link.ts";
 
@@ -62,6 +77,8 @@ interface CallHooks {
   meta?: JsonObject;
   /** 2026-07-28: the capabilities claimed in this request's `_meta` (the front client's). */
   clientCapabilities?: JsonObject;
+  /** 2026-07-28 over HTTP: the `tools/call` arguments sent as `Mcp-Param-*` headers too. */
+  mirrored?: readonly MirroredArgument[];
 }
 
 export interface Upstream {
@@ -96,6 +113,19 @@ const HANDSHAKE_MS = 30_000;
  * servers never answer a request before `initialize`.
  */
 const PROBE_MS = 5_000;
+
+/** How many cancelled calls are remembered, whose late answer may be a task to cancel. */
+const MAX_ABANDONED = 256;
+
+/** The first wait before a listen is opened again; doubled at each end in a row. */
+const LISTEN_FIRST_MS = 1_000;
+
+/** The lists a listen asks about, by the capability that advertises each one's changes. */
+const LISTS = [
+  ["tools", "toolsListChanged", "notifications/tools/list_changed"],
+  ["prompts", "promptsListChanged", "notifications/prompts/list_changed"],
+  ["resources", "resourcesListChanged", "notifications/resources/list_changed"],
+] as const;
 
 /** The capabilities a 2025 session declares: what the front client may do for the upstream. */
 const SESSION_CAPABILITIES = { elicitation: {}, sampling: {}, roots: {} };
@@ -136,6 +166,16 @@ export function createUpstream(
   const byToken = new Map<string, Pending>();
   const listeners = new Set<(method: string, params: JsonObject) => void>();
   const noted = new Set<string>();
+  /** `tools/call`s cancelled before their answer, with the capabilities they claimed. */
+  const abandoned = new Map<RequestId, JsonObject | undefined>();
+  /** The listen loop while one runs, stopped at close. */
+  let listening: AbortController | undefined;
+  /** The id of the listen request in flight, whose ack and end are recognised by it. */
+  let listenId: RequestId | undefined;
+  /** Whether a listen ended on this connection: the next ack announces its lists as changed. */
+  let listenEnded = false;
+  /** Whether a connection was up before: the next one announces every list as changed. */
+  let connectedBefore = false;
 
   const note = (kind: string, message: string) => {
     if (noted.has(kind)) return;
@@ -175,6 +215,9 @@ export function createUpstream(
     switch (incoming.kind) {
       case "response": {
         const waiting = incoming.id === null ? undefined : pending.get(incoming.id);
+        if (waiting === undefined && incoming.id !== null && abandoned.has(incoming.id)) {
+          return cancelLateTask(incoming.id, incoming.result);
+        }
         if (waiting === undefined) {
           note(
             "unknown id",
@@ -226,14 +269,17 @@ export function createUpstream(
       const message = typeof params.message === "string" ? params.message : undefined;
       return call.hooks.progress(progress, total, message);
     }
-    if (method === "notifications/cancelled") return; // the end of a listen: none are sent
-    for (const listener of listeners) {
-      try {
-        listener(method, params);
-      } catch (error) {
-        diagnostics.error(`A listener of ${what}'s notifications threw`, error);
+    if (method === "notifications/cancelled") {
+      // On stdio, how a 2026-07-28 server may end a listen; it is sent for nothing else.
+      const listen = listenId === undefined ? undefined : pending.get(listenId);
+      if (listen !== undefined && params.requestId === listenId) {
+        settle(listen);
+        listen.resolve({});
       }
+      return;
     }
+    if (method === "notifications/subscriptions/acknowledged") return acknowledged(params);
+    tell(method, params);
   }
 
   /** The call a server request belongs to: the one its stream names, else the only one that can. */
@@ -285,6 +331,92 @@ export function createUpstream(
     await from.send(answer, AbortSignal.timeout(HANDSHAKE_MS)).catch(() => {});
   }
 
+  /**
+   * The answer to a `tools/call` cancelled before it came: a task it started (the cancel
+   * crossed the answer) has no one to follow it, so the upstream is told to cancel it.
+   */
+  function cancelLateTask(id: RequestId, result: JsonObject | undefined) {
+    const clientCapabilities = abandoned.get(id);
+    abandoned.delete(id);
+    if (result?.resultType !== "task" || typeof result.taskId !== "string") return;
+    request("tasks/cancel", { taskId: result.taskId }, {
+      signal: AbortSignal.timeout(HANDSHAKE_MS),
+      clientCapabilities,
+    }).catch(() => {});
+  }
+
+  /** Tells the listeners `method` happened, each on its own (one that throws is said). */
+  function tell(method: string, params: JsonObject) {
+    for (const listener of listeners) {
+      try {
+        listener(method, params);
+      } catch (error) {
+        diagnostics.error(`A listener of ${what}'s notifications threw`, error);
+      }
+    }
+  }
+
+  /** A listen's ack: after a gap, each list it covers may have changed unseen. */
+  function acknowledged(params: JsonObject) {
+    const meta = isObject(params._meta) ? params._meta : {};
+    if (listenId === undefined || meta[META_SUBSCRIPTION_ID] !== listenId) return;
+    const granted = isObject(params.notifications) ? params.notifications : {};
+    if (!listenEnded) return;
+    listenEnded = false;
+    for (const [, field, method] of LISTS) if (granted[field] === true) tell(method, {});
+  }
+
+  /**
+   * Keeps a `subscriptions/listen` open on `current` while it is the connection, someone
+   * listens and the upstream (2026-07-28) advertises a list that changes; one loop at a time.
+   */
+  function keepListening(current: Connection) {
+    if (listening !== undefined || closed || listeners.size === 0) return;
+    if (current.server.era !== "stateless") return; // a session's notifications come unasked
+    const filter: JsonObject = {};
+    for (const [capability, field] of LISTS) {
+      const advertised = current.server.capabilities[capability];
+      if (isObject(advertised) && advertised.listChanged === true) filter[field] = true;
+    }
+    if (Object.keys(filter).length === 0) return;
+    const controller = new AbortController();
+    listening = controller;
+    const { signal } = controller;
+    const goOn = () => !signal.aborted && connection === current && listeners.size > 0;
+    (async () => {
+      let ends = 0;
+      while (goOn()) {
+        const opened = Date.now();
+        const id = nextId;
+        listenId = id;
+        try {
+          await exchange(current.link, "subscriptions/listen", {
+            notifications: filter,
+            _meta: statelessMeta(),
+          }, { signal });
+        } catch (error) {
+          if (!goOn()) break;
+          if (error instanceof UpstreamError && error.code === ErrorCode.MethodNotFound) {
+            note(
+              "listen",
+              `${what} advertises lists that change but does not know subscriptions/listen; ` +
+                "its changes are not seen until toolshed reconnects",
+            );
+            break;
+          }
+        } finally {
+          if (listenId === id) listenId = undefined;
+        }
+        listenEnded = true;
+        if (Date.now() - opened >= STABLE_MS) ends = 0;
+        ends++;
+        await delay(Math.min(LISTEN_FIRST_MS * 2 ** (ends - 1), BACKOFF_MAX_MS), signal);
+      }
+    })().finally(() => {
+      if (listening === controller) listening = undefined;
+    });
+  }
+
   function open(): Link {
     const events = {
       message: (incoming: Incoming, call: RequestId | undefined) =>
@@ -312,6 +444,8 @@ export function createUpstream(
       const abort = () => {
         if (!pending.has(id)) return;
         settle(call);
+        if (method === "tools/call") abandoned.set(id, hooks.clientCapabilities);
+        if (abandoned.size > MAX_ABANDONED) abandoned.delete(abandoned.keys().next().value!);
         reject(new UpstreamError("cancelled", `The call of "${method}" to ${what} was cancelled`));
         // 2026-07-28 over HTTP: the POST's end is the cancellation; elsewhere a notification.
         if (link.kind === "stdio" || connection?.server.era === "session") {
@@ -340,7 +474,7 @@ export function createUpstream(
       pending.set(id, call);
       if (progressToken !== undefined) byToken.set(progressToken, call);
       signal.addEventListener("abort", abort, { once: true });
-      on.send({ jsonrpc: "2.0", id, method, params }, signal).catch((error) => {
+      on.send({ jsonrpc: "2.0", id, method, params }, signal, hooks.mirrored).catch((error) => {
         if (!pending.has(id)) return;
         settle(call);
         call.reject(
@@ -435,6 +569,10 @@ export function createUpstream(
       state = "up";
       lastError = undefined;
       inform(diagnostics, `Connected to ${what} (${server.protocolVersion})`);
+      if (connectedBefore) { for (const [, , method] of LISTS) tell(method, {}); }
+      connectedBefore = true;
+      listenEnded = false;
+      keepListening(connection);
       return connection;
     } catch (error) {
       const reason = error instanceof UpstreamError ? error.message : messageOf(error);
@@ -521,6 +659,7 @@ export function createUpstream(
     request,
     onNotification(listener) {
       listeners.add(listener);
+      if (connection !== undefined) keepListening(connection);
       return () => listeners.delete(listener);
     },
     status: () => (lastError === undefined ? { state } : { state, error: lastError }),
@@ -529,6 +668,7 @@ export function createUpstream(
       closed = true;
       state = "down";
       lastError = "closed";
+      listening?.abort();
       const current = connection ?? await connecting?.catch(() => undefined);
       connection = undefined;
       for (const call of [...pending.values()]) {

@@ -1,0 +1,15 @@
+// A wait a signal cuts short, for the mounts' backoffs and polls.
+
+/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
+export function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
