@@ -81,3 +81,42 @@ export async function processesWith(marker: string): Promise<number[]> {
   }
   return pids;
 }
+
+/** The reference server over Streamable HTTP on a free loopback port, once it listens. */
+export async function everythingOverHttp(): Promise<{ url: string; stop(): Promise<void> }> {
+  await cacheEverything();
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", EVERYTHING, "streamableHttp"],
+    env: { PORT: String(port) },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  await withHangGuard(
+    (async () => {
+      while (!printed.includes("listening on port")) {
+        const { value, done } = await stderr.read();
+        if (done) throw new Error(`server-everything exited: ${printed}`);
+        printed += value;
+      }
+    })(),
+    "server-everything listening",
+  );
+  // The rest of its stderr is read, so that it never blocks on a full pipe.
+  const drained = (async () => {
+    while (!(await stderr.read()).done) { /* dropped */ }
+  })();
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+      await drained.catch(() => {});
+    },
+  };
+}

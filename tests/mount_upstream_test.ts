@@ -8,8 +8,8 @@ import { checkDefinition } from "../lib/primitives/tools.ts";
 import { recorder } from "./_diagnostics.ts";
 import { serveForTest } from "./_http_server.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { cacheEverything, EVERYTHING } from "./_mounts.ts";
 
-const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
 const FIXTURES = new URL("./fixtures/mount_upstream/", import.meta.url).pathname;
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 /** Bounds every wait of a test that is not about a signal; no test asserts a duration. */
@@ -19,17 +19,6 @@ const GUARD_MS = 60_000;
 function denoEnv(): Record<string, string> {
   const dir = Deno.env.get("DENO_DIR");
   return dir === undefined ? {} : { DENO_DIR: dir };
-}
-
-let everythingCached: Promise<void> | undefined;
-/** Fetches the reference server once, so that no handshake waits on the registry. */
-function cacheEverything(): Promise<void> {
-  everythingCached ??= new Deno.Command(Deno.execPath(), {
-    args: ["cache", EVERYTHING],
-    stdout: "null",
-    stderr: "null",
-  }).output().then(() => {});
-  return withHangGuard(everythingCached, "deno cache of server-everything", 180_000);
 }
 
 function everythingStdio(diagnostics = recorder()) {

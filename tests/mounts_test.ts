@@ -4,11 +4,13 @@ import assert from "node:assert/strict";
 import { composeForTest } from "./_in_process.ts";
 import { recorder } from "./_diagnostics.ts";
 import { spawnServer, STATELESS_META, withHangGuard } from "./_server_process.ts";
+import { modernBody, modernHeaders } from "./_http_server.ts";
 import { command as checkCommand } from "../lib/commands/check.ts";
 import {
   cacheEverything,
   eventually,
   everythingEntry,
+  everythingOverHttp,
   processesWith,
   serverDir,
   toolshedEntry,
@@ -348,3 +350,63 @@ for (const ending of ["its input ends", "it receives SIGTERM"] as const) {
     }
   });
 }
+
+Deno.test("a mount lists its upstream again after the lists' ttlMs, and withholds what moved", async () => {
+  const peer = new URL("./fixtures/mount_ttl/ttl_peer.ts", import.meta.url).pathname;
+  const dir = await serverDir({
+    "tools/counter.mcp.json": { command: Deno.execPath(), args: ["run", peer] },
+  });
+  const diagnostics = recorder();
+  const server = await composeForTest({ dir, diagnostics });
+  try {
+    // Pinned at start from the first list ("Listed 1 time"), served until the upstream's hint
+    // says the list may be stale; the list after it moved, and nothing announced the change.
+    assert.deepEqual(namesOf(await server.request("tools/list")), ["counter_counted"]);
+    await eventually(
+      async () => namesOf(await server.request("tools/list")).length === 0,
+      "counter_counted withheld after the ttl",
+    );
+    assert.match(
+      diagnostics.text(),
+      /withholds the upstream tool "counted" \(its definition changed since it was pinned\)[^]*- "Listed 1 time"\n {4}\+ "Listed 2 times"/,
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a 2025-era upstream over Streamable HTTP is mounted, its toolset served alone at /mcp/<stem>", async () => {
+  const upstream = await everythingOverHttp();
+  const dir = await serverDir({
+    "tools/hello.ts": HELLO,
+    "tools/everything.mcp.json": { type: "http", url: upstream.url },
+    "tools/shed.mcp.json": toolshedEntry(),
+  });
+  const server = await composeForTest({ dir, diagnostics: recorder(), http: true });
+  const http = server.serveHttp({ hostname: "127.0.0.1", port: 0 });
+  const post = async (path: string, id: number, method: string, params: JsonObject = {}) => {
+    const response = await fetch(new URL(path, http.url), {
+      method: "POST",
+      headers: modernHeaders(method, params.name as string | undefined),
+      body: modernBody(id, method, params),
+    });
+    return await response.json() as JsonObject;
+  };
+  try {
+    const all = namesOf(await post("/mcp", 1, "tools/list"));
+    assert.ok(["hello", "everything_echo", "shed_echo"].every((name) => all.includes(name)));
+    // The set of the mount, and the top-level tools every set is served with (toolsets' rule).
+    const alone = namesOf(await post("/mcp/everything", 2, "tools/list"));
+    assert.deepEqual(alone, all.filter((name) => !name.startsWith("shed_")));
+    const echoed = await post("/mcp/everything", 3, "tools/call", {
+      name: "everything_echo",
+      arguments: { message: "over HTTP, both hops" },
+    });
+    assert.equal(textOf(echoed), "Echo: over HTTP, both hops");
+  } finally {
+    await http.shutdown("the test is over");
+    await http.done;
+    await server.close();
+    await upstream.stop();
+  }
+});

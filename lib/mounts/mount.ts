@@ -6,7 +6,7 @@
 // called as unknown) until the pins are updated. Resources and templates are addresses, not
 // instructions: they are served as the upstream lists them. A change of what a mount serves is
 // told to `changed`, which reloads the directory.
-import { isObject, type JsonObject, messageOf } from "../util/json.ts";
+import { isObject, type JsonObject, MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { type Diagnostics, inform, warn } from "../util/diagnostics.ts";
 import type { Tool } from "../primitives/tools.ts";
 import type { Prompt } from "../primitives/prompts.ts";
@@ -44,6 +44,8 @@ const COMMAND_DEADLINE_MS = 120_000;
 /** An unpinned upstream that did not answer at start is listed again after this, then twice as long. */
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
+/** A list is read again at most this often, whatever `ttlMs` the upstream gives. */
+const MIN_REFRESH_MS = 1_000;
 /** The most pages of one list read from an upstream (a list that never ends is cut there). */
 const MAX_LIST_PAGES = 100;
 
@@ -102,6 +104,8 @@ interface Listed {
   prompts: SeenPrompt[];
   resources: JsonObject[];
   templates: JsonObject[];
+  /** The shortest `ttlMs` the lists gave, if any gave one. */
+  ttlMs?: number;
 }
 
 /**
@@ -207,12 +211,13 @@ export async function loadMount(
   };
 
   /** Every page of one of the upstream's lists. */
-  const listAll = async (method: string, key: string, signal: AbortSignal) => {
+  const listAll = async (method: string, key: string, signal: AbortSignal, ttls: number[]) => {
     const items: JsonObject[] = [];
     let cursor: unknown;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const params: JsonObject = cursor === undefined ? {} : { cursor };
       const result = await lister().request(method, params, { signal });
+      if (typeof result.ttlMs === "number" && result.ttlMs >= 0) ttls.push(result.ttlMs);
       const found = result[key];
       if (Array.isArray(found)) { for (const item of found) if (isObject(item)) items.push(item); }
       cursor = result.nextCursor;
@@ -228,11 +233,14 @@ export async function loadMount(
     const server: UpstreamServer = await lister().connect(bounded);
     const offers = (capability: string) =>
       callers === undefined && isObject(server.capabilities[capability]);
+    const ttls: number[] = [];
     const [tools, prompts, resources, templates] = await Promise.all([
-      listAll("tools/list", "tools", bounded),
-      offers("prompts") ? listAll("prompts/list", "prompts", bounded) : [],
-      offers("resources") ? listAll("resources/list", "resources", bounded) : [],
-      offers("resources") ? listAll("resources/templates/list", "resourceTemplates", bounded) : [],
+      listAll("tools/list", "tools", bounded, ttls),
+      offers("prompts") ? listAll("prompts/list", "prompts", bounded, ttls) : [],
+      offers("resources") ? listAll("resources/list", "resources", bounded, ttls) : [],
+      offers("resources")
+        ? listAll("resources/templates/list", "resourceTemplates", bounded, ttls)
+        : [],
     ]);
     for (
       const sentence of unmatchedNames(
@@ -247,7 +255,22 @@ export async function loadMount(
       prompts: prompts.map(seenOfPrompt).filter((seen) => selected(block, seen.name)),
       resources,
       templates,
+      ttlMs: ttls.length === 0 ? undefined : Math.min(...ttls),
     };
+  };
+
+  /**
+   * Lists the upstream again when the lists it gave may be stale by its own cache hint
+   * (`ttlMs`, 2026-07-28), besides whenever it says a list changed; never per call.
+   */
+  let refresh: ReturnType<typeof setTimeout> | undefined;
+  const refreshAfter = (ttlMs: number | undefined) => {
+    clearTimeout(refresh);
+    if (ttlMs === undefined || closed) return;
+    refresh = setTimeout(
+      () => checkSaying("could not be listed again after its lists' ttlMs"),
+      Math.min(Math.max(ttlMs, MIN_REFRESH_MS), MAX_TIMER_MS),
+    );
   };
 
   /**
@@ -276,6 +299,7 @@ export async function loadMount(
   const checkOnce = async (signal?: AbortSignal, deadlineMs?: number): Promise<void> => {
     const found = await listed(signal, deadlineMs);
     if (closed) return;
+    refreshAfter(found.ttlMs);
     if (pins === undefined) {
       if (block.pins) pins = await firstPins(found);
       if (await serve(found, [])) options.changed();
@@ -415,6 +439,7 @@ export async function loadMount(
     async close() {
       closed = true;
       clearTimeout(retry);
+      clearTimeout(refresh);
       onNotice();
       await Promise.all([shared.close(), callers?.close()]);
     },
