@@ -460,7 +460,7 @@ for (const transport of ["stdio", "HTTP"] as const) {
     };
     try {
       await eventually(
-        () => diagnostics.text().includes("had no pins: wrote 1 tool definition"),
+        () => diagnostics.text().includes("had no pins: wrote 1 tool and 0 prompt definition"),
         "the pins written at first use",
       );
       assert.deepEqual(await names(), ["hello", "shed_echo"]);
@@ -522,7 +522,7 @@ for (const watching of [true, false]) {
       const pidCall = () => front.request("tools/call", { name: "shed_pid", arguments: {} });
       try {
         await eventually(
-          () => diagnostics.text().includes("had no pins: wrote 2 tool definition"),
+          () => diagnostics.text().includes("had no pins: wrote 2 tool and 0 prompt definition"),
           "the pins written at first use",
         );
         const pid = Number((((await pidCall()).result) as CallResult).content[0].text);
@@ -689,7 +689,7 @@ Deno.test("a 2026-07-28 HTTP upstream's listen reopened after a gap makes the mo
   };
   try {
     await eventually(
-      () => diagnostics.text().includes("had no pins: wrote 1 tool definition"),
+      () => diagnostics.text().includes("had no pins: wrote 1 tool and 0 prompt definition"),
       "the pins written at first use",
     );
     // The upstream goes away (its listen stream with it) and comes back changed, on the same
