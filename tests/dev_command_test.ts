@@ -32,6 +32,15 @@ const ADD_MISTYPED = `export default {
 };
 `;
 
+/** Polls `condition` every 50 ms, at most 200 times; fails with `what()` after. */
+async function eventually(condition: () => boolean, what: () => string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`Never: ${what()}`);
+}
+
 function textOf(result: unknown): string | undefined {
   return (result as { content?: { text?: string }[] }).content?.[0]?.text;
 }
@@ -160,10 +169,10 @@ Deno.test("toolshed dev sends checked with a type error's finding after a save, 
     assert.match(typeError.message as string, /TS2322/);
     // What loaded is served, type error and all: it subtracts now.
     assert.equal(await callStateless(dev.origin, "add", { a: 5, b: 3 }), "2");
-    // stderr has check's report.
-    assert.ok(
-      dev.stderr().some((line) => line.includes("error: line 6:") && line.includes("TS2322")),
-      dev.stderr().join("\n"),
+    // stderr has check's report, once the pipe has carried it (the page's event may come first).
+    await eventually(
+      () => dev.stderr().some((line) => line.includes("error: line 6:") && line.includes("TS2322")),
+      () => `check's report on stderr:\n${dev.stderr().join("\n")}`,
     );
 
     await Deno.writeTextFile(`${dir}/tools/add.ts`, "export default {{{\n");
