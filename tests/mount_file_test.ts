@@ -586,15 +586,7 @@ Deno.test("parseMountFile() reads a full block: globs, rename, defaults, per-too
 
 /** Whether `globs` as a block's include select `name` (an empty list selects nothing). */
 const namesMatch = (globs: string[], name: string) =>
-  selected({
-    include: globs,
-    exclude: [],
-    rename: {},
-    defaults: {},
-    tools: {},
-    auth: { kind: "none" },
-    pins: true,
-  }, name);
+  selected({ ...mount(STDIO).block, include: globs }, name);
 
 Deno.test("an include glob reads * as any run and ? as one character, everything else literally", () => {
   ok(namesMatch(["*"], ""));

@@ -7,8 +7,7 @@ import { createUpstream, type Upstream, UpstreamError } from "../lib/mounts/upst
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import { recorder } from "./_diagnostics.ts";
 import { serveForTest } from "./_http_server.ts";
-import { withHangGuard } from "./_server_process.ts";
-import { cacheEverything, EVERYTHING } from "./_mounts.ts";
+import { cacheEverything, EVERYTHING, everythingOverHttp } from "./_mounts.ts";
 
 const FIXTURES = new URL("./fixtures/mount_upstream/", import.meta.url).pathname;
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -151,34 +150,14 @@ Deno.test("createUpstream() speaks a 2025 session to server-everything over stdi
 });
 
 Deno.test("createUpstream() speaks a 2025 session to server-everything over Streamable HTTP", async (t) => {
-  await cacheEverything();
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", EVERYTHING, "streamableHttp"],
-    env: { PORT: String(port) },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let printed = "";
+  const everything = await everythingOverHttp();
   const diagnostics = recorder();
   const upstream = createUpstream({
     kind: "http",
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: everything.url,
     headers: () => ({ "x-test": "1" }),
   }, { diagnostics, name: "everything-http" });
   try {
-    await withHangGuard(
-      (async () => {
-        while (!printed.includes("listening on port")) {
-          const { value, done } = await stderr.read();
-          if (done) throw new Error(`server-everything exited: ${printed}`);
-          printed += value;
-        }
-      })(),
-      "server-everything listening",
-    );
     await t.step("connect() opens a session", async () => {
       const server = await upstream.connect(within());
       assert.deepEqual(server.era, "session");
@@ -232,9 +211,7 @@ Deno.test("createUpstream() speaks a 2025 session to server-everything over Stre
     });
   } finally {
     await upstream.close();
-    child.kill();
-    await stderr.cancel();
-    await child.status;
+    await everything.stop();
   }
 });
 
@@ -492,13 +469,6 @@ function pidsOf(text: string): number[] {
   const match = /pids (\d+) (\d+)/.exec(text);
   if (match === null) throw new Error(`No pids in: ${text}`);
   return [Number(match[1]), Number(match[2])];
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
 }
 
 /** The UpstreamError `promise` rejects with; fails when it resolves or rejects otherwise. */
