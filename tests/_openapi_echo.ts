@@ -24,7 +24,8 @@ export interface EchoServer {
 const HUGE_BYTES = 32 * 1024 * 1024;
 
 /**
- * Routes: `/redirect/same` (302 to `/v1/pets/landed`), `/redirect/cross` (302 to the host
+ * Routes: `/redirect/same` (302 to `/v1/pets/landed`; `/redirect/see-other` and
+ * `/redirect/temporary` likewise with 303 and 307), `/redirect/cross` (302 to the host
  * "evil.example"), `/redirect/loop` (302 to itself), `/missing` (404 with a 1 MiB body),
  * `/huge` (200 streaming 32 MiB), `/huge-declared` (200 with a 32 MiB Content-Length),
  * `/stall` (never answers), `/text` (text/plain), `/list` (a JSON array); any other path echoes
@@ -51,6 +52,8 @@ export function serveEcho(): EchoServer {
       if (route === "/redirect/same") return redirect("/v1/pets/landed");
       if (route === "/redirect/cross") return redirect("http://evil.example/v1/pets");
       if (route === "/redirect/loop") return redirect("/v1/redirect/loop");
+      if (route === "/redirect/see-other") return redirect("/v1/pets/landed", 303);
+      if (route === "/redirect/temporary") return redirect("/v1/pets/landed", 307);
       if (route === "/missing") {
         return new Response("x".repeat(1024 * 1024), { status: 404 });
       }
@@ -81,8 +84,8 @@ export function serveEcho(): EchoServer {
   };
 }
 
-function redirect(location: string): Response {
-  return new Response(null, { status: 302, headers: { location } });
+function redirect(location: string, status = 302): Response {
+  return new Response(null, { status, headers: { location } });
 }
 
 function huge(declared: boolean): Response {

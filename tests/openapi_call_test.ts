@@ -64,6 +64,44 @@ Deno.test("callOperation() follows a redirect within the origin", async () => {
   ]);
 });
 
+Deno.test("callOperation() sends the body again after a 307 and turns a 303 into a GET without one", async () => {
+  const echo = serveEcho();
+  try {
+    for (const path of ["/redirect/temporary", "/redirect/see-other"]) {
+      const request = buildRequest(
+        new URL(`${echo.origin}/v1`),
+        "POST",
+        path,
+        { name: "Rex" },
+        {},
+        { mediaType: "application/json", shape: "properties", properties: ["name"] },
+        {},
+      );
+      const result = await callOperation(request, {
+        signal: new AbortController().signal,
+        maxBodyBytes: LIMIT,
+        wrapResult: false,
+      });
+      assert.equal(result.isError, undefined);
+    }
+    const seen = echo.arrivals.map((arrival) => [
+      arrival.method,
+      arrival.path,
+      new TextDecoder().decode(arrival.body),
+      arrival.headers["content-type"],
+    ]);
+    const json = "application/json";
+    assert.deepEqual(seen, [
+      ["POST", "/v1/redirect/temporary", '{"name":"Rex"}', json],
+      ["POST", "/v1/pets/landed", '{"name":"Rex"}', json],
+      ["POST", "/v1/redirect/see-other", '{"name":"Rex"}', json],
+      ["GET", "/v1/pets/landed", "", undefined],
+    ]);
+  } finally {
+    await echo.close();
+  }
+});
+
 Deno.test("callOperation() refuses a redirect to another origin", async () => {
   const { result, arrivals } = await call("/redirect/cross");
   assert.equal(result.isError, true);
