@@ -80,7 +80,8 @@ export async function callOperation(
       const { bytes, cut } = await readAtMost(response, ERROR_BODY_BYTES);
       const text = new TextDecoder().decode(bytes);
       const told = cut ? `${text}… (cut at ${ERROR_BODY_BYTES / 1024} KiB)` : text;
-      return failure(`HTTP ${response.status} ${response.statusText}: ${told}`.trimEnd());
+      const status = [response.status, response.statusText].filter(Boolean).join(" ");
+      return failure(`HTTP ${status}: ${told}`.trimEnd()); // HTTP/2 has no reason phrase
     }
     const declared = Number(response.headers.get("content-length") ?? "0");
     if (declared > options.maxBodyBytes) {
