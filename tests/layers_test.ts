@@ -18,6 +18,7 @@ const LAYERS = [
   "tasks",
   "rounds",
   "discovery",
+  "openapi",
   "mounts",
   "programs",
   "settings",
@@ -34,7 +35,7 @@ const LAYERS = [
 const FORBIDDEN: Record<string, readonly string[]> = Object.fromEntries(
   ["redis", "transports", "auth", "connection", "core", "methods", "rounds", "tasks"].map((
     layer,
-  ) => [layer, ["discovery", "mounts"]]),
+  ) => [layer, ["discovery", "openapi", "mounts"]]),
 );
 
 const PROCESS_APIS = [
@@ -157,7 +158,7 @@ Deno.test("the layer check catches what it is for", () => {
   assert.equal(violation("util/json.ts", "../../main.ts"), "leaves lib/");
   assert.equal(
     violation("stray.ts", "./util/json.ts"),
-    "stray.ts is in no layer (commands, testing, host, server, redis, transports, auth, connection, core, methods, tasks, rounds, discovery, mounts, programs, settings, primitives, schema, wire, util)",
+    "stray.ts is in no layer (commands, testing, host, server, redis, transports, auth, connection, core, methods, tasks, rounds, discovery, openapi, mounts, programs, settings, primitives, schema, wire, util)",
   );
   assert.equal(violation("core/handle.ts", "../util/json.ts"), undefined);
   assert.equal(violation("host/cli.ts", "npm:x@1"), undefined);
