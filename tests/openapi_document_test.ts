@@ -282,3 +282,25 @@ Deno.test("a local ref outside components is inlined, not left dangling", async 
   ok(!JSON.stringify(schemas).includes("#/paths"));
   match(schemas.description, /Executes POST \/a/);
 });
+
+Deno.test("routes refuses a path item it cannot read, naming the path", async () => {
+  const doc = await parseDocument(
+    text({
+      openapi: "3.1.0",
+      paths: { "/a": { $ref: "#/paths/~1b" }, "/b": { $ref: "#/paths/~1a" } },
+    }),
+    "items.json",
+  );
+  throws(
+    () => routes(doc),
+    /"items\.json": the path "\/a": .*"#\/paths\/~1b" → "#\/paths\/~1a" → "#\/paths\/~1b"/,
+  );
+  const shared = await parseDocument(
+    text({
+      openapi: "3.1.0",
+      paths: { "/a": { $ref: "#/paths/~1b" }, "/b": { get: { responses: ok200 } } },
+    }),
+    "shared.json",
+  );
+  deepStrictEqual(routes(shared).map((route) => route.path), ["/a", "/b"]);
+});

@@ -5,7 +5,7 @@
 // The corpus is read from deno's npm cache: the static JSON import below makes deno fetch the
 // package (deno.lock pins it) before the test runs, on a clean machine too, and
 // import.meta.resolve names the cached package's folder, which the test then walks.
-import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, ok, rejects, strictEqual, throws } from "node:assert/strict";
 import petstore30 from "npm:@readme/oas-examples@8.2.2/3.0/json/petstore.json" with {
   type: "json",
 };
@@ -65,6 +65,23 @@ Deno.test("the names option renames by full operationId, slugified and capped", 
   strictEqual(names[0], "pets_index");
   ok(names.includes("x".repeat(NAME_CAP)));
   strictEqual(slugify(" a-b.c  d!é_"), "a_b_c_d");
+});
+
+Deno.test("toolNames refuses two operations ending with one name, naming both", async () => {
+  const ok200 = { "200": { description: "OK" } };
+  const doc = await parseDocument(
+    JSON.stringify({
+      openapi: "3.1.0",
+      paths: {
+        "/a": { get: { operationId: "a", responses: ok200 } },
+        "/b": { get: { operationId: "a_2", responses: ok200 } },
+        "/c": { get: { operationId: "a", responses: ok200 } },
+      },
+    }),
+    "clash.json",
+  );
+  throws(() => toolNames(routes(doc)), /"GET \/b" and "GET \/c" both get the tool name "a_2"/);
+  deepStrictEqual(toolNames(routes(doc), { a_2: "b" }), ["a", "b", "a_2"]);
 });
 
 Deno.test("validateOutput false advertises the permissive schema keeping the wrap marker", async () => {

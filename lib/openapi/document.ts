@@ -125,7 +125,11 @@ export function resolved(doc: OpenApiDocument, value: unknown): unknown {
   return at;
 }
 
-/** The document's operations: paths in document order, methods in fastmcp-ts's order. */
+/**
+ * The document's operations: paths in document order, methods in fastmcp-ts's order. A path item
+ * that is no object (or a ref naming nothing, or a loop) stops the document, naming the path: its
+ * operations cannot even be listed.
+ */
 export function routes(doc: OpenApiDocument): Route[] {
   const out: Route[] = [];
   const paths = isObject(doc.root.paths) ? doc.root.paths : {};
@@ -133,10 +137,12 @@ export function routes(doc: OpenApiDocument): Route[] {
     let item: unknown;
     try {
       item = resolved(doc, rawItem);
-    } catch {
-      continue;
+    } catch (error) {
+      throw new Error(`"${doc.file}": the path "${path}": ${(error as Error).message}`);
     }
-    if (!isObject(item)) continue;
+    if (!isObject(item)) {
+      throw new Error(`"${doc.file}": the path "${path}" is not a path item object.`);
+    }
     for (const method of METHODS) {
       const operation = item[method];
       if (isObject(operation)) out.push(routeOf(doc, path, method.toUpperCase(), operation, item));

@@ -24,13 +24,25 @@ function baseName(route: Route, names: Record<string, string>): string {
   return slugify(raw).slice(0, NAME_CAP);
 }
 
-/** One name per route, in route order. */
+/**
+ * One name per route, in route order. fastmcp-ts counts base names only, so an operation named
+ * "a_2" can take the name a second "a" gets; toolshed refuses that clash naming both operations.
+ */
 export function toolNames(routes: Route[], names: Record<string, string> = {}): string[] {
   const counts = new Map<string, number>();
+  const taken = new Map<string, Route>();
   return routes.map((route) => {
     const base = baseName(route, names);
     const count = (counts.get(base) ?? 0) + 1;
     counts.set(base, count);
-    return count === 1 ? base : `${base}_${count}`;
+    const name = count === 1 ? base : `${base}_${count}`;
+    const other = taken.get(name);
+    if (other !== undefined) {
+      throw new Error(
+        `the operations "${other.method} ${other.path}" and "${route.method} ${route.path}" both get the tool name "${name}": rename one with "names".`,
+      );
+    }
+    taken.set(name, route);
+    return name;
   });
 }
