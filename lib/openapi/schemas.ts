@@ -5,29 +5,9 @@
 // `$ref` cycles). Duplicate enum items are removed; a dangling ref or a ref loop is an error for
 // the operation, never a silent `{}`.
 
+import type { BodyPlace, ParameterPlace } from "./places.ts";
 import { canonicalJson, isObject, type JsonObject } from "../util/json.ts";
 import { type OpenApiDocument, pointerTarget, resolved, type Route } from "./document.ts";
-
-/** Where one flat argument goes in the request, with OpenAPI 3's defaults applied. */
-export interface ParameterPlace {
-  in: "path" | "query" | "header" | "cookie";
-  name: string;
-  style: string;
-  explode: boolean;
-  allowReserved: boolean;
-  schema: JsonObject;
-}
-
-/** How the body is built: from the body property arguments, or one argument that is the whole body. */
-export interface BodyPlace {
-  mediaType: string;
-  shape: "properties" | "whole";
-  /** The one argument of a whole body. */
-  argument?: string;
-  /** The body property arguments. */
-  properties?: string[];
-  encoding?: JsonObject;
-}
 
 /** What one operation advertises and how its arguments map back. */
 export interface OperationSchemas {
