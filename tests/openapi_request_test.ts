@@ -56,6 +56,16 @@ async function withEcho(
   }
 }
 
+/** What the echo server saw of the request `buildRequest(<origin>/v1, ...args)` built. */
+async function seenFor(...args: DropFirst<Parameters<typeof buildRequest>>): Promise<Arrival> {
+  let seen: Arrival | undefined;
+  await withEcho(async (base, send) => {
+    seen = await send(buildRequest(base, ...args));
+  });
+  return seen!;
+}
+type DropFirst<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
+
 const BLUE = "blue";
 const COLORS = ["blue", "black", "brown"];
 const RGB = { R: 100, G: 200, B: 150 };
@@ -157,80 +167,60 @@ Deno.test("buildRequest() sends a properties body with the present properties on
 });
 
 Deno.test("buildRequest() sends pipeDelimited with explode left out as one joined value", async () => {
-  await withEcho(async (base, send) => {
-    const seen = await send(
-      buildRequest(
-        base,
-        "GET",
-        "/pets",
-        { ids: ["a", "b"] },
-        { ids: at("query", "ids", "pipeDelimited") },
-        undefined,
-        {},
-      ),
-    );
-    assert.equal(seen.query, "ids=a|b");
-  });
+  const seen = await seenFor(
+    "GET",
+    "/pets",
+    { ids: ["a", "b"] },
+    { ids: at("query", "ids", "pipeDelimited") },
+    undefined,
+    {},
+  );
+  assert.equal(seen.query, "ids=a|b");
 });
 
 Deno.test("buildRequest() fills several path parameters and every occurrence of a repeated one", async () => {
-  await withEcho(async (base, send) => {
-    const seen = await send(
-      buildRequest(
-        base,
-        "GET",
-        "/{tenant}/{tenant}/pets/{petId}/photos/{photoId}",
-        { tenant: "acme", petId: 7, photoId: "p1" },
-        {
-          tenant: at("path", "tenant"),
-          petId: at("path", "petId"),
-          photoId: at("path", "photoId"),
-        },
-        undefined,
-        {},
-      ),
-    );
-    assert.equal(seen.path, "/v1/acme/acme/pets/7/photos/p1");
-  });
+  const seen = await seenFor(
+    "GET",
+    "/{tenant}/{tenant}/pets/{petId}/photos/{photoId}",
+    { tenant: "acme", petId: 7, photoId: "p1" },
+    {
+      tenant: at("path", "tenant"),
+      petId: at("path", "petId"),
+      photoId: at("path", "photoId"),
+    },
+    undefined,
+    {},
+  );
+  assert.equal(seen.path, "/v1/acme/acme/pets/7/photos/p1");
 });
 
 Deno.test("buildRequest() joins an array path value with a bare comma, its items' own commas encoded", async () => {
-  await withEcho(async (base, send) => {
-    const seen = await send(
-      buildRequest(
-        base,
-        "GET",
-        "/pets/{ids}",
-        { ids: ["x", "y,z"] },
-        { ids: at("path", "ids") },
-        undefined,
-        {},
-      ),
-    );
-    assert.equal(seen.path, "/v1/pets/x,y%2Cz");
-  });
+  const seen = await seenFor(
+    "GET",
+    "/pets/{ids}",
+    { ids: ["x", "y,z"] },
+    { ids: at("path", "ids") },
+    undefined,
+    {},
+  );
+  assert.equal(seen.path, "/v1/pets/x,y%2Cz");
 });
 
 Deno.test("buildRequest() sends objects in headers and cookies by their style, never [object Object]", async () => {
-  await withEcho(async (base, send) => {
-    const seen = await send(
-      buildRequest(
-        base,
-        "GET",
-        "/pets",
-        { h: { a: 1, b: "two" }, c: { x: 1 }, d: ["p", "q"] },
-        {
-          h: at("header", "X-Filter", "simple", true),
-          c: at("cookie", "prefs", "form", false),
-          d: at("cookie", "list", "form", false),
-        },
-        undefined,
-        { cookie: "session=s1" },
-      ),
-    );
-    assert.equal(seen.headers["x-filter"], "a=1,b=two");
-    assert.equal(seen.headers.cookie, "session=s1; prefs=x,1; list=p,q");
-  });
+  const seen = await seenFor(
+    "GET",
+    "/pets",
+    { h: { a: 1, b: "two" }, c: { x: 1 }, d: ["p", "q"] },
+    {
+      h: at("header", "X-Filter", "simple", true),
+      c: at("cookie", "prefs", "form", false),
+      d: at("cookie", "list", "form", false),
+    },
+    undefined,
+    { cookie: "session=s1" },
+  );
+  assert.equal(seen.headers["x-filter"], "a=1,b=two");
+  assert.equal(seen.headers.cookie, "session=s1; prefs=x,1; list=p,q");
 });
 
 Deno.test("buildRequest() keeps reserved characters only where allowReserved says so", async () => {
@@ -255,20 +245,15 @@ Deno.test("buildRequest() keeps reserved characters only where allowReserved say
 });
 
 Deno.test("buildRequest() leaves out null and undefined arguments", async () => {
-  await withEcho(async (base, send) => {
-    const seen = await send(
-      buildRequest(
-        base,
-        "GET",
-        "/pets",
-        { a: null, b: undefined, c: "" },
-        { a: at("query", "a"), b: at("query", "b"), c: at("query", "c") },
-        undefined,
-        { "x-static": "1" },
-      ),
-    );
-    assert.equal(seen.query, "c=");
-  });
+  const seen = await seenFor(
+    "GET",
+    "/pets",
+    { a: null, b: undefined, c: "" },
+    { a: at("query", "a"), b: at("query", "b"), c: at("query", "c") },
+    undefined,
+    { "x-static": "1" },
+  );
+  assert.equal(seen.query, "c=");
 });
 
 Deno.test("buildRequest() keeps a path parameter's hostile value inside its segment or refuses it", async () => {
