@@ -24,6 +24,7 @@ import type { Mount } from "../mounts/mount.ts";
 import type { Prompt } from "../primitives/prompts.ts";
 import type { Resource, ResourceTemplate } from "../primitives/resources.ts";
 import { MOUNT_SUFFIX, PINS_SUFFIX } from "../mounts/names.ts";
+import { API_SUFFIX, OPENAPI_FILE } from "../openapi/file_names.ts";
 import { TABLE } from "../settings/table.ts";
 import type { MountOptions } from "../mounts/mount.ts";
 import {
@@ -157,14 +158,34 @@ export async function loadTools(
       ]);
     }
   }
-  const mountsInSets = folders.flatMap(({ set, entries: found }) =>
-    set === undefined ? [] : found.mounts.map((fileName) => `${shownDir}/${set}/${fileName}`)
+  // A mount's or an API's file name is its own toolset, so neither goes inside another one.
+  const ownSetsInSets = folders.flatMap(({ set, entries: found }) =>
+    set === undefined ? [] : [
+      ...found.mounts.map((fileName) => ({ fileName, what: "mounted server", whose: "a mount's" })),
+      ...found.apis.map((fileName) => ({ fileName, what: "API", whose: "an API's" })),
+    ].map((each) => ({ ...each, file: `${shownDir}/${set}/${each.fileName}` }))
   );
-  if (mountsInSets.length > 0) {
+  if (ownSetsInSets.length > 0) {
     throw new ToolLoadError(
-      mountsInSets.map((file) =>
-        `Cannot load the mounted server "${file}": a mount's file name is its own toolset, so it ` +
+      ownSetsInSets.map(({ file, what, whose }) =>
+        `Cannot load the ${what} "${file}": ${whose} file name is its own toolset, so it ` +
         `goes in "${shownDir}/" itself (move it there)`
+      ),
+    );
+  }
+  // A sidecar without its document would be ignored: say so instead.
+  const lonelySidecars = folders.flatMap(({ set, entries: found }) =>
+    found.apiSidecars.filter((fileName) =>
+      !found.apis.some((api) =>
+        OPENAPI_FILE.exec(api)?.[1] === fileName.slice(0, -API_SUFFIX.length)
+      )
+    ).map((fileName) => `${shownDir}/${set === undefined ? "" : `${set}/`}${fileName}`)
+  );
+  if (lonelySidecars.length > 0) {
+    throw new ToolLoadError(
+      lonelySidecars.map((file) =>
+        `Cannot load the API sidecar "${file}": there is no document beside it ` +
+        `("${file.slice(0, -API_SUFFIX.length)}.openapi.yaml", ".yml" or ".json")`
       ),
     );
   }
@@ -186,6 +207,10 @@ export async function loadTools(
     inSet.push(...found.mounts.map((fileName) => ({
       fileName,
       load: () => loadMountTools(new URL(fileName, url), `${shown}/${fileName}`, options),
+    })));
+    inSet.push(...found.apis.map((fileName) => ({
+      fileName,
+      load: () => loadApi(new URL(fileName, url), `${shown}/${fileName}`, options),
     })));
     inSet.sort((a, b) => a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0);
     sources.push(...inSet.map((source) => ({
@@ -300,6 +325,18 @@ async function loadMountTools(url: URL, file: string, options: LoadOptions): Pro
   return [...mount.served().tools];
 }
 
+/** The tools of an API's document (adr/0072): the code of openapi/ loads at the first one. */
+async function loadApi(url: URL, file: string, options: LoadOptions): Promise<Tool[]> {
+  const { loadApiTools } = await import("../openapi/load_api.ts");
+  const fileName = decodeURIComponent(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
+  return await loadApiTools(url, file, OPENAPI_FILE.exec(fileName)![1], {
+    env: (name) => Deno.env.get(name),
+    maxBodyBytes: options.maxOutputBytes,
+    exchange: options.mounts?.exchange,
+    diagnostics: options.diagnostics,
+  });
+}
+
 /** Loads a file's tools and refuses them if a pattern in their schemas could stall the server. */
 async function loadSafely(source: Source): Promise<readonly Tool[]> {
   const tools = await source.load();
@@ -322,10 +359,14 @@ interface Source {
 interface Entries {
   /** Tool modules, sorted. */
   modules: string[];
-  /** `.json` files but mounts and their pins: every one is a sidecar, sorted. */
+  /** `.json` files but mounts, pins and APIs: every one is a sidecar, sorted. */
   sidecars: string[];
   /** Mounted servers (`<stem>.mcp.json`, adr/0071), sorted. */
   mounts: string[];
+  /** OpenAPI documents (`<stem>.openapi.{json,yaml,yml}`, adr/0072), sorted. */
+  apis: string[];
+  /** Their sidecars (`<stem>.api.json`), read with them, sorted. */
+  apiSidecars: string[];
   /** Every other regular file (or symlink to one), and whether it has an executable bit. */
   others: Map<string, boolean>;
   /** Folders whose names start with neither "_" nor "." (toolsets, in tools/ itself), sorted. */
@@ -336,6 +377,8 @@ async function readEntries(dirUrl: URL): Promise<Entries> {
   const modules: string[] = [];
   const sidecars: string[] = [];
   const mounts: string[] = [];
+  const apis: string[] = [];
+  const apiSidecars: string[] = [];
   const otherNames: string[] = [];
   const folders: string[] = [];
   for await (const entry of Deno.readDir(dirUrl)) {
@@ -347,6 +390,8 @@ async function readEntries(dirUrl: URL): Promise<Entries> {
     if (TOOL_EXTENSIONS.test(entry.name)) modules.push(entry.name);
     else if (entry.name.endsWith(MOUNT_SUFFIX)) mounts.push(entry.name);
     else if (entry.name.endsWith(PINS_SUFFIX)) continue; // a mount's, read with it
+    else if (OPENAPI_FILE.test(entry.name)) apis.push(entry.name);
+    else if (entry.name.endsWith(API_SUFFIX)) apiSidecars.push(entry.name);
     else if (entry.name.endsWith(".json")) sidecars.push(entry.name);
     else otherNames.push(entry.name);
   }
@@ -363,6 +408,8 @@ async function readEntries(dirUrl: URL): Promise<Entries> {
     modules: modules.sort(),
     sidecars: sidecars.sort(),
     mounts: mounts.sort(),
+    apis: apis.sort(),
+    apiSidecars: apiSidecars.sort(),
     others,
     folders: folders.sort(),
   };
