@@ -67,7 +67,7 @@ export async function readApi(url: URL, file: string, env: Env): Promise<ReadApi
 }
 
 /** What serving an API needs from the server. */
-export interface ApiOptions {
+interface ApiOptions {
   env: Env;
   /** The largest answer body one call reads (`--max-output-bytes`). */
   maxBodyBytes: number;
@@ -121,7 +121,7 @@ function baseUrl(doc: OpenApiDocument, api: ApiFile, sidecar: string): URL {
   const first = servers[0];
   if (!isObject(first) || typeof first.url !== "string") {
     throw new Error(
-      `"${doc.file}" has no servers[0].url: set "baseUrl" in "${sidecar}"`,
+      `the document has no servers[0].url: set "baseUrl" in "${sidecar}"`,
     );
   }
   let text = first.url;
@@ -130,14 +130,14 @@ function baseUrl(doc: OpenApiDocument, api: ApiFile, sidecar: string): URL {
     const variable = variables[name];
     if (isObject(variable) && typeof variable.default === "string") return variable.default;
     throw new Error(
-      `"${doc.file}": servers[0].url "${first.url}" has "${whole}" without a default: set ` +
+      `servers[0].url "${first.url}" has "${whole}" without a default: set ` +
         `"baseUrl" in "${sidecar}"`,
     );
   });
   const parsed = URL.parse(text);
   if (parsed === null) {
     throw new Error(
-      `"${doc.file}": servers[0].url "${text}" is not an absolute URL: set "baseUrl" in ` +
+      `servers[0].url "${text}" is not an absolute URL: set "baseUrl" in ` +
         `"${sidecar}"`,
     );
   }
@@ -145,12 +145,12 @@ function baseUrl(doc: OpenApiDocument, api: ApiFile, sidecar: string): URL {
     /^127\.\d+\.\d+\.\d+$/.test(parsed.hostname);
   if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && loopback)) {
     throw new Error(
-      `"${doc.file}": servers[0].url "${text}" is not https (plain http only to this machine): ` +
+      `servers[0].url "${text}" is not https (plain http only to this machine): ` +
         `set "baseUrl" in "${sidecar}"`,
     );
   }
   if (parsed.username !== "" || parsed.password !== "") {
-    throw new Error(`"${doc.file}": servers[0].url carries a user name or password`);
+    throw new Error(`servers[0].url "${text}" carries a user name or password`);
   }
   return parsed;
 }

@@ -10,7 +10,7 @@ import { checkDefinition, type Tool } from "../primitives/tools.ts";
 import type { ToolAnnotations, ToolContext } from "../primitives/types.ts";
 import { frontTokenOf, type TokenExchange } from "../primitives/front_token.ts";
 import type { OpenApiDocument, Route } from "./document.ts";
-import { operationSchemas } from "./schemas.ts";
+import { type OperationSchemas, operationSchemas } from "./schemas.ts";
 import { buildRequest } from "./request.ts";
 import { callOperation } from "./call.ts";
 import type { ApiFile } from "./api_file.ts";
@@ -19,7 +19,7 @@ import type { ApiFile } from "./api_file.ts";
 const EXCHANGE_DEADLINE_MS = 10_000;
 
 /** What every operation of one document shares. */
-export interface ApiContext {
+interface ApiContext {
   doc: OpenApiDocument;
   api: ApiFile;
   /** The base URL requests are made under. */
@@ -38,7 +38,7 @@ export interface ApiContext {
  * The annotations a method implies: GET and HEAD change nothing, DELETE destroys, PUT may be
  * repeated; every one reaches a service outside toolshed.
  */
-export function methodAnnotations(method: string): ToolAnnotations {
+function methodAnnotations(method: string): ToolAnnotations {
   switch (method) {
     case "GET":
     case "HEAD":
@@ -94,9 +94,7 @@ export function operationTool(api: ApiContext, route: Route, name: string): Tool
     : { ...tool, toolset: api.stem };
 }
 
-type Schemas = ReturnType<typeof operationSchemas>;
-
-function operationHandler(api: ApiContext, route: Route, schemas: Schemas) {
+function operationHandler(api: ApiContext, route: Route, schemas: OperationSchemas) {
   const signed = credentialsFor(api.doc, route, api.api.credentials);
   return async (args: Record<string, unknown>, ctx: ToolContext): Promise<JsonObject> => {
     const headers = { ...api.api.headers, ...signed.headers };
