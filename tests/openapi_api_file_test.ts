@@ -488,6 +488,18 @@ Deno.test("unmatchedEntries names a tools entry for an operation that is not ser
   ]);
 });
 
+Deno.test("unmatchedEntries names a names value another operation's tool already has", () => {
+  deepStrictEqual(unmatched({ names: { listPets: "getInventory" } }), [
+    'names gives "getInventory" to "listPets" and "GET /store/inventory" is named "getInventory" too, so one of them would become "getInventory_2": give another name',
+  ]);
+  deepStrictEqual(unmatched({ names: { getInventory: "getInventory" } }), [], "its own name");
+  deepStrictEqual(
+    unmatched({ names: { listPets: "getInventory", getInventory: "inventory" } }),
+    [],
+    "the other renamed too",
+  );
+});
+
 Deno.test("credentialProblems names schemes the document lacks or toolshed cannot send", () => {
   const problems = (value: unknown) => credentialProblems(api(value), doc);
   deepStrictEqual(

@@ -35,7 +35,7 @@ import { isGlob, namesMatch } from "../mounts/globs.ts";
 import { remoteUrl, staticHeaders } from "../mounts/remote.ts";
 import type { OpenApiDocument, Route } from "./document.ts";
 import { API_SUFFIX } from "./file_names.ts";
-import { NAME_CAP, slugify } from "./names.ts";
+import { NAME_CAP, slugify, toolNames } from "./names.ts";
 
 /** A sidecar, read and checked; `API_DEFAULTS` when the document has none. */
 export interface ApiFile {
@@ -150,7 +150,8 @@ export function operationSelected(api: ApiFile, route: Route, name: string): boo
 }
 
 /** Sentences for entries that would do nothing: an `operations` entry without a wildcard that
- *  matches no operation, a `tools` key or `names` key naming no operation (with didYouMean). */
+ *  matches no operation, a `tools` key or `names` key naming no operation (with didYouMean), a
+ *  `tools` key for an operation not served, a `names` value another operation's tool has. */
 export function unmatchedEntries(
   api: ApiFile,
   routes: readonly Route[],
@@ -192,11 +193,21 @@ export function unmatchedEntries(
       );
     }
   }
-  for (const operationId of Object.keys(api.names)) {
-    if (operationIds.includes(operationId)) continue;
+  for (const [operationId, name] of Object.entries(api.names)) {
+    if (!operationIds.includes(operationId)) {
+      found.push(
+        `names has "${operationId}", which is no operation's operationId` +
+          didYouMean(operationId, operationIds),
+      );
+      continue;
+    }
+    const other = routes.find((route) =>
+      route.operationId !== operationId && toolNames([route], api.names)[0] === name
+    );
+    if (other === undefined) continue;
     found.push(
-      `names has "${operationId}", which is no operation's operationId` +
-        didYouMean(operationId, operationIds),
+      `names gives "${name}" to "${operationId}" and "${other.method} ${other.path}" is named ` +
+        `"${name}" too, so one of them would become "${name}_2": give another name`,
     );
   }
   return found;
