@@ -57,7 +57,6 @@ const ALLOWED: Record<string, Record<string, string>> = {
   "lib/core/channels.ts": { LOG_BURST: LIMIT },
   "lib/core/handle.ts": { builtinsOf: "the built-in middleware in order, as the metrics read it" },
   "lib/core/metrics.ts": { MAX_TOOL_LABELS: LIMIT },
-  "lib/openapi/names.ts": { NAME_CAP: LIMIT, slugify: "fastmcp-ts's slug rule, held case by case" },
   "lib/openapi/load_api.ts": { ReadApi: OPENAPI_SEAM, readApi: OPENAPI_SEAM },
   "lib/core/rate_limit.ts": {
     callerKeyOf: "the key a call is counted under; the used path shows it only as a bucket name",

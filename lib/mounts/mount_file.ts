@@ -40,14 +40,19 @@
 //   as a spawned program takes them (as a client takes them relative to where it runs).
 // - The stem "toolshed" is refused: `toolshed_*` names are toolshed's own (toolshed_job).
 import { didYouMean } from "../util/suggest.ts";
-import { isObject, type JsonObject, MAX_TIMER_MS } from "../util/json.ts";
-import { checkScopes } from "../primitives/scopes.ts";
-import { checkRateLimit } from "../primitives/rate.ts";
+import { isObject, type JsonObject } from "../util/json.ts";
 import { PRIMITIVE_NAME } from "../primitives/json_wire.ts";
 import { ENDPOINT_ROUTES, TOOLSET_NAME } from "../primitives/toolsets.ts";
-import type { ToolAnnotations } from "../primitives/types.ts";
-import { checkAnnotations } from "../schema/mcp_shapes.ts";
-
+import {
+  authOf,
+  CORRECTION_KEYS,
+  correctionOf,
+  type MountAuth,
+  type ToolCorrection,
+} from "./corrections.ts";
+import { type Env, expand, refuseLiteralSecret, SECRET_NAME } from "./env_values.ts";
+import { isGlob, namesMatch } from "./globs.ts";
+import { remoteUrl, staticHeaders } from "./remote.ts";
 import { MOUNT_SUFFIX } from "./names.ts";
 
 /** How toolshed reaches the upstream, every `${…}` expanded. */
@@ -72,32 +77,6 @@ export interface MountFile {
   block: MountBlock;
 }
 
-/** Toolshed's own fields, applied to an upstream tool. */
-interface ToolCorrection {
-  title?: string;
-  description?: string;
-  /** Merged over the upstream's annotations. */
-  annotations?: ToolAnnotations;
-  scopes?: string[];
-  rateLimit?: string;
-  timeoutMs?: number;
-  task?: "optional" | "required";
-  jobAfterMs?: number;
-  jobReuseMs?: number;
-}
-
-/** How the upstream is signed in to: nothing, or a token exchanged per caller (RFC 8693). */
-type MountAuth =
-  | { kind: "none" }
-  | {
-    kind: "exchange";
-    audience: string;
-    resource: string | undefined;
-    scopes: string[];
-    clientId: string;
-    clientSecret: string;
-  };
-
 /** The "toolshed" block of a mount file. */
 interface MountBlock {
   /** Upstream tool and prompt names or globs ("*", "?"); undefined: all. */
@@ -114,8 +93,6 @@ interface MountBlock {
   /** Default true; false serves the upstream unpinned. */
   pins: boolean;
 }
-
-type Env = (name: string) => string | undefined;
 
 /** Reads a mount file's text, or throws one sentence naming the problem (without the file). */
 export function parseMountFile(text: string, stem: string, file: string, env: Env): MountFile {
@@ -151,11 +128,6 @@ export function parseMountFile(text: string, stem: string, file: string, env: En
   return { stem, file, transport, block };
 }
 
-/** Whether `name` matches one of `globs` ("*": any run of characters, "?": one). */
-function namesMatch(globs: readonly string[], name: string): boolean {
-  return globs.some((glob) => globPattern(glob).test(name));
-}
-
 /** Whether the block serves the upstream tool or prompt `upstreamName`. */
 export function selected(block: MountBlock, upstreamName: string): boolean {
   if (block.include !== undefined && !namesMatch(block.include, upstreamName)) return false;
@@ -185,7 +157,7 @@ export function correctionFor(block: MountBlock, upstreamName: string): ToolCorr
 export function unmatchedNames(block: MountBlock, upstreamNames: readonly string[]): string[] {
   const known = new Set(upstreamNames);
   const found: string[] = [];
-  const literalIncludes = (block.include ?? []).filter((name) => !/[*?]/.test(name));
+  const literalIncludes = (block.include ?? []).filter((name) => !isGlob(name));
   for (
     const [field, names] of [
       ["include", literalIncludes],
@@ -396,92 +368,24 @@ const OWN_HEADERS = new Set([
   "mcp-method",
   "mcp-name",
 ]);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function httpOf(entry: JsonObject, env: Env): Transport {
   if (typeof entry.url !== "string" || entry.url === "") {
     throw new Error("url must be a non-empty string, the upstream's Streamable HTTP endpoint");
   }
-  const raw = entry.url;
-  refuseLiteralSecretQuery(raw);
-  const parsed = URL.parse(expand(raw, "url", env).text);
-  if (parsed === null) throw new Error(`url "${raw}" is not a URL`);
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
-    throw new Error(`url "${raw}" has the scheme "${parsed.protocol.slice(0, -1)}": use https`);
-  }
-  if (parsed.username !== "" || parsed.password !== "") {
-    throw new Error(
-      `url "${raw}" carries a user name or password: send a credential in "headers" with ` +
-        `"\${NAME}" instead (a URL is logged and shown)`,
-    );
-  }
-  if (parsed.protocol === "http:" && !isLoopback(parsed.hostname)) {
-    throw new Error(
-      `url "${raw}" is plain HTTP to "${parsed.hostname}", which is not this machine: use https ` +
-        "(headers, tool descriptions and results would cross the network readable and changeable " +
-        "by anyone on the way)",
-    );
-  }
-  const rawHeaders = entry.headers ?? {};
-  if (!isObject(rawHeaders)) {
-    throw new Error(
-      'headers must be an object of strings, e.g. {"Authorization": "Bearer ${TOKEN}"}',
-    );
-  }
-  const headers: Record<string, string> = {};
-  const seen = new Map<string, string>();
-  for (const [name, value] of Object.entries(rawHeaders)) {
-    const where = `header "${name}"`;
-    const lower = name.toLowerCase();
-    if (!HEADER_NAME.test(name)) {
-      throw new Error(`headers has "${name}", which is not a header name`);
-    }
-    if (OWN_HEADERS.has(lower) || lower.startsWith("mcp-param-")) {
-      throw new Error(`${where} is set by toolshed's transport: remove it`);
-    }
-    const twin = seen.get(lower);
-    if (twin !== undefined) throw new Error(`headers has both "${twin}" and "${name}": keep one`);
-    seen.set(lower, name);
-    if (typeof value !== "string") throw new Error(`${where} must be a string`);
-    const expanded = expand(value, where, env);
-    if (SECRET_NAME.test(name)) refuseLiteralSecret(expanded, value, where, name);
-    if (/[\r\n\0]/.test(expanded.text)) {
-      throw new Error(
-        `${where} holds a line break or NUL once expanded, which a header cannot carry`,
-      );
-    }
-    headers[name] = expanded.text;
-  }
+  const parsed = remoteUrl(entry.url, "url", env, "headers, tool descriptions and results");
+  const headers = staticHeaders(
+    entry.headers ?? {},
+    env,
+    (lower) =>
+      OWN_HEADERS.has(lower) || lower.startsWith("mcp-param-")
+        ? "is set by toolshed's transport: remove it"
+        : undefined,
+  );
   return { kind: "http", url: parsed.href, headers, shownUrl: parsed.origin + parsed.pathname };
 }
 
-function isLoopback(hostname: string): boolean {
-  return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" ||
-    /^127\.\d+\.\d+\.\d+$/.test(hostname);
-}
-
 // ---- secrets ----
-
-/** Names that hold a secret: their values must come from the environment. */
-const SECRET_NAME = /token|key|secret|password|passwd|auth|credential|cookie|session/i;
-
-function refuseLiteralSecret(expanded: Expanded, raw: string, where: string, name: string): void {
-  if (raw === "") return;
-  const variable = name.replace(/[^A-Za-z0-9_]+/g, "_").toUpperCase();
-  if (expanded.references === 0) {
-    throw new Error(
-      `${where} has a literal value where a secret goes: secrets live in the environment, ` +
-        `never in the directory; write "\${${variable}}" and set ${variable} in toolshed's ` +
-        "environment",
-    );
-  }
-  if (expanded.literalDefault !== undefined) {
-    throw new Error(
-      `${where} has a default for "\${${expanded.literalDefault}}" where a secret goes: the ` +
-        "default would be a secret in the directory; drop it and set the variable",
-    );
-  }
-}
 
 /** `--api-key=literal` in args: the same rule as env and headers. */
 function refuseLiteralSecretArgument(arg: string, where: string): void {
@@ -493,122 +397,8 @@ function refuseLiteralSecretArgument(arg: string, where: string): void {
   );
 }
 
-/** A query parameter named like a secret with a literal value (`?api_key=abc`). */
-function refuseLiteralSecretQuery(raw: string): void {
-  const start = raw.indexOf("?");
-  if (start === -1) return;
-  const end = raw.indexOf("#", start);
-  const query = raw.slice(start + 1, end === -1 ? undefined : end);
-  for (const part of query.split("&")) {
-    const equals = part.indexOf("=");
-    if (equals === -1) continue;
-    let name = part.slice(0, equals);
-    try {
-      name = decodeURIComponent(name);
-    } catch { /* kept as written */ }
-    const value = part.slice(equals + 1);
-    if (!SECRET_NAME.test(name) || value === "" || value.includes("${")) continue;
-    throw new Error(
-      `url has the query parameter "${name}" with a literal value where a secret goes: secrets ` +
-        `live in the environment, never in the directory; write "${name}=\${NAME}"`,
-    );
-  }
-}
-
-// ---- ${NAME} expansion ----
-
-interface Expanded {
-  text: string;
-  /** How many `${…}` the text had. */
-  references: number;
-  /** The first variable given a non-empty default, if any. */
-  literalDefault?: string;
-}
-
-const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** VS Code's and Cursor's predefined variables: not the environment's. */
-const EDITOR_VARIABLES = new Set([
-  "workspaceFolder",
-  "workspaceFolderBasename",
-  "workspaceRoot",
-  "userHome",
-  "pathSeparator",
-  "cwd",
-  "file",
-  "/",
-]);
-
-function expand(text: string, where: string, env: Env): Expanded {
-  let out = "";
-  let references = 0;
-  let literalDefault: string | undefined;
-  let i = 0;
-  while (i < text.length) {
-    if (text.startsWith("$${", i)) {
-      out += "${";
-      i += 3;
-      continue;
-    }
-    if (!text.startsWith("${", i)) {
-      out += text[i++];
-      continue;
-    }
-    const close = text.indexOf("}", i + 2);
-    if (close === -1) throw new Error(`${where} has "\${" without its closing "}"`);
-    const inner = text.slice(i + 2, close);
-    const reference = text.slice(i, close + 1);
-    const dash = inner.indexOf(":-");
-    let name = dash === -1 ? inner : inner.slice(0, dash);
-    const fallback = dash === -1 ? undefined : inner.slice(dash + 2);
-    if (name.startsWith("env:")) name = name.slice(4);
-    if (fallback?.includes("${")) {
-      throw new Error(`${where} nests "\${" in a default: a default is literal text`);
-    }
-    if (name.startsWith("input:")) {
-      throw new Error(
-        `${where} has "${reference}", a prompt for a value that toolshed cannot show: set a ` +
-          `variable in toolshed's environment and write "\${NAME}"`,
-      );
-    }
-    if (EDITOR_VARIABLES.has(name)) {
-      throw new Error(
-        `${where} has "${reference}", an editor's variable, not the environment's: write the ` +
-          `value, or "\${NAME}" for a variable of toolshed's environment`,
-      );
-    }
-    if (!VARIABLE.test(name)) {
-      throw new Error(
-        `${where} has "${reference}", which is not a variable: write "\${NAME}" or ` +
-          `"\${NAME:-default}" with NAME of letters, digits and "_"`,
-      );
-    }
-    const value = env(name);
-    references++;
-    if (fallback !== undefined && (value === undefined || value === "")) {
-      out += fallback;
-      if (fallback !== "") literalDefault ??= name;
-    } else if (value === undefined) {
-      throw new Error(`${where} needs the variable "${name}", which is not set`);
-    } else {
-      out += value;
-      if (fallback !== undefined && fallback !== "") literalDefault ??= name;
-    }
-    i = close + 1;
-  }
-  return { text: out, references, ...literalDefault === undefined ? {} : { literalDefault } };
-}
-
 // ---- the "toolshed" block ----
 
-const CORRECTION_KEYS = [
-  "annotations",
-  "scopes",
-  "rateLimit",
-  "timeoutMs",
-  "task",
-  "jobAfterMs",
-  "jobReuseMs",
-];
 const TOOL_KEYS = ["title", "description", ...CORRECTION_KEYS];
 const BLOCK_KEYS = ["include", "exclude", "rename", "tools", "auth", "pins", ...CORRECTION_KEYS];
 
@@ -635,9 +425,9 @@ function blockOf(value: unknown, env: Env): MountBlock {
     include,
     exclude,
     rename: {},
-    defaults: correctionOf(value, "toolshed"),
+    defaults: correctionOf(value, "toolshed", false),
     tools: {},
-    auth: authOf(value.auth, env),
+    auth: authOf(value.auth, env, "toolshed.auth"),
     pins: true,
   };
   if (value.pins !== undefined) {
@@ -667,7 +457,7 @@ function blockOf(value: unknown, env: Env): MountBlock {
           );
         }
       }
-      block.tools[name] = correctionOf(correction, where);
+      block.tools[name] = correctionOf(correction, where, true);
     }
   }
   return block;
@@ -698,7 +488,7 @@ function renameOf(value: unknown, block: MountBlock): Record<string, string> {
   const targets = new Map<string, string>();
   for (const [name, target] of Object.entries(value)) {
     const where = `toolshed.rename "${name}"`;
-    if (/[*?]/.test(name)) {
+    if (isGlob(name)) {
       throw new Error(`${where} is a glob: rename maps one upstream name to one name`);
     }
     refuseLeftOut(block, name, where);
@@ -719,114 +509,4 @@ function renameOf(value: unknown, block: MountBlock): Record<string, string> {
     rename[name] = target;
   }
   return rename;
-}
-
-function correctionOf(value: JsonObject, where: string): ToolCorrection {
-  const correction: ToolCorrection = {};
-  const fail = (message: string): never => {
-    throw new Error(`${where}: ${message}`);
-  };
-  for (const field of ["title", "description"] as const) {
-    const text = value[field];
-    if (text === undefined || where === "toolshed") continue;
-    if (typeof text !== "string" || text.trim() === "") fail(`${field} must be a non-empty string`);
-    correction[field] = text as string;
-  }
-  if (value.annotations !== undefined) {
-    const problem = checkAnnotations(value.annotations);
-    if (problem !== undefined) fail(`annotations are invalid: ${problem}`);
-    correction.annotations = { ...value.annotations as ToolAnnotations };
-  }
-  try {
-    if (value.scopes !== undefined) correction.scopes = [...checkScopes(value.scopes)];
-    if (value.rateLimit !== undefined) correction.rateLimit = checkRateLimit(value.rateLimit)!.text;
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  for (const [field, least] of [["timeoutMs", 1], ["jobAfterMs", 0], ["jobReuseMs", 1]] as const) {
-    const ms = value[field];
-    if (ms === undefined) continue;
-    if (!(typeof ms === "number" && Number.isInteger(ms) && ms >= least && ms <= MAX_TIMER_MS)) {
-      fail(`${field} must be an integer from ${least} to ${MAX_TIMER_MS} (milliseconds)`);
-    }
-    correction[field] = ms as number;
-  }
-  if (value.task !== undefined) {
-    if (value.task !== "optional" && value.task !== "required") {
-      fail('task must be "optional" or "required"');
-    }
-    correction.task = value.task as "optional" | "required";
-  }
-  return correction;
-}
-
-const AUTH_EXAMPLE = '"none" or {"exchange": {"audience": "https://upstream.example", ' +
-  '"clientId": "toolshed", "clientSecret": "${EXCHANGE_SECRET}"}}';
-const EXCHANGE_KEYS = ["audience", "resource", "scopes", "clientId", "clientSecret"];
-
-function authOf(value: unknown, env: Env): MountAuth {
-  if (value === undefined || value === "none") return { kind: "none" };
-  if (!isObject(value) || Object.keys(value).length !== 1 || !isObject(value.exchange)) {
-    throw new Error(`toolshed.auth must be ${AUTH_EXAMPLE}`);
-  }
-  const exchange = value.exchange;
-  for (const key of Object.keys(exchange)) {
-    if (!EXCHANGE_KEYS.includes(key)) {
-      throw new Error(
-        `toolshed.auth.exchange has "${key}", which is not one of its fields ` +
-          `(${EXCHANGE_KEYS.join(", ")})` + didYouMean(key, EXCHANGE_KEYS),
-      );
-    }
-  }
-  const text = (key: string, required: boolean): string | undefined => {
-    const raw = exchange[key];
-    const where = `toolshed.auth.exchange.${key}`;
-    if (raw === undefined && !required) return undefined;
-    if (typeof raw !== "string" || raw === "") {
-      throw new Error(`${where} must be a non-empty string`);
-    }
-    const expanded = expand(raw, where, env);
-    if (key === "clientSecret") refuseLiteralSecret(expanded, raw, where, "EXCHANGE_SECRET");
-    return expanded.text;
-  };
-  const resource = text("resource", false);
-  if (resource !== undefined) {
-    const url = URL.parse(resource);
-    if (url === null || url.hash !== "") {
-      throw new Error(
-        `toolshed.auth.exchange.resource "${exchange.resource}" must be an absolute URI without ` +
-          "a fragment (RFC 8707)",
-      );
-    }
-  }
-  let scopes: string[];
-  try {
-    scopes = [...checkScopes(exchange.scopes)];
-  } catch (error) {
-    throw new Error(`toolshed.auth.exchange: ${(error as Error).message}`);
-  }
-  return {
-    kind: "exchange",
-    audience: text("audience", true)!,
-    resource,
-    scopes,
-    clientId: text("clientId", true)!,
-    clientSecret: text("clientSecret", true)!,
-  };
-}
-
-// ---- globs ----
-
-const GLOBS = new Map<string, RegExp>();
-
-function globPattern(glob: string): RegExp {
-  let pattern = GLOBS.get(glob);
-  if (pattern === undefined) {
-    const body = [...glob].map((c) =>
-      c === "*" ? ".*" : c === "?" ? "." : c.replace(/[\\^$.|+()[\]{}]/g, "\\$&")
-    ).join("");
-    pattern = new RegExp(`^${body}$`, "s");
-    if (GLOBS.size < 1024) GLOBS.set(glob, pattern);
-  }
-  return pattern;
 }

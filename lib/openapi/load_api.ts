@@ -4,7 +4,6 @@
 // operation that cannot be served is left out and said on stderr, and `check` reports it.
 import { isObject, messageOf } from "../util/json.ts";
 import { type Diagnostics, warn } from "../util/diagnostics.ts";
-import { didYouMean } from "../util/suggest.ts";
 import type { Tool } from "../primitives/tools.ts";
 import type { TokenExchange } from "../primitives/front_token.ts";
 import { type OpenApiDocument, parseDocument, type Route, routes } from "./document.ts";
@@ -12,12 +11,14 @@ import { toolNames } from "./names.ts";
 import {
   API_DEFAULTS,
   type ApiFile,
+  credentialProblems,
   operationSelected,
   parseApiFile,
   unmatchedEntries,
 } from "./api_file.ts";
 import { API_SUFFIX, OPENAPI_FILE } from "./file_names.ts";
 import { operationTool } from "./operation_tool.ts";
+import { isLoopback } from "../mounts/remote.ts";
 
 type Env = (name: string) => string | undefined;
 
@@ -60,7 +61,7 @@ export async function readApi(url: URL, file: string, env: Env): Promise<ReadApi
   }
   const all = routes(doc);
   const names = toolNames(all, api.names);
-  const unmatched = [...unmatchedEntries(api, all, names), ...unknownCredentials(doc, api)];
+  const unmatched = [...unmatchedEntries(api, all, names), ...credentialProblems(api, doc)];
   if (unmatched.length > 0) throw new Error(`"${sidecarShown}": ${unmatched.join("; ")}`);
   const selected = all.map((route, index) => operationSelected(api, route, names[index]));
   return { doc, api, base: baseUrl(doc, api, sidecarShown), routes: all, names, selected };
@@ -141,9 +142,9 @@ function baseUrl(doc: OpenApiDocument, api: ApiFile, sidecar: string): URL {
         `"${sidecar}"`,
     );
   }
-  const loopback = parsed.hostname === "localhost" || parsed.hostname === "[::1]" ||
-    /^127\.\d+\.\d+\.\d+$/.test(parsed.hostname);
-  if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && loopback)) {
+  if (
+    parsed.protocol !== "https:" && !(parsed.protocol === "http:" && isLoopback(parsed.hostname))
+  ) {
     throw new Error(
       `servers[0].url "${text}" is not https (plain http only to this machine): ` +
         `set "baseUrl" in "${sidecar}"`,
@@ -153,29 +154,4 @@ function baseUrl(doc: OpenApiDocument, api: ApiFile, sidecar: string): URL {
     throw new Error(`servers[0].url "${text}" carries a user name or password`);
   }
   return parsed;
-}
-
-/** A credential for a scheme the document does not define, or of a kind toolshed cannot send. */
-function unknownCredentials(doc: OpenApiDocument, api: ApiFile): string[] {
-  const components = doc.root.components;
-  const defined = isObject(components) && isObject(components.securitySchemes)
-    ? components.securitySchemes
-    : {};
-  const problems: string[] = [];
-  for (const name of Object.keys(api.credentials)) {
-    const scheme = defined[name];
-    if (!isObject(scheme)) {
-      problems.push(
-        `credentials names "${name}", which is no security scheme of the document` +
-          didYouMean(name, Object.keys(defined)),
-      );
-    } else if (!["apiKey", "http", "oauth2"].includes(String(scheme.type))) {
-      problems.push(
-        `credentials names "${name}", a "${
-          String(scheme.type)
-        }" scheme, which toolshed cannot send (apiKey, http and oauth2 it can)`,
-      );
-    }
-  }
-  return problems;
 }
