@@ -60,6 +60,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/jobs_host_test.ts", // 16 s: Claude Code twice and Gemini CLI, each starting main.ts
   "tests/mount_upstream_test.ts", // 9 s: server-everything (stdio, HTTP), main.ts and a script as upstreams
   "tests/examples/mounting_test.ts", // 11 s: npx starting the reference server, check and call processes
+  "tests/examples/openapi_test.ts", // 3-9 s: the example's api_server.ts, toolshed check, list and call processes
   "tests/mounts_test.ts", // 3-8 s: fronts with toolshed and server-everything mounted, main.ts processes
   "tests/mounts_relay_test.ts", // 32-44 s: SDK clients through main.ts fronts to server-everything and main.ts upstreams
   "tests/container_test.ts", // 10 s: deno bundle, podman building and running a container image
