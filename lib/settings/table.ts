@@ -461,11 +461,12 @@ export const TABLE = {
     for: ["programs"],
     help: [
       "Most bytes an executable tool may print on stdout in one",
-      "call (default: {default})",
+      "call, or an API's answer may hold (default: {default})",
     ],
     doc: {
       default: "16777216 (16 MiB)",
-      meaning: "most an executable tool may print on stdout in one call",
+      meaning:
+        "most an executable tool may print on stdout in one call, or one answer of an OpenAPI operation may hold",
     },
   }),
   maxResourceBytes: row({
