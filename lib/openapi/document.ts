@@ -62,13 +62,13 @@ export async function parseDocument(text: string, file: string): Promise<OpenApi
     }
   }
   if (!isObject(root)) {
-    throw new Error(`"${file}" is not an OpenAPI document: its top level is not an object.`);
+    throw new Error(`"${file}" is not an OpenAPI document: its top level is not an object`);
   }
   if (root.swagger !== undefined) {
     throw new Error(
       `"${file}" is Swagger "${
         String(root.swagger)
-      }", which toolshed does not read: convert it to OpenAPI 3 with "npx swagger2openapi" (or the Swagger Editor's "Convert to OpenAPI 3").`,
+      }", which toolshed does not read: convert it to OpenAPI 3 with "npx swagger2openapi" (or the Swagger Editor's "Convert to OpenAPI 3")`,
     );
   }
   const openapi = root.openapi;
@@ -77,7 +77,7 @@ export async function parseDocument(text: string, file: string): Promise<OpenApi
     throw new Error(
       `"${file}" declares openapi "${
         String(openapi)
-      }"; toolshed reads OpenAPI 3.0.x and 3.1.x only.`,
+      }"; toolshed reads OpenAPI 3.0.x and 3.1.x only`,
     );
   }
   return { file, version, root };
@@ -87,17 +87,17 @@ export async function parseDocument(text: string, file: string): Promise<OpenApi
 export function pointerTarget(doc: OpenApiDocument, ref: string): unknown {
   if (!ref.startsWith("#")) {
     throw new Error(
-      `the external ref "${ref}" is not followed: toolshed resolves only refs inside the document ("#/…").`,
+      `the external ref "${ref}" is not followed: toolshed resolves only refs inside the document ("#/…")`,
     );
   }
   let pointer: string;
   try {
     pointer = decodeURIComponent(ref.slice(1));
   } catch {
-    throw new Error(`the ref "${ref}" is not a valid URI fragment.`);
+    throw new Error(`the ref "${ref}" is not a valid URI fragment`);
   }
   if (pointer === "") return doc.root;
-  if (!pointer.startsWith("/")) throw new Error(`the ref "${ref}" is not a JSON pointer.`);
+  if (!pointer.startsWith("/")) throw new Error(`the ref "${ref}" is not a JSON pointer`);
   let at: unknown = doc.root;
   for (const raw of pointer.slice(1).split("/")) {
     const part = raw.replaceAll("~1", "/").replaceAll("~0", "~");
@@ -115,11 +115,11 @@ export function resolved(doc: OpenApiDocument, value: unknown): unknown {
   while (isObject(at) && typeof at.$ref === "string") {
     const ref = at.$ref;
     if (seen.includes(ref)) {
-      throw new Error(`the refs loop without reaching a value: "${[...seen, ref].join('" → "')}".`);
+      throw new Error(`the refs loop without reaching a value: "${[...seen, ref].join('" → "')}"`);
     }
     seen.push(ref);
     const next = pointerTarget(doc, ref);
-    if (next === undefined) throw new Error(`the ref "${ref}" names nothing in the document.`);
+    if (next === undefined) throw new Error(`the ref "${ref}" names nothing in the document`);
     at = next;
   }
   return at;
@@ -141,7 +141,7 @@ export function routes(doc: OpenApiDocument): Route[] {
       throw new Error(`"${doc.file}": the path "${path}": ${(error as Error).message}`);
     }
     if (!isObject(item)) {
-      throw new Error(`"${doc.file}": the path "${path}" is not a path item object.`);
+      throw new Error(`"${doc.file}": the path "${path}" is not a path item object`);
     }
     for (const method of METHODS) {
       const operation = item[method];
@@ -194,11 +194,11 @@ function parametersOf(doc: OpenApiDocument, own: unknown, shared: unknown): Json
     if (
       !isObject(parameter) || typeof parameter.name !== "string" || typeof parameter.in !== "string"
     ) {
-      throw new Error(`a parameter has no "name" or "in": ${JSON.stringify(raw)}.`);
+      throw new Error(`a parameter has no "name" or "in": ${JSON.stringify(raw)}`);
     }
     if (!["path", "query", "header", "cookie"].includes(parameter.in)) {
       throw new Error(
-        `the parameter "${parameter.name}" is in "${parameter.in}", which is not path, query, header or cookie.`,
+        `the parameter "${parameter.name}" is in "${parameter.in}", which is not path, query, header or cookie`,
       );
     }
     const key = `${parameter.in}\u0000${parameter.name}`;

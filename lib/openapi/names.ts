@@ -39,7 +39,7 @@ export function toolNames(routes: Route[], names: Record<string, string> = {}): 
     const other = taken.get(name);
     if (other !== undefined) {
       throw new Error(
-        `the operations "${other.method} ${other.path}" and "${route.method} ${route.path}" both get the tool name "${name}": rename one with "names".`,
+        `the operations "${other.method} ${other.path}" and "${route.method} ${route.path}" both get the tool name "${name}": rename one with "names"`,
       );
     }
     taken.set(name, route);

@@ -108,17 +108,17 @@ function rewritten(doc: OpenApiDocument, value: unknown, inlining: string[]): un
   if (ref.startsWith(COMPONENT) && !ref.slice(COMPONENT.length).includes("/")) {
     const name = decodeName(ref.slice(COMPONENT.length));
     if (pointerTarget(doc, ref) === undefined) {
-      throw new Error(`the ref "${ref}" names nothing in the document.`);
+      throw new Error(`the ref "${ref}" names nothing in the document`);
     }
     return { $ref: DEFS + name, ...out };
   }
   if (inlining.includes(ref)) {
     throw new Error(
-      `the refs loop without reaching a component schema: "${[...inlining, ref].join('" → "')}".`,
+      `the refs loop without reaching a component schema: "${[...inlining, ref].join('" → "')}"`,
     );
   }
   const target = pointerTarget(doc, ref);
-  if (target === undefined) throw new Error(`the ref "${ref}" names nothing in the document.`);
+  if (target === undefined) throw new Error(`the ref "${ref}" names nothing in the document`);
   const inlined = rewritten(doc, target, [...inlining, ref]);
   return isObject(inlined) ? { ...inlined, ...out } : inlined;
 }
