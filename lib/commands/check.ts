@@ -27,7 +27,7 @@ Agent Skills specification say (names, descriptions, front matter), lints the to
 Anthropic, OpenAI and Gemini APIs refuse (names, descriptions, inputSchema keywords), checks
 server.meta.json (who the server is: its fields, and TODOs \`new server\` left), and warns
 about what MCP clients refuse, cut or truncate (a tool without readOnlyHint or destructiveHint,
-more tools than Cursor or VS Code take, a description Claude Code truncates), naming the client.
+more tools than Cursor, VS Code or OpenAI take, a description Claude Code truncates), naming the client.
 
 Exits 0 when there are no errors, 1 when there are (with --strict, warnings too), 2 when
 the command line is wrong.
