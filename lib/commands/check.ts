@@ -201,7 +201,7 @@ export async function checkDirectory(
     await opened.server.close(); // its mounted upstreams
   }
 
-  const apis = await checkApis(folderOf(folders.tools?.location ?? "tools"));
+  const apis = folders.tools === undefined ? [] : await checkApis(folderOf(folders.tools.location));
   if (apis.length > 0) {
     // Each operation the load left out is said again, with more, by the API's own findings.
     const said = apis.map(({ file }) => `"${file}": the operation "`);
