@@ -265,6 +265,98 @@ Deno.test("check warns on what clients refuse or cut, naming the client and the 
   });
 });
 
+/** An API whose GET /bad and POST /worse have a parameter ref that dangles. */
+const BROKEN_API = JSON.stringify({
+  openapi: "3.1.0",
+  info: { title: "broken", version: "1" },
+  servers: [{ url: "https://api.example.com" }],
+  paths: {
+    "/good": { get: { operationId: "good", responses: { "200": { description: "OK" } } } },
+    "/bad": {
+      get: {
+        operationId: "bad",
+        parameters: [{ $ref: "#/components/parameters/missing" }],
+        responses: { "200": { description: "OK" } },
+      },
+    },
+    "/worse": {
+      post: {
+        operationId: "worse",
+        parameters: [{ $ref: "#/components/parameters/missing" }],
+        responses: { "200": { description: "OK" } },
+      },
+    },
+  },
+});
+
+Deno.test("check reports each API's size and the operations it cannot serve, once each", async () => {
+  const petstore = await Deno.readTextFile(
+    new URL("./fixtures/openapi/petstore-3.1.json", import.meta.url),
+  );
+  const files = {
+    "tools/pets.openapi.json": petstore,
+    "tools/broken.openapi.json": BROKEN_API,
+  };
+  await withDir(files, async (dir) => {
+    const { code, out } = await check(["--dir", dir, "--no-types"], dir);
+    assert.equal(code, 0, out);
+    const lines = out.split("\n");
+    const pets = lines.indexOf("DIR/tools/pets.openapi.json");
+    assert.match(
+      lines[pets + 1],
+      /^ {2}info: serves \d+ of its \d+ operations: \d+ left out by the curated default/,
+    );
+    assert.match(
+      lines[pets + 2],
+      /^ {2}info: tools\/list carries [\d,]+ bytes, about [\d,]+ tokens/,
+    );
+    assert.match(lines[pets + 3], /^ {2}info: all \d+ fit every host's cap on tools/);
+    // The load leaves GET /bad out with a warning; check says it once, as the API's.
+    const bad = lines.filter((line) => line.includes('"GET /bad"'));
+    assert.deepEqual(bad.length, 1, out);
+    assert.match(
+      bad[0],
+      /^ {2}warning: toolshed cannot serve the operation "GET \/bad" \(tool "bad"\)/,
+    );
+
+    const json = JSON.parse((await check(["--dir", dir, "--no-types", "--json"], dir)).out);
+    const apis = json.findings.filter((found: { source: string }) => found.source === "openapi");
+    assert.deepEqual(
+      apis.map((found: Record<string, unknown>) => [found.severity, found.file, found.tool]),
+      [
+        ["info", "DIR/tools/broken.openapi.json", undefined],
+        ["info", "DIR/tools/broken.openapi.json", undefined],
+        ["info", "DIR/tools/broken.openapi.json", undefined],
+        ["warning", "DIR/tools/broken.openapi.json", "bad"],
+        ["warning", "DIR/tools/broken.openapi.json", "worse"],
+        ["info", "DIR/tools/pets.openapi.json", undefined],
+        ["info", "DIR/tools/pets.openapi.json", undefined],
+        ["info", "DIR/tools/pets.openapi.json", undefined],
+      ],
+    );
+    assert.equal(apis[0].size.served.tools, 1);
+    assert.equal(apis[0].size.unservable, 2);
+    // A finding that says what is counts toward neither errors nor warnings.
+    const count = (severity: string) =>
+      json.findings.filter((found: { severity: string }) => found.severity === severity).length;
+    assert.deepEqual([json.errors, json.warnings], [count("error"), count("warning")]);
+    assert.equal(json.served.tools, 1 + apis[5].size.served.tools);
+  });
+  // Named in "operations", an operation toolshed cannot serve is an error.
+  const named = { ...files, "tools/broken.api.json": '{"operations": ["good", "POST /worse"]}' };
+  await withDir(named, async (dir) => {
+    const { code, out } = await check(["--dir", dir, "--no-types"], dir);
+    assert.equal(code, 1, out);
+    assert.ok(
+      out.includes(
+        '  error: "operations" in "DIR/tools/broken.api.json" names "POST /worse", and toolshed ' +
+          'cannot serve the operation "POST /worse": ',
+      ),
+      out,
+    );
+  });
+});
+
 Deno.test("check passes the repository's own tools, resources and prompts, through a real process", async () => {
   const tools = await exampleTools();
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {

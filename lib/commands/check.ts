@@ -1,7 +1,8 @@
 // toolshed check: everything start-up checks, what start-up would pass over in silence (the
 // survey), the type errors of TypeScript files, what common model APIs would refuse in the
 // tools' names and schemas, and what MCP clients refuse, cut or truncate (hints, the number of
-// tools, descriptions), reported together with an exit code for CI.
+// tools, descriptions), and for each API in tools/ what it serves and what all of it would cost
+// the hosts (adr/0072), reported together with an exit code for CI.
 import { EXIT, type Io } from "./command.ts";
 import { DIR_FLAGS, DIR_FLAGS_HELP, openServer, parseCommandArgs } from "./open_server.ts";
 import { type FolderKind, type ServerFolders, serverFolders } from "../discovery/server_dir.ts";
@@ -16,6 +17,9 @@ import { unfinishedFields } from "./scaffold_meta.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import type { Mount } from "../mounts/mount.ts";
 import { MOUNT_SUFFIX, PINS_SUFFIX } from "../mounts/names.ts";
+import { API_SUFFIX, OPENAPI_FILE } from "../openapi/file_names.ts";
+import type { ApiSize } from "../openapi/size.ts";
+import { statelessTool } from "../methods/results.ts";
 
 export const USAGE = `Usage: toolshed check [--dir DIR] [options]
 
@@ -27,7 +31,11 @@ Agent Skills specification say (names, descriptions, front matter), lints the to
 Anthropic, OpenAI and Gemini APIs refuse (names, descriptions, inputSchema keywords), checks
 server.meta.json (who the server is: its fields, and TODOs \`new server\` left), and warns
 about what MCP clients refuse, cut or truncate (a tool without readOnlyHint or destructiveHint,
-more tools than Cursor or VS Code take, a description Claude Code truncates), naming the client.
+more tools than Cursor, VS Code or OpenAI take, a description Claude Code truncates), naming the client.
+For each API in tools/ (<name>.openapi.json, .yaml or .yml) it says how many operations are
+served and left out, and the bytes and estimated tokens of tools/list for them and for all of
+them, against each host's cap on tools; an operation toolshed cannot serve is a warning (an
+error when the sidecar's "operations" names it).
 
 Exits 0 when there are no errors, 1 when there are (with --strict, warnings too), 2 when
 the command line is wrong.
@@ -50,9 +58,18 @@ const FLAGS = {
 
 /** One thing check found. */
 export interface Finding {
-  readonly severity: "error" | "warning";
+  /** "info" says what is, and counts toward neither the errors nor the warnings. */
+  readonly severity: "error" | "warning" | "info";
   /** Which step found it. */
-  readonly source: "load" | "survey" | "types" | "models" | "clients" | "meta" | "mounts";
+  readonly source:
+    | "load"
+    | "survey"
+    | "types"
+    | "models"
+    | "clients"
+    | "meta"
+    | "mounts"
+    | "openapi";
   /** The file (or folder) it is about, as messages show it; undefined for the directory. */
   readonly file: string | undefined;
   readonly message: string;
@@ -66,6 +83,8 @@ export interface Finding {
   /** For a client finding: the rule (lib/schema/client_limits.ts) and the clients it names. */
   readonly rule?: string;
   readonly clients?: readonly string[];
+  /** For an API's first finding: what it serves and what all of it would cost (adr/0072). */
+  readonly size?: ApiSize;
 }
 
 export const command = {
@@ -182,6 +201,16 @@ export async function checkDirectory(
     await opened.server.close(); // its mounted upstreams
   }
 
+  const apis = folders.tools === undefined ? [] : await checkApis(folderOf(folders.tools.location));
+  if (apis.length > 0) {
+    // Each operation the load left out is said again, with more, by the API's own findings.
+    const said = apis.map(({ file }) => `"${file}": the operation "`);
+    const kept = findings.filter((found) =>
+      found.source !== "load" || !said.some((start) => found.message.startsWith(start))
+    );
+    findings.splice(0, findings.length, ...kept, ...apis);
+  }
+
   if (!options.types) {
     notes.push("Type checking skipped (--no-types)");
   } else if (Deno.build.standalone) {
@@ -233,7 +262,51 @@ export async function checkDirectory(
   }
 
   const errors = findings.filter((found) => found.severity === "error").length;
-  return { findings, notes, errors, warnings: findings.length - errors, served };
+  const warnings = findings.filter((found) => found.severity === "warning").length;
+  return { findings, notes, errors, warnings, served };
+}
+
+/**
+ * What each API of the tools folder serves and would cost (openapi/size.ts): the code of
+ * openapi/ loads only when there is one. A document or sidecar that does not read is the load's
+ * error, said there.
+ */
+async function checkApis(tools: { url: URL; shown: string }): Promise<Finding[]> {
+  let names: string[];
+  try {
+    names = (await Array.fromAsync(Deno.readDir(tools.url)))
+      .filter((entry) => !/^[_.]/.test(entry.name) && OPENAPI_FILE.test(entry.name))
+      .map((entry) => entry.name)
+      .sort();
+  } catch {
+    return []; // no tools folder: the load says so when it matters
+  }
+  if (names.length === 0) return [];
+  const [{ readApi }, { apiSize }] = await Promise.all([
+    import("../openapi/load_api.ts"),
+    import("../openapi/size.ts"),
+  ]);
+  const findings: Finding[] = [];
+  for (const name of names) {
+    const file = `${tools.shown}/${name}`;
+    const stem = OPENAPI_FILE.exec(name)![1];
+    let api;
+    try {
+      // The environment the load reads, so that the tools are the ones served.
+      api = await readApi(
+        new URL(encodeURIComponent(name), tools.url),
+        file,
+        (key) => Deno.env.get(key),
+      );
+    } catch {
+      continue;
+    }
+    const sidecar = `${tools.shown}/${stem}${API_SUFFIX}`;
+    for (const found of apiSize(api, { file, stem, sidecar, render: statelessTool })) {
+      findings.push({ ...found, source: "openapi", file });
+    }
+  }
+  return findings;
 }
 /**
  * A mounted server against its pins (adr/0071): each tool withheld is an error with what moved,

@@ -78,6 +78,18 @@ export const VSCODE_TOOL_CAP: LimitRule = {
   checked: "2026-12-02",
 };
 
+/** OpenAI's function calling refuses a request with more than 128 functions. */
+export const OPENAI_TOOL_CAP: LimitRule = {
+  id: "openai-tool-count",
+  client: "OpenAI",
+  subject: "functions per request",
+  limit: 128,
+  effect: 'refuses the request ("A max of 128 functions are supported")',
+  evidence: "documented",
+  sources: ["https://platform.openai.com/docs/api-reference/chat/create"],
+  checked: "2026-12-05",
+};
+
 /** Claude Code cuts each MCP tool description at 2 KB before the model reads it. */
 export const CLAUDE_CODE_DESCRIPTION: LimitRule = {
   id: "claude-code-description",
@@ -127,6 +139,7 @@ export const CLIENT_RULES: readonly ClientRule[] = [
   OPENAI_HINTS,
   CURSOR_TOOL_CAP,
   VSCODE_TOOL_CAP,
+  OPENAI_TOOL_CAP,
   CLAUDE_CODE_DESCRIPTION,
   OPENAI_DESCRIPTION,
   TOOL_NAME_LENGTH,

@@ -1,13 +1,14 @@
 // What MCP clients do to a server's tools that start-up and the model APIs accept: a tool whose
 // hints say nothing of what it changes (OpenAI's app review refuses it, and clients take it to
 // be destructive), more tools than a host passes on (Cursor drops past 40, VS Code refuses past
-// 128), a description Claude Code truncates. The numbers and their sources are in
+// 128, and so does OpenAI's function calling), a description Claude Code truncates. The numbers and their sources are in
 // client_limits.ts; these are warnings, since a client other than the one named works.
 import {
   CLAUDE_CODE_DESCRIPTION,
   type Client,
   CURSOR_TOOL_CAP,
   OPENAI_HINTS,
+  OPENAI_TOOL_CAP,
   VSCODE_TOOL_CAP,
 } from "./client_limits.ts";
 
@@ -86,6 +87,17 @@ function lintCount(count: number): ClientFinding[] {
       message: `the directory serves ${count} tools: VS Code refuses a chat request with more ` +
         `than ${VSCODE_TOOL_CAP.limit} ("You may not include more than ${VSCODE_TOOL_CAP.limit} ` +
         'tools in your request") until the user deselects some',
+    });
+  }
+  if (count > OPENAI_TOOL_CAP.limit) {
+    found.push({
+      severity: "warning",
+      tool: undefined,
+      rule: OPENAI_TOOL_CAP.id,
+      clients: [OPENAI_TOOL_CAP.client],
+      message: `the directory serves ${count} tools: OpenAI's function calling refuses a ` +
+        `request with more than ${OPENAI_TOOL_CAP.limit} ("A max of ${OPENAI_TOOL_CAP.limit} ` +
+        'functions are supported"), so a host that hands every tool to an OpenAI model fails',
     });
   }
   return found;
