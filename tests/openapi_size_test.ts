@@ -126,7 +126,7 @@ Deno.test('apiSize() on petstore with "operations": what the sidecar chooses is 
   const text = await Deno.readTextFile(PETSTORE);
   const operations = operationsOf(JSON.parse(text));
   // A timeout is the server's, never listed: the bytes are the wire's, not the definition's.
-  const sidecar = { operations: ["*"], defaults: { timeoutMs: 5000 } };
+  const sidecar = { operations: ["*"], timeoutMs: 5000 };
   await withApi("pets", text, sidecar, async (dir, file) => {
     const [counts, cost] = await report(file, "pets");
     const size = counts.size!;

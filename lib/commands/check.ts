@@ -151,6 +151,7 @@ export async function checkDirectory(
   const loadNotes: Diagnostics = {
     error: (message, error, fields) => {
       if (fields?.mount !== undefined) return; // a mount's own findings are checkMount's
+      if (fields?.api !== undefined) return; // an API's left-out operations are checkApis'
       const detail = error instanceof Error ? `: ${error.message}` : "";
       findings.push(finding("warning", "load", `${message}${detail}`));
     },
@@ -202,14 +203,7 @@ export async function checkDirectory(
   }
 
   const apis = folders.tools === undefined ? [] : await checkApis(folderOf(folders.tools.location));
-  if (apis.length > 0) {
-    // Each operation the load left out is said again, with more, by the API's own findings.
-    const said = apis.map(({ file }) => `"${file}": the operation "`);
-    const kept = findings.filter((found) =>
-      found.source !== "load" || !said.some((start) => found.message.startsWith(start))
-    );
-    findings.splice(0, findings.length, ...kept, ...apis);
-  }
+  findings.push(...apis);
 
   if (!options.types) {
     notes.push("Type checking skipped (--no-types)");

@@ -103,10 +103,12 @@ export async function loadApiTools(
     try {
       tools.push(operationTool(context, route, read.names[index]));
     } catch (error) {
-      warn(
-        options.diagnostics,
-        `"${file}": the operation "${route.method} ${route.path}" is left out: ${messageOf(error)}`,
-      );
+      // operationSchemas' reasons begin with the operation: said once.
+      const operation = `${route.method} ${route.path}`;
+      const reason = messageOf(error).replace(`${operation}: `, "");
+      warn(options.diagnostics, `"${file}": the operation "${operation}" is left out: ${reason}`, {
+        api: file,
+      });
     }
   });
   return tools;
