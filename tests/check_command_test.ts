@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { command, typeErrors } from "../lib/commands/check.ts";
 import { lintForModels } from "../lib/schema/model_lint.ts";
 import { exampleTools } from "./_examples.ts";
+import { BROKEN_API } from "./_openapi_documents.ts";
 
 const TOOL = 'export default { description: "d", inputSchema: { type: "object" },\n' +
   '  annotations: { readOnlyHint: true }, handler: () => "" };';
@@ -263,30 +264,6 @@ Deno.test("check warns on what clients refuse or cut, naming the client and the 
       ],
     );
   });
-});
-
-/** An API whose GET /bad and POST /worse have a parameter ref that dangles. */
-const BROKEN_API = JSON.stringify({
-  openapi: "3.1.0",
-  info: { title: "broken", version: "1" },
-  servers: [{ url: "https://api.example.com" }],
-  paths: {
-    "/good": { get: { operationId: "good", responses: { "200": { description: "OK" } } } },
-    "/bad": {
-      get: {
-        operationId: "bad",
-        parameters: [{ $ref: "#/components/parameters/missing" }],
-        responses: { "200": { description: "OK" } },
-      },
-    },
-    "/worse": {
-      post: {
-        operationId: "worse",
-        parameters: [{ $ref: "#/components/parameters/missing" }],
-        responses: { "200": { description: "OK" } },
-      },
-    },
-  },
 });
 
 Deno.test("check reports each API's size and the operations it cannot serve, once each", async () => {

@@ -14,6 +14,7 @@ import { CURSOR_TOOL_CAP, OPENAI_TOOL_CAP, VSCODE_TOOL_CAP } from "../lib/schema
 import { isObject, type JsonObject } from "../lib/util/json.ts";
 import { startInProcess } from "./_in_process.ts";
 import { STATELESS_META, withHangGuard } from "./_server_process.ts";
+import { BROKEN_API } from "./_openapi_documents.ts";
 
 const PETSTORE = new URL("./fixtures/openapi/petstore-3.1.json", import.meta.url);
 const CORPUS = new URL(".", import.meta.resolve("npm:@readme/oas-examples@8.2.2/package.json"));
@@ -236,32 +237,8 @@ Deno.test("apiSize() points past every host's cap at a chosen few and at code mo
   });
 });
 
-/** Petstore-like: `/good` served, `/bad` and `/worse` each with a parameter ref that dangles. */
-const BROKEN = JSON.stringify({
-  openapi: "3.1.0",
-  info: { title: "broken", version: "1" },
-  servers: [{ url: "https://api.example.com" }],
-  paths: {
-    "/good": { get: { operationId: "good", responses: { "200": { description: "OK" } } } },
-    "/bad": {
-      get: {
-        operationId: "bad",
-        parameters: [{ $ref: "#/components/parameters/missing" }],
-        responses: { "200": { description: "OK" } },
-      },
-    },
-    "/worse": {
-      post: {
-        operationId: "worse",
-        parameters: [{ $ref: "#/components/parameters/missing" }],
-        responses: { "200": { description: "OK" } },
-      },
-    },
-  },
-});
-
 Deno.test('apiSize() warns on each operation toolshed cannot serve, and errs when "operations" names it', async () => {
-  await withApi("broken", BROKEN, undefined, async (_dir, file) => {
+  await withApi("broken", BROKEN_API, undefined, async (_dir, file) => {
     const [counts, , , ...problems] = await report(file, "broken");
     equal(counts.size!.served.tools, 1);
     equal(counts.size!.unservable, 2);
@@ -288,7 +265,7 @@ Deno.test('apiSize() warns on each operation toolshed cannot serve, and errs whe
   });
   await withApi(
     "broken",
-    BROKEN,
+    BROKEN_API,
     { operations: ["good", "POST /worse", "b*"] },
     async (_dir, file) => {
       const problems = (await report(file, "broken")).slice(3);

@@ -34,6 +34,28 @@ export const CORRECTION_KEYS = [
   "jobReuseMs",
 ];
 
+/** What one tool's entry under "tools" may hold: its title and description, and the corrections. */
+const TOOL_KEYS = ["title", "description", ...CORRECTION_KEYS];
+
+/**
+ * One tool's entry under "tools" (`where` names it in messages): an object of TOOL_KEYS only,
+ * read as a correction with its title and description.
+ */
+export function toolCorrectionOf(value: unknown, where: string): ToolCorrection {
+  if (!isObject(value)) {
+    throw new Error(`${where} must be an object of fields (${TOOL_KEYS.join(", ")})`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!TOOL_KEYS.includes(key)) {
+      throw new Error(
+        `${where} has "${key}", which is not one of its fields (${TOOL_KEYS.join(", ")})` +
+          didYouMean(key, TOOL_KEYS),
+      );
+    }
+  }
+  return correctionOf(value, where, true);
+}
+
 /**
  * The correction fields of `value` (its other keys are the caller's to check); `titled` reads
  * title and description too. Throws a sentence starting with `where: ` (nothing when it is "").

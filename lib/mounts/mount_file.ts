@@ -49,6 +49,7 @@ import {
   correctionOf,
   type MountAuth,
   type ToolCorrection,
+  toolCorrectionOf,
 } from "./corrections.ts";
 import { type Env, expand, refuseLiteralSecret, SECRET_NAME } from "./env_values.ts";
 import { isGlob, namesMatch } from "./globs.ts";
@@ -399,7 +400,6 @@ function refuseLiteralSecretArgument(arg: string, where: string): void {
 
 // ---- the "toolshed" block ----
 
-const TOOL_KEYS = ["title", "description", ...CORRECTION_KEYS];
 const BLOCK_KEYS = ["include", "exclude", "rename", "tools", "auth", "pins", ...CORRECTION_KEYS];
 
 function blockOf(value: unknown, env: Env): MountBlock {
@@ -446,18 +446,7 @@ function blockOf(value: unknown, env: Env): MountBlock {
     for (const [name, correction] of Object.entries(value.tools)) {
       const where = `toolshed.tools "${name}"`;
       refuseLeftOut(block, name, where);
-      if (!isObject(correction)) {
-        throw new Error(`${where} must be an object of fields (${TOOL_KEYS.join(", ")})`);
-      }
-      for (const key of Object.keys(correction)) {
-        if (!TOOL_KEYS.includes(key)) {
-          throw new Error(
-            `${where} has "${key}", which is not one of its fields (${TOOL_KEYS.join(", ")})` +
-              didYouMean(key, TOOL_KEYS),
-          );
-        }
-      }
-      block.tools[name] = correctionOf(correction, where, true);
+      block.tools[name] = toolCorrectionOf(correction, where);
     }
   }
   return block;

@@ -29,11 +29,13 @@ import {
   correctionOf,
   type MountAuth,
   type ToolCorrection,
+  toolCorrectionOf,
 } from "../mounts/corrections.ts";
 import { type Env, expand, refuseLiteralSecret } from "../mounts/env_values.ts";
 import { isGlob, namesMatch } from "../mounts/globs.ts";
 import { remoteUrl, staticHeaders } from "../mounts/remote.ts";
 import type { OpenApiDocument, Route } from "./document.ts";
+import { HOP_BY_HOP } from "./request.ts";
 import { API_SUFFIX } from "./file_names.ts";
 import { NAME_CAP, slugify, toolNames } from "./names.ts";
 
@@ -94,7 +96,6 @@ const API_KEYS = [
   "scopesFromSecurity",
   ...CORRECTION_KEYS,
 ];
-const TOOL_KEYS = ["title", "description", ...CORRECTION_KEYS];
 /** OpenAPI 3's operations, upper case. */
 const METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"];
 const CURATED = new Set(["GET", "HEAD"]);
@@ -379,35 +380,13 @@ function toolsOf(value: unknown): Record<string, ToolCorrection> {
   for (const [name, correction] of Object.entries(value)) {
     const where = `tools "${name}"`;
     if (name === "") throw new Error("tools has an empty key: a key is a tool name");
-    if (!isObject(correction)) {
-      throw new Error(`${where} must be an object of fields (${TOOL_KEYS.join(", ")})`);
-    }
-    for (const key of Object.keys(correction)) {
-      if (!TOOL_KEYS.includes(key)) {
-        throw new Error(
-          `${where} has "${key}", which is not one of its fields (${TOOL_KEYS.join(", ")})` +
-            didYouMean(key, TOOL_KEYS),
-        );
-      }
-    }
-    tools[name] = correctionOf(correction, where, true);
+    tools[name] = toolCorrectionOf(correction, where);
   }
   return tools;
 }
 
 /** Headers the operation's parameters and body, or the connection, own; lower case. */
 const FROM_OPERATION = new Set(["content-type", "accept", "content-length", "host"]);
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-]);
 
 function ownHeader(lower: string): string | undefined {
   if (FROM_OPERATION.has(lower)) {

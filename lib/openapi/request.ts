@@ -15,11 +15,8 @@ export interface OperationRequest {
   body: string | FormData | undefined;
 }
 
-/**
- * Headers no argument sets: hop-by-hop ones (RFC 9110 §7.6.1), the ones fetch or the body
- * decide, and the three OpenAPI 3 says a header parameter "SHALL be ignored" for.
- */
-const RESERVED_HEADERS = new Set([
+/** Hop-by-hop headers (RFC 9110 §7.6.1): one connection's, never an API's; lower case. */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   "connection",
   "keep-alive",
   "proxy-authenticate",
@@ -29,6 +26,14 @@ const RESERVED_HEADERS = new Set([
   "trailer",
   "transfer-encoding",
   "upgrade",
+]);
+
+/**
+ * Headers no argument sets: hop-by-hop ones, the ones fetch or the body decide, and the three
+ * OpenAPI 3 says a header parameter "SHALL be ignored" for.
+ */
+const RESERVED_HEADERS = new Set([
+  ...HOP_BY_HOP,
   "host",
   "content-length",
   "cookie",
