@@ -1,7 +1,7 @@
 // Test helper for the example servers in examples/: where they are, `toolshed check` on one, and
 // main.ts run as a process the way each example's README runs it (from the repository's root).
 import assert from "node:assert/strict";
-import { withHangGuard } from "../_server_process.ts";
+import { readLines, withHangGuard } from "../_server_process.ts";
 
 /** The repository's root, with a final slash. */
 export const ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname);
@@ -76,3 +76,41 @@ export async function which(program: string): Promise<string | undefined> {
 
 /** A free loopback port, and waiting until a program accepts connections on it. */
 export { freePort, waitForPort } from "../scale/_harness.ts";
+
+/**
+ * `deno run -A <script> --port 0` from the repository's root, as an example's README runs its
+ * stand-in service: resolved with the URL its first line of output ends with (`pattern`'s group),
+ * and how to stop it. `what` names it in messages; its first start may download packages.
+ */
+export async function startExampleProcess(
+  script: string,
+  pattern: RegExp,
+  what: string,
+  env: Record<string, string> = {},
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script, "--port", "0"],
+    cwd: ROOT,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const lines = readLines(child.stdout);
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* it has exited already */ }
+    await withHangGuard(child.status, `${what} exiting`);
+    await lines.return(undefined);
+    await stderr;
+  };
+  const first = await withHangGuard(lines.next(), `${what}'s first line`, 120_000);
+  const url = first.done ? undefined : pattern.exec(first.value)?.[1];
+  if (url === undefined) {
+    await stop();
+    throw new Error(`${script} did not say where it listens:\n${await stderr}`);
+  }
+  return { url, stop };
+}

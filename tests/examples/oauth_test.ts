@@ -25,45 +25,21 @@ import { Client as LegacyClient } from "npm:@modelcontextprotocol/sdk@1.32.2/cli
 import { StreamableHTTPClientTransport as LegacyTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { UnauthorizedError as LegacyUnauthorized } from "npm:@modelcontextprotocol/sdk@1.32.2/client/auth.js";
 import { modernHeaders } from "../_http_server.ts";
-import {
-  type HttpServerProcess,
-  readLines,
-  spawnHttpServer,
-  withHangGuard,
-} from "../_server_process.ts";
-import { exampleDir, modernMeta, ROOT } from "./_example.ts";
+import { type HttpServerProcess, spawnHttpServer, withHangGuard } from "../_server_process.ts";
+import { exampleDir, modernMeta, startExampleProcess } from "./_example.ts";
 
 const DIR = exampleDir("oauth");
 /** Where the authorization server sends the browser back: nothing listens there, it is read. */
 const REDIRECT_URI = "http://127.0.0.1:1/callback";
 
 /** `deno run -A examples/oauth/issuer.ts --port 0`: the README's command, on a free port. */
-async function startIssuer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "examples/oauth/issuer.ts", "--port", "0"],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const lines = readLines(child.stdout);
-  const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch { /* it has exited already */ }
-    await withHangGuard(child.status, "the issuer exiting");
-    await lines.return(undefined);
-    await stderr;
-  };
+function startIssuer(): Promise<{ url: string; stop(): Promise<void> }> {
   // Its first start downloads and loads oidc-provider.
-  const first = await withHangGuard(lines.next(), "the issuer's first line", 120_000);
-  const url = first.done ? undefined : /(http:\/\/127\.0\.0\.1:\d+)$/.exec(first.value)?.[1];
-  if (url === undefined) {
-    await stop();
-    throw new Error(`issuer.ts did not say where it listens:\n${await stderr}`);
-  }
-  return { url, stop };
+  return startExampleProcess(
+    "examples/oauth/issuer.ts",
+    /(http:\/\/127\.0\.0\.1:\d+)$/,
+    "the issuer",
+  );
 }
 
 /** A fetch that cannot hang the suite. */

@@ -9,8 +9,7 @@
 // lands and a read sees it, and the write the sidecar leaves out is no tool.
 import assert from "node:assert/strict";
 import { parse } from "npm:yaml@2.9.1";
-import { exampleDir, ROOT, type Run, toolshed } from "./_example.ts";
-import { readLines, withHangGuard } from "../_server_process.ts";
+import { exampleDir, type Run, startExampleProcess, toolshed } from "./_example.ts";
 
 const DIR = exampleDir("openapi");
 /** The key the store is started with and toolshed is given; a run of its own each time. */
@@ -33,32 +32,13 @@ async function listTools(dir: string, env: Record<string, string>): Promise<List
 }
 
 /** `deno run -A examples/openapi/api_server.ts --port 0`, the README's command on a free port. */
-async function startStore(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "examples/openapi/api_server.ts", "--port", "0"],
-    cwd: ROOT,
-    env: { PETSTORE_API_KEY: KEY },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const lines = readLines(child.stdout);
-  const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch { /* it has exited already */ }
-    await withHangGuard(child.status, "the pet store exiting");
-    await lines.return(undefined);
-    await stderr;
-  };
-  const first = await withHangGuard(lines.next(), "the pet store's first line", 60_000);
-  const url = first.done ? undefined : /(http:\/\/127\.0\.0\.1:\d+\/v1)$/.exec(first.value)?.[1];
-  if (url === undefined) {
-    await stop();
-    throw new Error(`api_server.ts did not say where it listens:\n${await stderr}`);
-  }
-  return { url, stop };
+function startStore(): Promise<{ url: string; stop(): Promise<void> }> {
+  return startExampleProcess(
+    "examples/openapi/api_server.ts",
+    /(http:\/\/127\.0\.0\.1:\d+\/v1)$/,
+    "the pet store",
+    { PETSTORE_API_KEY: KEY },
+  );
 }
 
 /** The structured content of a `toolshed call … --json` that succeeded. */
