@@ -67,6 +67,8 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/typed_test_server_test.ts", // 7 s: deno check of the typed_test_server fixture, two processes
   "tests/dev_command_test.ts", // 5 s: main.ts dev processes, the SDK client, deno check on save
   "tests/dev_inspector_test.ts", // 13 s: the MCP Inspector (CLI and web) on Node.js against main.ts dev
+  "tests/openapi_serve_test.ts", // 1.5 s: the SDK client over main.ts processes (stdio, HTTP) serving an API
+  "tests/openapi_auth_test.ts", // 0.6 s: oidc-provider and main.ts --http --auth-issuer serving an API
 ];
 
 const ROOT = new URL("../", import.meta.url);
