@@ -172,15 +172,19 @@ export function servedFolder(
   });
 }
 
-/** The SDK client connected to `main.ts --dir <dir>` over stdio; `run`, then all closed. */
+/**
+ * The SDK client connected to `main.ts --dir <dir> <flags>` over stdio; `run` (given what the
+ * server wrote on stderr so far), then all closed.
+ */
 export async function overStdio(
   dir: string,
   env: Record<string, string>,
-  run: (client: Client) => Promise<void>,
+  run: (client: Client, stderr: () => string) => Promise<void>,
+  flags: readonly string[] = [],
 ): Promise<void> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", "-A", MAIN, "--dir", dir],
+    args: ["run", "-A", MAIN, "--dir", dir, ...flags],
     // The SDK passes on only HOME, PATH and a few others; Deno may need more (DENO_DIR).
     env: { ...Deno.env.toObject(), ...env },
     stderr: "pipe",
@@ -191,7 +195,7 @@ export async function overStdio(
   const client = new Client(CLIENT_INFO);
   try {
     await withHangGuard(client.connect(transport), "the SDK client connecting over stdio");
-    await run(client);
+    await run(client, () => stderr);
   } catch (error) {
     throw new Error(`${(error as Error).message}\nThe server's stderr:\n${stderr}`, {
       cause: error,

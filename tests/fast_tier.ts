@@ -69,6 +69,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/dev_inspector_test.ts", // 13 s: the MCP Inspector (CLI and web) on Node.js against main.ts dev
   "tests/openapi_serve_test.ts", // 1.5 s: the SDK client over main.ts processes (stdio, HTTP) serving an API
   "tests/openapi_auth_test.ts", // 0.6 s: oidc-provider and main.ts --http --auth-issuer serving an API
+  "tests/openapi_discovery_test.ts", // 2.5 s: main.ts processes (--watch with the SDK client, start-ups refused)
 ];
 
 const ROOT = new URL("../", import.meta.url);
