@@ -70,6 +70,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/openapi_serve_test.ts", // 1.5 s: the SDK client over main.ts processes (stdio, HTTP) serving an API
   "tests/openapi_auth_test.ts", // 0.6 s: oidc-provider and main.ts --http --auth-issuer serving an API
   "tests/openapi_discovery_test.ts", // 2.5 s: main.ts processes (--watch with the SDK client, start-ups refused)
+  "tests/openapi_credentials_test.ts", // 1 s: the SDK client over main.ts, oidc-provider and main.ts --http
 ];
 
 const ROOT = new URL("../", import.meta.url);
