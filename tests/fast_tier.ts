@@ -71,6 +71,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/openapi_auth_test.ts", // 0.6 s: oidc-provider and main.ts --http --auth-issuer serving an API
   "tests/openapi_discovery_test.ts", // 2.5 s: main.ts processes (--watch with the SDK client, start-ups refused)
   "tests/openapi_credentials_test.ts", // 1 s: the SDK client over main.ts, oidc-provider and main.ts --http
+  "tests/openapi_corpus_test.ts", // 9-17 s: 63 documents, 643 operations loaded through discovery
 ];
 
 const ROOT = new URL("../", import.meta.url);
