@@ -175,3 +175,27 @@ Deno.test("openapi tools: a path parameter cannot send the request to another ho
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("openapi tools: --read-only serves only the read operations, from the annotations the methods imply, with nothing in the sidecar", async () => {
+  const echo = serveEcho();
+  const dir = await servedFolder(echo);
+  try {
+    await overStdio(dir, {}, async (client) => {
+      const { tools } = await client.listTools() as { tools: ListedTool[] };
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+        "getPet",
+        "keyed_bearer",
+        "keyed_cookie",
+        "keyed_header",
+        "keyed_query",
+        "listPets",
+        "open",
+      ]);
+      await assert.rejects(() => call(client, "deletePet", { petId: "7" }), /deletePet/);
+      assert.deepEqual(echo.arrivals, []);
+    }, ["--read-only"]);
+  } finally {
+    await echo.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
