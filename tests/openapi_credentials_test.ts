@@ -3,9 +3,13 @@
 // environment (`${NAME}`); a real toolshed process sends each only on the operations whose
 // `security` names its scheme (an apiKey in a header, the query or a cookie; an http bearer
 // token; an OAuth 2 scheme's token), and a caller signed in with toolshed's OAuth
-// (oidc-provider on loopback, tests/_oidc.ts) never has its own token sent in their place.
+// (oidc-provider on loopback, tests/_oidc.ts) never has its own token sent in their place; with
+// `"auth": {"exchange": …}` each caller's token is traded (RFC 8693,
+// tests/_token_exchange_issuer.ts) for one of the API's audience, and that one is sent.
 import assert from "node:assert/strict";
+import * as jose from "npm:jose@6.2.18";
 import { startAuthServer } from "./_oidc.ts";
+import { startExchangeIssuer } from "./_token_exchange_issuer.ts";
 import { type Arrival, serveEcho } from "./_openapi_echo.ts";
 import { call, callWith, onlyArrival, overStdio, servedFolder } from "./_openapi_served.ts";
 import { spawnHttpServer } from "./_server_process.ts";
@@ -88,6 +92,50 @@ Deno.test("openapi tools: an OAuth caller's call carries the operator's token fo
     for (const arrival of echo.arrivals) {
       assert.ok(!Object.values(arrival.headers).some((value) => value.includes(token)));
     }
+  } finally {
+    await server.stop();
+    await echo.close();
+    await as.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("openapi tools: with an exchange in the sidecar, the API receives a token of its own audience for the caller, never the caller's token", async () => {
+  const audience = "https://pets.example/api";
+  const as = await startExchangeIssuer({ upstreams: [audience], scopes: "mcp pets:read" });
+  const echo = serveEcho();
+  const dir = await servedFolder(echo, {
+    auth: {
+      exchange: {
+        audience,
+        scopes: ["pets:read"],
+        clientId: "${PETS_EXCHANGE_CLIENT}",
+        clientSecret: "${PETS_EXCHANGE_SECRET}",
+      },
+    },
+  });
+  const server = await spawnHttpServer(
+    ["--dir", dir, "--auth-issuer", as.issuer, "--auth-scope", "mcp"],
+    {
+      PETS_EXCHANGE_CLIENT: as.exchanger.clientId,
+      PETS_EXCHANGE_SECRET: as.exchanger.clientSecret,
+    },
+  );
+  try {
+    as.server.signInAs("alice");
+    const token =
+      (await as.server.login({ scope: "mcp pets:read", resource: server.url })).accessToken;
+    const answered = await callWith(server.url, token, "getPet", { petId: "1" });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.notEqual(answered.body.result?.isError, true, JSON.stringify(answered.body));
+    assert.equal(as.exchanges, 1);
+    const [arrival] = echo.arrivals;
+    assert.equal(echo.arrivals.length, 1);
+    const sent = arrival.headers.authorization?.replace(/^Bearer /, "") ?? "";
+    assert.notEqual(sent, token);
+    assert.ok(!Object.values(arrival.headers).some((value) => value.includes(token)));
+    const claims = jose.decodeJwt(sent);
+    assert.deepEqual([claims.sub, claims.aud, claims.scope], ["alice", audience, "pets:read"]);
   } finally {
     await server.stop();
     await echo.close();
