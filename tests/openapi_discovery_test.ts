@@ -24,7 +24,7 @@ async function until(done: () => boolean, what: string): Promise<void> {
   throw new Error(`Still waiting for ${what}`);
 }
 
-Deno.test("openapi tools: --watch re-derives the tools of an edited document and tells the SDK client; a broken edit keeps the last good tools serving", async () => {
+Deno.test("openapi tools: --watch re-derives the tools of an edited document or sidecar and tells the SDK client; a broken edit keeps the last good tools serving", async () => {
   const echo = serveEcho();
   const sidecar = { baseUrl: `${echo.origin}/v1` };
   const dir = await toolsFolder({ "pets.openapi.json": echoPetstore(), "pets.api.json": sidecar });
@@ -53,19 +53,26 @@ Deno.test("openapi tools: --watch re-derives the tools of an edited document and
         JSON.stringify(echoPetstore({ "/owners": echoPath("listOwners", "List the owners") })),
       );
       await until(() => notices >= 1, "notifications/tools/list_changed after the edit");
-      const listed = await names();
-      assert.ok(listed.includes("listOwners"), listed.join(", "));
+      assert.ok((await names()).includes("listOwners"));
       const before = echo.arrivals.length;
       const owners = await call(client, "listOwners", {});
       assert.notEqual(owners.isError, true, JSON.stringify(owners));
       assert.equal(onlyArrival(echo, before, "listOwners").path, "/v1/owners");
+
+      // The sidecar alone edited: its operations are the API's tools from then on.
+      await Deno.writeTextFile(
+        `${dir}/tools/pets.api.json`,
+        JSON.stringify({ ...sidecar, operations: ["listOwners", "DELETE /pets/{petId}"] }),
+      );
+      await until(() => notices >= 2, "notifications/tools/list_changed after the sidecar's edit");
+      assert.deepEqual(await names(), ["deletePet", "listOwners"]);
 
       // A document cut short: the reload says so, and the tools of the last good one serve on.
       const told = notices;
       await Deno.writeTextFile(document, '{"openapi": "3.1.0", "paths": {');
       await until(() => stderr().includes("keeps the last good version"), "the broken reload");
       assert.match(stderr(), /pets\.openapi\.json/);
-      assert.deepEqual(await names(), listed);
+      assert.deepEqual(await names(), ["deletePet", "listOwners"]);
       const still = echo.arrivals.length;
       const kept = await call(client, "listOwners", {});
       assert.notEqual(kept.isError, true, JSON.stringify(kept));
