@@ -128,9 +128,16 @@ export function echoPetstore(extraPaths: JsonObject = {}): JsonObject {
   };
 }
 
-/** A path of the petstore answered by the echo, for a reload's edit: `GET <path>` as `id`. */
-export function echoPath(operationId: string, summary: string): JsonObject {
-  return { get: operation(operationId, summary) };
+/**
+ * A path of the petstore answered by the echo (a reload's edit, a test's own case): its `GET`
+ * named `operationId`, with `more` of the operation's fields (`security`).
+ */
+export function echoPath(
+  operationId: string,
+  summary: string | undefined,
+  more: JsonObject = {},
+): JsonObject {
+  return { get: operation(operationId, summary, more) };
 }
 
 /**
@@ -161,13 +168,17 @@ export interface CallResult {
   isError?: boolean;
 }
 
-/** A server directory serving every operation of the petstore at `echo` (`sidecar` adds). */
+/**
+ * A server directory serving every operation of the petstore at `echo` (`sidecar` adds to its
+ * sidecar, `extraPaths` to its paths).
+ */
 export function servedFolder(
   echo: EchoServer,
   sidecar: Record<string, unknown> = {},
+  extraPaths: JsonObject = {},
 ): Promise<string> {
   return toolsFolder({
-    "pets.openapi.json": echoPetstore(),
+    "pets.openapi.json": echoPetstore(extraPaths),
     "pets.api.json": { baseUrl: `${echo.origin}/v1`, operations: ["*"], ...sidecar },
   });
 }

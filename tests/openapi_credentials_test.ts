@@ -11,7 +11,14 @@ import * as jose from "npm:jose@6.2.18";
 import { startAuthServer } from "./_oidc.ts";
 import { startExchangeIssuer } from "./_token_exchange_issuer.ts";
 import { type Arrival, serveEcho } from "./_openapi_echo.ts";
-import { call, callWith, onlyArrival, overStdio, servedFolder } from "./_openapi_served.ts";
+import {
+  call,
+  callWith,
+  echoPath,
+  onlyArrival,
+  overStdio,
+  servedFolder,
+} from "./_openapi_served.ts";
 import { spawnHttpServer } from "./_server_process.ts";
 
 Deno.test("openapi tools: the operator's apiKey (header, query, cookie) and bearer token from the environment reach only the operations whose security names their scheme", async () => {
@@ -140,6 +147,44 @@ Deno.test("openapi tools: with an exchange in the sidecar, the API receives a to
     await server.stop();
     await echo.close();
     await as.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("openapi tools: of an operation's alternative security requirements, only the first the operator has credentials for is sent; one requirement's schemes all are", async () => {
+  const echo = serveEcho();
+  const secrets = { PETS_HEADER_KEY: crypto.randomUUID(), PETS_BEARER: crypto.randomUUID() };
+  const dir = await servedFolder(
+    echo,
+    { credentials: { keyHeader: "${PETS_HEADER_KEY}", bearer: "${PETS_BEARER}" } },
+    {
+      // OpenAPI: any one requirement of the list authorizes the request.
+      "/either": echoPath("either", undefined, {
+        security: [{ keyQuery: [] }, { bearer: [] }, { keyHeader: [] }],
+      }),
+      // One requirement: every scheme it names, together.
+      "/both": echoPath("both", undefined, { security: [{ keyHeader: [], bearer: [] }] }),
+    },
+  );
+  try {
+    await overStdio(dir, secrets, async (client) => {
+      let before = echo.arrivals.length;
+      assert.notEqual((await call(client, "either", {})).isError, true);
+      const either = onlyArrival(echo, before, "either").headers;
+      assert.deepEqual([either.authorization, either["x-api-key"]], [
+        `Bearer ${secrets.PETS_BEARER}`,
+        undefined,
+      ]);
+      before = echo.arrivals.length;
+      assert.notEqual((await call(client, "both", {})).isError, true);
+      const both = onlyArrival(echo, before, "both").headers;
+      assert.deepEqual([both.authorization, both["x-api-key"]], [
+        `Bearer ${secrets.PETS_BEARER}`,
+        secrets.PETS_HEADER_KEY,
+      ]);
+    });
+  } finally {
+    await echo.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
