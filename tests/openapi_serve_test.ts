@@ -8,6 +8,7 @@ import type { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.j
 import { type EchoServer, serveEcho } from "./_openapi_echo.ts";
 import {
   call,
+  echoPath,
   type ListedTool,
   onlyArrival,
   overHttp,
@@ -194,6 +195,30 @@ Deno.test("openapi tools: --read-only serves only the read operations, from the 
       await assert.rejects(() => call(client, "deletePet", { petId: "7" }), /deletePet/);
       assert.deepEqual(echo.arrivals, []);
     }, ["--read-only"]);
+  } finally {
+    await echo.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("openapi tools: a sidecar's timeoutMs for one tool ends a call the API never answers as an isError result, and the next call is served", async () => {
+  const echo = serveEcho();
+  const dir = await servedFolder(
+    echo,
+    { tools: { stall: { timeoutMs: 200 } } },
+    { "/stall": echoPath("stall", "Never answered") },
+  );
+  try {
+    await overStdio(dir, {}, async (client) => {
+      const stalled = await call(client, "stall", {});
+      assert.equal(stalled.isError, true, JSON.stringify(stalled));
+      assert.match(stalled.content[0].text!, /200 ?ms/);
+      assert.equal(echo.arrivals.at(-1)?.path, "/v1/stall");
+      const before = echo.arrivals.length;
+      const next = await call(client, "getPet", { petId: "2" });
+      assert.notEqual(next.isError, true, JSON.stringify(next));
+      assert.equal(onlyArrival(echo, before, "getPet").path, "/v1/pets/2");
+    });
   } finally {
     await echo.close();
     await Deno.remove(dir, { recursive: true });
