@@ -1,8 +1,10 @@
 // An API in tools/ as discovery loads it (adr/0072 decisions 1 and 7): hot reload re-derives
 // the tools and the SDK client (over stdio, a real `main.ts --watch`) hears of it, a broken
-// edit keeps the tools being served; a tool name two files define stops start-up naming both.
+// edit keeps the tools being served; a YAML document (`.openapi.yaml`, `.yml`) serves as JSON does;
+// a tool name two files define stops start-up naming both.
 import assert from "node:assert/strict";
 import { ToolListChangedNotificationSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+import { stringify } from "npm:yaml@2.9.1";
 import { serveEcho } from "./_openapi_echo.ts";
 import {
   call,
@@ -84,6 +86,28 @@ Deno.test("openapi tools: --watch re-derives the tools of an edited document or 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+for (const extension of ["yaml", "yml"]) {
+  Deno.test(`openapi tools: a document written in YAML (.openapi.${extension}) is served as its JSON is`, async () => {
+    const echo = serveEcho();
+    const dir = await toolsFolder({ "pets.api.json": { baseUrl: `${echo.origin}/v1` } });
+    const yaml = stringify(echoPetstore());
+    assert.ok(!yaml.trimStart().startsWith("{"), "the document is YAML, not JSON");
+    await Deno.writeTextFile(`${dir}/tools/pets.openapi.${extension}`, yaml);
+    try {
+      await overStdio(dir, {}, async (client) => {
+        const { tools } = await client.listTools() as { tools: ListedTool[] };
+        assert.ok(tools.some((tool) => tool.name === "getPet" && tool.title === "Get a pet"));
+        const answered = await call(client, "getPet", { petId: "3" });
+        assert.notEqual(answered.isError, true, JSON.stringify(answered));
+        assert.equal(onlyArrival(echo, 0, "getPet").path, "/v1/pets/3");
+      });
+    } finally {
+      await echo.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}
 
 /** `main.ts --dir <dir>` started and ended: its exit code and what it wrote on stderr. */
 async function startUp(dir: string): Promise<{ code: number; stderr: string }> {
