@@ -68,6 +68,11 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/typed_test_server_test.ts", // 7 s: deno check of the typed_test_server fixture, two processes
   "tests/dev_command_test.ts", // 5 s: main.ts dev processes, the SDK client, deno check on save
   "tests/dev_inspector_test.ts", // 13 s: the MCP Inspector (CLI and web) on Node.js against main.ts dev
+  "tests/openapi_serve_test.ts", // 2 s: the SDK client over main.ts processes (stdio, HTTP) serving an API
+  "tests/openapi_auth_test.ts", // 6 s: oidc-provider and main.ts --http --auth-issuer serving an API
+  "tests/openapi_discovery_test.ts", // 3 s: main.ts processes (--watch with the SDK client, YAML, start-ups refused)
+  "tests/openapi_credentials_test.ts", // 5 s: the SDK client over main.ts, oidc-provider and main.ts --http
+  "tests/openapi_corpus_test.ts", // 7-17 s: 63 documents, 643 operations loaded through discovery
 ];
 
 const ROOT = new URL("../", import.meta.url);
