@@ -296,7 +296,7 @@ async function checkApis(tools: { url: URL; shown: string }): Promise<Finding[]>
       continue;
     }
     const sidecar = `${tools.shown}/${stem}${API_SUFFIX}`;
-    for (const found of apiSize(api, { file, stem, sidecar, render: statelessTool })) {
+    for (const found of await apiSize(api, { file, stem, sidecar, render: statelessTool })) {
       findings.push({ ...found, source: "openapi", file });
     }
   }

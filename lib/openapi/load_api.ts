@@ -98,10 +98,10 @@ export async function loadApiTools(
     exchange: options.exchange,
   };
   const tools: Tool[] = [];
-  read.routes.forEach((route, index) => {
-    if (!read.selected[index]) return;
+  for (const [index, route] of read.routes.entries()) {
+    if (!read.selected[index]) continue;
     try {
-      tools.push(operationTool(context, route, read.names[index]));
+      tools.push(await operationTool(context, route, read.names[index]));
     } catch (error) {
       // operationSchemas' reasons begin with the operation: said once.
       const operation = `${route.method} ${route.path}`;
@@ -110,7 +110,7 @@ export async function loadApiTools(
         api: file,
       });
     }
-  });
+  }
   return tools;
 }
 

@@ -7,6 +7,7 @@
 // (call.ts).
 import { isObject, type JsonObject, messageOf } from "../util/json.ts";
 import { checkDefinition, type Tool } from "../primitives/tools.ts";
+import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import type { ToolAnnotations, ToolContext } from "../primitives/types.ts";
 import { frontTokenOf, type TokenExchange } from "../primitives/front_token.ts";
 import type { OpenApiDocument, Route } from "./document.ts";
@@ -57,8 +58,11 @@ function methodAnnotations(method: string): ToolAnnotations {
   }
 }
 
-/** The tool of `route` named `name`; throws, saying why, when toolshed cannot serve it. */
-export function operationTool(api: ApiContext, route: Route, name: string): Tool {
+/**
+ * The tool of `route` named `name`; throws, saying why, when toolshed cannot serve it (a schema
+ * it cannot derive, or a pattern that could stall the server: that operation alone is refused).
+ */
+export async function operationTool(api: ApiContext, route: Route, name: string): Promise<Tool> {
   const schemas = operationSchemas(api.doc, route, { validateOutput: api.api.validateOutput });
   const own = api.api.tools[name];
   const correction = { ...api.api.defaults, ...own };
@@ -89,6 +93,10 @@ export function operationTool(api: ApiContext, route: Route, name: string): Tool
     if (definition[key] === undefined) delete definition[key];
   }
   const tool = checkDefinition(definition, name, api.file);
+  await refuseUnsafePatterns(tool.definition.inputSchema, "inputSchema");
+  if (tool.definition.outputSchema !== undefined) {
+    await refuseUnsafePatterns(tool.definition.outputSchema, "outputSchema");
+  }
   return exchanged
     ? { ...tool, toolset: api.stem, forwardsIdentity: true }
     : { ...tool, toolset: api.stem };
@@ -168,13 +176,21 @@ function schemes(doc: OpenApiDocument): Record<string, JsonObject> {
   return out;
 }
 
-/** Every scheme name any of the operation's requirements names. */
-function requiredSchemes(route: Route): Set<string> {
-  const names = new Set<string>();
+/**
+ * The schemes of the first of the operation's requirements that names some and that the operator
+ * has a credential for each of: any one requirement authorizes a request (OpenAPI 3), so the
+ * others' secrets stay home. None when no requirement is met.
+ */
+function requiredSchemes(
+  route: Route,
+  credentials: Readonly<Record<string, string>>,
+): string[] {
   for (const requirement of route.security ?? []) {
-    if (isObject(requirement)) { for (const name of Object.keys(requirement)) names.add(name); }
+    if (!isObject(requirement)) continue;
+    const names = Object.keys(requirement);
+    if (names.length > 0 && names.every((name) => credentials[name] !== undefined)) return names;
   }
-  return names;
+  return [];
 }
 
 /**
@@ -214,7 +230,7 @@ function credentialsFor(
   const query: [string, string][] = [];
   const cookies: string[] = [];
   const known = schemes(doc);
-  for (const name of requiredSchemes(route)) {
+  for (const name of requiredSchemes(route, credentials)) {
     const secret = credentials[name];
     const scheme = known[name];
     if (secret === undefined || scheme === undefined) continue;

@@ -72,7 +72,7 @@ interface SizeOptions {
  * `size`), then one finding for each operation toolshed cannot serve — an error when the
  * sidecar's `operations` names it without a wildcard, since it asked for what cannot be.
  */
-export function apiSize(api: ReadApi, options: SizeOptions): SizeFinding[] {
+export async function apiSize(api: ReadApi, options: SizeOptions): Promise<SizeFinding[]> {
   const { file, stem, sidecar } = options;
   const context = {
     doc: api.doc,
@@ -86,11 +86,11 @@ export function apiSize(api: ReadApi, options: SizeOptions): SizeFinding[] {
   const all: Tool[] = [];
   const problems: SizeFinding[] = [];
   let unservedChosen = 0;
-  api.routes.forEach((route, index) => {
+  for (const [index, route] of api.routes.entries()) {
     const name = api.names[index];
     let tool: Tool;
     try {
-      tool = operationTool(context, route, name);
+      tool = await operationTool(context, route, name);
     } catch (error) {
       const operation = `${route.method} ${route.path}`;
       // The document's messages begin with the operation, which this one names already.
@@ -116,11 +116,11 @@ export function apiSize(api: ReadApi, options: SizeOptions): SizeFinding[] {
               `${chosen ? ", so it is left out" : ", were it chosen"}: ${why}`,
           },
       );
-      return;
+      continue;
     }
     all.push(tool);
     if (api.selected[index]) served.push(tool);
-  });
+  }
   const chosenBy = api.api.operations === undefined ? "curated default" : "operations";
   const size: ApiSize = {
     operations: api.routes.length,
