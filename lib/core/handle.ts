@@ -79,10 +79,10 @@ export interface CoreOptions extends MethodOptions {
    */
   readonly rateLimit?: RateLimiter;
   /**
-   * The tools served when a connection chooses none (`--toolsets`, `--read-only`, adr/0045);
-   * undefined: all of them.
+   * Code mode's tools over a view's snapshot (code/code_view.ts, adr/0073), given only when the
+   * server serves code mode (`--code-mode`): a view whose mode is "code" is shown through it.
    */
-  readonly view?: ToolView;
+  readonly codeView?: (viewed: Snapshot) => Snapshot;
 }
 
 export interface Core {
@@ -112,9 +112,12 @@ interface Made {
 
 export function createCore(given: CoreOptions): Core {
   // Tasks are kept in this process unless the host shares a store (a few bytes until used).
-  const options: CoreOptions = given.tasks
-    ? given
-    : { ...given, tasks: createTasks(createMemoryTaskStore(), createMemoryBus()) };
+  // Handlers reach the core again through `reenter` (inner calls, adr/0073).
+  const options: CoreOptions = {
+    ...given,
+    tasks: given.tasks ?? createTasks(createMemoryTaskStore(), createMemoryBus()),
+    reenter: (ctx) => core.handle(ctx),
+  };
   const table = options.methods ?? METHODS;
   const ring = options.keyRing ?? createKeyRing();
   // State sealed by another instance means instances without a shared key: said once.
@@ -217,9 +220,7 @@ export function createCore(given: CoreOptions): Core {
     // A session's tools are those it was opened with; a stateless request's, those it chose.
     const view = (ctx.session === undefined ? ctx.facts : ctx.session.facts)?.view ??
       options.view;
-    const snapshot = view === undefined
-      ? options.registry.current()
-      : viewOf(options.registry.current(), view);
+    const snapshot = shown(options.registry.current(), view);
     const { chain, [era]: capabilities } = madeFor(snapshot);
     if (entry.capability !== undefined && !(entry.capability in capabilities)) {
       // Served, but this server has nothing of the kind (no prompts: no `prompts/*`).
@@ -251,7 +252,7 @@ export function createCore(given: CoreOptions): Core {
     return chain(call);
   }
 
-  return {
+  const core: Core = {
     handle(ctx) {
       const { request } = ctx;
       const answer = (result: JsonObject) => ({ jsonrpc: "2.0", id: request.id, result });
@@ -274,16 +275,26 @@ export function createCore(given: CoreOptions): Core {
     method: (name) => table.get(name),
     changeNotices(previous, next, session) {
       const view = session.facts?.view ?? options.view;
-      return view === undefined
-        ? changeNotices(previous, next, session, options.listChanged === true)
-        : changeNotices(
-          viewOf(previous, view),
-          viewOf(next, view),
-          session,
-          options.listChanged === true,
-        );
+      return changeNotices(
+        shown(previous, view),
+        shown(next, view),
+        session,
+        options.listChanged === true,
+      );
     },
   };
+  return core;
+
+  /** `snapshot` as `view` shows it: its tools, code mode's over them, or what code may call. */
+  function shown(snapshot: Snapshot, view: ToolView | undefined): Snapshot {
+    if (view === undefined) return snapshot;
+    const viewed = viewOf(snapshot, view);
+    if (view.mode !== "code") return viewed;
+    if (options.codeView === undefined) {
+      throw new Error("unreachable: a code-mode view on a server without code mode");
+    }
+    return options.codeView(viewed);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 // What a method handler receives, and what a method table entry says of its method: the
 // vocabulary every handler file imports (only table.ts imports the handlers themselves).
+import type { ToolView } from "../primitives/toolsets.ts";
 import type { MaybePromise } from "../util/maybe.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { Request } from "../wire/extract.ts";
@@ -82,6 +83,16 @@ export interface MethodOptions {
    * 2026-07-28 result's `_meta`; default: toolshed's own.
    */
   readonly serverInfo?: Readonly<JsonObject>;
+  /**
+   * The tools served when a connection chooses none (`--toolsets`, `--read-only`, adr/0045);
+   * undefined: all of them.
+   */
+  readonly view?: ToolView;
+  /**
+   * The core's own `handle`, set by the core: how a tool toolshed made sends a request back
+   * into it (code mode's inner calls, adr/0073 §4), through every step a client's goes through.
+   */
+  readonly reenter?: (ctx: RequestContext) => MaybePromise<JsonObject>;
 }
 
 /** What handlers ask of telemetry, when it is on. */

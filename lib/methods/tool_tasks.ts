@@ -21,6 +21,7 @@ import type { Channels } from "../primitives/types.ts";
 import { CLIENT_CAPABILITY, refusal } from "../rounds/input_rounds.ts";
 import type { MethodCall } from "./call.ts";
 import { frontTokenFor, requestSeenOf } from "./handler_context.ts";
+import { innerCallsFor } from "./inner_calls.ts";
 import type { LiveTask, Tasks } from "../tasks/tasks.ts";
 import { callerOf } from "./caller.ts";
 
@@ -112,6 +113,7 @@ export function callAsTask(
     channels,
     context: requestSeenOf(call),
     frontToken: frontTokenFor(call, tool),
+    innerCalls: innerCallsFor(call, tool),
   };
   // Traced, the tool's span lasts as long as its handler runs: past the request, as a task.
   const { telemetry } = call.options;

@@ -11,6 +11,7 @@ import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts"
 import type { CallOptions, CallToolResult } from "../primitives/tool_call.ts";
 import type { MethodCall } from "./call.ts";
 import { frontTokenFor, requestSeenOf } from "./handler_context.ts";
+import { innerCallsFor } from "./inner_calls.ts";
 import { sessionCallResult, sessionTool, statelessTool } from "./results.ts";
 import { listResult } from "./list_page.ts";
 import { shownTo } from "./permitted.ts";
@@ -105,6 +106,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
     channels: call.channels,
     context: requestSeenOf(call),
     frontToken: frontTokenFor(call, tool),
+    innerCalls: innerCallsFor(call, tool),
   };
   const { telemetry } = call.options;
   const result = telemetry === undefined

@@ -12,6 +12,7 @@ import { InputRequired } from "./input_required.ts";
 import { outcomeOf } from "./standard_schema.ts";
 import { ProtocolError } from "../wire/errors.ts";
 import { lendFrontToken } from "./front_token.ts";
+import { type InnerCall, lendInnerCalls } from "./inner_calls.ts";
 
 /** A CallToolResult before the era-specific fields (resultType, _meta) are stamped on. */
 export interface CallToolResult {
@@ -39,6 +40,8 @@ export interface CallOptions {
    * identity: lent to its handler's context, read by `frontTokenOf(ctx)` and nowhere else.
    */
   frontToken?: string;
+  /** The request's way back into the core, given only for a tool that makes inner calls. */
+  innerCalls?: InnerCall;
 }
 
 /** What a call without channels gets: shared, so a plain call allocates nothing for them. */
@@ -151,6 +154,9 @@ function run(
   };
   if (options.frontToken !== undefined && tool.forwardsIdentity === true) {
     lendFrontToken(ctx, options.frontToken);
+  }
+  if (options.innerCalls !== undefined && tool.makesInnerCalls === true) {
+    lendInnerCalls(ctx, options.innerCalls);
   }
   let value: unknown;
   try {

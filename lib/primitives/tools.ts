@@ -44,6 +44,11 @@ export interface Tool {
   rateLimit: Rate | undefined;
   /** The toolset it belongs to (its folder `tools/<set>/`, adr/0045); undefined: top-level. */
   toolset?: string;
+  /**
+   * Code may call it (`code: true`, adr/0073 §5) though its annotations do not say it only
+   * reads; a destructive one also needs the operator's `--code-writes destructive`.
+   */
+  code: boolean;
   /** The app in ui/ it links to (`ui`, adr/0048), whose `ui://` URI its `_meta` carries. */
   app?: string;
   /**
@@ -52,6 +57,11 @@ export interface Tool {
    * which it reads with `frontTokenOf(ctx)` (front_token.ts) to trade it for an upstream's.
    */
   forwardsIdentity?: true;
+  /**
+   * Set by toolshed on the code-mode tool that runs a model's code (adr/0073 §4), never from a
+   * definition: its handler's context is lent the request's inner calls (inner_calls.ts).
+   */
+  makesInnerCalls?: true;
 }
 
 /** An argument mirrored into the HTTP header `Mcp-Param-<header>` (SEP-2243). */
@@ -90,6 +100,7 @@ export const DEFINITION_FIELDS = [
   "scopes",
   "rateLimit",
   "ui",
+  "code",
 ];
 const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
 /** Checks a definition field by field; throws with the first problem found. */
@@ -185,6 +196,11 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
       throw new Error(`${field} needs task "optional" or "required": only a task becomes a job`);
     }
   }
+  if (definition.code !== undefined && typeof definition.code !== "boolean") {
+    throw new Error(
+      "code must be true (code in code mode may call it, adr/0073) or false (the default)",
+    );
+  }
   const scopes = checkScopes(definition.scopes);
   const rateLimit = checkRateLimit(definition.rateLimit);
   const app = checkToolApp(definition.ui);
@@ -213,6 +229,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     jobReuseMs: jobReuseMs as number | undefined,
     scopes,
     rateLimit,
+    code: definition.code === true,
     ...app === undefined ? {} : { app },
   };
 }

@@ -12,6 +12,9 @@ export const TOOLSET_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** The server card's route under the endpoint, `<endpoint>/server-card` (adr/0050). */
 export const SERVER_CARD_ROUTE = "server-card";
 
+/** Code mode's route under the endpoint and under a set's, `<endpoint>[/<set>]/code` (adr/0073). */
+export const CODE_ROUTE = "code";
+
 /**
  * The routes HTTP serves under its endpoint, where a toolset's path `<endpoint>/<set>` would be,
  * and what each serves: no toolset may take one of these names, or its path would reach the
@@ -20,7 +23,15 @@ export const SERVER_CARD_ROUTE = "server-card";
  */
 export const ENDPOINT_ROUTES: ReadonlyMap<string, string> = new Map([
   [SERVER_CARD_ROUTE, "the server card"],
+  [CODE_ROUTE, "code mode"],
 ]);
+
+/**
+ * How a view shows its tools (adr/0073): "tools", the catalog itself; "code", code mode's few
+ * tools over that catalog (made by the core, code/code_view.ts); "inner", the catalog as the
+ * code of a code-mode run reaches it (only what code may call, `callableFromCode`).
+ */
+export type ViewMode = "tools" | "code" | "inner";
 
 /** What a connection is served of the tools; undefined everywhere means all of them. */
 export interface ToolView {
@@ -28,23 +39,51 @@ export interface ToolView {
   readonly sets: readonly string[] | undefined;
   /** Only tools with `annotations.readOnlyHint: true`. */
   readonly readOnly: boolean;
-  /** Names the view among others (its sets and mode), for the viewed snapshots kept. */
+  readonly mode: ViewMode;
+  /** In "inner": code may call destructive tools that opt in (`--code-writes destructive`). */
+  readonly destructive: boolean;
+  /** Names the view among others (its sets and modes), for the viewed snapshots kept. */
   readonly key: string;
 }
 
-/** A view of `sets` (undefined: all), read-only or not. */
-export function toolView(sets: readonly string[] | undefined, readOnly: boolean): ToolView {
+/** A view of `sets` (undefined: all), read-only or not, as `mode` shows it. */
+export function toolView(
+  sets: readonly string[] | undefined,
+  readOnly: boolean,
+  mode: ViewMode = "tools",
+  destructive = false,
+): ToolView {
   const sorted = sets && [...new Set(sets)].sort();
   return Object.freeze({
     sets: sorted && Object.freeze(sorted),
     readOnly,
-    key: `${readOnly ? "ro" : "rw"}:${sorted?.join(",") ?? "*"}`,
+    mode,
+    destructive,
+    key: `${readOnly ? "ro" : "rw"}:${sorted?.join(",") ?? "*"}:${mode}${destructive ? "+d" : ""}`,
   });
+}
+
+/** `view`'s sets and read-only mode, shown as `mode` shows them. */
+export function asMode(view: ToolView, mode: ViewMode, destructive = view.destructive): ToolView {
+  return toolView(view.sets, view.readOnly, mode, destructive);
+}
+
+/**
+ * Whether code in code mode may call `tool` (adr/0073 §5): a tool whose annotations say it only
+ * reads; one that opts in with `code: true` and says it destroys nothing; a destructive one that
+ * opts in only when the operator allows destructive calls from code.
+ */
+export function callableFromCode(tool: Tool, destructive: boolean): boolean {
+  const hints = tool.definition.annotations;
+  if (hints?.readOnlyHint === true) return true;
+  if (!tool.code) return false;
+  return hints?.destructiveHint === false || destructive;
 }
 
 /** Whether `view` serves `tool`. */
 function serves(view: ToolView, tool: Tool): boolean {
   if (view.readOnly && tool.definition.annotations?.readOnlyHint !== true) return false;
+  if (view.mode === "inner" && !callableFromCode(tool, view.destructive)) return false;
   return tool.toolset === undefined || view.sets === undefined || view.sets.includes(tool.toolset);
 }
 

@@ -196,6 +196,12 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    * second run — for hosts that retry a call they gave up on. Off unless set.
    */
   jobReuseMs?: number;
+  /**
+   * Code run in code mode (`/mcp/code`, adr/0073) may call this tool though its annotations do
+   * not say `readOnlyHint: true`; one whose `destructiveHint` is not false also needs the
+   * operator's `--code-writes destructive`. Read-only tools need nothing.
+   */
+  code?: boolean;
   handler: (args: Args, ctx: ToolContext) => unknown;
 }
 

@@ -38,7 +38,8 @@ import type { RateLimiter } from "../core/rate_limit.ts";
 import type { Defaults } from "../settings/table.ts";
 import type { ServerConfig } from "./config.ts";
 import type { SharedState } from "./shared_state.ts";
-import type { MetricsModules, Telemetry } from "./features.ts";
+import type { CodeModeModule, MetricsModules, Telemetry } from "./features.ts";
+import type { McpHttpOptions } from "../transports/http/handler.ts";
 
 /** With --watch, how long a 2026-07-28 client may cache a list: changes show within it. */
 const WATCHED_LIST_TTL_MS = 5_000;
@@ -197,6 +198,8 @@ export interface CoreParts {
   readonly telemetry: Telemetry | undefined;
   readonly metrics: MetricsModules | undefined;
   readonly rateLimit: RateLimiter | undefined;
+  /** With `codeMode`: code mode's view and sandbox (adr/0073). */
+  readonly codeMode?: CodeModeModule;
 }
 
 /** The core and what it was built on, which the ways of serving share. */
@@ -207,7 +210,7 @@ interface AssembledCore {
   /** With `metrics`: the counting and the gauges. */
   readonly metrics: ReturnType<MetricsModules["createMetrics"]> | undefined;
   /** Whether HTTP reads a choice of toolsets, and the view it narrows from (toolsetsOf). */
-  readonly toolsetsHttp: { base: ToolView | undefined } | undefined;
+  readonly toolsetsHttp: McpHttpOptions["toolsets"];
 }
 
 /** The one request core of a server, from its configuration and what was loaded. */
@@ -249,6 +252,7 @@ export function assembleCore(
     rateLimit,
     view,
     serverInfo: meta === undefined ? undefined : implementationOf(meta),
+    codeView: parts.codeMode?.view,
   });
   return { core, registry, tasks, metrics, toolsetsHttp };
 }
@@ -262,7 +266,7 @@ export function assembleCore(
 function toolsetsOf(
   config: ServerConfig,
   loaded: LoadedServer,
-): { view: ToolView | undefined; toolsetsHttp: { base: ToolView | undefined } | undefined } {
+): { view: ToolView | undefined; toolsetsHttp: McpHttpOptions["toolsets"] } {
   const held = [...new Set(loaded.tools.tools.flatMap((tool) => tool.toolset ?? []))].sort();
   if (config.toolsets !== undefined) {
     const unknown = unknownToolset(config.toolsets, held);
@@ -272,11 +276,15 @@ function toolsetsOf(
       );
     }
   }
-  const view = config.toolsets !== undefined || config.readOnly
-    ? toolView(config.toolsets, config.readOnly === true)
-    : undefined;
-  const toolsetsHttp = held.length > 0 || config.watch || view !== undefined
-    ? { base: view }
-    : undefined;
-  return { view, toolsetsHttp };
+  const narrowed = config.toolsets !== undefined || config.readOnly;
+  const base = narrowed ? toolView(config.toolsets, config.readOnly === true) : undefined;
+  if (config.codeMode) {
+    // Code mode (adr/0073): the server's own view (stdio's) is code mode's; HTTP serves it at
+    // `/mcp/code` and `/mcp/<set>/code`, the catalog at `/mcp` as ever.
+    const destructive = config.codeDestructive === true;
+    const view = toolView(config.toolsets, config.readOnly === true, "code", destructive);
+    return { view, toolsetsHttp: { base, code: { destructive } } };
+  }
+  const toolsetsHttp = held.length > 0 || config.watch || base !== undefined ? { base } : undefined;
+  return { view: base, toolsetsHttp };
 }

@@ -36,6 +36,7 @@ import {
 } from "./assembly.ts";
 import {
   type HttpModule,
+  loadCodeMode,
   loadHttp,
   loadMetrics,
   loadReload,
@@ -166,6 +167,8 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
   const metrics = config.metrics ? await loadMetrics() : undefined;
   // Hot reload is loaded only for a server that watches (adr/0051).
   const reload = config.watch ? await loadReload() : undefined;
+  // Code mode is loaded only for a server that serves it (adr/0073).
+  const codeMode = await loadCodeMode(settings, diagnostics);
   try {
     return assemble(settings, diagnostics, {
       loaded,
@@ -178,6 +181,7 @@ export async function createServer(config: ServerConfig = {}): Promise<Server> {
       telemetry,
       metrics,
       rateLimit,
+      codeMode,
       watchAndReload: reload?.watchAndReload,
     });
   } catch (error) {
@@ -383,7 +387,12 @@ function assemble(
           }
         };
         await Promise.all([drainHttp(), tasks.drain(shutdownGraceMs)]);
-        await Promise.all([shared?.close(), metricsListener?.close(), mounts?.host?.close()]);
+        await Promise.all([
+          shared?.close(),
+          metricsListener?.close(),
+          mounts?.host?.close(),
+          parts.codeMode?.close(),
+        ]);
       })();
       return closing;
     },

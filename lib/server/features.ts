@@ -9,6 +9,7 @@ import type { LoadedServer } from "../discovery/server_dir.ts";
 import type { RateLimiter } from "../core/rate_limit.ts";
 import type { ServerConfig } from "./config.ts";
 import type { SharedState } from "./shared_state.ts";
+import type { Defaults } from "../settings/table.ts";
 
 /**
  * The rate limits (adr/0043), when any may apply: a per-caller limit, a tool with its own, or a
@@ -84,3 +85,30 @@ export function loadHttp(): Promise<HttpModule> {
 export function loadReload(): Promise<typeof import("../discovery/reload.ts")> {
   return import("../discovery/reload.ts");
 }
+
+/** Code mode's view and sandbox (code/code_view.ts, adr/0073), made once it is on. */
+export type CodeModeModule = import("../code/code_view.ts").CodeMode;
+
+/** Code mode for a server that serves it (`--code-mode`): its modules load only then. */
+export async function loadCodeMode(
+  config: ServerConfig & Defaults,
+  diagnostics: Diagnostics,
+): Promise<CodeModeModule | undefined> {
+  if (!config.codeMode) return undefined;
+  const { createCodeMode } = await import("../code/code_view.ts");
+  return createCodeMode({
+    limits: {
+      heapMb: config.codeHeapMb,
+      timeoutMs: config.codeTimeoutMs,
+      maxCalls: config.codeMaxCalls,
+      maxConsoleBytes: CODE_CONSOLE_BYTES,
+      maxResultBytes: config.maxOutputBytes,
+      poolSize: config.codePool,
+    },
+    destructive: config.codeDestructive === true,
+    diagnostics,
+  });
+}
+
+/** The console output one run of code keeps (adr/0073): enough to debug, not to flood. */
+const CODE_CONSOLE_BYTES = 64 * 1024;

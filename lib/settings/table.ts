@@ -11,6 +11,7 @@ import {
   BODY_TIMEOUT_MS,
   bytes,
   count,
+  countFromZero,
   directory,
   envNames,
   flag,
@@ -151,6 +152,21 @@ export interface SettingValues {
   readonly toolsets?: readonly string[];
   /** Serve only tools marked `annotations.readOnlyHint: true` (`--read-only`, adr/0045). */
   readonly readOnly?: boolean;
+  /**
+   * Serve code mode (adr/0073, `--code-mode`): stdio's tools are its three, and over HTTP
+   * `/mcp/code` and `/mcp/<set>/code` serve them beside the catalog.
+   */
+  readonly codeMode?: boolean;
+  /** Code may call destructive tools that opt in with `code: true` (`--code-destructive`). */
+  readonly codeDestructive?: boolean;
+  /** How long one run of code may take, then its process is killed (`--code-timeout`). */
+  readonly codeTimeoutMs: number;
+  /** The V8 heap of one run's process, in MiB (`--code-heap-mb`). */
+  readonly codeHeapMb: number;
+  /** Tool calls one run of code may make (`--code-max-calls`). */
+  readonly codeMaxCalls: number;
+  /** Processes started ahead of runs (`--code-pool`); 0: each run starts its own. */
+  readonly codePool: number;
   /** Watch the server directory and reload what changes (`--watch`). */
   readonly watch?: boolean;
   /** `--http`: the address to serve Streamable HTTP on. */
@@ -560,6 +576,79 @@ export const TABLE = {
       "Serve only tools marked readOnlyHint: true",
     ],
     doc: { default: "", meaning: "serve only tools with `annotations.readOnlyHint: true`" },
+  }),
+  codeMode: row({
+    flag: "code-mode",
+    type: flag,
+    for: ["core"],
+    help: [
+      "Serve code mode: over stdio three tools (search, describe,",
+      "run code) instead of the catalog; over HTTP also at",
+      "/mcp/code and /mcp/SET/code (docs/authoring/code-mode.md)",
+    ],
+    doc: {
+      default: "",
+      meaning:
+        "serve code mode: a model searches the tools, reads them as TypeScript and runs code that calls them, in a process with no permissions ([Code mode](../authoring/code-mode.md))",
+    },
+  }),
+  codeDestructive: row({
+    flag: "code-destructive",
+    type: flag,
+    for: ["core"],
+    help: [
+      "Code may call destructive tools that opt in with code: true",
+    ],
+    doc: {
+      default: "",
+      meaning: "code may call destructive tools that opt in with `code: true`",
+    },
+  }),
+  codeTimeoutMs: row({
+    flag: "code-timeout",
+    value: "MS",
+    type: milliseconds,
+    default: 30_000,
+    for: ["core"],
+    help: ["Time one run of code may take (default: {default})"],
+    doc: {
+      default: "30000",
+      meaning: "how long one run of code may take; then its process is killed",
+    },
+  }),
+  codeHeapMb: row({
+    flag: "code-heap-mb",
+    value: "N",
+    type: count,
+    default: 64,
+    for: ["core"],
+    help: ["The heap of one run's process, in MiB (default: {default})"],
+    doc: { default: "64", meaning: "the V8 heap of one run's process, in MiB" },
+  }),
+  codeMaxCalls: row({
+    flag: "code-max-calls",
+    value: "N",
+    type: count,
+    default: 100,
+    for: ["core"],
+    help: ["Tool calls one run of code may make (default: {default})"],
+    doc: { default: "100", meaning: "tool calls one run of code may make; the next one fails" },
+  }),
+  codePool: row({
+    flag: "code-pool",
+    value: "N",
+    type: countFromZero,
+    default: 2,
+    for: ["core"],
+    help: [
+      "Processes for code started ahead of runs, each used once",
+      "(default: {default}; 0: each run starts its own)",
+    ],
+    doc: {
+      default: "2",
+      meaning:
+        "processes started ahead of runs of code, each used once; 0: each run starts its own",
+    },
   }),
   watch: row({
     flag: "watch",

@@ -108,6 +108,8 @@ export const millisecondsOrNever: ValueType<number> = one<number>((raw, name) =>
     ? { value: Number(raw) }
     : invalid(name, raw, `is not an integer from 0 to ${MAX_FLAG_VALUE}`)
 );
+/** A count where 0 means "none" (`--code-pool 0`). */
+export const countFromZero: ValueType<number> = millisecondsOrNever;
 /** A time in milliseconds. */
 export const milliseconds = integer;
 /** A size in bytes. */

@@ -34,6 +34,8 @@ export interface Exchange {
   scopeChallenge?: (required: readonly string[]) => string;
   /** The toolsets the path names (`/mcp/<set>`), set by the route (adr/0045). */
   toolsetPath?: string;
+  /** The path ends in `/code`: code mode's view (adr/0073), set by the route. */
+  codePath?: boolean;
 }
 
 /** A body read in full; `release` gives its bytes back to the budget (once). */

@@ -35,6 +35,7 @@ import {
 import { metadataRoute } from "./oauth_metadata.ts";
 import { createSessionStreams } from "./streams.ts";
 import { toolsetsStep } from "./toolsets.ts";
+import { CODE_ROUTE } from "../../primitives/toolsets.ts";
 import type { ToolView } from "../../primitives/toolsets.ts";
 import type { ServerMeta } from "../../primitives/server_meta.ts";
 import { refuse } from "./statuses.ts";
@@ -75,9 +76,13 @@ export interface McpHttpOptions extends EndpointOptions, Slice<"embedded-http"> 
   readonly callerAddresses?: boolean;
   /**
    * Serve toolsets (adr/0045): `/mcp/<set>` and the `Mcp-Toolsets` header choose among them,
-   * within `base` (the server's own view, when it has one). Undefined: neither is read.
+   * within `base` (the server's own view, when it has one); with `code`, `/mcp/code` and
+   * `/mcp/<set>/code` are code mode's views of them (adr/0073). Undefined: none is read.
    */
-  readonly toolsets?: { readonly base: ToolView | undefined };
+  readonly toolsets?: {
+    readonly base: ToolView | undefined;
+    readonly code?: { readonly destructive: boolean };
+  };
   /**
    * Who the server is (server.meta.json): the server card at `<path>/server-card` and the AI
    * catalog at `/.well-known/ai-catalog.json` say it (adr/0050); undefined: both are 404.
@@ -133,7 +138,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     ...(resourceServer === undefined ? [] : [oauthStep(resourceServer)]),
     ...(options.toolsets === undefined
       ? []
-      : [toolsetsStep(options.registry, options.toolsets.base)]),
+      : [toolsetsStep(options.registry, options.toolsets.base, options.toolsets.code)]),
     methodAndTypeStep(createSessionStreams(endpoint)),
     bodyStep({ limitBytes: options.maxMessageBytes, budget: endpoint.bodies, bodyTimeoutMs }),
     admissionStep(mirroredOf),
@@ -185,9 +190,17 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     }
     const handler = routes.get(pathname);
     if (handler !== undefined) return handler(exchange);
-    // `/mcp/<set>`: the endpoint, for the toolsets the rest of the path names.
+    // `/mcp/<set>`: the endpoint, for the toolsets the rest of the path names; with code mode,
+    // `/mcp/code` and `/mcp/<set>/code` its view of them (adr/0073).
     if (options.toolsets !== undefined && pathname.startsWith(setsPrefix)) {
-      const sets = pathname.slice(setsPrefix.length);
+      let sets = pathname.slice(setsPrefix.length);
+      if (options.toolsets.code !== undefined) {
+        if (sets === CODE_ROUTE || sets.endsWith(`/${CODE_ROUTE}`)) {
+          exchange.codePath = true;
+          sets = sets.slice(0, -CODE_ROUTE.length).replace(/\/$/, "");
+          if (sets === "") return routes.get(path)!(exchange);
+        }
+      }
       if (sets !== "" && !sets.includes("/")) {
         exchange.toolsetPath = sets;
         return routes.get(path)!(exchange);

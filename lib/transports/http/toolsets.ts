@@ -26,14 +26,28 @@ const TEXT = { "content-type": "text/plain; charset=utf-8" };
  * The step that sets the request's `view` fact from the path and the header; `base` is the server's own
  * view (`--toolsets`, `--read-only`), which a request can narrow and never widen.
  */
-export function toolsetsStep(registry: Registry, base: ToolView | undefined): HttpStep {
+export function toolsetsStep(
+  registry: Registry,
+  base: ToolView | undefined,
+  code?: { readonly destructive: boolean },
+): HttpStep {
   const chosen = new Map<string, string[]>();
   const views = new Map<string, ToolView>();
+  // With code mode, every request names its mode: the server's own view is code mode's
+  // (stdio's), and `/mcp` itself must stay the catalog.
+  const modeViews = code === undefined ? undefined : {
+    tools: toolView(base?.sets, base?.readOnly ?? false, "tools", code.destructive),
+    code: toolView(base?.sets, base?.readOnly ?? false, "code", code.destructive),
+  };
   return (next) => (exchange) => {
     const inPath = exchange.toolsetPath;
     const inHeader = exchange.request.headers.get(TOOLSETS_HEADER);
-    if (inPath === undefined && inHeader === null) return next(exchange);
-    const key = `${inPath ?? ""}\n${inHeader ?? ""}`;
+    const mode = exchange.codePath === true ? "code" : "tools";
+    if (inPath === undefined && inHeader === null) {
+      if (modeViews !== undefined) setFact(exchange, "view", modeViews[mode]);
+      return next(exchange);
+    }
+    const key = `${inPath ?? ""}\n${inHeader ?? ""}\n${mode}`;
     let sets = chosen.get(key);
     if (sets === undefined) {
       const pathSets = inPath === undefined ? undefined : inPath.split("+");
@@ -56,7 +70,7 @@ export function toolsetsStep(registry: Registry, base: ToolView | undefined): Ht
     if (unknown !== undefined) return notFound(unknown);
     let view = views.get(key);
     if (view === undefined) {
-      view = toolView(sets, base?.readOnly ?? false);
+      view = toolView(sets, base?.readOnly ?? false, mode, code?.destructive ?? false);
       if (views.size >= MAX_CHOICES) views.clear();
       views.set(key, view);
     }
