@@ -167,6 +167,7 @@ Deno.test("searchIndex() hits carry the title and the first sentence of the desc
     toolOf("unbroken", { description: `Finds things ${"x".repeat(300)}` }),
   ]);
   const hits = Object.fromEntries(index.search("finds").map((hit) => [hit.name, hit]));
+  ok(Object.isFrozen(hits.titled), "a caller cannot change what the next search answers");
   deepStrictEqual(hits.titled, {
     name: "titled",
     title: "A Titled Tool",

@@ -19,7 +19,8 @@ export interface SearchIndex {
   /**
    * The tools that match `query` best, best first, at most `limit` (DEFAULT_HITS): a tool
    * matches when one of the query's words is among its words. Throws on a query with no word,
-   * one longer than MAX_QUERY_CHARS, or a limit that is not an integer from 1 to MAX_HITS.
+   * one longer than MAX_QUERY_CHARS, or a limit that is not an integer from 1 to MAX_HITS. The
+   * hits are frozen: one search's caller cannot change the next one's.
    */
   search(query: string, limit?: number): Hit[];
 }
@@ -64,7 +65,7 @@ export function searchIndex(tools: readonly Tool[]): SearchIndex {
   // Built apart, so that what building needs (the words of every field) is not kept.
   const { termIds, starts, docs, weights } = postingsOf(tools);
   const names = tools.map((tool) => tool.name);
-  const hits = tools.map(hitOf);
+  const hits = tools.map((tool) => Object.freeze(hitOf(tool)));
   const count = tools.length;
 
   return {
