@@ -68,6 +68,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/typed_test_server_test.ts", // 7 s: deno check of the typed_test_server fixture, two processes
   "tests/dev_command_test.ts", // 5 s: main.ts dev processes, the SDK client, deno check on save
   "tests/dev_inspector_test.ts", // 13 s: the MCP Inspector (CLI and web) on Node.js against main.ts dev
+  "tests/code_declarations_check_test.ts", // 13 s: deno check of the declarations, star-trek.json's too
 ];
 
 const ROOT = new URL("../", import.meta.url);
