@@ -215,7 +215,7 @@ export const CONSTRUCTS = {
           map: { type: "object", additionalProperties: { type: "number" } },
           mixed: {
             type: "object",
-            properties: { id: { type: "string" } },
+            properties: { id: { type: "string" }, rank: { type: "number" } },
             required: ["id"],
             additionalProperties: { type: "boolean" },
           },

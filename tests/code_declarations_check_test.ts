@@ -77,6 +77,9 @@ await tools.mix({ one: { kind: "b" } });
 // @ts-expect-error: neither a string nor a number
 await tools.mix({ any: true });
 await tools.shape({ map: { a: 1 }, mixed: { id: "x", flag: true }, patterned: { "x-a": "b" } });
+await tools.shape({ mixed: { id: "x", rank: 1 } });
+// @ts-expect-error: other keys are booleans (or the properties' types), never null
+await tools.shape({ mixed: { id: "x", other: null } });
 await tools.shape({ needs: { q: 1 }, open: { anything: [] }, closed: {} });
 await tools.shape({ deep: { inner: { x: 1 }, other: "s" } });
 // @ts-expect-error: the inner object's x is a number

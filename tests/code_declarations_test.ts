@@ -142,7 +142,8 @@ ${RETURNS}
     map?: { [key: string]: number };
     mixed?: {
       id: string;
-      [key: string]: boolean | string;
+      rank?: number;
+      [key: string]: boolean | string | number | undefined;
     };
     patterned?: {
       /** keys matching ^x- */
