@@ -46,11 +46,7 @@ const CODE_SEAM = "what code mode's view will use (adr/0073, issue 41), built be
 const ALLOWED: Record<string, Record<string, string>> = {
   "lib/auth/proof_memory.ts": { PROOFS_PER_KEY: LIMIT },
   "lib/auth/verifier.ts": { VERIFIED_SECONDS: LIMIT },
-  "lib/code/declarations.ts": {
-    declarationsOf: CODE_SEAM,
-    UNSTRUCTURED_RESULT: LIMIT,
-    MAX_DECLARATIONS_CHARS: LIMIT,
-  },
+  "lib/code/declarations.ts": { UNSTRUCTURED_RESULT: CODE_SEAM, MAX_DECLARATIONS_CHARS: LIMIT },
   "lib/code/schema_type.ts": { MAX_SCHEMA_DEPTH: LIMIT, MAX_COMMENT_VALUE: LIMIT },
   "lib/commands/check.ts": {
     typeErrors: "reads deno check's output, held on fixed texts (else a type-check per case)",
