@@ -65,11 +65,7 @@ async function loadIsolated(dir: string | URL): Promise<readonly Tool[]> {
   try {
     return await withEnvironment({ PATH: empty }, async () => {
       try {
-        const loaded = await loadQuietly(dir, {
-          diagnostics: recorder(),
-          mounts,
-          allowOutsideSymlinks: true,
-        });
+        const loaded = await loadQuietly(dir, { diagnostics: recorder(), mounts });
         return loaded.tools;
       } finally {
         await mounts.host?.close();
