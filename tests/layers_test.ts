@@ -20,6 +20,7 @@ const LAYERS = [
   "discovery",
   "openapi",
   "mounts",
+  "code",
   "programs",
   "settings",
   "primitives",
@@ -158,7 +159,7 @@ Deno.test("the layer check catches what it is for", () => {
   assert.equal(violation("util/json.ts", "../../main.ts"), "leaves lib/");
   assert.equal(
     violation("stray.ts", "./util/json.ts"),
-    "stray.ts is in no layer (commands, testing, host, server, redis, transports, auth, connection, core, methods, tasks, rounds, discovery, openapi, mounts, programs, settings, primitives, schema, wire, util)",
+    "stray.ts is in no layer (commands, testing, host, server, redis, transports, auth, connection, core, methods, tasks, rounds, discovery, openapi, mounts, code, programs, settings, primitives, schema, wire, util)",
   );
   assert.equal(violation("core/handle.ts", "../util/json.ts"), undefined);
   assert.equal(violation("host/cli.ts", "npm:x@1"), undefined);
