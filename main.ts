@@ -30,6 +30,7 @@ import { DirectoryLoadError } from "./lib/discovery/load_error.ts";
 import type { LoadedServer, ServerFolders } from "./lib/discovery/server_dir.ts";
 import { KINDS } from "./lib/discovery/kinds.ts";
 import { chooseCommand, commandsHelp, type Entry } from "./lib/commands/table.ts";
+import { CODE_RUNNER_COMMAND } from "./lib/code/sandbox_runner.ts";
 
 /** How long diagnostics may take to reach stderr before the process exits anyway. */
 const FLUSH_STDERR_MS = 1_000;
@@ -295,6 +296,13 @@ function onTerminationSignal(
  * `toolshed publish` compiles calls it, so that the binary serves the folders beside that entry.
  */
 export async function start(): Promise<never> {
+  // A child of code mode's sandbox, as a compiled toolshed starts one (lib/code/sandbox.ts): a
+  // hidden subcommand, never a person's; the runner revokes every permission before it reads.
+  if (Deno.args[0] === CODE_RUNNER_COMMAND) {
+    const { runSandboxChild } = await import("./lib/code/sandbox_runner.ts");
+    await runSandboxChild(Deno);
+    return Deno.exit(0);
+  }
   const exit = guardProcess();
   // The process guard logs and survives unhandled rejections, so a fault of the server's
   // own must be caught here, or the process would end quietly with 0.
