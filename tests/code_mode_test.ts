@@ -115,8 +115,9 @@ Deno.test("code mode lists its three tools instead of the catalog", async () => 
   const dir = await directory();
   await withServer({ dir, codeMode: true }, async (server) => {
     const listed = await result(server, "tools/list", {});
+    // With the job tool, which follows a long run for a client without tasks (adr/0070).
     const names = (listed.tools as { name: string }[]).map((tool) => tool.name);
-    assert.deepEqual(names, ["describe_tools", "run_code", "search_tools"]);
+    assert.deepEqual(names, ["describe_tools", "run_code", "search_tools", "toolshed_job"]);
   });
   await withServer({ dir }, async (server) => {
     const listed = await result(server, "tools/list", {});
@@ -186,7 +187,7 @@ Deno.test("run_code calls tools as real calls: values back, errors caught, conso
 
 Deno.test("run_code's calls pass through the middleware, as the outer request's", async () => {
   const seen: string[] = [];
-  const recorder: Middleware = (call, next) => {
+  const recorder: Middleware = (next) => (call) => {
     if (call.method === "tools/call") seen.push(String(call.params.name));
     return next(call);
   };
@@ -266,11 +267,17 @@ Deno.test("code mode over HTTP: /mcp is the catalog, /mcp/code and /mcp/<set>/co
     const names = async (path: string) =>
       ((await post(path, "tools/list", {})).tools as { name: string }[]).map((tool) => tool.name);
     assert.ok((await names("/mcp")).includes("add"));
-    assert.deepEqual(await names("/mcp/code"), ["describe_tools", "run_code", "search_tools"]);
+    assert.deepEqual(await names("/mcp/code"), [
+      "describe_tools",
+      "run_code",
+      "search_tools",
+      "toolshed_job",
+    ]);
     assert.deepEqual(await names("/mcp/weather/code"), [
       "describe_tools",
       "run_code",
       "search_tools",
+      "toolshed_job",
     ]);
     const ran = await post("/mcp/weather/code", "tools/call", {
       name: "run_code",

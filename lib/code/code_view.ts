@@ -163,8 +163,10 @@ function runTool(tools: readonly Tool[], sandboxOf: () => Sandbox): Tool {
     },
     annotations: {
       readOnlyHint: tools.every((each) => each.definition.annotations?.readOnlyHint === true),
-      destructiveHint: tools.some((each) => each.definition.annotations?.destructiveHint !== false &&
-        each.definition.annotations?.readOnlyHint !== true),
+      destructiveHint: tools.some((each) =>
+        each.definition.annotations?.destructiveHint !== false &&
+        each.definition.annotations?.readOnlyHint !== true
+      ),
       openWorldHint: true,
     },
     task: "optional",
@@ -183,7 +185,7 @@ async function run(code: string, ctx: ToolContext, sandbox: Sandbox): Promise<Js
       result = await inner(name, args, signal);
     } catch (error) {
       const wanted = error instanceof InnerCallRefused ? error.data?.requiredScopes : undefined;
-      if (Array.isArray(wanted)) for (const scope of wanted) scopes.add(String(scope));
+      if (Array.isArray(wanted)) { for (const scope of wanted) scopes.add(String(scope)); }
       throw error instanceof Error ? new Error(error.message) : error;
     }
     return valueOf(name, result);
@@ -201,7 +203,10 @@ async function run(code: string, ctx: ToolContext, sandbox: Sandbox): Promise<Js
   if (!outcome.ok) {
     return {
       isError: true,
-      content: [{ type: "text", text: [`The code failed: ${outcome.error}`, ...lines].join("\n\n") }],
+      content: [{
+        type: "text",
+        text: [`The code failed: ${outcome.error}`, ...lines].join("\n\n"),
+      }],
     };
   }
   const value = outcome.value === undefined ? null : outcome.value;
@@ -240,4 +245,3 @@ function valueOf(name: string, result: unknown): unknown {
   if (result.isError === true) throw new Error(text || `Tool "${name}" failed`);
   return result.structuredContent !== undefined ? result.structuredContent : text;
 }
-

@@ -14,6 +14,9 @@ import type { Tool } from "../primitives/tools.ts";
 import type { MethodCall } from "./call.ts";
 import type { RequestContext } from "./context.ts";
 
+/** What an inner call's client says it can answer: a question stops the call (see above). */
+const ASKING_CAPABILITIES = Object.freeze({ elicitation: {}, sampling: {}, roots: {} });
+
 /** The inner calls of `call` for a tool that makes them, else undefined. */
 export function innerCallsFor(call: MethodCall, tool: Tool): InnerCall | undefined {
   const reenter = call.options.reenter;
@@ -35,7 +38,9 @@ export function innerCallsFor(call: MethodCall, tool: Tool): InnerCall | undefin
         arguments: args,
         _meta: {
           [META_PROTOCOL_VERSION]: STATELESS_VERSIONS[0],
-          [META_CLIENT_CAPABILITIES]: {},
+          // Declared so that a tool that asks the client answers input_required at once, which
+          // code mode refuses naming the tool (code cannot answer a person's question).
+          [META_CLIENT_CAPABILITIES]: ASKING_CAPABILITIES,
         },
       },
     });
