@@ -16,7 +16,7 @@ import { declarationsOf } from "./declarations.ts";
 import { createSandbox, type Sandbox, type SandboxLimits } from "./sandbox.ts";
 
 /** The names of code mode's tools. */
-export const CODE_TOOLS = {
+const CODE_TOOLS = {
   search: "search_tools",
   describe: "describe_tools",
   run: "run_code",

@@ -31,7 +31,7 @@ export const ENDPOINT_ROUTES: ReadonlyMap<string, string> = new Map([
  * tools over that catalog (made by the core, code/code_view.ts); "inner", the catalog as the
  * code of a code-mode run reaches it (only what code may call, `callableFromCode`).
  */
-export type ViewMode = "tools" | "code" | "inner";
+type ViewMode = "tools" | "code" | "inner";
 
 /** What a connection is served of the tools; undefined everywhere means all of them. */
 export interface ToolView {
