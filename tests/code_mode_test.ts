@@ -290,3 +290,64 @@ Deno.test("code mode over HTTP: /mcp is the catalog, /mcp/code and /mcp/<set>/co
     assert.deepEqual(ran.structuredContent.value, { forecast: "sunny in Oslo", inbox: "refused" });
   });
 });
+
+Deno.test("run_code calls an executable tool and an OpenAPI operation that opted in, from one script", async () => {
+  const { serveEcho } = await import("./_openapi_echo.ts");
+  const echo = serveEcho();
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${dir}/tools`);
+    await Deno.copyFile("examples/any-language/tools/add.sh", `${dir}/tools/sum.sh`);
+    await Deno.chmod(`${dir}/tools/sum.sh`, 0o755);
+    await Deno.copyFile("examples/any-language/tools/add.json", `${dir}/tools/sum.json`);
+    await Deno.writeTextFile(
+      `${dir}/tools/pets.openapi.json`,
+      JSON.stringify({
+        openapi: "3.1.0",
+        info: { title: "pets", version: "1" },
+        paths: {
+          "/pets/search": {
+            post: {
+              operationId: "searchPets",
+              summary: "Search pets by name",
+              requestBody: {
+                required: true,
+                content: {
+                  "application/json": {
+                    schema: { type: "object", properties: { name: { type: "string" } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      }),
+    );
+    // A POST that only reads: the sidecar says so, and lets code call it.
+    await Deno.writeTextFile(
+      `${dir}/tools/pets.api.json`,
+      JSON.stringify({
+        baseUrl: `${echo.origin}/v1`,
+        operations: ["searchPets"],
+        tools: { searchPets: { code: true, annotations: { destructiveHint: false } } },
+      }),
+    );
+    await withServer({ dir, codeMode: true }, async (server) => {
+      const ran = await run(
+        server,
+        `const sum = await tools.sum({ a: 20, b: 22 });
+         const found = await tools.searchPets({ name: "Rex" });
+         return { sum, method: found.method, path: found.path };`,
+      );
+      assert.notEqual(ran.isError, true, ran.content[0].text);
+      assert.deepEqual(ran.structuredContent?.value, {
+        sum: "42",
+        method: "POST",
+        path: "/v1/pets/search",
+      });
+      assert.equal(new TextDecoder().decode(echo.arrivals.at(-1)!.body), '{"name":"Rex"}');
+    });
+  } finally {
+    await echo.close();
+  }
+});

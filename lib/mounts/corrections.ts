@@ -21,6 +21,8 @@ export interface ToolCorrection {
   task?: "optional" | "required";
   jobAfterMs?: number;
   jobReuseMs?: number;
+  /** Code in code mode may call it though it is no read (adr/0073 §5). */
+  code?: boolean;
 }
 
 /** The correction fields that may apply to every tool (title and description are one tool's). */
@@ -32,6 +34,7 @@ export const CORRECTION_KEYS = [
   "task",
   "jobAfterMs",
   "jobReuseMs",
+  "code",
 ];
 
 /** What one tool's entry under "tools" may hold: its title and description, and the corrections. */
@@ -89,6 +92,10 @@ export function correctionOf(value: JsonObject, where: string, titled: boolean):
       fail(`${field} must be an integer from ${least} to ${MAX_TIMER_MS} (milliseconds)`);
     }
     correction[field] = ms as number;
+  }
+  if (value.code !== undefined) {
+    if (typeof value.code !== "boolean") fail("code must be true or false");
+    correction.code = value.code as boolean;
   }
   if (value.task !== undefined) {
     if (value.task !== "optional" && value.task !== "required") {

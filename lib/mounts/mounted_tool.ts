@@ -32,6 +32,7 @@ export async function mountedTool(
     task: correction.task,
     jobAfterMs: correction.jobAfterMs,
     jobReuseMs: correction.jobReuseMs,
+    code: correction.code,
     handler: relayHandler({ ...relay, upstreamName: seen.name, inputSchema: seen.inputSchema }),
   };
   for (const key of Object.keys(definition)) {

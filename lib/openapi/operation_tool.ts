@@ -87,6 +87,7 @@ export async function operationTool(api: ApiContext, route: Route, name: string)
     task: correction.task,
     jobAfterMs: correction.jobAfterMs,
     jobReuseMs: correction.jobReuseMs,
+    code: correction.code,
     handler: operationHandler(api, route, schemas),
   };
   for (const key of Object.keys(definition)) {
