@@ -351,3 +351,37 @@ Deno.test("run_code calls an executable tool and an OpenAPI operation that opted
     await echo.close();
   }
 });
+
+Deno.test("run_code's calls count against a tool's rate limit, as a client's would", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/tools`);
+  await Deno.writeTextFile(
+    `${dir}/tools/ping.ts`,
+    `export default {
+      description: "Answers pong, at most five times a minute per caller",
+      inputSchema: { type: "object", properties: {} },
+      annotations: { readOnlyHint: true },
+      rateLimit: "5/min",
+      handler: () => ({ content: [{ type: "text", text: "pong" }] }),
+    };`,
+  );
+  await withServer({ dir, codeMode: true }, async (server) => {
+    const ran = await run(
+      server,
+      `const out = [];
+       for (let i = 0; i < 10; i++) {
+         try { out.push(await tools.ping({})); } catch (error) { out.push("refused: " + error.message); }
+       }
+       return out;`,
+    );
+    const value = ran.structuredContent!.value as string[];
+    assert.deepEqual(value.slice(0, 5), ["pong", "pong", "pong", "pong", "pong"]);
+    for (const refused of value.slice(5)) assert.match(refused, /^refused: .*rate/i, refused);
+    // And the next run, as the same caller, finds the bucket still empty.
+    const again = await run(
+      server,
+      `try { return await tools.ping({}); } catch (e) { return "refused"; }`,
+    );
+    assert.equal(again.structuredContent!.value, "refused");
+  });
+});

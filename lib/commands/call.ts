@@ -6,6 +6,7 @@ import { isObject, type JsonObject, MAX_TIMER_MS, messageOf } from "../util/json
 import { EXIT, type Io } from "./command.ts";
 import {
   ask,
+  codeModeOf,
   DIR_FLAGS,
   DIR_FLAGS_HELP,
   ioDiagnostics,
@@ -20,6 +21,8 @@ import { TASKS_EXTENSION } from "../tasks/tasks.ts";
 
 const FLAGS = {
   ...DIR_FLAGS,
+  "code-mode": { type: "boolean" },
+  "code-destructive": { type: "boolean" },
   json: { type: "boolean" },
   "tool-timeout": { type: "string" },
   answer: { type: "string", multiple: true },
@@ -62,6 +65,9 @@ ${DIR_FLAGS_HELP}
                              the order asked: a JSON object of the fields asked for, or
                              decline, or cancel (repeatable)
   -v, --verbose              Show the stack of an error the tool throws
+  --code-mode                Code mode's tools (search_tools, describe_tools, run_code)
+                             instead of the catalog, as serve --code-mode
+  --code-destructive         With --code-mode: code may call destructive tools that opt in
 
 A tool that runs as a task is followed to its end, its status on stderr.
 
@@ -117,6 +123,7 @@ Examples:
     const opened = await openServer(values, io, {
       toolTimeoutMs: timeoutMs,
       diagnostics: quieter(ioDiagnostics(io), name, values.verbose === true),
+      codeMode: codeModeOf(values),
     });
     if (typeof opened === "number") return opened;
     // Whichever way the command ends, the server's mounted upstreams are stopped.

@@ -3,7 +3,14 @@
 // prompts/list, every page), so nothing here can disagree with what a client sees.
 import { isObject, type JsonObject } from "../util/json.ts";
 import { EXIT, type Io } from "./command.ts";
-import { ask, DIR_FLAGS, DIR_FLAGS_HELP, openServer, parseCommandArgs } from "./open_server.ts";
+import {
+  ask,
+  codeModeOf,
+  DIR_FLAGS,
+  DIR_FLAGS_HELP,
+  openServer,
+  parseCommandArgs,
+} from "./open_server.ts";
 import type { Folder } from "../discovery/server_dir.ts";
 import type { Server } from "../server/create_server.ts";
 import { promptText, resourceText, toolText } from "./render.ts";
@@ -12,6 +19,8 @@ import { TASKS_EXTENSION } from "../tasks/tasks.ts";
 
 const FLAGS = {
   ...DIR_FLAGS,
+  "code-mode": { type: "boolean" },
+  "code-destructive": { type: "boolean" },
   json: { type: "boolean" },
   toolsets: { type: "string" },
   "read-only": { type: "boolean" },
@@ -41,6 +50,9 @@ ${DIR_FLAGS_HELP}
   --toolsets SET,SET         Only these toolsets (folders of tools/) and the top-level
                              tools, as serve --toolsets serves them
   --read-only                Only tools marked readOnlyHint, as serve --read-only
+  --code-mode                Code mode's tools (search_tools, describe_tools, run_code)
+                             instead of the catalog, as serve --code-mode
+  --code-destructive         With --code-mode: code may call destructive tools that opt in
   --json                     Print the tools/list, resources/list, resources/templates/list
                              and prompts/list results as one JSON object:
                              {"tools":[…],"resources":[…],"resourceTemplates":[…],"prompts":[…]}
@@ -63,6 +75,7 @@ Examples:
     const opened = await openServer(values, io, {
       toolsets: values.toolsets === undefined ? undefined : parseToolsets(values.toolsets),
       readOnly: values["read-only"] === true,
+      codeMode: codeModeOf(values),
     });
     if (typeof opened === "number") return opened;
     // Whichever way the command ends, the server's mounted upstreams are stopped.

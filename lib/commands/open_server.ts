@@ -91,6 +91,8 @@ interface OpenOptions {
   readonly toolsets?: readonly string[];
   /** As `--read-only`. */
   readonly readOnly?: boolean;
+  /** As `--code-mode` and `--code-destructive` (adr/0073): no processes started ahead. */
+  readonly codeMode?: { readonly destructive: boolean };
   /** As `--watch` (`toolshed dev`). */
   readonly watch?: boolean;
   /** With `watch`: told of each reload's outcome (`toolshed dev`). */
@@ -142,6 +144,11 @@ export async function openServer(
       toolTimeoutMs: options.toolTimeoutMs,
       toolsets: options.toolsets,
       readOnly: options.readOnly,
+      ...options.codeMode === undefined ? {} : {
+        codeMode: true,
+        codeDestructive: options.codeMode.destructive,
+        codePool: 0,
+      },
       watch: options.watch,
       onReload: options.onReload,
       http: options.http,
@@ -207,4 +214,13 @@ export function ask(
   options: AskOptions = {},
 ): Promise<JsonObject> {
   return server.request(method, params, { ...options, clientInfo: CLI_CLIENT, id: 1 });
+}
+
+/** `--code-mode` and `--code-destructive` as openServer takes them (list, call). */
+export function codeModeOf(
+  values: { "code-mode"?: boolean; "code-destructive"?: boolean },
+): OpenOptions["codeMode"] {
+  return values["code-mode"] === true
+    ? { destructive: values["code-destructive"] === true }
+    : undefined;
 }
