@@ -385,3 +385,79 @@ Deno.test("run_code's calls count against a tool's rate limit, as a client's wou
     assert.equal(again.structuredContent!.value, "refused");
   });
 });
+
+Deno.test("run_code's calls are the caller's: the middleware sees the subject, and a scope the token lacks is an error the code catches, named in the result", async () => {
+  const { startTokenIssuer } = await import("./_token_issuer.ts");
+  const issuer = await startTokenIssuer();
+  const dir = await directory();
+  await Deno.writeTextFile(
+    `${dir}/tools/secret.ts`,
+    `export default {
+      description: "Reads the secret notes",
+      inputSchema: { type: "object", properties: {} },
+      annotations: { readOnlyHint: true },
+      scopes: ["notes:read"],
+      handler: () => ({ content: [{ type: "text", text: "the secret" }] }),
+    };`,
+  );
+  const seen: string[] = [];
+  const audit: Middleware = (next) => (call) => {
+    if (call.method === "tools/call") seen.push(`${call.params.name} by ${call.auth?.subject}`);
+    return next(call);
+  };
+  try {
+    await withServer(
+      {
+        dir,
+        codeMode: true,
+        http: true,
+        oauth: { issuer: issuer.issuer, publicUrl: "http://127.0.0.1/mcp" },
+        middleware: [audit],
+      },
+      async (server) => {
+        const token = await issuer.jwt({ aud: "http://127.0.0.1/mcp", sub: "alice", scope: "mcp" });
+        const response = await server.fetch(
+          new Request("http://127.0.0.1/mcp/code", {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${token}`,
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "mcp-protocol-version": "2026-07-28",
+              "mcp-method": "tools/call",
+              "mcp-name": "run_code",
+            },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: 1,
+              method: "tools/call",
+              params: {
+                name: "run_code",
+                arguments: {
+                  code: `const out = { sum: (await tools.add({ a: 1, b: 2 })).sum };
+                    try { out.secret = await tools.secret({}); } catch (error) { out.secret = error.message; }
+                    return out;`,
+                },
+                _meta: {
+                  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {},
+                },
+              },
+            }),
+          }),
+        );
+        const body = await response.json();
+        assert.equal(response.status, 200, JSON.stringify(body));
+        const result = body.result;
+        assert.equal(result.structuredContent.value.sum, 3);
+        assert.match(result.structuredContent.value.secret, /notes:read/);
+        assert.match(result.content[0].text, /scopes your token lacks: notes:read/);
+        // The refused call never reaches the middleware, as a client's would not: authorize
+        // runs before it.
+        assert.deepEqual(seen, ["run_code by alice", "add by alice"]);
+      },
+    );
+  } finally {
+    await issuer.stop();
+  }
+});
