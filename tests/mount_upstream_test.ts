@@ -347,6 +347,9 @@ Deno.test("createUpstream() bounds a stalled upstream by the call's signal and t
 Deno.test("createUpstream() reports bad upstream input once and keeps going", async () => {
   const { upstream, diagnostics } = stalled();
   await closing(upstream, async () => {
+    // Connected first: under load the handshake alone may outlast a call's 300 ms, and a call
+    // given up before it is written brings no garbage back to report.
+    await upstream.connect(within());
     for (let i = 0; i < 2; i++) {
       await rejection(
         upstream.request("tools/call", { name: "garbage" }, { signal: AbortSignal.timeout(300) }),
