@@ -247,6 +247,26 @@ Deno.test("sandbox hides the server's environment from the code", async () => {
       assert.equal(outcome.ok, true);
       assert.ok(!JSON.stringify(outcome).includes(secret));
     });
+    // And the child's own environment, read from /proc while it runs: only what it needs.
+    const sandbox = createSandbox(LIMITS);
+    try {
+      const seen: string[][] = [];
+      const outcome = await sandbox.run("return await tools.look({})", () => {
+        for (const pid of sandboxChildren()) {
+          seen.push(Deno.readTextFileSync(`/proc/${pid}/environ`).split("\0").filter(Boolean));
+        }
+        return Promise.resolve("looked");
+      }, never);
+      assert.equal(outcome.value, "looked");
+      assert.equal(seen.length, 1);
+      assert.ok(!seen[0].some((entry) => entry.includes(secret)));
+      const names = seen[0].map((entry) => entry.slice(0, entry.indexOf("="))).sort();
+      const expected = ["DENO_NO_PROMPT", "DENO_NO_UPDATE_CHECK", "DENO_V8_FLAGS", "NO_COLOR"];
+      if (Deno.env.get("DENO_DIR") !== undefined) expected.unshift("DENO_DIR");
+      assert.deepEqual(names, expected);
+    } finally {
+      await sandbox.close();
+    }
   } finally {
     Deno.env.delete(name);
   }
@@ -273,7 +293,7 @@ Deno.test("sandbox refuses the code a subprocess and a signal to another process
       assert.deepEqual(outcome.value, [true, true, true, true]);
     });
     assert.deepEqual([...Deno.readDirSync(dir)], []);
-    // The bystander still runs: signal 0 reaches it.
+    // The bystander still runs: a harmless signal reaches it.
     Deno.kill(bystander.pid, "SIGCONT");
   } finally {
     bystander.kill("SIGKILL");
@@ -597,7 +617,7 @@ Deno.test("sandbox's close() kills waiting and running children and ends the run
     never,
   );
   await withHangGuard(running, "the run's first call");
-  await sandbox.close();
+  await withHangGuard(sandbox.close(), "close()");
   assert.deepEqual(sandboxChildren(), []);
   const outcome = await withHangGuard(run, "the run closed under it");
   assert.equal(outcome.ok, false);
@@ -608,19 +628,44 @@ Deno.test("sandbox's close() kills waiting and running children and ends the run
   );
 });
 
-Deno.test("sandbox refuses limits that are not whole numbers, naming the limit", () => {
+Deno.test("sandbox refuses limits that are not whole numbers in range, naming the limit", () => {
   assert.throws(
     () => createSandbox({ ...LIMITS, heapMb: 1.5 }),
     {
       message:
-        `Cannot create the code sandbox: "heapMb" must be a whole number of at least 16, not "1.5"`,
+        `Cannot create the code sandbox: "heapMb" must be a whole number from 16 to ${Number.MAX_SAFE_INTEGER}, not "1.5"`,
     },
   );
   assert.throws(
     () => createSandbox({ ...LIMITS, timeoutMs: 0 }),
     {
       message:
-        `Cannot create the code sandbox: "timeoutMs" must be a whole number of at least 1, not "0"`,
+        `Cannot create the code sandbox: "timeoutMs" must be a whole number from 1 to 2147483647, not "0"`,
+    },
+  );
+  assert.throws(
+    () => createSandbox({ ...LIMITS, timeoutMs: 2 ** 31 }),
+    {
+      message:
+        `Cannot create the code sandbox: "timeoutMs" must be a whole number from 1 to 2147483647, not "2147483648"`,
+    },
+  );
+  assert.deepEqual(sandboxChildren(), []);
+});
+
+Deno.test("sandbox shows an error nobody awaited on the console, and the run goes on", async () => {
+  await hostile(
+    LIMITS,
+    `setTimeout(() => { throw new Error("late"); }, 0);
+     Promise.reject(new Error("nobody waits"));
+     await new Promise((resolve) => setTimeout(resolve, 20));
+     return "went on";`,
+    (outcome) => {
+      assert.equal(outcome.value, "went on");
+      assert.equal(
+        outcome.console.split("\n").sort().join("\n"),
+        "\nUncaught (in promise) nobody waits\nUncaught late",
+      );
     },
   );
 });
