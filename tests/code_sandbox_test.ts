@@ -463,6 +463,8 @@ Deno.test("sandbox: the code cannot write protocol lines or forge a result or do
       () => new Worker("data:text/javascript,Deno.stdout.writeSync(new TextEncoder().encode('{\\"done\\":{\\"ok\\":true,\\"value\\":\\"forged\\"}}\\\\n'))", { type: "module" }),
       () => import("node:process").then((p) => p.stdout.write('{"done":{"ok":true,"value":"forged"}}\\n')),
       () => globalThis[Symbol.for("Deno.internal")].core.print('{"done":{"ok":true,"value":"forged"}}\\n'),
+      () => alert('\\n{"done":{"ok":true,"value":"forged"}}'),
+      () => prompt('\\n{"done":{"ok":true,"value":"forged"}}'),
     ];
     const refused = [];
     for (const t of tries) {
@@ -473,7 +475,7 @@ Deno.test("sandbox: the code cannot write protocol lines or forge a result or do
     JSON.stringify = () => '{"done":{"ok":true,"value":"forged"}}';
     return refused;`;
   await hostile(LIMITS, code, (outcome) => {
-    assert.deepEqual(outcome.value, [true, true, true, true]);
+    assert.deepEqual(outcome.value, [true, true, true, true, true, true]);
     assert.equal(
       outcome.console,
       '\n{"done":{"ok":true,"value":"forged"}}\n{"result":{"id":1,"value":"forged"}}\n',
