@@ -335,53 +335,82 @@ Deno.test("sandbox stops an endless async loop at the time limit", async () => {
   });
 });
 
-Deno.test("sandbox: a memory bomb ends its child alone at the heap cap; this process goes on, its memory unchanged", async () => {
-  const pid = Deno.pid;
-  const before = Deno.memoryUsage().rss;
+/** A run in a process of its own standing for the server (its memory is its own), as it saw it. */
+async function inHost(code: string): Promise<{
+  pid: number;
+  pidAfter: number;
+  rssBefore: number;
+  rssAfter: number;
+  outcome: RunOutcome;
+  normal: RunOutcome;
+}> {
+  const host = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("./_code_sandbox_host.ts", import.meta.url).pathname, code],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const writer = host.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(JSON.stringify(LIMITS)));
+  await writer.close();
+  const { code: exit, stdout } = await withHangGuard(host.output(), "the host process", 60_000);
+  assert.equal(exit, 0);
+  return JSON.parse(new TextDecoder().decode(stdout));
+}
+
+/** Far below the heap cap and what each case asks for: none of it came to the server. */
+const HOST_GROWTH_BYTES = 32 * 1024 * 1024;
+
+Deno.test("sandbox: a memory bomb ends its child alone at the heap cap; the server goes on, its memory unchanged", async () => {
   // A MiB or more of heap at a time (2^18 elements), counted on the console: the count shows
   // where the cap stopped it.
-  await hostile(
-    LIMITS,
+  const heap = await inHost(
     "const kept = []; for (let i = 1; ; i++) { kept.push(new Array(1 << 18).fill(i)); console.log(i); }",
-    (outcome) => {
-      assert.equal(outcome.ok, false);
-      assert.equal(
-        outcome.error,
-        "The code ran out of memory (the sandbox's heap is capped at 64 MB), so its process ended",
-      );
-      const counted = outcome.console.trim().split("\n").map(Number);
-      assert.ok(counted.length > 0 && counted.length < 2 * LIMITS.heapMb, `${counted.length} MiB`);
-    },
   );
+  assert.equal(heap.outcome.ok, false);
+  assert.equal(
+    heap.outcome.error,
+    "The code ran out of memory (the sandbox's heap is capped at 64 MB), so its process ended",
+  );
+  const counted = heap.outcome.console.trim().split("\n").map(Number);
+  assert.ok(counted.length > 0 && counted.length < 2 * LIMITS.heapMb, `${counted.length} MiB`);
   // ArrayBuffers live outside the heap: RLIMIT_DATA (prlimit) refuses them past a bound.
-  await hostile(
-    LIMITS,
+  const buffers = await inHost(
     "const kept = []; for (let i = 0; i < 64; i++) kept.push(new Uint8Array(64 * 1024 * 1024).fill(1)); return kept.length;",
-    (outcome) => {
-      assert.equal(outcome.ok, false);
-      assert.equal(outcome.error, "Array buffer allocation failed");
-    },
   );
-  assert.equal(Deno.pid, pid);
-  // Far below the heap cap and the gigabytes asked for: nothing of it came here.
-  assert.ok(Deno.memoryUsage().rss - before < 48 * 1024 * 1024);
+  assert.equal(buffers.outcome.ok, false);
+  assert.equal(buffers.outcome.error, "Array buffer allocation failed");
+  for (const seen of [heap, buffers]) {
+    assert.equal(seen.pidAfter, seen.pid);
+    assert.ok(
+      seen.rssAfter - seen.rssBefore < HOST_GROWTH_BYTES,
+      `${seen.rssAfter - seen.rssBefore}`,
+    );
+    assert.deepEqual(seen.normal.value, 2);
+  }
+  // And in this process too, with a normal run after, as in every case.
+  await hostile(LIMITS, "const a = []; for (;;) a.push(new Array(1 << 18).fill(1));", (outcome) => {
+    assert.match(outcome.error!, /^The code ran out of memory/);
+  });
 });
 
 Deno.test("sandbox keeps 10 MB of console output to its cap, with a marker, buffering none of the rest", async () => {
-  const before = Deno.memoryUsage().rss;
-  await hostile(
-    LIMITS,
-    "const line = 'y'.repeat(999); for (let i = 0; i < 10_000; i++) console.log(line); return 'printed';",
-    (outcome) => {
-      assert.equal(outcome.ok, true);
-      assert.equal(outcome.value, "printed");
-      assert.equal(outcome.consoleCut, true);
-      const [kept, marker] = outcome.console.split("\n[console output cut");
-      assert.equal(new TextEncoder().encode(kept).length, LIMITS.maxConsoleBytes);
-      assert.equal(marker, ` at ${LIMITS.maxConsoleBytes} bytes]\n`);
-    },
+  const code =
+    "const line = 'y'.repeat(999); for (let i = 0; i < 10_000; i++) console.log(line); return 'printed';";
+  const seen = await inHost(code);
+  assert.ok(
+    seen.rssAfter - seen.rssBefore < HOST_GROWTH_BYTES,
+    `${seen.rssAfter - seen.rssBefore}`,
   );
-  assert.ok(Deno.memoryUsage().rss - before < 48 * 1024 * 1024);
+  await hostile(LIMITS, code, (outcome) => {
+    assert.deepEqual(outcome, seen.outcome);
+    assert.equal(outcome.ok, true);
+    assert.equal(outcome.value, "printed");
+    assert.equal(outcome.consoleCut, true);
+    const [kept, marker] = outcome.console.split("\n[console output cut");
+    assert.equal(new TextEncoder().encode(kept).length, LIMITS.maxConsoleBytes);
+    assert.equal(marker, ` at ${LIMITS.maxConsoleBytes} bytes]\n`);
+  });
 });
 
 Deno.test("sandbox refuses the inner call past maxCalls with an error the script catches", async () => {
