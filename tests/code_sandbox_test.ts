@@ -627,6 +627,15 @@ Deno.test("sandbox's pool: children wait started, each is used once, and the poo
     const now = sandboxChildren();
     assert.equal(now.filter((pid) => waiting.includes(pid)).length, 1);
     assert.equal(now.filter((pid) => !waiting.includes(pid)).length, 1);
+    // Three runs at once: two children from the pool, one started for the third.
+    const together = await Promise.all(
+      [1, 2, 3].map((n) =>
+        sandbox.run(`return await tools.add({ a: ${n}, b: 10 })`, callTool, never)
+      ),
+    );
+    assert.deepEqual(together.map((outcome) => outcome.value), [{ sum: 11 }, { sum: 12 }, {
+      sum: 13,
+    }]);
   } finally {
     await sandbox.close();
   }
