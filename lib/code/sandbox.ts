@@ -237,8 +237,12 @@ function startChild(
     NO_COLOR: "1",
   };
   // Where Deno keeps its cache, when the server was told (not a secret; the child reads none).
-  const denoDir = Deno.env.get("DENO_DIR");
-  if (denoDir !== undefined) env.DENO_DIR = denoDir;
+  try {
+    const denoDir = Deno.env.get("DENO_DIR");
+    if (denoDir !== undefined) env.DENO_DIR = denoDir;
+  } catch {
+    // A server that may not read its environment: the child finds Deno's cache as deno does.
+  }
   const process = spawnLeader(
     prlimit === undefined ? { program: runner.program, args: runner.args, env, launcher } : {
       program: prlimit,
