@@ -186,21 +186,33 @@ const signal = new AbortController().signal;
 const outcomes = [
   await sandbox.run("return await tools.add({ a: 1, b: 2 })", add, signal),
   await sandbox.run("return await fetch('file://${dir}/entry.ts').then((r) => r.text())", add, signal),
+  await sandbox.run("return (await import('npm:left-pad@1.3.0')).default('x', 3)", add, signal),
 ];
 await sandbox.close();
 console.log(JSON.stringify(outcomes));
 `,
       );
       const compiled = await new Deno.Command(Deno.execPath(), {
-        args: ["compile", "-A", "--output", `${dir}/bin`, `${dir}/entry.ts`],
+        args: [
+          "compile",
+          "-A",
+          "--no-check",
+          "--no-lock",
+          "--output",
+          `${dir}/bin`,
+          `${dir}/entry.ts`,
+        ],
+        cwd: decodeURIComponent(new URL("../", import.meta.url).pathname),
         env: { DENORT_BIN: DENORT_BIN! },
       }).output();
       assert.equal(compiled.code, 0, new TextDecoder().decode(compiled.stderr));
       const ran = await new Deno.Command(`${dir}/bin`, { stdin: "null" }).output();
-      const [normal, read] = JSON.parse(new TextDecoder().decode(ran.stdout));
+      const [normal, read, npm] = JSON.parse(new TextDecoder().decode(ran.stdout));
       assert.deepEqual(normal.value, { sum: 3 });
       assert.equal(read.ok, false);
       assert.match(read.error, /Requires read access/);
+      // A compiled binary has no npm flag to turn off: its runtime must not fetch packages.
+      assert.equal(npm.ok, false, JSON.stringify(npm));
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
