@@ -4,7 +4,8 @@
 // __code-runner` is that same path (main.ts's start(), the same runner, every permission
 // granted), so the red team's main cases run through it here. A real compiled binary needs
 // denort, which cannot be downloaded here: that test runs where DENORT_BIN names one and is
-// ignored otherwise, saying so.
+// ignored otherwise, saying so. From a URL, the child is `deno eval` of the runner's text, which
+// came with the module: that runs here too.
 import assert from "node:assert/strict";
 import {
   type CallTool,
@@ -14,6 +15,7 @@ import {
 } from "../lib/code/sandbox.ts";
 import { CODE_RUNNER_COMMAND } from "../lib/code/sandbox_runner.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { serveStatic } from "./_static_server.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -123,6 +125,44 @@ Deno.test("toolshed --help does not show the hidden __code-runner subcommand", a
   assert.ok(!help.includes(CODE_RUNNER_COMMAND));
 });
 
+Deno.test("sandbox run from a URL works: the child gets the runner as text, which a child without permissions could not fetch", async () => {
+  const repo = new URL("../", import.meta.url);
+  const served = serveStatic((path) =>
+    path.endsWith(".ts")
+      ? { file: new URL(`.${path}`, repo), type: "application/typescript" }
+      : undefined
+  );
+  try {
+    const host = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--no-lock",
+        `${served.origin}/tests/_code_sandbox_host.ts`,
+        "return await tools.x({})",
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = host.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(JSON.stringify(LIMITS)));
+    await writer.close();
+    const { code, stdout, stderr } = await withHangGuard(
+      host.output(),
+      "the host from a URL",
+      60_000,
+    );
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+    const { outcome, normal } = JSON.parse(new TextDecoder().decode(stdout));
+    assert.deepEqual(outcome, { ok: true, value: {}, console: "", consoleCut: false, calls: 1 });
+    assert.equal(normal.value, 2);
+    assert.ok(served.requested.includes("/lib/code/sandbox_runner.ts"));
+  } finally {
+    await served.server.shutdown();
+  }
+});
+
 const DENORT_BIN = Deno.env.get("DENORT_BIN");
 
 Deno.test({
@@ -146,21 +186,33 @@ const signal = new AbortController().signal;
 const outcomes = [
   await sandbox.run("return await tools.add({ a: 1, b: 2 })", add, signal),
   await sandbox.run("return await fetch('file://${dir}/entry.ts').then((r) => r.text())", add, signal),
+  await sandbox.run("return (await import('npm:left-pad@1.3.0')).default('x', 3)", add, signal),
 ];
 await sandbox.close();
 console.log(JSON.stringify(outcomes));
 `,
       );
       const compiled = await new Deno.Command(Deno.execPath(), {
-        args: ["compile", "-A", "--output", `${dir}/bin`, `${dir}/entry.ts`],
+        args: [
+          "compile",
+          "-A",
+          "--no-check",
+          "--no-lock",
+          "--output",
+          `${dir}/bin`,
+          `${dir}/entry.ts`,
+        ],
+        cwd: decodeURIComponent(new URL("../", import.meta.url).pathname),
         env: { DENORT_BIN: DENORT_BIN! },
       }).output();
       assert.equal(compiled.code, 0, new TextDecoder().decode(compiled.stderr));
       const ran = await new Deno.Command(`${dir}/bin`, { stdin: "null" }).output();
-      const [normal, read] = JSON.parse(new TextDecoder().decode(ran.stdout));
+      const [normal, read, npm] = JSON.parse(new TextDecoder().decode(ran.stdout));
       assert.deepEqual(normal.value, { sum: 3 });
       assert.equal(read.ok, false);
       assert.match(read.error, /Requires read access/);
+      // A compiled binary has no npm flag to turn off: its runtime must not fetch packages.
+      assert.equal(npm.ok, false, JSON.stringify(npm));
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

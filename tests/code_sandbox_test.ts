@@ -247,6 +247,26 @@ Deno.test("sandbox hides the server's environment from the code", async () => {
       assert.equal(outcome.ok, true);
       assert.ok(!JSON.stringify(outcome).includes(secret));
     });
+    // And the child's own environment, read from /proc while it runs: only what it needs.
+    const sandbox = createSandbox(LIMITS);
+    try {
+      const seen: string[][] = [];
+      const outcome = await sandbox.run("return await tools.look({})", () => {
+        for (const pid of sandboxChildren()) {
+          seen.push(Deno.readTextFileSync(`/proc/${pid}/environ`).split("\0").filter(Boolean));
+        }
+        return Promise.resolve("looked");
+      }, never);
+      assert.equal(outcome.value, "looked");
+      assert.equal(seen.length, 1);
+      assert.ok(!seen[0].some((entry) => entry.includes(secret)));
+      const names = seen[0].map((entry) => entry.slice(0, entry.indexOf("="))).sort();
+      const expected = ["DENO_NO_PROMPT", "DENO_NO_UPDATE_CHECK", "DENO_V8_FLAGS", "NO_COLOR"];
+      if (Deno.env.get("DENO_DIR") !== undefined) expected.unshift("DENO_DIR");
+      assert.deepEqual(names, expected);
+    } finally {
+      await sandbox.close();
+    }
   } finally {
     Deno.env.delete(name);
   }
@@ -273,7 +293,7 @@ Deno.test("sandbox refuses the code a subprocess and a signal to another process
       assert.deepEqual(outcome.value, [true, true, true, true]);
     });
     assert.deepEqual([...Deno.readDirSync(dir)], []);
-    // The bystander still runs: signal 0 reaches it.
+    // The bystander still runs: a harmless signal reaches it.
     Deno.kill(bystander.pid, "SIGCONT");
   } finally {
     bystander.kill("SIGKILL");
@@ -315,53 +335,82 @@ Deno.test("sandbox stops an endless async loop at the time limit", async () => {
   });
 });
 
-Deno.test("sandbox: a memory bomb ends its child alone at the heap cap; this process goes on, its memory unchanged", async () => {
-  const pid = Deno.pid;
-  const before = Deno.memoryUsage().rss;
+/** A run in a process of its own standing for the server (its memory is its own), as it saw it. */
+async function inHost(code: string): Promise<{
+  pid: number;
+  pidAfter: number;
+  rssBefore: number;
+  rssAfter: number;
+  outcome: RunOutcome;
+  normal: RunOutcome;
+}> {
+  const host = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("./_code_sandbox_host.ts", import.meta.url).pathname, code],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const writer = host.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(JSON.stringify(LIMITS)));
+  await writer.close();
+  const { code: exit, stdout } = await withHangGuard(host.output(), "the host process", 60_000);
+  assert.equal(exit, 0);
+  return JSON.parse(new TextDecoder().decode(stdout));
+}
+
+/** Far below the heap cap and what each case asks for: none of it came to the server. */
+const HOST_GROWTH_BYTES = 32 * 1024 * 1024;
+
+Deno.test("sandbox: a memory bomb ends its child alone at the heap cap; the server goes on, its memory unchanged", async () => {
   // A MiB or more of heap at a time (2^18 elements), counted on the console: the count shows
   // where the cap stopped it.
-  await hostile(
-    LIMITS,
+  const heap = await inHost(
     "const kept = []; for (let i = 1; ; i++) { kept.push(new Array(1 << 18).fill(i)); console.log(i); }",
-    (outcome) => {
-      assert.equal(outcome.ok, false);
-      assert.equal(
-        outcome.error,
-        "The code ran out of memory (the sandbox's heap is capped at 64 MB), so its process ended",
-      );
-      const counted = outcome.console.trim().split("\n").map(Number);
-      assert.ok(counted.length > 0 && counted.length < 2 * LIMITS.heapMb, `${counted.length} MiB`);
-    },
   );
+  assert.equal(heap.outcome.ok, false);
+  assert.equal(
+    heap.outcome.error,
+    "The code ran out of memory (the sandbox's heap is capped at 64 MB), so its process ended",
+  );
+  const counted = heap.outcome.console.trim().split("\n").map(Number);
+  assert.ok(counted.length > 0 && counted.length < 2 * LIMITS.heapMb, `${counted.length} MiB`);
   // ArrayBuffers live outside the heap: RLIMIT_DATA (prlimit) refuses them past a bound.
-  await hostile(
-    LIMITS,
+  const buffers = await inHost(
     "const kept = []; for (let i = 0; i < 64; i++) kept.push(new Uint8Array(64 * 1024 * 1024).fill(1)); return kept.length;",
-    (outcome) => {
-      assert.equal(outcome.ok, false);
-      assert.equal(outcome.error, "Array buffer allocation failed");
-    },
   );
-  assert.equal(Deno.pid, pid);
-  // Far below the heap cap and the gigabytes asked for: nothing of it came here.
-  assert.ok(Deno.memoryUsage().rss - before < 48 * 1024 * 1024);
+  assert.equal(buffers.outcome.ok, false);
+  assert.equal(buffers.outcome.error, "Array buffer allocation failed");
+  for (const seen of [heap, buffers]) {
+    assert.equal(seen.pidAfter, seen.pid);
+    assert.ok(
+      seen.rssAfter - seen.rssBefore < HOST_GROWTH_BYTES,
+      `${seen.rssAfter - seen.rssBefore}`,
+    );
+    assert.deepEqual(seen.normal.value, 2);
+  }
+  // And in this process too, with a normal run after, as in every case.
+  await hostile(LIMITS, "const a = []; for (;;) a.push(new Array(1 << 18).fill(1));", (outcome) => {
+    assert.match(outcome.error!, /^The code ran out of memory/);
+  });
 });
 
 Deno.test("sandbox keeps 10 MB of console output to its cap, with a marker, buffering none of the rest", async () => {
-  const before = Deno.memoryUsage().rss;
-  await hostile(
-    LIMITS,
-    "const line = 'y'.repeat(999); for (let i = 0; i < 10_000; i++) console.log(line); return 'printed';",
-    (outcome) => {
-      assert.equal(outcome.ok, true);
-      assert.equal(outcome.value, "printed");
-      assert.equal(outcome.consoleCut, true);
-      const [kept, marker] = outcome.console.split("\n[console output cut");
-      assert.equal(new TextEncoder().encode(kept).length, LIMITS.maxConsoleBytes);
-      assert.equal(marker, ` at ${LIMITS.maxConsoleBytes} bytes]\n`);
-    },
+  const code =
+    "const line = 'y'.repeat(999); for (let i = 0; i < 10_000; i++) console.log(line); return 'printed';";
+  const seen = await inHost(code);
+  assert.ok(
+    seen.rssAfter - seen.rssBefore < HOST_GROWTH_BYTES,
+    `${seen.rssAfter - seen.rssBefore}`,
   );
-  assert.ok(Deno.memoryUsage().rss - before < 48 * 1024 * 1024);
+  await hostile(LIMITS, code, (outcome) => {
+    assert.deepEqual(outcome, seen.outcome);
+    assert.equal(outcome.ok, true);
+    assert.equal(outcome.value, "printed");
+    assert.equal(outcome.consoleCut, true);
+    const [kept, marker] = outcome.console.split("\n[console output cut");
+    assert.equal(new TextEncoder().encode(kept).length, LIMITS.maxConsoleBytes);
+    assert.equal(marker, ` at ${LIMITS.maxConsoleBytes} bytes]\n`);
+  });
 });
 
 Deno.test("sandbox refuses the inner call past maxCalls with an error the script catches", async () => {
@@ -443,6 +492,8 @@ Deno.test("sandbox: the code cannot write protocol lines or forge a result or do
       () => new Worker("data:text/javascript,Deno.stdout.writeSync(new TextEncoder().encode('{\\"done\\":{\\"ok\\":true,\\"value\\":\\"forged\\"}}\\\\n'))", { type: "module" }),
       () => import("node:process").then((p) => p.stdout.write('{"done":{"ok":true,"value":"forged"}}\\n')),
       () => globalThis[Symbol.for("Deno.internal")].core.print('{"done":{"ok":true,"value":"forged"}}\\n'),
+      () => alert('\\n{"done":{"ok":true,"value":"forged"}}'),
+      () => prompt('\\n{"done":{"ok":true,"value":"forged"}}'),
     ];
     const refused = [];
     for (const t of tries) {
@@ -453,7 +504,7 @@ Deno.test("sandbox: the code cannot write protocol lines or forge a result or do
     JSON.stringify = () => '{"done":{"ok":true,"value":"forged"}}';
     return refused;`;
   await hostile(LIMITS, code, (outcome) => {
-    assert.deepEqual(outcome.value, [true, true, true, true]);
+    assert.deepEqual(outcome.value, [true, true, true, true, true, true]);
     assert.equal(
       outcome.console,
       '\n{"done":{"ok":true,"value":"forged"}}\n{"result":{"id":1,"value":"forged"}}\n',
@@ -576,6 +627,15 @@ Deno.test("sandbox's pool: children wait started, each is used once, and the poo
     const now = sandboxChildren();
     assert.equal(now.filter((pid) => waiting.includes(pid)).length, 1);
     assert.equal(now.filter((pid) => !waiting.includes(pid)).length, 1);
+    // Three runs at once: two children from the pool, one started for the third.
+    const together = await Promise.all(
+      [1, 2, 3].map((n) =>
+        sandbox.run(`return await tools.add({ a: ${n}, b: 10 })`, callTool, never)
+      ),
+    );
+    assert.deepEqual(together.map((outcome) => outcome.value), [{ sum: 11 }, { sum: 12 }, {
+      sum: 13,
+    }]);
   } finally {
     await sandbox.close();
   }
@@ -597,7 +657,7 @@ Deno.test("sandbox's close() kills waiting and running children and ends the run
     never,
   );
   await withHangGuard(running, "the run's first call");
-  await sandbox.close();
+  await withHangGuard(sandbox.close(), "close()");
   assert.deepEqual(sandboxChildren(), []);
   const outcome = await withHangGuard(run, "the run closed under it");
   assert.equal(outcome.ok, false);
@@ -608,19 +668,44 @@ Deno.test("sandbox's close() kills waiting and running children and ends the run
   );
 });
 
-Deno.test("sandbox refuses limits that are not whole numbers, naming the limit", () => {
+Deno.test("sandbox refuses limits that are not whole numbers in range, naming the limit", () => {
   assert.throws(
     () => createSandbox({ ...LIMITS, heapMb: 1.5 }),
     {
       message:
-        `Cannot create the code sandbox: "heapMb" must be a whole number of at least 16, not "1.5"`,
+        `Cannot create the code sandbox: "heapMb" must be a whole number from 16 to ${Number.MAX_SAFE_INTEGER}, not "1.5"`,
     },
   );
   assert.throws(
     () => createSandbox({ ...LIMITS, timeoutMs: 0 }),
     {
       message:
-        `Cannot create the code sandbox: "timeoutMs" must be a whole number of at least 1, not "0"`,
+        `Cannot create the code sandbox: "timeoutMs" must be a whole number from 1 to 2147483647, not "0"`,
+    },
+  );
+  assert.throws(
+    () => createSandbox({ ...LIMITS, timeoutMs: 2 ** 31 }),
+    {
+      message:
+        `Cannot create the code sandbox: "timeoutMs" must be a whole number from 1 to 2147483647, not "2147483648"`,
+    },
+  );
+  assert.deepEqual(sandboxChildren(), []);
+});
+
+Deno.test("sandbox shows an error nobody awaited on the console, and the run goes on", async () => {
+  await hostile(
+    LIMITS,
+    `setTimeout(() => { throw new Error("late"); }, 0);
+     Promise.reject(new Error("nobody waits"));
+     await new Promise((resolve) => setTimeout(resolve, 20));
+     return "went on";`,
+    (outcome) => {
+      assert.equal(outcome.value, "went on");
+      assert.equal(
+        outcome.console.split("\n").sort().join("\n"),
+        "\nUncaught (in promise) nobody waits\nUncaught late",
+      );
     },
   );
 });

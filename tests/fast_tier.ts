@@ -28,6 +28,8 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/newcomer_test.ts", // 12 s: deno bundle (the npm package), the README's path in processes
   "tests/server_outside_test.ts", // 16-22 s: new server outside the repository, from a clone and a URL: deno test, check
   "tests/executable_main_test.ts", // 8 s: executable tools through main.ts processes
+  "tests/code_sandbox_test.ts", // 20 s: a deno process per sandbox run, time limits run out
+  "tests/code_sandbox_compiled_test.ts", // 2 s: the sandbox's children as main.ts __code-runner
   "tests/validation_bounds_test.ts", // 7 s: millions of items against the validator's bounds
   "tests/deploy_kubernetes_test.ts", // 6 s: main.ts with the manifest's arguments, drained
   "tests/meta_schema_test.ts", // 6 s: 20,000 schemas per meta-schema draft

@@ -11,7 +11,7 @@
 // before it reads a byte of code. On Linux with util-linux's `prlimit`, the child's writable
 // memory (RLIMIT_DATA) is capped too: the heap cap does not bound ArrayBuffers.
 import { type Launcher, spawnLeader, watchGroup } from "../programs/process_group.ts";
-import { messageOf } from "../util/json.ts";
+import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { type ChildLine, parseChildLine } from "./sandbox_lines.ts";
 import { CODE_RUNNER_COMMAND, runSandboxChild } from "./sandbox_runner.ts";
@@ -159,17 +159,17 @@ function failed(error: string): RunOutcome {
 }
 
 function checkLimits(limits: SandboxLimits): void {
-  const whole = (name: keyof SandboxLimits, least: number) => {
+  const whole = (name: keyof SandboxLimits, least: number, most = Number.MAX_SAFE_INTEGER) => {
     const value = limits[name];
-    if (!Number.isSafeInteger(value) || value < least) {
+    if (!Number.isSafeInteger(value) || value < least || value > most) {
       throw new Error(
-        `Cannot create the code sandbox: "${name}" must be a whole number of at least ${least}, ` +
-          `not "${String(value)}"`,
+        `Cannot create the code sandbox: "${name}" must be a whole number from ${least} to ` +
+          `${most}, not "${String(value)}"`,
       );
     }
   };
   whole("heapMb", MIN_HEAP_MB);
-  whole("timeoutMs", 1);
+  whole("timeoutMs", 1, MAX_TIMER_MS);
   whole("maxCalls", 0);
   whole("maxConsoleBytes", 0);
   whole("maxResultBytes", 1);
@@ -237,8 +237,12 @@ function startChild(
     NO_COLOR: "1",
   };
   // Where Deno keeps its cache, when the server was told (not a secret; the child reads none).
-  const denoDir = Deno.env.get("DENO_DIR");
-  if (denoDir !== undefined) env.DENO_DIR = denoDir;
+  try {
+    const denoDir = Deno.env.get("DENO_DIR");
+    if (denoDir !== undefined) env.DENO_DIR = denoDir;
+  } catch {
+    // A server that may not read its environment: the child finds Deno's cache as deno does.
+  }
   const process = spawnLeader(
     prlimit === undefined ? { program: runner.program, args: runner.args, env, launcher } : {
       program: prlimit,

@@ -3,7 +3,8 @@
 // needs from the runtime (stdin and stdout, which carry its protocol with the parent) and then
 // takes the runtime out of the code's reach: `Deno` (and with it Deno.stdout, Deno.exit,
 // Deno[Deno.internal]), the Node globals that would load Deno's Node layer, Workers (a Worker
-// gets a `Deno` of its own), and the storage that outlives a process (localStorage, caches).
+// gets a `Deno` of its own), the storage that outlives a process (localStorage, caches), and
+// alert, confirm and prompt (which write to stdout and read stdin where it is a terminal).
 //
 // The protocol, one JSON object per line (sandbox_lines.ts reads the child's lines):
 //   parent → child  {"run":{code,maxCalls,maxConsoleBytes,maxResultBytes,logChunkBytes}}  once
@@ -76,6 +77,9 @@ export async function runSandboxChild(runtime: RunnerRuntime): Promise<void> {
       "caches",
       "CacheStorage",
       "Cache",
+      "alert",
+      "confirm",
+      "prompt",
     ]
   ) {
     if (!(delete global[name]) || global[name] !== undefined) {
