@@ -63,6 +63,10 @@ Deno.test("parseCommand() gives no settings for no arguments; resolveSettings() 
     maxUnsentBytes: 64 * 1024 * 1024,
     maxSessions: 10_000,
     maxBodyBytes: 8 * 1024 * 1024,
+    codeTimeoutMs: 30_000,
+    codeHeapMb: 64,
+    codeMaxCalls: 100,
+    codePool: 2,
   });
   // --max-body-bytes defaults to twice --max-message-bytes; what is given stays.
   assert.strictEqual(resolveSettings({ maxMessageBytes: 10 }).maxBodyBytes, 20);

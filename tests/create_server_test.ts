@@ -942,7 +942,125 @@ const REACHES = {
       strictEqual(await pingStatus(url, first), 404);
     },
   },
+  codeMode: {
+    does: "serves code mode's tools instead of the catalog",
+    async check(kit) {
+      const server = await kit.build({
+        primitives: { tools: [echo] },
+        codeMode: true,
+        codePool: 0,
+      });
+      deepStrictEqual(await listed(server), [
+        "describe_tools",
+        "run_code",
+        "search_tools",
+        "toolshed_job",
+      ]);
+    },
+  },
+  codeDestructive: {
+    does: "lets code call a destructive tool that opts in",
+    async check(kit) {
+      const erase = tool("erase", () => "erased", {
+        annotations: { destructiveHint: true },
+        code: true,
+      });
+      const attempt = "try { return await tools.erase({}); } catch { return 'refused'; }";
+      for (const [codeDestructive, expected] of [[false, "refused"], [true, "erased"]] as const) {
+        const server = await kit.build({
+          primitives: { tools: [erase] },
+          codeMode: true,
+          codeDestructive,
+          codePool: 0,
+        });
+        strictEqual(await ranValue(server, attempt), expected);
+      }
+    },
+  },
+  codeTimeoutMs: {
+    does: "ends a run of code that runs longer",
+    async check(kit) {
+      const server = await kit.build({
+        primitives: { tools: [echo] },
+        codeMode: true,
+        codePool: 0,
+        codeTimeoutMs: 300,
+      });
+      match(await ranError(server, "while (true) {}"), /300 ms/);
+    },
+  },
+  codeHeapMb: {
+    does: "ends a run of code whose heap grows past it",
+    async check(kit) {
+      const server = await kit.build({
+        primitives: { tools: [echo] },
+        codeMode: true,
+        codePool: 0,
+        codeHeapMb: 32,
+      });
+      const bomb = "const all = []; for (;;) all.push(new Array(100000).fill(all.length));";
+      match(await ranError(server, bomb), /memory|heap/i);
+    },
+  },
+  codeMaxCalls: {
+    does: "refuses a run's call past it",
+    async check(kit) {
+      const server = await kit.build({
+        primitives: { tools: [echo] },
+        codeMode: true,
+        codePool: 0,
+        codeMaxCalls: 2,
+      });
+      const calls = "const out = []; for (let i = 0; i < 3; i++) { " +
+        "try { out.push(await tools.echo({})); } catch { out.push('refused'); } } return out;";
+      deepStrictEqual(await ranValue(server, calls), ["echoed", "echoed", "refused"]);
+    },
+  },
+  codePool: {
+    does: "starts processes for code ahead of runs",
+    async check(kit) {
+      const server = await kit.build({
+        primitives: { tools: [echo] },
+        codeMode: true,
+        codePool: 2,
+      });
+      strictEqual(await ranValue(server, "return 1"), 1);
+      // After the first run the pool is filled again: two children wait, started ahead.
+      await until(async () => (await childrenOf(Deno.pid)).length, (count) => count >= 2, 50);
+    },
+  },
 } satisfies Record<keyof ServerConfig, Reach>;
+
+/** What a run of code in code mode returned (its structured value). */
+async function ranValue(server: Server, code: string): Promise<unknown> {
+  const answer = await call(server, "run_code", { arguments: { code } });
+  const result = answer.result as { isError?: boolean; structuredContent?: { value: unknown } };
+  strictEqual(result.isError, undefined, JSON.stringify(answer));
+  return result.structuredContent!.value;
+}
+
+/** Why a run of code in code mode failed (its error result's text). */
+async function ranError(server: Server, code: string): Promise<string> {
+  const answer = await call(server, "run_code", { arguments: { code } });
+  const result = answer.result as { isError?: boolean; content: { text: string }[] };
+  strictEqual(result.isError, true, JSON.stringify(answer));
+  return result.content[0].text;
+}
+
+/** The pids whose parent is `pid` (Linux's /proc). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const found: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+      // The parent is the 4th field, after the command in parentheses.
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (parent === pid) found.push(Number(entry.name));
+    } catch { /* gone meanwhile */ }
+  }
+  return found;
+}
 
 /** A 2026-07-28 tools/call as a stdio line. */
 function stdioCall(id: number, name: string): string {

@@ -75,6 +75,8 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/openapi_discovery_test.ts", // 3 s: main.ts processes (--watch with the SDK client, YAML, start-ups refused)
   "tests/openapi_credentials_test.ts", // 5 s: the SDK client over main.ts, oidc-provider and main.ts --http
   "tests/openapi_corpus_test.ts", // 7-17 s: 63 documents, 643 operations loaded through discovery
+  "tests/code_mode_test.ts", // 3 s: sandbox children per run, an authorization server
+  "tests/examples/code_mode_test.ts", // 4 s: toolshed check, list and call as processes
   "tests/code_declarations_check_test.ts", // 13 s: deno check of the declarations, star-trek.json's too
 ];
 

@@ -121,7 +121,7 @@ Deno.test("createMcpHttp(): the routes under the endpoint are exactly the names 
       oauth: { issuer: "https://issuer.example", publicUrl: "https://mcp.example/mcp" },
       meta: { name: "io.example/x", description: "x", version: "1.0.0", env: {} },
       corsOrigins: ["*"],
-      toolsets: { base: undefined },
+      toolsets: { base: undefined, code: { destructive: false } },
     });
     const under = [...routes.keys()].filter((at) => at.startsWith(`${path}/`))
       .map((at) => at.slice(path.length + 1)).sort();

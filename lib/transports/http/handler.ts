@@ -144,6 +144,14 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     admissionStep(mirroredOf),
   ];
   routes.set(path, compose(steps, createDispatch(endpoint)));
+  if (options.toolsets?.code !== undefined) {
+    // `/mcp/code`: the endpoint, in code mode's view (adr/0073).
+    const served = routes.get(path)!;
+    routes.set(`${path}/${CODE_ROUTE}`, (exchange) => {
+      exchange.codePath = true;
+      return served(exchange);
+    });
+  }
   if (resourceServer !== undefined) {
     const metadata = metadataRoute(resourceServer);
     for (const at of resourceServer.metadataPaths) routes.set(at, metadata);
@@ -194,12 +202,9 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     // `/mcp/code` and `/mcp/<set>/code` its view of them (adr/0073).
     if (options.toolsets !== undefined && pathname.startsWith(setsPrefix)) {
       let sets = pathname.slice(setsPrefix.length);
-      if (options.toolsets.code !== undefined) {
-        if (sets === CODE_ROUTE || sets.endsWith(`/${CODE_ROUTE}`)) {
-          exchange.codePath = true;
-          sets = sets.slice(0, -CODE_ROUTE.length).replace(/\/$/, "");
-          if (sets === "") return routes.get(path)!(exchange);
-        }
+      if (options.toolsets.code !== undefined && sets.endsWith(`/${CODE_ROUTE}`)) {
+        exchange.codePath = true;
+        sets = sets.slice(0, -CODE_ROUTE.length - 1);
       }
       if (sets !== "" && !sets.includes("/")) {
         exchange.toolsetPath = sets;
