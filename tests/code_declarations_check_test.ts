@@ -5,13 +5,10 @@
 // document in the corpus, star-trek.json, all 120 operations served (adr/0072). One `deno check`
 // process per test, each file its own module (each declares `tools`).
 import assert from "node:assert/strict";
-// The static import makes deno fetch the corpus, which is then read from its files.
-import "npm:@readme/oas-examples@8.2.2/3.0/json/petstore.json" with { type: "json" };
 import { declarationsOf } from "../lib/code/declarations.ts";
-import { CONSTRUCTS, examplesWithTools, goldenDeclarations, toolsOf } from "./_declarations.ts";
+import { CONSTRUCTS, examplesWithTools, goldenDeclarations } from "./_declarations.ts";
 import { withHangGuard } from "./_server_process.ts";
-
-const CORPUS = new URL(".", import.meta.resolve("npm:@readme/oas-examples@8.2.2/package.json"));
+import { starTrekTools } from "./_tool_corpus.ts";
 
 /** After each text: every method's arguments and result, so that each is resolved. */
 const RESOLVE_ALL = `
@@ -123,25 +120,11 @@ Deno.test("declarationsOf() text of each golden file and of star-trek.json's 120
   for (const name of await examplesWithTools()) {
     files[`${name}.ts`] = (await goldenDeclarations(name)) + RESOLVE_ALL;
   }
-  const dir = await Deno.makeTempDir({ prefix: "toolshed_startrek_" });
-  try {
-    await Deno.mkdir(`${dir}/tools`);
-    await Deno.copyFile(
-      new URL("3.0/json/star-trek.json", CORPUS),
-      `${dir}/tools/startrek.openapi.json`,
-    );
-    await Deno.writeTextFile(
-      `${dir}/tools/startrek.api.json`,
-      JSON.stringify({ baseUrl: "https://stapi.co/api/v1/rest", operations: ["*"] }),
-    );
-    const tools = await toolsOf(`${dir}/tools`);
-    assert.equal(tools.length, 120);
-    const text = declarationsOf(tools);
-    assert.equal(text.match(/^ {2}"?[\w.-]+"?\(args/gm)?.length, 120, "a method per tool");
-    files["startrek.ts"] = text + RESOLVE_ALL;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const tools = await starTrekTools();
+  assert.equal(tools.length, 120);
+  const text = declarationsOf(tools);
+  assert.equal(text.match(/^ {2}"?[\w.-]+"?\(args/gm)?.length, 120, "a method per tool");
+  files["startrek.ts"] = text + RESOLVE_ALL;
   const checked = await denoCheck(files);
   assert.ok(checked.ok, checked.output);
 });
