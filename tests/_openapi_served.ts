@@ -58,6 +58,20 @@ const PET_BODY = {
   content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } },
 };
 
+/** The echo petstore's read operations (GET and HEAD), sorted: what it serves by default. */
+export const PETSTORE_READS = [
+  "getPet",
+  "keyed_bearer",
+  "keyed_cookie",
+  "keyed_header",
+  "keyed_query",
+  "listPets",
+  "open",
+];
+
+/** Every one of its operations' tool names, sorted. */
+export const PETSTORE_TOOLS = [...PETSTORE_READS, "createPet", "deletePet", "replacePet"].sort();
+
 /**
  * The petstore: `GET /pets` (listPets, query `limit` and `tags`, header `X-Trace`), `POST /pets`
  * (createPet, which needs the OAuth scope "pets:write"), `GET`/`PUT`/`DELETE /pets/{petId}`
