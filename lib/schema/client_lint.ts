@@ -65,40 +65,33 @@ function lintTool(tool: ClientLintedTool): ClientFinding[] {
   return found;
 }
 
+/** Each host's cap on a server's tools, and what it does past it (after "serves N tools: "). */
+const TOOL_CAPS = [
+  [
+    CURSOR_TOOL_CAP,
+    `Cursor sends only the first ${CURSOR_TOOL_CAP.limit} of all its servers' tools to its ` +
+    "agent and drops the rest without a word (serve fewer, or split them across servers)",
+  ],
+  [
+    VSCODE_TOOL_CAP,
+    `VS Code refuses a chat request with more than ${VSCODE_TOOL_CAP.limit} ("You may not ` +
+    `include more than ${VSCODE_TOOL_CAP.limit} tools in your request") until the user ` +
+    "deselects some",
+  ],
+  [
+    OPENAI_TOOL_CAP,
+    `OpenAI's function calling refuses a request with more than ${OPENAI_TOOL_CAP.limit} ("A ` +
+    `max of ${OPENAI_TOOL_CAP.limit} functions are supported"), so a host that hands every ` +
+    "tool to an OpenAI model fails",
+  ],
+] as const;
+
 function lintCount(count: number): ClientFinding[] {
-  const found: ClientFinding[] = [];
-  if (count > CURSOR_TOOL_CAP.limit) {
-    found.push({
-      severity: "warning",
-      tool: undefined,
-      rule: CURSOR_TOOL_CAP.id,
-      clients: [CURSOR_TOOL_CAP.client],
-      message: `the directory serves ${count} tools: Cursor sends only the first ` +
-        `${CURSOR_TOOL_CAP.limit} of all its servers' tools to its agent and drops the rest ` +
-        "without a word (serve fewer, or split them across servers)",
-    });
-  }
-  if (count > VSCODE_TOOL_CAP.limit) {
-    found.push({
-      severity: "warning",
-      tool: undefined,
-      rule: VSCODE_TOOL_CAP.id,
-      clients: [VSCODE_TOOL_CAP.client],
-      message: `the directory serves ${count} tools: VS Code refuses a chat request with more ` +
-        `than ${VSCODE_TOOL_CAP.limit} ("You may not include more than ${VSCODE_TOOL_CAP.limit} ` +
-        'tools in your request") until the user deselects some',
-    });
-  }
-  if (count > OPENAI_TOOL_CAP.limit) {
-    found.push({
-      severity: "warning",
-      tool: undefined,
-      rule: OPENAI_TOOL_CAP.id,
-      clients: [OPENAI_TOOL_CAP.client],
-      message: `the directory serves ${count} tools: OpenAI's function calling refuses a ` +
-        `request with more than ${OPENAI_TOOL_CAP.limit} ("A max of ${OPENAI_TOOL_CAP.limit} ` +
-        'functions are supported"), so a host that hands every tool to an OpenAI model fails',
-    });
-  }
-  return found;
+  return TOOL_CAPS.filter(([cap]) => count > cap.limit).map(([cap, effect]) => ({
+    severity: "warning",
+    tool: undefined,
+    rule: cap.id,
+    clients: [cap.client],
+    message: `the directory serves ${count} tools: ${effect}`,
+  }));
 }
