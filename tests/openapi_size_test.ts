@@ -218,11 +218,11 @@ function manyReads(count: number): string {
   });
 }
 
-Deno.test("apiSize() points past every host's cap at a chosen few and at code mode, saying it is not built", async () => {
+Deno.test("apiSize() points past every host's cap at a chosen few and at code mode", async () => {
   const limit = Math.max(CURSOR_TOOL_CAP.limit, VSCODE_TOOL_CAP.limit, OPENAI_TOOL_CAP.limit);
   await withApi("many", manyReads(limit), undefined, async (_dir, file) => {
     const [, , caps] = await report(file, "many");
-    ok(!caps.message.includes("code-mode"), caps.message);
+    ok(!caps.message.includes("code mode"), caps.message);
   });
   await withApi("many", manyReads(limit + 1), undefined, async (_dir, file) => {
     const [counts, , caps] = await report(file, "many");
@@ -230,9 +230,9 @@ Deno.test("apiSize() points past every host's cap at a chosen few and at code mo
     equal(
       caps.message,
       `the ${limit + 1} served are more tools than any host takes (Cursor 40, VS Code 128, ` +
-        `OpenAI 128): serve a chosen few with "operations" in "tools/many.api.json"; a ` +
-        "code-mode view, where a model finds and calls operations through a few tools, would " +
-        "serve them all, and toolshed does not have it yet (issue 41)",
+        `OpenAI 128): serve a chosen few with "operations" in "tools/many.api.json", or all of ` +
+        "them in code mode (--code-mode, /mcp/code), where a model finds and calls operations " +
+        "through three tools",
     );
   });
 });

@@ -195,8 +195,8 @@ function capsMessage(size: ApiSize, sidecar: string): string {
   }
   if (over.length === TOOL_CAPS.length) {
     return `${whole} are more tools than any host takes (${caps}): serve a chosen few with ` +
-      `"operations" in "${sidecar}"; a code-mode view, where a model finds and calls operations ` +
-      "through a few tools, would serve them all, and toolshed does not have it yet (issue 41)";
+      `"operations" in "${sidecar}", or all of them in code mode (--code-mode, /mcp/code), where ` +
+      "a model finds and calls operations through three tools";
   }
   const fit = TOOL_CAPS.filter((rule) => count <= rule.limit);
   return `${whole} are more than ${
