@@ -54,6 +54,11 @@ export async function exampleTools(name: string): Promise<readonly Tool[]> {
   );
 }
 
+/** The tools of a tools folder at `dir`, loaded as exampleTools() loads them. */
+export function toolsOf(dir: string | URL): Promise<readonly Tool[]> {
+  return loadIsolated(dir);
+}
+
 async function loadIsolated(dir: string | URL): Promise<readonly Tool[]> {
   const empty = await Deno.makeTempDir({ prefix: "toolshed_no_path_" });
   const mounts: MountPlace = { changed() {}, maxResourceBytes: TABLE.maxResourceBytes.default };
