@@ -44,7 +44,9 @@
 // j. rate limits (issue 25) on the OAuth trio: the tool `limited` allows each caller 3 calls a
 //    minute (`rateLimit`), its buckets in the trio's Redis. Alice's 3 calls through HAProxy are
 //    answered; her 4th is 429 with Retry-After (-32031) on each of o1-o3 and through HAProxy;
-//    bob's calls on the same instances are answered.
+//    bob's calls on the same instances are answered. j.b. the trio runs --code-mode: carol's
+//    run_code on o1's /mcp/code calling `limited` 5 times gets 3 answers and 2 refusals the code
+//    catches; her run_code on o2's and through HAProxy's /mcp/code is refused at once (adr/0073).
 // k. jobs (issue 38, adr/0070) on s1-s3, for 2026-07-28 clients without the tasks extension;
 //    every instance of both trios runs with --job-after 300 --job-wait 25000 (JOB_FLAGS), and
 //    tests/scale/tools/long_report.ts reports progress every `stepMs`. k.a. tools/list on s2
@@ -964,6 +966,7 @@ async function main(): Promise<void> {
           as.issuer,
           "--public-url",
           publicUrl,
+          "--code-mode",
           ...JOB_FLAGS,
         ])
       );
@@ -1245,6 +1248,50 @@ async function main(): Promise<void> {
         }
         return `alice's 3 calls on ${[...servedBy].sort()}, then 429 on o1, o2, o3 and HAProxy ` +
           `(Retry-After ${waits.join(", ")} s); bob answered on o1, o2 and HAProxy`;
+      },
+    );
+
+    await check(
+      "j.b. code mode cannot launder calls past that limit (adr/0073): carol's one run_code on o1's /mcp/code calling it 5 times gets 3 answers and 2 refusals it catches; her run_code on o2's and through HAProxy's /mcp/code are refused at once",
+      async () => {
+        const carol = await oauth!.signIn("carol", "mcp");
+        const script = (times: number) =>
+          `const out = []; for (let i = 0; i < ${times}; i++) { ` +
+          "try { out.push(await tools.limited({})); } catch (error) { out.push('refused: ' + error.message); } " +
+          "} return out;";
+        // As a client without tasks (every big host): a run past the job bound is followed.
+        const run = async (url: string, times: number, where: string) => {
+          const as = { token: carol.token };
+          const answer = await callWithoutTasks(`${url}/code`, "run_code", {
+            code: script(times),
+          }, as);
+          if (result(answer).structuredContent?.value !== undefined) return answer;
+          return await followJob(`${url}/code`, { id: handleOf(answer, where).id }, as);
+        };
+        const values = async (url: string, times: number, where: string) => {
+          const answer = await run(url, times, where);
+          const value = (result(answer).structuredContent?.value ?? []) as string[];
+          assert(
+            answer.status === 200 && Array.isArray(value) && value.length === times,
+            `carol's run_code ${where}: ${show(answer)}`,
+          );
+          return value;
+        };
+        const first = await values(o1.url, 5, "on o1");
+        assert(
+          first.slice(0, 3).every((each) => /^\d+$/.test(each)) &&
+            first.slice(3).every((each) => /^refused: .*rate/i.test(each)),
+          `carol's 5 calls from code on o1: ${JSON.stringify(first)}`,
+        );
+        const refusals: string[] = [];
+        for (const [url, where] of [[o2.url, "on o2"], [front, "through HAProxy"]]) {
+          const [only] = await values(url, 1, where);
+          assert(/^refused: .*rate/i.test(only), `carol's run_code ${where}: ${only}`);
+          refusals.push(where);
+        }
+        return `on o1 ${first.filter((each) => /^\d+$/.test(each)).length} answered, ` +
+          `${first.filter((each) => each.startsWith("refused")).length} refused inside code; ` +
+          `refused at once ${refusals.join(" and ")}`;
       },
     );
   }

@@ -7,6 +7,8 @@ export default {
   description:
     "Answers with the process id of the instance; each caller may call it 3 times a minute",
   inputSchema: { type: "object" },
+  // It only reads (a pid), so code in code mode may call it (check j.b).
+  annotations: { readOnlyHint: true },
   rateLimit: "3/min",
   handler: () => String(Deno.pid),
 } satisfies ToolDefinition;
