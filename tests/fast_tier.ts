@@ -76,6 +76,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/openapi_credentials_test.ts", // 5 s: the SDK client over main.ts, oidc-provider and main.ts --http
   "tests/openapi_corpus_test.ts", // 7-17 s: 63 documents, 643 operations loaded through discovery
   "tests/code_mode_test.ts", // 3 s: sandbox children per run, an authorization server
+  "tests/code_mode_reach_test.ts", // 2 s: a toolshed upstream mounted, a main.ts process with telemetry on
   "tests/examples/code_mode_test.ts", // 4 s: toolshed check, list and call as processes
   "tests/code_declarations_check_test.ts", // 13 s: deno check of the declarations, star-trek.json's too
 ];
