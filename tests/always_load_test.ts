@@ -1,11 +1,15 @@
 // `alwaysLoad` (adr/0073 §6): a tool kept loaded by hosts that defer MCP tools, listed with
 // `_meta["anthropic/alwaysLoad"]: true` (the key Claude Code 2.1.332 reads) — from a module, an
-// executable's sidecar, an API's correction, and on code mode's own tools; a value that is no
-// boolean, or an own `_meta` saying otherwise, refused. In process (createServer's `request`).
+// executable's sidecar, an API's and a mount's corrections, and on code mode's own tools; a value
+// that is no boolean, or an own `_meta` saying otherwise, refused. In process (createServer's
+// `request`; mountedTool itself for a mount, whose upstream is never reached).
 import assert from "node:assert/strict";
 import { createServer } from "../mod.ts";
 import { checkDefinition } from "../lib/primitives/tools.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { parseMountFile } from "../lib/mounts/mount_file.ts";
+import { seenOfTool } from "../lib/mounts/pins.ts";
+import { mountedTool } from "../lib/mounts/mounted_tool.ts";
 
 const KEY = "anthropic/alwaysLoad";
 
@@ -94,6 +98,35 @@ Deno.test("alwaysLoad keeps code mode's three tools loaded", async () => {
       `${name}: ${JSON.stringify(tools.get(name))}`,
     );
   }
+});
+
+Deno.test("alwaysLoad in a mount's correction lists the mounted tool with anthropic/alwaysLoad", async () => {
+  const mount = (block: object) =>
+    parseMountFile(
+      JSON.stringify({ command: "true", toolshed: block }),
+      "shed",
+      "tools/shed.mcp.json",
+      () => undefined,
+    );
+  const seen = seenOfTool({
+    name: "echo",
+    description: "Echoes its text",
+    inputSchema: { type: "object" },
+  });
+  const relay = {
+    file: "tools/shed.mcp.json",
+    upstreamFor: () => {
+      throw new Error("unreachable: the test never calls the tool");
+    },
+  };
+  const kept = await mountedTool(seen, mount({ tools: { echo: { alwaysLoad: true } } }), relay);
+  assert.deepEqual(kept.definition._meta, { [KEY]: true });
+  const plain = await mountedTool(seen, mount({}), relay);
+  assert.equal(plain.definition._meta, undefined);
+  assert.throws(
+    () => mount({ tools: { echo: { alwaysLoad: "yes" } } }),
+    /alwaysLoad must be true or false/,
+  );
 });
 
 const DEFINITION = {
