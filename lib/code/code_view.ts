@@ -93,6 +93,7 @@ function searchTool(tools: readonly Tool[]): Tool {
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
+    alwaysLoad: true,
     handler(args: { query: string; limit?: number }) {
       index ??= searchIndex(tools);
       const hits = index.search(args.query, args.limit ?? 10);
@@ -126,6 +127,7 @@ function describeTool(tools: readonly Tool[]): Tool {
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
+    alwaysLoad: true,
     handler(args: { names: string[] }) {
       const unknown = args.names.filter((name) => !byName.has(name));
       if (unknown.length > 0) {
@@ -170,6 +172,7 @@ function runTool(tools: readonly Tool[], sandboxOf: () => Sandbox): Tool {
       openWorldHint: true,
     },
     task: "optional",
+    alwaysLoad: true,
     handler: (args: { code: string }, ctx: ToolContext) => run(args.code, ctx, sandboxOf()),
   });
   return { ...tool, makesInnerCalls: true };

@@ -23,6 +23,8 @@ export interface ToolCorrection {
   jobReuseMs?: number;
   /** Code in code mode may call it though it is no read (adr/0073 §5). */
   code?: boolean;
+  /** Hosts that defer tools keep it loaded: `_meta["anthropic/alwaysLoad"]` (adr/0073 §6). */
+  alwaysLoad?: boolean;
 }
 
 /** The correction fields that may apply to every tool (title and description are one tool's). */
@@ -35,6 +37,7 @@ export const CORRECTION_KEYS = [
   "jobAfterMs",
   "jobReuseMs",
   "code",
+  "alwaysLoad",
 ];
 
 /** What one tool's entry under "tools" may hold: its title and description, and the corrections. */
@@ -96,6 +99,10 @@ export function correctionOf(value: JsonObject, where: string, titled: boolean):
   if (value.code !== undefined) {
     if (typeof value.code !== "boolean") fail("code must be true or false");
     correction.code = value.code as boolean;
+  }
+  if (value.alwaysLoad !== undefined) {
+    if (typeof value.alwaysLoad !== "boolean") fail("alwaysLoad must be true or false");
+    correction.alwaysLoad = value.alwaysLoad as boolean;
   }
   if (value.task !== undefined) {
     if (value.task !== "optional" && value.task !== "required") {

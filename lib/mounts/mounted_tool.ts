@@ -33,6 +33,7 @@ export async function mountedTool(
     jobAfterMs: correction.jobAfterMs,
     jobReuseMs: correction.jobReuseMs,
     code: correction.code,
+    alwaysLoad: correction.alwaysLoad,
     handler: relayHandler({ ...relay, upstreamName: seen.name, inputSchema: seen.inputSchema }),
   };
   for (const key of Object.keys(definition)) {

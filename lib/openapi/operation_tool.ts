@@ -88,6 +88,7 @@ export async function operationTool(api: ApiContext, route: Route, name: string)
     jobAfterMs: correction.jobAfterMs,
     jobReuseMs: correction.jobReuseMs,
     code: correction.code,
+    alwaysLoad: correction.alwaysLoad,
     handler: operationHandler(api, route, schemas),
   };
   for (const key of Object.keys(definition)) {

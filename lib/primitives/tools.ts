@@ -10,6 +10,7 @@ import { didYouMean } from "../util/suggest.ts";
 import { checkScopes } from "./scopes.ts";
 import { checkRateLimit, type Rate } from "./rate.ts";
 import { checkToolApp, linkedMeta } from "./apps.ts";
+import { alwaysLoadMeta } from "./always_load.ts";
 
 /** A tool as the dispatcher serves it: its definition plus what start-up compiled. */
 export interface Tool {
@@ -101,6 +102,7 @@ export const DEFINITION_FIELDS = [
   "rateLimit",
   "ui",
   "code",
+  "alwaysLoad",
 ];
 const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
 /** Checks a definition field by field; throws with the first problem found. */
@@ -207,6 +209,8 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   if (app !== undefined) {
     definition = { ...definition, _meta: linkedMeta(definition._meta as JsonObject, app) };
   }
+  const meta = alwaysLoadMeta(definition.alwaysLoad, definition._meta as JsonObject | undefined);
+  if (meta !== definition._meta) definition = { ...definition, _meta: meta };
   checkWireFields(definition);
   const headerParams = headerParamsOf(inputSchema);
   return {

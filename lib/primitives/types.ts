@@ -202,6 +202,13 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    * operator's `--code-writes destructive`. Read-only tools need nothing.
    */
   code?: boolean;
+  /**
+   * Hosts that defer MCP tools behind a tool search keep this one loaded: `true` lists it with
+   * `_meta["anthropic/alwaysLoad"]: true`, the key Claude Code reads (read in 2.1.332; a user
+   * who set the server to defer all its tools still wins). `false` or absent: nothing. An own
+   * `_meta` setting that key to anything else stops start-up.
+   */
+  alwaysLoad?: boolean;
   handler: (args: Args, ctx: ToolContext) => unknown;
 }
 
