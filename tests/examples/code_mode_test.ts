@@ -41,7 +41,7 @@ Deno.test("examples/code-mode: describe_tools prints the tools as TypeScript", a
   assert.match(text, /^declare const tools: \{/m);
   assert.match(text, /find_books\(args\?: \{/);
   assert.match(text, /reserve_book\(args: \{/);
-  assert.match(text, /type FindBooksResult = \{\n  books: Array</);
+  assert.match(text, /type FindBooksResult = \{\n {2}books: Array</);
 });
 
 Deno.test("examples/code-mode: run_code reserves Le Guin's available book in two calls", async () => {
