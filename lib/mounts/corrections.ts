@@ -40,6 +40,24 @@ export const CORRECTION_KEYS = [
   "alwaysLoad",
 ];
 
+/**
+ * A tool definition of `base` with the correction's fields set over it (title, description and
+ * annotations are the caller's to merge), the undefined ones left out: what a mounted tool and an
+ * API's operation are checked as.
+ */
+export function correctedDefinition(base: JsonObject, correction: ToolCorrection): JsonObject {
+  const { title: _title, description: _description, annotations: _annotations, ...fields } =
+    correction;
+  const definition: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) definition[key] = value;
+  }
+  for (const key of Object.keys(definition)) {
+    if (definition[key] === undefined) delete definition[key];
+  }
+  return definition;
+}
+
 /** What one tool's entry under "tools" may hold: its title and description, and the corrections. */
 const TOOL_KEYS = ["title", "description", ...CORRECTION_KEYS];
 

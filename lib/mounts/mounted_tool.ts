@@ -1,12 +1,12 @@
 // A mounted tool (adr/0071 §2): the upstream tool as a model sees it (its pinned definition),
 // corrected by the mount's block (title, description, annotations, scopes, rate limit, timeout,
 // task), named `<stem>_<name>`, checked as any tool is, with the relay for its handler.
-import type { JsonObject } from "../util/json.ts";
 import { checkDefinition, type Tool } from "../primitives/tools.ts";
 import { refuseUnsafePatterns } from "../schema/pattern_safety.ts";
 import { correctionFor, type MountFile, servedName } from "./mount_file.ts";
 import type { Seen } from "./pins.ts";
 import { relayHandler } from "./relay.ts";
+import { correctedDefinition } from "./corrections.ts";
 
 /** What the relay of each of a mount's tools shares (all but the tool's own name and schema). */
 type Relay = Omit<Parameters<typeof relayHandler>[0], "upstreamName" | "inputSchema">;
@@ -19,26 +19,15 @@ export async function mountedTool(
 ): Promise<Tool> {
   const correction = correctionFor(mount.block, seen.name);
   const annotations = { ...seen.annotations, ...correction.annotations };
-  const definition: JsonObject = {
+  const definition = correctedDefinition({
     name: servedName(mount, seen.name),
     title: correction.title ?? seen.title,
     description: correction.description ?? seen.description,
     inputSchema: seen.inputSchema,
     outputSchema: seen.outputSchema,
     annotations: Object.keys(annotations).length === 0 ? undefined : annotations,
-    scopes: correction.scopes,
-    rateLimit: correction.rateLimit,
-    timeoutMs: correction.timeoutMs,
-    task: correction.task,
-    jobAfterMs: correction.jobAfterMs,
-    jobReuseMs: correction.jobReuseMs,
-    code: correction.code,
-    alwaysLoad: correction.alwaysLoad,
     handler: relayHandler({ ...relay, upstreamName: seen.name, inputSchema: seen.inputSchema }),
-  };
-  for (const key of Object.keys(definition)) {
-    if (definition[key] === undefined) delete definition[key];
-  }
+  }, correction);
   const tool = checkDefinition(definition, seen.name, mount.file);
   await refuseUnsafePatterns(tool.definition.inputSchema, "inputSchema");
   if (tool.definition.outputSchema !== undefined) {

@@ -15,6 +15,7 @@ import { type OperationSchemas, operationSchemas } from "./schemas.ts";
 import { buildRequest } from "./request.ts";
 import { callOperation } from "./call.ts";
 import type { ApiFile } from "./api_file.ts";
+import { correctedDefinition } from "../mounts/corrections.ts";
 
 /** How long one exchange may take at the authorization server (as a mount's, adr/0071). */
 const EXCHANGE_DEADLINE_MS = 10_000;
@@ -71,10 +72,9 @@ export async function operationTool(api: ApiContext, route: Route, name: string)
     ...api.api.defaults.annotations,
     ...own?.annotations,
   };
-  const scopes = correction.scopes ??
-    (api.api.scopesFromSecurity ? securityScopes(api.doc, route) : undefined);
+  const scopes = api.api.scopesFromSecurity ? securityScopes(api.doc, route) : undefined;
   const exchanged = api.api.auth.kind === "exchange";
-  const definition: JsonObject = {
+  const definition = correctedDefinition({
     name,
     title: correction.title ?? route.summary,
     description: correction.description ?? schemas.description,
@@ -82,18 +82,8 @@ export async function operationTool(api: ApiContext, route: Route, name: string)
     outputSchema: schemas.outputSchema,
     annotations,
     scopes: scopes?.length === 0 ? undefined : scopes,
-    rateLimit: correction.rateLimit,
-    timeoutMs: correction.timeoutMs,
-    task: correction.task,
-    jobAfterMs: correction.jobAfterMs,
-    jobReuseMs: correction.jobReuseMs,
-    code: correction.code,
-    alwaysLoad: correction.alwaysLoad,
     handler: operationHandler(api, route, schemas),
-  };
-  for (const key of Object.keys(definition)) {
-    if (definition[key] === undefined) delete definition[key];
-  }
+  }, correction);
   const tool = checkDefinition(definition, name, api.file);
   await refuseUnsafePatterns(tool.definition.inputSchema, "inputSchema");
   if (tool.definition.outputSchema !== undefined) {
