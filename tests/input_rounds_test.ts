@@ -13,6 +13,8 @@ import {
   TAMPERED,
 } from "../lib/rounds/request_state.ts";
 import { createKeyRing } from "../lib/rounds/key_ring.ts";
+import { createRounds } from "../lib/rounds/input_rounds.ts";
+import { InputRequired } from "../lib/primitives/input_required.ts";
 
 type Message = Record<string, unknown> & {
   id?: unknown;
@@ -187,6 +189,22 @@ Deno.test("a 2026-07-28 tool asks only what the client declared it can answer", 
     String((nothing.result!.content as { text: string }[])[0].text),
     /no name \(Cannot send elicitation\/create: the client did not declare/,
   );
+});
+
+Deno.test("a question refused for an undeclared capability takes no number: the next is input_1 in every run", async () => {
+  // A relayed upstream may ask roots/list in one run and not the next (server-everything
+  // does 350 ms after its handshake): the elicitation after it must keep its name, or the
+  // answer the client gave is not found and the person is asked the same question again.
+  const controller = new AbortController();
+  const binding = { method: "tools/call", name: "ask", args: {} };
+  const rounds = createRounds(controller, { elicitation: {} }, {}, createKeyRing([]), binding);
+  const refused = await rounds.request("roots/list", {}).then(() => "answered", String);
+  match(refused, /did not declare the "roots" capability/);
+  const waiting = rounds.request("elicitation/create", { message: "Name?" }).catch(() => {});
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  ok(controller.signal.reason instanceof InputRequired, String(controller.signal.reason));
+  deepStrictEqual(Object.keys(controller.signal.reason.requests), ["input_1"]);
+  await waiting;
 });
 
 Deno.test("a 2026-07-28 prompt asks with input_required too, then gives its messages", async () => {

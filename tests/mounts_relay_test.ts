@@ -244,6 +244,44 @@ for (const era of ["2026-07-28", "2025-11-25"] as const) {
   });
 }
 
+for (const roots of [false, true]) {
+  Deno.test(
+    `a 2026-07-28 client answers an upstream's question once when the upstream asks roots/list in one run only (roots ${
+      roots ? "declared" : "not declared"
+    })`,
+    async () => {
+      const front = await httpFront();
+      const asked: Asked = [];
+      let rootsAsked = 0;
+      const client = new ModernClient(CLIENT_INFO, {
+        ...PINNED,
+        capabilities: roots ? { ...CAPABILITIES, roots: {} } : CAPABILITIES,
+      });
+      client.setRequestHandler(
+        "elicitation/create",
+        (request) =>
+          answer(asked, request.params as { message: string; requestedSchema?: unknown }),
+      );
+      if (roots) {
+        client.setRequestHandler("roots/list", () => {
+          rootsAsked++;
+          return { roots: [{ uri: "file:///srv", name: "srv" }] };
+        });
+      }
+      try {
+        await overHttp(front, client);
+        // The first run asks the name; the retry's run asks roots/list before the same name.
+        assert.equal(textOf(await call(client, "peer_ask")), "name: Alice");
+        assert.deepEqual(asked, ["Which name?"]);
+        assert.equal(rootsAsked, roots ? 1 : 0);
+      } finally {
+        await client.close();
+        await front.close();
+      }
+    },
+  );
+}
+
 /** Calls `tool` until its first progress, then cancels; resolves once the call has ended. */
 async function cancelAfterProgress(client: AnyClient, tool: string, mark: string): Promise<void> {
   const controller = new AbortController();

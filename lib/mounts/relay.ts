@@ -62,11 +62,12 @@ export function relayHandler(
         ? withTasks(ctx.clientCapabilities)
         : ctx.clientCapabilities;
       let params: JsonObject = { name: target.upstreamName, arguments: args };
+      const ask = askedByMethod(ctx);
       for (let round = 0;; round++) {
         let result = await upstream.request("tools/call", params, {
           signal: ctx.signal,
           progress: ctx.progress,
-          request: (method, asked) => ctx.request(clientMethod(method), asked),
+          request: ask,
           meta,
           clientCapabilities,
           mirrored,
@@ -212,6 +213,25 @@ async function answersOf(result: JsonObject, ctx: ToolContext): Promise<JsonObje
     ),
   );
   return Object.fromEntries(entries.map(([key], index) => [key, answers[index]]));
+}
+
+/**
+ * How a 2025-era upstream's questions during the call are asked of the front client: each
+ * named by its method and its place among that method's questions (`elicitation/create#1`),
+ * so that a question the upstream asks in one run and not the next (server-everything asks
+ * `roots/list` 350 ms after its handshake, whichever call is in flight) leaves the other
+ * questions their names, and the answers a 2026-07-28 client gave are found on its retry.
+ */
+function askedByMethod(
+  ctx: ToolContext,
+): (method: string, params: JsonObject) => Promise<JsonObject> {
+  const asked = new Map<string, number>();
+  return (method, params) => {
+    const question = clientMethod(method);
+    const place = (asked.get(question) ?? 0) + 1;
+    asked.set(question, place);
+    return ctx.request(question, params, { key: `${question}#${place}` });
+  };
 }
 
 /** The methods a server may ask its client, which the front client is asked in turn. */

@@ -79,8 +79,8 @@ export interface HandlerContext {
    * and retried by the client with the answers: the handler then runs again from the start,
    * and this call resolves at once with its answer (requests made together, as with
    * `Promise.all`, are asked together). `key` names the input in the `input_required`
-   * result (default `input_1`, `input_2`, … in the order of the calls). Rejects, saying why,
-   * when the client did not declare the capability.
+   * result (default `input_1`, `input_2`, … in the order of the calls the client can answer).
+   * Rejects, saying why, when the client did not declare the capability.
    */
   request(
     method: ClientRequestMethod,

@@ -73,10 +73,11 @@ export function createRounds(
   let done = false;
   return {
     request(method, params, options) {
-      const name = options?.key ?? `input_${++asked}`;
+      // A refused question takes no number, so the next one is named alike in every run.
       if (!(CLIENT_CAPABILITY[method] in declared)) {
         return Promise.reject(new Error(refusal(method)));
       }
+      const name = options?.key ?? `input_${++asked}`;
       // An answer of the wrong shape (a number, an elicitation without an action) counts as
       // none: the client is asked again.
       const answer = Object.hasOwn(answers, name) ? answers[name] : undefined;
