@@ -1029,6 +1029,28 @@ const REACHES = {
       await until(async () => (await childrenOf(Deno.pid)).length, (count) => count >= 2, 50);
     },
   },
+  codeResultChars: {
+    does: "cuts a run's result text past it, saying so, and lists it for Claude Code",
+    async check(kit) {
+      const server = await kit.build({
+        primitives: { tools: [echo] },
+        codeMode: true,
+        codePool: 0,
+        codeResultChars: 1_000,
+      });
+      const answer = await call(server, "run_code", {
+        arguments: { code: "return 'x'.repeat(5000)" },
+      });
+      const result = answer.result as { content: { text: string }[]; structuredContent?: unknown };
+      strictEqual(result.content[0].text.length, 1_000, result.content[0].text);
+      match(result.content[0].text, /toolshed cut this result at 1000 of its 5\d{3} characters/);
+      strictEqual(result.structuredContent, undefined);
+      const list = await server.request("tools/list");
+      const run = (list.result as { tools: { name: string; _meta?: JsonObject }[] }).tools
+        .find((tool) => tool.name === "run_code")!;
+      strictEqual(run._meta?.["anthropic/maxResultSizeChars"], 1_000);
+    },
+  },
 } satisfies Record<keyof ServerConfig, Reach>;
 
 /** What a run of code in code mode returned (its structured value). */

@@ -34,6 +34,8 @@ interface CodeModeOptions {
   limits: SandboxLimits;
   /** Code may call destructive tools that opt in (`--code-destructive`). */
   destructive: boolean;
+  /** The most characters of text one run's result carries to a host (`--code-result-chars`). */
+  maxResultChars: number;
   diagnostics: Diagnostics;
 }
 
@@ -59,7 +61,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         const tools = [
           searchTool(callable),
           describeTool(callable),
-          runTool(callable, sandboxOf),
+          runTool(callable, sandboxOf, options.maxResultChars),
         ];
         shown = Object.freeze({ ...viewed, tools: catalogOf(tools, (tool) => tool.name) });
         views.set(viewed, shown);
@@ -146,7 +148,11 @@ function describeTool(tools: readonly Tool[]): Tool {
   });
 }
 
-function runTool(tools: readonly Tool[], sandboxOf: () => Sandbox): Tool {
+function runTool(
+  tools: readonly Tool[],
+  sandboxOf: () => Sandbox,
+  maxResultChars: number,
+): Tool {
   const tool = made({
     name: CODE_TOOLS.run,
     title: "Run code that calls the tools",
@@ -173,6 +179,7 @@ function runTool(tools: readonly Tool[], sandboxOf: () => Sandbox): Tool {
     },
     task: "optional",
     alwaysLoad: true,
+    maxResultChars,
     handler: (args: { code: string }, ctx: ToolContext) => run(args.code, ctx, sandboxOf()),
   });
   return { ...tool, makesInnerCalls: true };

@@ -8,6 +8,7 @@ import type { MaybePromise } from "../util/maybe.ts";
 import { invalidParams, missingClientCapability } from "../wire/errors.ts";
 import { page } from "../primitives/paging.ts";
 import { callTool, errorResult, isIncomplete } from "../primitives/tool_call.ts";
+import { boundedResult } from "../primitives/result_size.ts";
 import type { CallOptions, CallToolResult } from "../primitives/tool_call.ts";
 import type { MethodCall } from "./call.ts";
 import { frontTokenFor, requestSeenOf } from "./handler_context.ts";
@@ -78,7 +79,7 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
         call.options.tasks,
         tool,
         args,
-        (ready) => statelessCallResult(ready, name, allowed),
+        (ready) => statelessCallResult(boundedFor(call, ready, tool), name, allowed),
       );
     }
     if (tool.task === "required") throw missingTasksExtension(`tool "${name}"`);
@@ -119,8 +120,9 @@ export function callToolMethod(call: MethodCall): MaybePromise<JsonObject> {
  * A finished call's result as the request's era shows it (a task is the core's to create,
  * tool_tasks.ts, never a handler's to claim).
  */
-function shapedFor(call: MethodCall, ready: CallToolResult, tool: Tool): JsonObject {
+function shapedFor(call: MethodCall, result: CallToolResult, tool: Tool): JsonObject {
   const name = tool.name;
+  const ready = boundedFor(call, result, tool);
   if (call.features.era === "stateless") {
     const allowed = (call.entry.incomplete ?? []).filter((type) => type !== "task");
     return statelessCallResult(ready, name, allowed);
@@ -131,6 +133,15 @@ function shapedFor(call: MethodCall, ready: CallToolResult, tool: Tool): JsonObj
         `which needs a client of protocol version 2026-07-28`,
     )
     : sessionCallResult(ready, tool, call.features);
+}
+
+/**
+ * A finished call's result cut to the tool's `maxResultChars` for a host; code in code mode (an
+ * inner call) gets it whole.
+ */
+function boundedFor(call: MethodCall, result: CallToolResult, tool: Tool): CallToolResult {
+  if (isIncomplete(result) || call.ctx.facts?.view?.mode === "inner") return result;
+  return boundedResult(result, tool.maxResultChars, tool.definition.outputSchema !== undefined);
 }
 
 function statelessCallResult(

@@ -7,6 +7,7 @@ import { checkScopes } from "../primitives/scopes.ts";
 import { checkRateLimit } from "../primitives/rate.ts";
 import type { ToolAnnotations } from "../primitives/types.ts";
 import { checkAnnotations } from "../schema/mcp_shapes.ts";
+import { checkMaxResultChars } from "../primitives/result_size.ts";
 import { type Env, expand, refuseLiteralSecret } from "./env_values.ts";
 
 /** Toolshed's own fields, applied to a tool served from elsewhere. */
@@ -25,6 +26,8 @@ export interface ToolCorrection {
   code?: boolean;
   /** Hosts that defer tools keep it loaded: `_meta["anthropic/alwaysLoad"]` (adr/0073 §6). */
   alwaysLoad?: boolean;
+  /** The most characters of text one result carries to a client (adr/0073 §6). */
+  maxResultChars?: number;
 }
 
 /** The correction fields that may apply to every tool (title and description are one tool's). */
@@ -38,6 +41,7 @@ export const CORRECTION_KEYS = [
   "jobReuseMs",
   "code",
   "alwaysLoad",
+  "maxResultChars",
 ];
 
 /**
@@ -121,6 +125,13 @@ export function correctionOf(value: JsonObject, where: string, titled: boolean):
   if (value.alwaysLoad !== undefined) {
     if (typeof value.alwaysLoad !== "boolean") fail("alwaysLoad must be true or false");
     correction.alwaysLoad = value.alwaysLoad as boolean;
+  }
+  if (value.maxResultChars !== undefined) {
+    try {
+      correction.maxResultChars = checkMaxResultChars(value.maxResultChars);
+    } catch (error) {
+      fail((error as Error).message);
+    }
   }
   if (value.task !== undefined) {
     if (value.task !== "optional" && value.task !== "required") {

@@ -11,6 +11,7 @@ import { checkScopes } from "./scopes.ts";
 import { checkRateLimit, type Rate } from "./rate.ts";
 import { checkToolApp, linkedMeta } from "./apps.ts";
 import { alwaysLoadMeta } from "./always_load.ts";
+import { checkMaxResultChars, maxResultMeta } from "./result_size.ts";
 
 /** A tool as the dispatcher serves it: its definition plus what start-up compiled. */
 export interface Tool {
@@ -50,6 +51,8 @@ export interface Tool {
    * reads; a destructive one also needs the operator's `--code-writes destructive`.
    */
   code: boolean;
+  /** The most characters of text one result carries to a client (`maxResultChars`). */
+  maxResultChars: number | undefined;
   /** The app in ui/ it links to (`ui`, adr/0048), whose `ui://` URI its `_meta` carries. */
   app?: string;
   /**
@@ -103,6 +106,7 @@ export const DEFINITION_FIELDS = [
   "ui",
   "code",
   "alwaysLoad",
+  "maxResultChars",
 ];
 const KNOWN_FIELDS = new Set([...DEFINITION_FIELDS, "name", "_meta", "handler"]);
 /** Checks a definition field by field; throws with the first problem found. */
@@ -209,7 +213,11 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
   if (app !== undefined) {
     definition = { ...definition, _meta: linkedMeta(definition._meta as JsonObject, app) };
   }
-  const meta = alwaysLoadMeta(definition.alwaysLoad, definition._meta as JsonObject | undefined);
+  const maxResultChars = checkMaxResultChars(definition.maxResultChars);
+  const meta = maxResultMeta(
+    maxResultChars,
+    alwaysLoadMeta(definition.alwaysLoad, definition._meta as JsonObject | undefined),
+  );
   if (meta !== definition._meta) definition = { ...definition, _meta: meta };
   checkWireFields(definition);
   const headerParams = headerParamsOf(inputSchema);
@@ -234,6 +242,7 @@ export function checkDefinition(definition: JsonObject, defaultName: string, fil
     scopes,
     rateLimit,
     code: definition.code === true,
+    maxResultChars,
     ...app === undefined ? {} : { app },
   };
 }

@@ -209,6 +209,13 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    * `_meta` setting that key to anything else stops start-up.
    */
   alwaysLoad?: boolean;
+  /**
+   * The most characters of text one result of this tool carries to a client (1,000 to
+   * 10,000,000): past it the text is cut, its last line saying so, and tools/list carries
+   * `_meta["anthropic/maxResultSizeChars"]`, the size Claude Code (2.1.332) keeps in the
+   * conversation for this tool. Absent: no bound of its own (`--max-output-bytes` still holds).
+   */
+  maxResultChars?: number;
   handler: (args: Args, ctx: ToolContext) => unknown;
 }
 

@@ -106,6 +106,7 @@ export async function loadCodeMode(
       poolSize: config.codePool,
     },
     destructive: config.codeDestructive === true,
+    maxResultChars: config.codeResultChars,
     diagnostics,
   });
 }

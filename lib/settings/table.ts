@@ -30,6 +30,7 @@ import {
   origins,
   rate,
   redisUrl,
+  resultChars,
   scopes,
   stateKey,
   stateKeys,
@@ -167,6 +168,8 @@ export interface SettingValues {
   readonly codeMaxCalls: number;
   /** Processes started ahead of runs (`--code-pool`); 0: each run starts its own. */
   readonly codePool: number;
+  /** The most characters of text one run's result carries to a host (`--code-result-chars`). */
+  readonly codeResultChars: number;
   /** Watch the server directory and reload what changes (`--watch`). */
   readonly watch?: boolean;
   /** `--http`: the address to serve Streamable HTTP on. */
@@ -648,6 +651,22 @@ export const TABLE = {
       default: "2",
       meaning:
         "processes started ahead of runs of code, each used once; 0: each run starts its own",
+    },
+  }),
+  codeResultChars: row({
+    flag: "code-result-chars",
+    value: "N",
+    type: resultChars,
+    default: 40_000,
+    for: ["core"],
+    help: [
+      "Characters of text one run's result carries, then cut",
+      "saying so (default: {default}, Gemini CLI's cut)",
+    ],
+    doc: {
+      default: "40000",
+      meaning:
+        "the most characters of text one run's result carries to a host; past it the text is cut, saying so (Gemini CLI 0.61 cuts at 40,000)",
     },
   }),
   watch: row({

@@ -6,6 +6,7 @@ import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import { parseRate } from "../primitives/rate.ts";
 import { isScopeName } from "../primitives/scopes.ts";
 import { parseToolsets, TOOLSET_NAME } from "../primitives/toolsets.ts";
+import { MAX_RESULT_CHARS, MIN_RESULT_CHARS } from "../primitives/result_size.ts";
 
 /** Connections held open at once unless the open-file limit calls for fewer. */
 export const MAX_CONNECTIONS = 1_000;
@@ -114,6 +115,13 @@ export const countFromZero: ValueType<number> = millisecondsOrNever;
 export const milliseconds = integer;
 /** A size in bytes. */
 export const bytes = integer;
+
+/** Characters of text in one result (a tool's `maxResultChars`). */
+export const resultChars: ValueType<number> = one<number>((raw, name) =>
+  /^\d+$/.test(raw) && Number(raw) >= MIN_RESULT_CHARS && Number(raw) <= MAX_RESULT_CHARS
+    ? { value: Number(raw) }
+    : invalid(name, raw, `is not an integer from ${MIN_RESULT_CHARS} to ${MAX_RESULT_CHARS}`)
+);
 
 /** A switch: on when given. */
 export const flag: ValueType<boolean> = { takes: "switch", parse: () => ({ value: true }) };
