@@ -461,3 +461,55 @@ Deno.test("run_code's calls are the caller's: the middleware sees the subject, a
     await issuer.stop();
   }
 });
+
+/** Polls `read` every 50 ms, at most 400 times, until `done` holds of what it read. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let last: T | undefined;
+  for (let i = 0; i < 400; i++) {
+    last = await read();
+    if (done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`never came: the last read was ${JSON.stringify(last)}`);
+}
+
+Deno.test("code mode follows hot reload: a tool added is searched, described and called; a tool removed is gone from all three", async () => {
+  const dir = await directory();
+  await withServer({ dir, codeMode: true, watch: true }, async (server) => {
+    const searched = async () => {
+      const found = await result(server, "tools/call", {
+        name: "search_tools",
+        arguments: { query: "convert celsius fahrenheit temperature", limit: 5 },
+      });
+      return (found.structuredContent as { hits: { name: string }[] }).hits.map((hit) => hit.name);
+    };
+    assert.ok(!(await searched()).includes("convert"), "not there before it is written");
+    await Deno.writeTextFile(
+      `${dir}/tools/convert.ts`,
+      `export default {
+        description: "Converts a temperature from celsius to fahrenheit",
+        inputSchema: { type: "object", properties: { celsius: { type: "number" } }, required: ["celsius"] },
+        annotations: { readOnlyHint: true },
+        handler: ({ celsius }) => String(celsius * 9 / 5 + 32),
+      };`,
+    );
+    const hits = await until(searched, (names) => names.includes("convert"));
+    assert.equal(hits[0], "convert", JSON.stringify(hits));
+    const described = await result(server, "tools/call", {
+      name: "describe_tools",
+      arguments: { names: ["convert"] },
+    }) as { content: { text: string }[] };
+    assert.match(described.content[0].text, /convert\(args: \{[^}]*celsius: number/);
+    const ran = await run(server, "return await tools.convert({ celsius: 100 });");
+    assert.equal(ran.structuredContent?.value, "212", JSON.stringify(ran));
+
+    await Deno.remove(`${dir}/tools/convert.ts`);
+    await until(searched, (names) => !names.includes("convert"));
+    const gone = await run(
+      server,
+      "try { await tools.convert({ celsius: 1 }); return 'called'; } catch (e) { return String(e); }",
+    );
+    assert.match(String(gone.structuredContent?.value), /convert/);
+    assert.notEqual(gone.structuredContent?.value, "called");
+  });
+});
