@@ -139,12 +139,12 @@ Deno.test("alwaysLoad refuses an own _meta that says otherwise", () => {
   assert.throws(
     () =>
       checkDefinition({ ...DEFINITION, alwaysLoad: true, _meta: { [KEY]: false } }, "t", "t.ts"),
-    { message: `_meta sets "${KEY}" to false but alwaysLoad is "true": drop one of them` },
+    { message: `_meta sets "${KEY}" to false but alwaysLoad is true: drop one of them` },
   );
   assert.throws(
     () =>
       checkDefinition({ ...DEFINITION, alwaysLoad: false, _meta: { [KEY]: true } }, "t", "t.ts"),
-    { message: `_meta sets "${KEY}" to true but alwaysLoad is "false": drop one of them` },
+    { message: `_meta sets "${KEY}" to true but alwaysLoad is false: drop one of them` },
   );
   const agreed = checkDefinition(
     { ...DEFINITION, alwaysLoad: true, _meta: { [KEY]: true } },

@@ -22,14 +22,26 @@ export function alwaysLoadMeta(
         `not ${JSON.stringify(alwaysLoad) ?? String(alwaysLoad)}`,
     );
   }
-  const own = isObject(meta) && Object.hasOwn(meta, ALWAYS_LOAD_KEY)
-    ? meta[ALWAYS_LOAD_KEY]
-    : undefined;
-  if (own !== undefined && own !== alwaysLoad) {
+  refuseOtherValue(meta, ALWAYS_LOAD_KEY, alwaysLoad, "alwaysLoad");
+  return alwaysLoad ? { ...meta, [ALWAYS_LOAD_KEY]: true } : meta;
+}
+
+/**
+ * Throws when the author's own `_meta` sets `key` to something other than what the definition's
+ * `field` says (`value`): one of the two must go.
+ */
+export function refuseOtherValue(
+  meta: JsonObject | undefined,
+  key: string,
+  value: unknown,
+  field: string,
+): void {
+  const own = isObject(meta) && Object.hasOwn(meta, key) ? meta[key] : undefined;
+  if (own !== undefined && own !== value) {
     throw new Error(
-      `_meta sets "${ALWAYS_LOAD_KEY}" to ${JSON.stringify(own)} but alwaysLoad is ` +
-        `"${alwaysLoad}": drop one of them`,
+      `_meta sets "${key}" to ${JSON.stringify(own)} but ${field} is ${
+        JSON.stringify(value)
+      }: drop one of them`,
     );
   }
-  return alwaysLoad ? { ...meta, [ALWAYS_LOAD_KEY]: true } : meta;
 }

@@ -7,6 +7,7 @@
 // which it keeps one tool's result in the conversation. Calls made by code in code mode get the
 // whole result: code is no host, and reducing a large answer is what it is for.
 import { isObject, type JsonObject } from "../util/json.ts";
+import { refuseOtherValue } from "./always_load.ts";
 
 /** The `_meta` key Claude Code reads (a positive finite number). */
 const MAX_RESULT_KEY = "anthropic/maxResultSizeChars";
@@ -46,15 +47,7 @@ export function maxResultMeta(
   meta: JsonObject | undefined,
 ): JsonObject | undefined {
   if (maxResultChars === undefined) return meta;
-  const own = isObject(meta) && Object.hasOwn(meta, MAX_RESULT_KEY)
-    ? meta[MAX_RESULT_KEY]
-    : undefined;
-  if (own !== undefined && own !== maxResultChars) {
-    throw new Error(
-      `_meta sets "${MAX_RESULT_KEY}" to ${JSON.stringify(own)} but maxResultChars is ` +
-        `${maxResultChars}: drop one of them`,
-    );
-  }
+  refuseOtherValue(meta, MAX_RESULT_KEY, maxResultChars, "maxResultChars");
   return { ...meta, [MAX_RESULT_KEY]: maxResultChars };
 }
 
