@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { createServer, type Middleware } from "../mod.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { until } from "./_redis.ts";
 
 /** Tools of each kind the write policy tells apart, in a folder of its own and a toolset. */
 const TOOLS: Record<string, string> = {
@@ -462,17 +463,6 @@ Deno.test("run_code's calls are the caller's: the middleware sees the subject, a
   }
 });
 
-/** Polls `read` every 50 ms, at most 400 times, until `done` holds of what it read. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < 400; i++) {
-    last = await read();
-    if (done(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`never came: the last read was ${JSON.stringify(last)}`);
-}
-
 Deno.test("code mode follows hot reload: a tool added is searched, described and called; a tool removed is gone from all three", async () => {
   const dir = await directory();
   await withServer({ dir, codeMode: true, watch: true }, async (server) => {
@@ -494,7 +484,7 @@ Deno.test("code mode follows hot reload: a tool added is searched, described and
       };`,
     );
     const hits = await until(searched, (names) => names.includes("convert"));
-    assert.equal(hits[0], "convert", JSON.stringify(hits));
+    assert.equal(hits[0], "convert", `the new tool is searched: ${JSON.stringify(hits)}`);
     const described = await result(server, "tools/call", {
       name: "describe_tools",
       arguments: { names: ["convert"] },
@@ -504,7 +494,8 @@ Deno.test("code mode follows hot reload: a tool added is searched, described and
     assert.equal(ran.structuredContent?.value, "212", JSON.stringify(ran));
 
     await Deno.remove(`${dir}/tools/convert.ts`);
-    await until(searched, (names) => !names.includes("convert"));
+    const after = await until(searched, (names) => !names.includes("convert"));
+    assert.ok(!after.includes("convert"), `the removed tool is not searched: ${after}`);
     const gone = await run(
       server,
       "try { await tools.convert({ celsius: 1 }); return 'called'; } catch (e) { return String(e); }",
