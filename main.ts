@@ -30,7 +30,7 @@ import { DirectoryLoadError } from "./lib/discovery/load_error.ts";
 import type { LoadedServer, ServerFolders } from "./lib/discovery/server_dir.ts";
 import { KINDS } from "./lib/discovery/kinds.ts";
 import { chooseCommand, commandsHelp, type Entry } from "./lib/commands/table.ts";
-import { CODE_RUNNER_COMMAND } from "./lib/code/sandbox_runner.ts";
+import { CODE_RUNNER_COMMAND } from "./lib/code/runner_command.ts";
 
 /** How long diagnostics may take to reach stderr before the process exits anyway. */
 const FLUSH_STDERR_MS = 1_000;

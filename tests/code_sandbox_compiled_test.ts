@@ -13,7 +13,7 @@ import {
   type RunnerCommand,
   type SandboxLimits,
 } from "../lib/code/sandbox.ts";
-import { CODE_RUNNER_COMMAND } from "../lib/code/sandbox_runner.ts";
+import { CODE_RUNNER_COMMAND } from "../lib/code/runner_command.ts";
 import { withHangGuard } from "./_server_process.ts";
 import { serveStatic } from "./_static_server.ts";
 

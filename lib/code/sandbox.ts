@@ -14,7 +14,8 @@ import { type Launcher, spawnLeader, watchGroup } from "../programs/process_grou
 import { MAX_TIMER_MS, messageOf } from "../util/json.ts";
 import type { Diagnostics } from "../util/diagnostics.ts";
 import { type ChildLine, parseChildLine } from "./sandbox_lines.ts";
-import { CODE_RUNNER_COMMAND, runSandboxChild } from "./sandbox_runner.ts";
+import { runSandboxChild } from "./sandbox_runner.ts";
+import { CODE_RUNNER_COMMAND } from "./runner_command.ts";
 
 export interface SandboxLimits {
   /** V8 old-space cap of the child, in MiB (DENO_V8_FLAGS=--max-old-space-size). */

@@ -19,9 +19,6 @@
 // other binding of this module. Nothing here is the parent's defence: the parent checks every
 // line as if this runner were the model's own code, which, after the first await, it may be.
 
-/** The hidden subcommand that runs `runSandboxChild` in a compiled toolshed (main.ts). */
-export const CODE_RUNNER_COMMAND = "__code-runner";
-
 /** What the runner takes from the runtime namespace it is handed: `Deno`, in practice. */
 interface RunnerRuntime {
   permissions: { revokeSync(descriptor: { name: string }): unknown };
