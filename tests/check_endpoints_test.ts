@@ -333,7 +333,10 @@ Deno.test("check --json gives each endpoint's figures in its finding's endpoint 
     ]);
     // Figures are no warnings.
     assert.equal(json.warnings, 0);
-    // A directory that does not load has no endpoints to report.
+    // A directory without tools, or one that does not load, has no endpoints to report.
+    await withDir({ "resources/note.md": "A note\n" }, async (bare) => {
+      assert.deepEqual(await endpointsOf(bare), []);
+    });
     await Deno.writeTextFile(`${dir}/tools/bad.ts`, 'export default { descripton: "x" };');
     assert.deepEqual(await endpointsOf(dir), []);
   });

@@ -61,10 +61,12 @@ const MAX_PAGES = 10_000;
 /**
  * The report on each endpoint of `server` (opened with code mode, so that its code views can be
  * asked for): `/mcp` and `/mcp/code`, then each toolset's two, each with its figures, then a
- * warning for each host's cap it is over.
+ * warning for each host's cap it is over; nothing for a server without tools.
  */
 export async function checkEndpoints(server: Server, served: Served): Promise<EndpointFinding[]> {
-  const held = toolsetsOf(server.registry.current());
+  const snapshot = server.registry.current();
+  if (snapshot.tools.items.length === 0) return []; // no tools, nothing listed: nothing to cost
+  const held = toolsetsOf(snapshot);
   const sets = served.toolsets === undefined
     ? held
     : held.filter((set) => served.toolsets!.includes(set));
