@@ -294,6 +294,25 @@ Deno.test("check --read-only and --toolsets report the endpoints that serve woul
   });
 });
 
+Deno.test("check --code-destructive reports the code views that serve --code-mode --code-destructive serves", async () => {
+  // Nine tools code may call, and a destructive one that opts in: callable only with the flag,
+  // which the code view's search_tools counts ("among the 9" or "among the 10").
+  const files: Record<string, string> = {};
+  for (let index = 1; index <= 9; index++) files[`tools/r${index}.ts`] = tool();
+  files["tools/wipe.ts"] =
+    'export default { description: "Wipes", inputSchema: { type: "object" },\n' +
+    '  annotations: { destructiveHint: true }, code: true, handler: () => "" };\n';
+  await withDir(files, async (dir) => {
+    const code = async (flags: string[]) =>
+      (await endpointsOf(dir, flags)).find((each) => each.endpoint!.path === "/mcp/code")!
+        .endpoint!;
+    const [plain, destructive] = [await code([]), await code(["--code-destructive"])];
+    assertServed([plain], await served(dir, ["/mcp/code"]));
+    assertServed([destructive], await served(dir, ["/mcp/code"], { codeDestructive: true }));
+    assert.equal(destructive.bytes, plain.bytes + 1);
+  });
+});
+
 Deno.test("check --json gives each endpoint's figures in its finding's endpoint field", async () => {
   await withDir({ "tools/one.ts": tool() }, async (dir) => {
     const { code, out } = await check(["--dir", dir, "--no-types", "--json"]);
