@@ -313,6 +313,23 @@ Deno.test("check --code-destructive reports the code views that serve --code-mod
   });
 });
 
+Deno.test("check warns when the directory's middleware refuses the tools/list it measures with, and goes on", async () => {
+  const refuse = "export default (next: (call: { method: string }) => unknown) =>\n" +
+    "  (call: { method: string }) => {\n" +
+    '    if (call.method === "tools/list") throw new Error("lists are closed");\n' +
+    "    return next(call);\n" +
+    "  };\n";
+  await withDir({ "tools/one.ts": tool(), "middleware/10_refuse.ts": refuse }, async (dir) => {
+    const { code, out } = await check(["--dir", dir, "--no-types", "--json"]);
+    assert.equal(code, 0, out);
+    // Said once, as the endpoints' warning (not as a load problem of its own).
+    const found = JSON.parse(out).findings;
+    assert.deepEqual(found.map((each: Found) => each.source), ["endpoints"], out);
+    assert.equal(found[0].severity, "warning");
+    assert.match(found[0].message, /^Cannot list the tools of "\/mcp" to measure them: /);
+  });
+});
+
 Deno.test("check --json gives each endpoint's figures in its finding's endpoint field", async () => {
   await withDir({ "tools/one.ts": tool() }, async (dir) => {
     const { code, out } = await check(["--dir", dir, "--no-types", "--json"]);

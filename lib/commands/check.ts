@@ -181,8 +181,11 @@ export async function checkDirectory(
 ): Promise<Checked | number> {
   const findings: Finding[] = [];
   const notes: string[] = [];
+  /** While the endpoints are measured: what goes wrong then is the endpoints' warning. */
+  let measuring = false;
   const loadNotes: Diagnostics = {
     error: (message, error, fields) => {
+      if (measuring) return;
       if (fields?.mount !== undefined) return; // a mount's own findings are checkMount's
       if (fields?.api !== undefined) return; // an API's left-out operations are checkApis'
       const detail = error instanceof Error ? `: ${error.message}` : "";
@@ -237,9 +240,11 @@ export async function checkDirectory(
       findings.push(...found.findings);
       notes.push(...found.notes);
     }
+    measuring = true;
     for (const found of await checkEndpoints(opened.server, served)) {
       findings.push({ ...found, source: "endpoints", file: undefined });
     }
+    measuring = false;
     await opened.server.close(); // its mounted upstreams
   }
 

@@ -5,7 +5,7 @@
 // endpoint and the host, and the code view when that fits. The lists are the core's own answers,
 // every page, asked with the view the endpoint's path sets (transports/http/toolsets.ts), so
 // the figures are what a 2026-07-28 client that declares no extension receives.
-import { isObject, type JsonObject } from "../util/json.ts";
+import { isObject, type JsonObject, messageOf } from "../util/json.ts";
 import { ErrorCode } from "../wire/errors.ts";
 import type { Client } from "../schema/client_limits.ts";
 import {
@@ -41,7 +41,8 @@ interface EndpointFinding {
   /** "info" for the figures; a warning for each host's cap the endpoint is over. */
   readonly severity: "info" | "warning";
   readonly message: string;
-  readonly endpoint: EndpointCost;
+  /** Undefined on the warning that an endpoint's tools could not be listed. */
+  readonly endpoint?: EndpointCost;
   /** On a warning: the host's rule (schema/client_limits.ts) and the host. */
   readonly rule?: string;
   readonly clients?: readonly Client[];
@@ -71,19 +72,24 @@ export async function checkEndpoints(server: Server, served: Served): Promise<En
     ? held
     : held.filter((set) => served.toolsets!.includes(set));
   const findings: EndpointFinding[] = [];
-  for (const set of [undefined, ...sets]) {
-    const path = set === undefined ? MCP_PATH : `${MCP_PATH}/${set}`;
-    const chosen = set === undefined ? served.toolsets : [set];
-    const view = (mode: "tools" | "code") =>
-      toolView(chosen, served.readOnly, mode, served.destructive);
-    const catalog = await measure(server, view("tools"), path, set, false);
-    const code = await measure(server, view("code"), `${path}/${CODE_ROUTE}`, set, true);
-    findings.push(
-      { severity: "info", message: catalogMessage(catalog), endpoint: catalog },
-      ...overCaps(catalog, code),
-      { severity: "info", message: codeMessage(code, catalog), endpoint: code },
-      ...overCaps(code, undefined),
-    );
+  try {
+    for (const set of [undefined, ...sets]) {
+      const path = set === undefined ? MCP_PATH : `${MCP_PATH}/${set}`;
+      const chosen = set === undefined ? served.toolsets : [set];
+      const view = (mode: "tools" | "code") =>
+        toolView(chosen, served.readOnly, mode, served.destructive);
+      const catalog = await measure(server, view("tools"), path, set, false);
+      const code = await measure(server, view("code"), `${path}/${CODE_ROUTE}`, set, true);
+      findings.push(
+        { severity: "info", message: catalogMessage(catalog), endpoint: catalog },
+        ...overCaps(catalog, code),
+        { severity: "info", message: codeMessage(code, catalog), endpoint: code },
+        ...overCaps(code, undefined),
+      );
+    }
+  } catch (error) {
+    // A middleware of the directory's that refuses check's request, say: the rest is unmeasured.
+    findings.push({ severity: "warning", message: messageOf(error) });
   }
   return findings;
 }
@@ -112,13 +118,18 @@ async function listed(server: Server, view: ToolView, path: string): Promise<Jso
     // No tools in the view: the server says it serves none, as a client is told.
     if (isObject(error) && error.code === ErrorCode.MethodNotFound) return tools;
     if (!isObject(result) || !Array.isArray(result.tools)) {
-      throw new Error(`Cannot list the tools of "${path}": ${JSON.stringify(error ?? answer)}`);
+      const why = isObject(error) && typeof error.message === "string"
+        ? error.message
+        : JSON.stringify(error ?? answer);
+      throw new Error(`Cannot list the tools of "${path}" to measure them: ${why}`);
     }
     tools.push(...result.tools.filter(isObject));
     if (typeof result.nextCursor !== "string") return tools;
     cursor = result.nextCursor;
   }
-  throw new Error(`Cannot list the tools of "${path}": more than ${MAX_PAGES} pages`);
+  throw new Error(
+    `Cannot list the tools of "${path}" to measure them: more than ${MAX_PAGES} pages`,
+  );
 }
 
 function catalogMessage(cost: EndpointCost): string {
