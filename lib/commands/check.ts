@@ -2,7 +2,9 @@
 // survey), the type errors of TypeScript files, what common model APIs would refuse in the
 // tools' names and schemas, and what MCP clients refuse, cut or truncate (hints, the number of
 // tools, descriptions), and for each API in tools/ what it serves and what all of it would cost
-// the hosts (adr/0072), reported together with an exit code for CI.
+// the hosts (adr/0072), and for each endpoint (`/mcp`, each toolset's, and code mode's view of
+// each) what its tools/list costs and which hosts' caps on tools it fits (adr/0073), reported
+// together with an exit code for CI.
 import { EXIT, type Io } from "./command.ts";
 import { DIR_FLAGS, DIR_FLAGS_HELP, openServer, parseCommandArgs } from "./open_server.ts";
 import { type FolderKind, type ServerFolders, serverFolders } from "../discovery/server_dir.ts";
@@ -20,6 +22,9 @@ import { MOUNT_SUFFIX, PINS_SUFFIX } from "../mounts/names.ts";
 import { API_SUFFIX, OPENAPI_FILE } from "../openapi/file_names.ts";
 import type { ApiSize } from "../openapi/size.ts";
 import { statelessTool } from "../methods/results.ts";
+import { parseToolsets } from "../primitives/toolsets.ts";
+import { checkEndpoints, type EndpointCost } from "./check_endpoints.ts";
+import { TOKENS_ESTIMATED } from "../schema/list_cost.ts";
 
 export const USAGE = `Usage: toolshed check [--dir DIR] [options]
 
@@ -31,17 +36,26 @@ Agent Skills specification say (names, descriptions, front matter), lints the to
 Anthropic, OpenAI and Gemini APIs refuse (names, descriptions, inputSchema keywords), checks
 server.meta.json (who the server is: its fields, and TODOs \`new server\` left), and warns
 about what MCP clients refuse, cut or truncate (a tool without readOnlyHint or destructiveHint,
-more tools than Cursor, VS Code or OpenAI take, a description Claude Code truncates), naming the client.
+a description Claude Code truncates), naming the client.
 For each API in tools/ (<name>.openapi.json, .yaml or .yml) it says how many operations are
 served and left out, and the bytes and estimated tokens of tools/list for them and for all of
 them, against each host's cap on tools; an operation toolshed cannot serve is a warning (an
 error when the sidecar's "operations" names it).
+For each endpoint (/mcp, /mcp/<set> for each toolset, and code mode's view of each, /mcp/code
+and /mcp/<set>/code, which --code-mode serves) it says how many tools tools/list carries, their
+bytes and estimated tokens, and which hosts' caps on tools (Cursor 40, VS Code 128, OpenAI 128)
+it fits; an endpoint over a cap is a warning naming the host.
 
 Exits 0 when there are no errors, 1 when there are (with --strict, warnings too), 2 when
 the command line is wrong.
 
 Options:
 ${DIR_FLAGS_HELP}
+  --toolsets SET,SET         Only these toolsets (folders of tools/) and the top-level
+                             tools, as serve --toolsets serves them
+  --read-only                Only tools marked readOnlyHint, as serve --read-only
+  --code-destructive         Code mode's views as serve --code-mode --code-destructive
+                             serves them (code may call destructive tools that opt in)
   --no-types                 Skip type checking
   --update-pins              Write each mounted server's pins (tools/<name>.pins.json) from
                              what its upstream lists now, after reviewing what changed
@@ -50,6 +64,9 @@ ${DIR_FLAGS_HELP}
 
 const FLAGS = {
   ...DIR_FLAGS,
+  toolsets: { type: "string" },
+  "read-only": { type: "boolean" },
+  "code-destructive": { type: "boolean" },
   "no-types": { type: "boolean" },
   "update-pins": { type: "boolean" },
   strict: { type: "boolean" },
@@ -69,7 +86,8 @@ export interface Finding {
     | "clients"
     | "meta"
     | "mounts"
-    | "openapi";
+    | "openapi"
+    | "endpoints";
   /** The file (or folder) it is about, as messages show it; undefined for the directory. */
   readonly file: string | undefined;
   readonly message: string;
@@ -80,11 +98,19 @@ export interface Finding {
   readonly field?: string;
   readonly pointer?: string;
   readonly apis?: readonly string[];
-  /** For a client finding: the rule (lib/schema/client_limits.ts) and the clients it names. */
+  /**
+   * For a client finding, and an endpoint's over a host's cap on tools: the rule
+   * (lib/schema/client_limits.ts) and the clients it names.
+   */
   readonly rule?: string;
   readonly clients?: readonly string[];
   /** For an API's first finding: what it serves and what all of it would cost (adr/0072). */
   readonly size?: ApiSize;
+  /**
+   * For an endpoint's finding: its path, its tools/list's tools, bytes and estimated tokens, and
+   * the hosts whose caps on tools it fits and exceeds (commands/check_endpoints.ts).
+   */
+  readonly endpoint?: EndpointCost;
 }
 
 export const command = {
@@ -105,6 +131,11 @@ export const command = {
     const checked = await checkDirectory(values, io, {
       types: values["no-types"] !== true,
       updatePins: values["update-pins"] === true,
+      served: {
+        toolsets: values.toolsets === undefined ? undefined : parseToolsets(values.toolsets),
+        readOnly: values["read-only"] === true,
+        destructive: values["code-destructive"] === true,
+      },
     });
     if (typeof checked === "number") return checked;
     const { findings, notes, errors, warnings, served } = checked;
@@ -135,6 +166,8 @@ interface CheckOptions {
   readonly updatePins?: boolean;
   /** Aborting it kills `deno check` (its findings are then one error saying so). */
   readonly signal?: AbortSignal;
+  /** What serve's flags narrow the server to (`--toolsets`, `--read-only`); default: all. */
+  readonly served?: Parameters<typeof checkEndpoints>[1];
 }
 
 /**
@@ -148,8 +181,11 @@ export async function checkDirectory(
 ): Promise<Checked | number> {
   const findings: Finding[] = [];
   const notes: string[] = [];
+  /** While the endpoints are measured: what goes wrong then is the endpoints' warning. */
+  let measuring = false;
   const loadNotes: Diagnostics = {
     error: (message, error, fields) => {
+      if (measuring) return;
       if (fields?.mount !== undefined) return; // a mount's own findings are checkMount's
       if (fields?.api !== undefined) return; // an API's left-out operations are checkApis'
       const detail = error instanceof Error ? `: ${error.message}` : "";
@@ -160,12 +196,17 @@ export async function checkDirectory(
   };
   // Load problems are reported with the rest, not written by openServer.
   const loadErrors: string[] = [];
+  const served = options.served ?? { toolsets: undefined, readOnly: false, destructive: false };
   const opened = await openServer(values, io, {
     diagnostics: loadNotes,
     onProblems: (problems) => loadErrors.push(...problems),
+    toolsets: served.toolsets,
+    readOnly: served.readOnly,
+    // Code mode's views are reported whether or not the server is served with --code-mode.
+    codeMode: { destructive: served.destructive },
   });
   if (opened === EXIT.usage) return EXIT.usage;
-  let served: Served | undefined;
+  let counts: Served | undefined;
   let folders: ServerFolders;
   if (typeof opened === "number") {
     for (const problem of loadErrors) findings.push(finding("error", "load", problem));
@@ -173,10 +214,10 @@ export async function checkDirectory(
   } else {
     const { loaded } = opened;
     folders = opened.folders;
-    served = {};
+    counts = {};
     for (const kind of KINDS) {
       const count = kind.check.summary?.count(loaded);
-      if (count !== undefined) served[kind.folder] = count;
+      if (count !== undefined) counts[kind.folder] = count;
     }
     for (const warning of await surveyServer(folders, loaded)) {
       findings.push({ ...finding("warning", "survey", warning.message), file: warning.path });
@@ -199,6 +240,11 @@ export async function checkDirectory(
       findings.push(...found.findings);
       notes.push(...found.notes);
     }
+    measuring = true;
+    for (const found of await checkEndpoints(opened.server, served)) {
+      findings.push({ ...found, source: "endpoints", file: undefined });
+    }
+    measuring = false;
     await opened.server.close(); // its mounted upstreams
   }
 
@@ -236,7 +282,6 @@ export async function checkDirectory(
       }
     }
     const { tools, byName } = opened.loaded.tools;
-    const toolsFolder = folderOf(folders.tools?.location ?? "tools").shown;
     const linted = tools.map(({ name, definition: { description, annotations } }) => ({
       name,
       description,
@@ -246,9 +291,9 @@ export async function checkDirectory(
       findings.push({
         severity: found.severity,
         source: "clients",
-        file: found.tool === undefined ? toolsFolder : byName.get(found.tool)?.file,
+        file: byName.get(found.tool)?.file,
         message: found.message,
-        ...(found.tool === undefined ? {} : { tool: found.tool }),
+        tool: found.tool,
         rule: found.rule,
         clients: found.clients,
       });
@@ -257,7 +302,7 @@ export async function checkDirectory(
 
   const errors = findings.filter((found) => found.severity === "error").length;
   const warnings = findings.filter((found) => found.severity === "warning").length;
-  return { findings, notes, errors, warnings, served };
+  return { findings, notes, errors, warnings, served: counts };
 }
 
 /**
@@ -367,21 +412,34 @@ function finding(severity: Finding["severity"], source: Finding["source"], messa
   return { severity, source, file, message } satisfies Finding;
 }
 
-/** The text report: findings grouped by file, notes, then one summary line. */
+/** The heading of the endpoints' findings in the text report. */
+const ENDPOINTS_HEADING = "Endpoints (tools/list as a 2026-07-28 client that declares no " +
+  `extension receives it; ${TOKENS_ESTIMATED})`;
+
+/**
+ * The text report: findings grouped by file, then the endpoints' (check_endpoints.ts), notes,
+ * then one summary line.
+ */
 export function report({ findings, notes, errors, warnings, served }: Checked): string {
   const groups = new Map<string, Finding[]>();
+  const endpoints = findings.filter((found) => found.source === "endpoints");
   for (const found of findings) {
+    if (found.source === "endpoints") continue;
     const key = found.file ?? "";
     groups.set(key, [...groups.get(key) ?? [], found]);
   }
   const lines: string[] = [];
-  for (const key of [...groups.keys()].sort()) {
-    lines.push(key === "" ? "The server directory" : key);
-    for (const found of groups.get(key)!) {
+  const group = (heading: string, grouped: readonly Finding[]) => {
+    lines.push(heading);
+    for (const found of grouped) {
       const at = found.line === undefined ? "" : `line ${found.line}: `;
       lines.push(`  ${found.severity}: ${at}${found.message}`);
     }
+  };
+  for (const key of [...groups.keys()].sort()) {
+    group(key === "" ? "The server directory" : key, groups.get(key)!);
   }
+  if (endpoints.length > 0) group(ENDPOINTS_HEADING, endpoints);
   lines.push(...notes);
   const tally = `${counted(errors, "error")}, ${counted(warnings, "warning")}`;
   const counts = KINDS.flatMap((kind) => {

@@ -1,6 +1,6 @@
 // What `list`, `call` and `check` share: the flags that say where the server directory is,
 // and loading it exactly as `toolshed serve` does, with every problem reported the same way.
-import { UnknownToolsetError } from "../primitives/toolsets.ts";
+import { type ToolView, UnknownToolsetError } from "../primitives/toolsets.ts";
 import { parseArgs } from "../host/args.ts";
 import { DirectoryLoadError } from "../discovery/load_error.ts";
 import type { LoadedServer, ServerFolders } from "../discovery/server_dir.ts";
@@ -198,6 +198,8 @@ interface AskOptions {
   readonly progressToken?: string;
   /** Receives the notifications the request is sent (progress, log messages). */
   readonly notify?: (message: JsonObject) => void;
+  /** The tools it is served, as an HTTP path would choose them; default: the server's view. */
+  readonly view?: ToolView;
 }
 
 /** Who a command's requests say they come from. */

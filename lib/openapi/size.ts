@@ -6,25 +6,18 @@
 import { messageOf } from "../util/json.ts";
 import type { JsonObject } from "../util/json.ts";
 import type { Tool } from "../primitives/tools.ts";
-import { CURSOR_TOOL_CAP, OPENAI_TOOL_CAP, VSCODE_TOOL_CAP } from "../schema/client_limits.ts";
+import {
+  CAPS_NAMED,
+  capsFor,
+  costFigures,
+  type ListCost,
+  listCost,
+  TOKENS_ESTIMATED,
+  TOOL_CAPS,
+} from "../schema/list_cost.ts";
 import { operationSelected } from "./api_file.ts";
 import type { ReadApi } from "./load_api.ts";
 import { operationTool } from "./operation_tool.ts";
-
-/** The hosts whose cap on tools the report measures the full list against, smallest first. */
-const TOOL_CAPS = [CURSOR_TOOL_CAP, VSCODE_TOOL_CAP, OPENAI_TOOL_CAP] as const;
-
-/** How many UTF-8 bytes make a token, roughly: the estimate the report gives. */
-const BYTES_PER_TOKEN = 4;
-
-/** What a list of tools costs a client: how many, and the bytes and estimated tokens sent. */
-interface ListCost {
-  readonly tools: number;
-  /** UTF-8 bytes of `{"tools":[…]}` as tools/list renders each tool. */
-  readonly bytes: number;
-  /** An estimate: bytes / 4, rounded up. */
-  readonly tokens: number;
-}
 
 /** The figures of one API, as `check --json` gives them. */
 export interface ApiSize {
@@ -128,8 +121,8 @@ export async function apiSize(api: ReadApi, options: SizeOptions): Promise<SizeF
     leftOut: api.selected.filter((chosen) => !chosen).length,
     unservable: problems.length,
     unservedChosen,
-    served: cost(served, options.render),
-    all: cost(all, options.render),
+    served: listCost(served.map(options.render)),
+    all: listCost(all.map(options.render)),
   };
   return [
     { severity: "info", message: countsMessage(size, sidecar), size },
@@ -146,11 +139,6 @@ function namedLiterally(api: ReadApi, index: number): string | undefined {
     !/[*?]/.test(entry) &&
     operationSelected({ ...api.api, operations: [entry] }, route, api.names[index])
   );
-}
-
-function cost(tools: readonly Tool[], render: (tool: Tool) => JsonObject): ListCost {
-  const bytes = new TextEncoder().encode(JSON.stringify({ tools: tools.map(render) })).length;
-  return { tools: tools.length, bytes, tokens: Math.ceil(bytes / BYTES_PER_TOKEN) };
 }
 
 function countsMessage(size: ApiSize, sidecar: string): string {
@@ -175,17 +163,17 @@ function countsMessage(size: ApiSize, sidecar: string): string {
 
 function costMessage(size: ApiSize): string {
   const { served, all } = size;
-  const now = `tools/list carries ${figures(served)} for the ${counted(served.tools, "tool")} ` +
-    "served";
-  const estimate = " (tokens estimated as UTF-8 bytes / 4)";
+  const now = `tools/list carries ${costFigures(served)} for the ` +
+    `${counted(served.tools, "tool")} served`;
+  const estimate = ` (${TOKENS_ESTIMATED})`;
   if (all.tools === served.tools) return `${now}${estimate}`;
-  return `${now}; all ${all.tools} would be ${figures(all)}${estimate}`;
+  return `${now}; all ${all.tools} would be ${costFigures(all)}${estimate}`;
 }
 
 function capsMessage(size: ApiSize, sidecar: string): string {
   const count = size.all.tools;
-  const caps = TOOL_CAPS.map((rule) => `${rule.client} ${rule.limit}`).join(", ");
-  const over = TOOL_CAPS.filter((rule) => count > rule.limit);
+  const caps = CAPS_NAMED;
+  const { over, fit } = capsFor(count);
   const whole = count === size.served.tools ? `the ${count} served` : `all ${count}`;
   if (over.length === 0) {
     return `${whole} ${
@@ -198,14 +186,9 @@ function capsMessage(size: ApiSize, sidecar: string): string {
       `"operations" in "${sidecar}", or all of them in code mode (--code-mode, /mcp/code), where ` +
       "a model finds and calls operations through three tools";
   }
-  const fit = TOOL_CAPS.filter((rule) => count <= rule.limit);
   return `${whole} are more than ${
-    over.map((rule) => `${rule.client} takes (${rule.limit}: it ${rule.effect})`).join(" and ")
-  }; ${fit.map((rule) => `${rule.client} (${rule.limit})`).join(" and ")} would take them`;
-}
-
-function figures({ bytes, tokens }: ListCost): string {
-  return `${bytes.toLocaleString("en-US")} bytes, about ${tokens.toLocaleString("en-US")} tokens`;
+    over.map(({ rule }) => `${rule.client} takes (${rule.limit}: it ${rule.effect})`).join(" and ")
+  }; ${fit.map(({ rule }) => `${rule.client} (${rule.limit})`).join(" and ")} would take them`;
 }
 
 function counted(count: number, noun: string): string {

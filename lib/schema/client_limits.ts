@@ -30,7 +30,7 @@ interface ClientRule {
 }
 
 /** A rule with a number. */
-type LimitRule = ClientRule & { readonly limit: number };
+export type LimitRule = ClientRule & { readonly limit: number };
 
 /** OpenAI's app review (ChatGPT apps, the Apps SDK) wants each tool's hints set. */
 export const OPENAI_HINTS: ClientRule = {

@@ -1,22 +1,16 @@
 // What MCP clients do to a server's tools that start-up and the model APIs accept: a tool whose
 // hints say nothing of what it changes (OpenAI's app review refuses it, and clients take it to
-// be destructive), more tools than a host passes on (Cursor drops past 40, VS Code refuses past
-// 128, and so does OpenAI's function calling), a description Claude Code truncates. The numbers and their sources are in
-// client_limits.ts; these are warnings, since a client other than the one named works.
-import {
-  CLAUDE_CODE_DESCRIPTION,
-  type Client,
-  CURSOR_TOOL_CAP,
-  OPENAI_HINTS,
-  OPENAI_TOOL_CAP,
-  VSCODE_TOOL_CAP,
-} from "./client_limits.ts";
+// be destructive), a description Claude Code truncates. The numbers and their sources are in
+// client_limits.ts; these are warnings, since a client other than the one named works. More tools
+// than a host takes is said of each endpoint, which serves its own list (list_cost.ts's caps,
+// commands/check_endpoints.ts).
+import { CLAUDE_CODE_DESCRIPTION, type Client, OPENAI_HINTS } from "./client_limits.ts";
 
 /** One thing a client would refuse, cut or truncate. */
 interface ClientFinding {
   readonly severity: "warning";
-  /** The tool it is about, or undefined for the server's list of tools as a whole. */
-  readonly tool: string | undefined;
+  /** The tool it is about. */
+  readonly tool: string;
   /** The rule's id in client_limits.ts. */
   readonly rule: string;
   readonly clients: readonly Client[];
@@ -32,9 +26,9 @@ export interface ClientLintedTool {
   readonly annotations?: { readonly readOnlyHint?: unknown; readonly destructiveHint?: unknown };
 }
 
-/** Every finding for a server's tools: each tool's in their order, then the count's. */
+/** Every finding for a server's tools, each tool's in their order. */
 export function lintForClients(tools: readonly ClientLintedTool[]): ClientFinding[] {
-  return [...tools.flatMap(lintTool), ...lintCount(tools.length)];
+  return tools.flatMap(lintTool);
 }
 
 function lintTool(tool: ClientLintedTool): ClientFinding[] {
@@ -63,35 +57,4 @@ function lintTool(tool: ClientLintedTool): ClientFinding[] {
     });
   }
   return found;
-}
-
-/** Each host's cap on a server's tools, and what it does past it (after "serves N tools: "). */
-const TOOL_CAPS = [
-  [
-    CURSOR_TOOL_CAP,
-    `Cursor sends only the first ${CURSOR_TOOL_CAP.limit} of all its servers' tools to its ` +
-    "agent and drops the rest without a word (serve fewer, or split them across servers)",
-  ],
-  [
-    VSCODE_TOOL_CAP,
-    `VS Code refuses a chat request with more than ${VSCODE_TOOL_CAP.limit} ("You may not ` +
-    `include more than ${VSCODE_TOOL_CAP.limit} tools in your request") until the user ` +
-    "deselects some",
-  ],
-  [
-    OPENAI_TOOL_CAP,
-    `OpenAI's function calling refuses a request with more than ${OPENAI_TOOL_CAP.limit} ("A ` +
-    `max of ${OPENAI_TOOL_CAP.limit} functions are supported"), so a host that hands every ` +
-    "tool to an OpenAI model fails",
-  ],
-] as const;
-
-function lintCount(count: number): ClientFinding[] {
-  return TOOL_CAPS.filter(([cap]) => count > cap.limit).map(([cap, effect]) => ({
-    severity: "warning",
-    tool: undefined,
-    rule: cap.id,
-    clients: [cap.client],
-    message: `the directory serves ${count} tools: ${effect}`,
-  }));
 }

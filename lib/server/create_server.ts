@@ -21,6 +21,7 @@ import {
 import { serialize } from "../wire/serialize.ts";
 import { STATELESS_VERSIONS } from "../wire/versions.ts";
 import type { Registry } from "../primitives/registry.ts";
+import type { ToolView } from "../primitives/toolsets.ts";
 import type { LoadedServer, ServerFolders, ServerLoadOptions } from "../discovery/server_dir.ts";
 import type { Reloader } from "../discovery/reload.ts";
 import type { Mount } from "../mounts/mount.ts";
@@ -75,6 +76,11 @@ interface InProcessRequest {
   /** Aborting it cancels the request. */
   readonly signal?: AbortSignal;
   readonly id?: number | string;
+  /**
+   * The tools it is served, as an HTTP path chooses them (`/mcp/<set>`, `/mcp/code`: the view
+   * transports/http/toolsets.ts sets); default: the server's own view (stdio's).
+   */
+  readonly view?: ToolView;
 }
 
 /** Where a stdio connection reads and writes: stdin and stdout, or memory in tests. */
@@ -360,6 +366,7 @@ function assemble(
           session: undefined,
           outlet: { notify: options.notify ?? (() => {}), outbound: undefined },
           origin: IN_PROCESS,
+          ...options.view === undefined ? {} : { facts: { view: options.view } },
         });
       } finally {
         options.signal?.removeEventListener("abort", cancel);
