@@ -67,6 +67,7 @@ Deno.test("parseCommand() gives no settings for no arguments; resolveSettings() 
     codeHeapMb: 64,
     codeMaxCalls: 100,
     codePool: 2,
+    codeResultChars: 40_000,
   });
   // --max-body-bytes defaults to twice --max-message-bytes; what is given stays.
   assert.strictEqual(resolveSettings({ maxMessageBytes: 10 }).maxBodyBytes, 20);
