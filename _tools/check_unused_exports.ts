@@ -54,6 +54,7 @@ const ALLOWED: Record<string, Record<string, string>> = {
     SUMMARY_CHARS: CODE_SEAM,
   },
   "lib/code/declarations.ts": { UNSTRUCTURED_RESULT: CODE_SEAM, MAX_DECLARATIONS_CHARS: LIMIT },
+  "lib/code/sandbox.ts": { defaultRunner: INJECTABLE },
   "lib/code/schema_type.ts": { MAX_SCHEMA_DEPTH: LIMIT, MAX_COMMENT_VALUE: LIMIT },
   "lib/commands/check.ts": {
     typeErrors: "reads deno check's output, held on fixed texts (else a type-check per case)",

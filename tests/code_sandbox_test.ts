@@ -1,12 +1,14 @@
 // The red team against code mode's sandbox (adr/0073 decision 2, issue 41): each case is the
 // model's code trying one way out, run in real child processes, and after each a normal run in
 // the same sandbox still works. The children are found in /proc (Linux) by their command line,
-// which holds the runner's source. No test asserts how long anything takes; every wait is
+// which holds a mark of this file's own: `deno test --parallel` runs other files in this same
+// process, whose sandboxes' children are this process's children too. No test asserts how long anything takes; every wait is
 // bounded by a sandbox limit or a hang guard.
 import assert from "node:assert/strict";
 import {
   type CallTool,
   createSandbox,
+  defaultRunner,
   type RunOutcome,
   type SandboxLimits,
 } from "../lib/code/sandbox.ts";
@@ -21,6 +23,13 @@ const LIMITS: SandboxLimits = {
   maxResultBytes: 64 * 1024,
   poolSize: 0,
 };
+
+/** This file's children: the runner as the server starts it, with a last argument that marks it. */
+const MARK = `code_sandbox_test-${crypto.randomUUID()}`;
+const MARKED = (() => {
+  const runner = defaultRunner();
+  return { runner: { ...runner, args: [...runner.args, MARK] } };
+})();
 
 /** The limits of a case whose subject is the wall clock: short, and still a normal run's due. */
 const SHORT: SandboxLimits = { ...LIMITS, timeoutMs: 3_000, poolSize: 1 };
@@ -51,7 +60,7 @@ function sandboxChildren(): number[] {
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (fields[0] === "Z" || Number(fields[1]) !== Deno.pid) continue;
       const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
-      if (cmdline.includes("runSandboxChild")) found.push(Number(entry.name));
+      if (cmdline.includes(MARK)) found.push(Number(entry.name));
     } catch {
       // It ended while we looked.
     }
@@ -74,7 +83,7 @@ async function hostile(
   code: string,
   check: (outcome: RunOutcome) => void | Promise<void>,
 ): Promise<void> {
-  const sandbox = createSandbox(limits);
+  const sandbox = createSandbox(limits, MARKED);
   try {
     const { callTool } = adder();
     const outcome = await withHangGuard(sandbox.run(code, callTool, never), "the hostile run");
@@ -98,7 +107,7 @@ async function hostile(
 
 Deno.test("sandbox runs TypeScript with tools in scope, returning its value, console and calls", async () => {
   const { callTool, calls } = adder();
-  const sandbox = createSandbox(LIMITS);
+  const sandbox = createSandbox(LIMITS, MARKED);
   try {
     const outcome = await sandbox.run(
       `const n: number = 20;\nconsole.log("adding", { n });\nconst { sum } = await tools.add({ a: n, b: 22 }) as { sum: number };\nreturn { sum };`,
@@ -248,7 +257,7 @@ Deno.test("sandbox hides the server's environment from the code", async () => {
       assert.ok(!JSON.stringify(outcome).includes(secret));
     });
     // And the child's own environment, read from /proc while it runs: only what it needs.
-    const sandbox = createSandbox(LIMITS);
+    const sandbox = createSandbox(LIMITS, MARKED);
     try {
       const seen: string[][] = [];
       const outcome = await sandbox.run("return await tools.look({})", () => {
@@ -415,7 +424,7 @@ Deno.test("sandbox keeps 10 MB of console output to its cap, with a marker, buff
 
 Deno.test("sandbox refuses the inner call past maxCalls with an error the script catches", async () => {
   const { callTool, calls } = adder();
-  const sandbox = createSandbox({ ...LIMITS, maxCalls: 3 });
+  const sandbox = createSandbox({ ...LIMITS, maxCalls: 3 }, MARKED);
   try {
     const outcome = await sandbox.run(
       `for (let i = 0; i < 4; i++) {
@@ -577,7 +586,7 @@ Deno.test("sandbox returns a thrown error's message", async () => {
 });
 
 Deno.test("sandbox ends a run when the caller's signal aborts, and aborts the inner call", async () => {
-  const sandbox = createSandbox(LIMITS);
+  const sandbox = createSandbox(LIMITS, MARKED);
   try {
     const caller = new AbortController();
     let innerAborted: Promise<void> | undefined;
@@ -615,7 +624,7 @@ Deno.test("sandbox ends a run when the caller's signal aborts, and aborts the in
 });
 
 Deno.test("sandbox's pool: children wait started, each is used once, and the pool is refilled", async () => {
-  const sandbox = createSandbox({ ...LIMITS, poolSize: 2 });
+  const sandbox = createSandbox({ ...LIMITS, poolSize: 2 }, MARKED);
   try {
     await eventually(() => sandboxChildren().length === 2, "two children waiting");
     const waiting = sandboxChildren();
@@ -643,7 +652,7 @@ Deno.test("sandbox's pool: children wait started, each is used once, and the poo
 });
 
 Deno.test("sandbox's close() kills waiting and running children and ends the run", async () => {
-  const sandbox = createSandbox({ ...LIMITS, poolSize: 2 });
+  const sandbox = createSandbox({ ...LIMITS, poolSize: 2 }, MARKED);
   await eventually(() => sandboxChildren().length === 2, "two children waiting");
   const { callTool } = adder();
   let started!: () => void;

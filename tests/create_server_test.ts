@@ -1019,14 +1019,52 @@ const REACHES = {
   codePool: {
     does: "starts processes for code ahead of runs",
     async check(kit) {
-      const server = await kit.build({
-        primitives: { tools: [echo] },
-        codeMode: true,
-        codePool: 2,
-      });
-      strictEqual(await ranValue(server, "return 1"), 1);
-      // After the first run the pool is filled again: two children wait, started ahead.
-      await until(async () => (await childrenOf(Deno.pid)).length, (count) => count >= 2, 50);
+      // In a process of its own: `deno test --parallel` runs other files in this one, whose
+      // sandboxes' children would be counted with the pool's.
+      const dir = await kit.scratch({ "tools/echo.ts": TOOL("echoed") });
+      const script = `
+        import { composeForTest } from ${
+        JSON.stringify(new URL("./_in_process.ts", import.meta.url).href)
+      };
+        const children = () => {
+          let count = 0;
+          for (const entry of Deno.readDirSync("/proc")) {
+            try {
+              const stat = Deno.readTextFileSync("/proc/" + entry.name + "/stat");
+              const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+              const cmdline = Deno.readTextFileSync("/proc/" + entry.name + "/cmdline");
+              if (fields[0] !== "Z" && Number(fields[1]) === Deno.pid && cmdline.includes("runSandboxChild")) count++;
+            } catch { /* not a process, or gone */ }
+          }
+          return count;
+        };
+        const server = await composeForTest({ dir: ${
+        JSON.stringify(dir)
+      }, codeMode: true, codePool: Number(Deno.args[0]) });
+        const answer = await server.request("tools/call", { name: "run_code", arguments: { code: "return 1" } });
+        let seen = children();
+        for (let i = 0; i < 200 && seen < Number(Deno.args[0]); i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          seen = children();
+        }
+        console.log(JSON.stringify({ value: answer.result.structuredContent.value, waiting: seen }));
+        await server.close();
+      `;
+      const path = `${dir}/count_pool.ts`;
+      await Deno.writeTextFile(path, script);
+      const waiting = async (pool: number) => {
+        const { stdout, code } = await new Deno.Command(Deno.execPath(), {
+          args: ["run", "-A", path, String(pool)],
+          stdout: "piped",
+          stderr: "inherit",
+        }).output();
+        strictEqual(code, 0);
+        return JSON.parse(new TextDecoder().decode(stdout).trim());
+      };
+      // After the first run the pool is filled again: two children wait, started ahead; none
+      // without a pool.
+      deepStrictEqual(await waiting(2), { value: 1, waiting: 2 });
+      deepStrictEqual(await waiting(0), { value: 1, waiting: 0 });
     },
   },
   codeResultChars: {
@@ -1067,21 +1105,6 @@ async function ranError(server: Server, code: string): Promise<string> {
   const result = answer.result as { isError?: boolean; content: { text: string }[] };
   strictEqual(result.isError, true, JSON.stringify(answer));
   return result.content[0].text;
-}
-
-/** The pids whose parent is `pid` (Linux's /proc). */
-async function childrenOf(pid: number): Promise<number[]> {
-  const found: number[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      // The parent is the 4th field, after the command in parentheses.
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (parent === pid) found.push(Number(entry.name));
-    } catch { /* gone meanwhile */ }
-  }
-  return found;
 }
 
 /** A 2026-07-28 tools/call as a stdio line. */

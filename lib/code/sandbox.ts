@@ -178,7 +178,7 @@ function checkLimits(limits: SandboxLimits): void {
 }
 
 /** The runner as this process runs: a compiled binary's subcommand, else `deno eval`. */
-function defaultRunner(): RunnerCommand {
+export function defaultRunner(): RunnerCommand {
   if (Deno.build.standalone) return { program: Deno.execPath(), args: [CODE_RUNNER_COMMAND] };
   return {
     program: Deno.execPath(),
