@@ -4,8 +4,9 @@
 //
 // - "distribution" (adr/0018), against the bare Deno loop (bench/contestants/bare_loop.ts):
 //   main.ts from disk; main.ts from a URL, cached and first run (--reload: every module
-//   fetched and transpiled); and the same three for the bundle, dist/toolshed.js (built
-//   afresh into a scratch directory by build/bundle.ts). URLs are served by a static server
+//   fetched and transpiled); the same three for the bundle, dist/toolshed.js (built afresh
+//   into a scratch directory by build/bundle.ts); and the npm package's split, minified
+//   bundle from disk (adr/0074). URLs are served by a static server
 //   on 127.0.0.1 in this process.
 // - "directory", against `main.ts --tools` alone: what the server directory costs, beside
 //   empty resources/ and prompts/ folders and beside the repository's examples.
@@ -60,6 +61,10 @@ const cwd = `${scratch}/cwd`;
 await Deno.mkdir(cwd);
 const bundlePath = `${scratch}/toolshed.js`;
 await bundle(bundlePath);
+// The npm package's: split into an entry and chunks, minified (adr/0074).
+const splitPath = `${scratch}/split/toolshed.js`;
+await Deno.mkdir(`${scratch}/split`);
+await bundle(splitPath, { split: true });
 const { origin, server } = serveRepositoryAndBundle(bundlePath);
 await Deno.mkdir(`${scratch}/empty/resources`, { recursive: true });
 await Deno.mkdir(`${scratch}/empty/prompts`);
@@ -75,6 +80,7 @@ const table: Record<string, Contestant[]> = {
     ["bundle from disk", run(bundlePath, ...tools)],
     ["bundle from a URL, cached", run(`${origin}/toolshed.js`, ...tools)],
     ["bundle from a URL, first run", run(`--reload=${origin}`, `${origin}/toolshed.js`, ...tools)],
+    ["the npm package's split bundle from disk", run(splitPath, ...tools)],
   ],
   directory: [
     ["tools alone (baseline)", run(`${ROOT}main.ts`, ...tools)],

@@ -19,6 +19,30 @@ export function bundleArgs(output: string): string[] {
 }
 
 /**
+ * The arguments that bundle main.ts into `outdir` as chunks, minified (adr/0074): what a start
+ * does not import (the commands, code mode, mounts, OpenAPI, Redis…) stays in chunks of its own,
+ * loaded on first use, and the entry is `main.js`.
+ */
+export function splitBundleArgs(outdir: string): string[] {
+  return [
+    "bundle",
+    "--platform",
+    "deno",
+    "--packages",
+    "bundle",
+    "--code-splitting",
+    "--minify",
+    "--outdir",
+    outdir,
+    "main.ts",
+  ];
+}
+
+/** How a minified chunk makes its `require`: the same prelude as NODE_REQUIRE_PRELUDE, renamed. */
+const MINIFIED_REQUIRE_PRELUDE =
+  /import\{createRequire as __deno_internal_createRequire\} ?from ?"node:module";var ([\w$]+)=__deno_internal_createRequire\(import\.meta\.url\);/g;
+
+/**
  * What esbuild puts at the top of a bundle with CommonJS packages in it: a `require` made
  * from `import.meta.url`. `createRequire` refuses an http: URL, so from a URL the bundle
  * would die before its first line of toolshed; and the static `node:module` import loads
@@ -29,12 +53,15 @@ export const NODE_REQUIRE_PRELUDE =
   'import { createRequire as __deno_internal_createRequire } from "node:module";\n' +
   "var __require = __deno_internal_createRequire(import.meta.url);\n";
 
-/** Its replacement: built-ins on first use, anything else "not found" (as for optional peers). */
-export const LAZY_REQUIRE = "var __require = (id) => {\n" +
-  "  const found = globalThis.process.getBuiltinModule(id);\n" +
-  '  if (found === undefined) throw new Error(`Cannot find module "${id}"`);\n' +
-  "  return found;\n" +
-  "};\n";
+/** Its replacement, as `name`: built-ins on first use, anything else "not found" (as for optional peers). */
+function lazyRequire(name: string): string {
+  return `var ${name} = (id) => {\n` +
+    "  const found = globalThis.process.getBuiltinModule(id);\n" +
+    '  if (found === undefined) throw new Error(`Cannot find module "${id}"`);\n' +
+    "  return found;\n" +
+    "};\n";
+}
+export const LAZY_REQUIRE = lazyRequire("__require");
 
 /** The bundle's text with the prelude replaced; throws if the bundle is not as expected. */
 export function withLazyRequire(text: string): string {
@@ -66,8 +93,12 @@ export function parseBundleArgs(args: string[], cwd: string): BundleRequest {
   return request.kind === "build" ? { kind: "bundle", output: request.output } : request;
 }
 
-/** Bundles `output`; throws an Error saying what failed. */
-export async function bundle(output: string): Promise<void> {
+/**
+ * Bundles `output`; throws an Error saying what failed. With `split`, `output`'s folder (which
+ * must hold nothing else) gets the entry as `output` and its chunks beside it (adr/0074).
+ */
+export async function bundle(output: string, { split = false } = {}): Promise<void> {
+  if (split) return await splitBundle(output);
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     args: bundleArgs(output),
     cwd: ROOT,
@@ -83,6 +114,46 @@ export async function bundle(output: string): Promise<void> {
   }
   await Deno.writeTextFile(output, withLazyRequire(await Deno.readTextFile(output)));
   const imported = await staticImports(output);
+  if (imported.length > 0) {
+    throw new Error(`Cannot finish the bundle: it still imports "${imported.join('", "')}"`);
+  }
+}
+
+async function splitBundle(output: string): Promise<void> {
+  const outdir = output.slice(0, output.lastIndexOf("/"));
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: splitBundleArgs(outdir),
+    cwd: ROOT,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    throw new Error(
+      `Cannot bundle: deno bundle exited with ${code}: ${new TextDecoder().decode(stderr).trim()}`,
+    );
+  }
+  await Deno.rename(`${outdir}/main.js`, output);
+  let preludes = 0;
+  for await (const entry of Deno.readDir(outdir)) {
+    if (!entry.name.endsWith(".js")) continue;
+    const path = `${outdir}/${entry.name}`;
+    const text = await Deno.readTextFile(path);
+    const lazy = text.replace(MINIFIED_REQUIRE_PRELUDE, (_, name: string) => {
+      preludes++;
+      return lazyRequire(name);
+    });
+    if (lazy !== text) await Deno.writeTextFile(path, lazy);
+  }
+  if (preludes !== 1) {
+    throw new Error(
+      `Cannot finish the bundle: deno bundle wrote the require prelude (import of "node:module") ` +
+        `${preludes} times, not once, so build/bundle.ts must learn its new shape`,
+    );
+  }
+  const own = new URL(`file://${outdir}/`).href;
+  const imported = (await staticImports(output)).filter((specifier) => !specifier.startsWith(own));
   if (imported.length > 0) {
     throw new Error(`Cannot finish the bundle: it still imports "${imported.join('", "')}"`);
   }

@@ -1,7 +1,8 @@
 // deno task package:npm: writes the npm package `toolshed` (adr/0065), whose `toolshed` command
-// runs the one-file bundle (adr/0018) on the Deno that npm installs with it, the `deno` package
-// pinned to the Deno this build runs on. A first start then imports nothing from any registry:
-// the bundle holds every module and npm package main.ts loads. Beside it the package carries
+// runs the bundle (adr/0018) on the Deno that npm installs with it, the `deno` package pinned to
+// the Deno this build runs on. A first start then imports nothing from any registry: the bundle
+// holds every module and npm package main.ts loads, split into an entry and chunks loaded on
+// first use, minified (adr/0074: a start loads what it needs). Beside it the package carries
 // mod.ts and lib/ (what a server's tools, tests and an embedding app import, and what
 // `toolshed check` type-checks them against) under a deno.json that maps "@toolshed/toolshed",
 // and what `toolshed compile` and `publish` hand `deno compile`: main.ts (the staged entry
@@ -29,6 +30,8 @@ export const PACKAGE_NAME = NPM_PACKAGE;
 
 /** Where the bundle sits in the package (declared beside commandLine, which recognises it). */
 export const BUNDLE_PATH = NPM_BUNDLE_PATH;
+/** The bundle's folder: its entry and the chunks it loads on first use (adr/0074). */
+const BUNDLE_FOLDER = BUNDLE_PATH.slice(0, BUNDLE_PATH.lastIndexOf("/"));
 
 /** The bin, as it lies in the package. */
 export const BIN_PATH = NPM_BIN_PATH;
@@ -199,7 +202,7 @@ export function packageJson(
       "The toolshed command runs it on the Deno this package installs.",
     keywords: ["mcp", "model-context-protocol", "mcp-server", "deno"],
     bin: { toolshed: BIN_PATH },
-    files: [BIN_PATH, BUNDLE_PATH, "deno.json", ...copied, ...compiled],
+    files: [BIN_PATH, BUNDLE_FOLDER, "deno.json", ...copied, ...compiled],
     engines: { node: ">=18" },
     dependencies: { deno: denoVersion },
   };
@@ -239,7 +242,7 @@ export async function writePackage(output: string): Promise<string> {
   for (const path of [BIN_PATH, BUNDLE_PATH, COMPILE_CONFIG_PATH]) {
     await Deno.mkdir(`${output}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
   }
-  await bundle(`${output}/${BUNDLE_PATH}`);
+  await bundle(`${output}/${BUNDLE_PATH}`, { split: true });
   await Deno.copyFile(`${ROOT}build/npm/toolshed.cjs`, `${output}/${BIN_PATH}`);
   await Deno.chmod(`${output}/${BIN_PATH}`, 0o755);
   await Deno.copyFile(`${ROOT}build/npm/README.md`, `${output}/README.md`);

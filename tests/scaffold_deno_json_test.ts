@@ -35,6 +35,16 @@ Deno.test("serverDenoJson: from the npm package's bundle, the package's mod.ts a
   );
 });
 
+Deno.test("serverDenoJson: from a chunk of the npm package's split bundle, the package's mod.ts and the bundle's entry", () => {
+  const chunk = "file:///usr/lib/node_modules/toolshed/dist/bundle/new-JWE7H6GW.js";
+  const { mod, tasks } = written(chunk);
+  assert.equal(mod, "file:///usr/lib/node_modules/toolshed/mod.ts");
+  assert.equal(
+    tasks.check,
+    "deno run -A /usr/lib/node_modules/toolshed/dist/bundle/toolshed.js check",
+  );
+});
+
 Deno.test("serverDenoJson: from a URL, the mod.ts beside main.ts at that URL", () => {
   const { mod, tasks } = written(
     "https://example.com/toolshed/v1/lib/commands/scaffold_deno_json.ts",

@@ -3,7 +3,7 @@
 // program and path in the command is absolute.
 
 import type { Launch } from "./client_formats.ts";
-import { NPM_BIN_PATH, NPM_PACKAGE, runsNpmBundle } from "./invocation.ts";
+import { bundleEntryOf, NPM_BIN_PATH, NPM_PACKAGE, runsNpmBundle } from "./invocation.ts";
 
 export type LaunchKind = "deno" | "npx" | "binary" | "npm";
 export const LAUNCH_KINDS: readonly LaunchKind[] = ["deno", "npx", "binary", "npm"];
@@ -38,9 +38,10 @@ export interface Self {
 
 /** This process, as Self. */
 export function currentSelf(): Self {
-  // From the npm package this module is inside its bundle, which is what runs (no main.ts).
-  const bundled = runsNpmBundle(import.meta.url);
-  const main = bundled ? new URL(import.meta.url) : new URL("../../main.ts", import.meta.url);
+  // From the npm package this module is inside its bundle, whose entry is what runs (no main.ts).
+  const entry = bundleEntryOf(import.meta.url);
+  const bundled = runsNpmBundle(entry.href);
+  const main = bundled ? entry : new URL("../../main.ts", import.meta.url);
   const windows = Deno.build.os === "windows";
   return {
     main: main.protocol === "file:" ? pathOf(main) : main.href,

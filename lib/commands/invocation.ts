@@ -45,6 +45,18 @@ export function runsNpmBundle(mainModule: string): boolean {
 }
 
 /**
+ * The bundle's entry for a module of it: the npm package's bundle is split (adr/0074), so a
+ * module there is a chunk beside the entry, `dist/bundle/<chunk>.js`; anywhere else (a clone's
+ * module, the one-file bundle) `moduleUrl` itself.
+ */
+export function bundleEntryOf(moduleUrl: string): URL {
+  const url = new URL(moduleUrl);
+  const folder = NPM_BUNDLE_PATH.slice(0, NPM_BUNDLE_PATH.lastIndexOf("/") + 1);
+  const inFolder = url.pathname.slice(0, url.pathname.lastIndexOf("/") + 1).endsWith(`/${folder}`);
+  return inFolder && url.pathname.endsWith(".js") ? new URL(`../../${NPM_BUNDLE_PATH}`, url) : url;
+}
+
+/**
  * The command that runs toolshed as the user runs it, ready to be followed by a subcommand:
  * `deno task toolshed` (a clone, through its task), `npx --yes deno@2.9.6 task toolshed` (the
  * same through npx), `deno run -A main.ts` or `deno run -A https://…/main.ts` (run directly),

@@ -5,7 +5,7 @@
 // it makes the directory Deno's project, so the lock Deno writes is the server's own deno.lock
 // there, never toolshed's.
 import { pathOf } from "./client_launch.ts";
-import { shellWord } from "./invocation.ts";
+import { bundleEntryOf, shellWord } from "./invocation.ts";
 
 /** The file's name, in the server directory. */
 export const SERVER_DENO_JSON = "deno.json";
@@ -30,10 +30,10 @@ export function serverDenoJson(
   if (standalone) return undefined;
   const mod = new URL("../../mod.ts", here);
   // Unbundled, this module is lib/commands/*.ts and main.ts is two folders up; bundled, the
-  // bundle is toolshed's main module itself.
+  // bundle's entry is toolshed's main module (this module may be a chunk beside it, adr/0074).
   const main = /\/lib\/commands\/[^/]+\.ts$/.test(here)
     ? new URL("../../main.ts", here)
-    : new URL(here);
+    : bundleEntryOf(here);
   const config = {
     imports: { "@toolshed/toolshed": mod.href },
     tasks: {
