@@ -99,19 +99,7 @@ export function parseBundleArgs(args: string[], cwd: string): BundleRequest {
  */
 export async function bundle(output: string, { split = false } = {}): Promise<void> {
   if (split) return await splitBundle(output);
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: bundleArgs(output),
-    cwd: ROOT,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (code !== 0) {
-    throw new Error(
-      `Cannot bundle: deno bundle exited with ${code}: ${new TextDecoder().decode(stderr).trim()}`,
-    );
-  }
+  await denoBundle(bundleArgs(output));
   await Deno.writeTextFile(output, withLazyRequire(await Deno.readTextFile(output)));
   const imported = await staticImports(output);
   if (imported.length > 0) {
@@ -119,10 +107,10 @@ export async function bundle(output: string, { split = false } = {}): Promise<vo
   }
 }
 
-async function splitBundle(output: string): Promise<void> {
-  const outdir = output.slice(0, output.lastIndexOf("/"));
+/** Runs `deno ARGS` (a `deno bundle`) in the repository; throws saying why it failed. */
+async function denoBundle(args: string[]): Promise<void> {
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: splitBundleArgs(outdir),
+    args,
     cwd: ROOT,
     env: { NO_COLOR: "1" },
     stdin: "null",
@@ -134,6 +122,11 @@ async function splitBundle(output: string): Promise<void> {
       `Cannot bundle: deno bundle exited with ${code}: ${new TextDecoder().decode(stderr).trim()}`,
     );
   }
+}
+
+async function splitBundle(output: string): Promise<void> {
+  const outdir = output.slice(0, output.lastIndexOf("/"));
+  await denoBundle(splitBundleArgs(outdir));
   await Deno.rename(`${outdir}/main.js`, output);
   let preludes = 0;
   for await (const entry of Deno.readDir(outdir)) {

@@ -7,25 +7,12 @@ import { command, typeErrors } from "../lib/commands/check.ts";
 import { lintForModels } from "../lib/schema/model_lint.ts";
 import { exampleTools } from "./_examples.ts";
 import { BROKEN_API } from "./_openapi_documents.ts";
+import { withDir } from "./_scratch_dir.ts";
+import { memoryIo } from "./_memory_io.ts";
 
 const TOOL = 'export default { description: "d", inputSchema: { type: "object" },\n' +
   '  annotations: { readOnlyHint: true }, handler: () => "" };';
 const REPO = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
-
-/** A scratch server directory holding `files`, removed when `body` ends. */
-async function withDir<T>(files: Record<string, string>, body: (dir: string) => Promise<T>) {
-  const dir = await Deno.makeTempDir({ prefix: "toolshed_check_" });
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      const full = `${dir}/${path}`;
-      await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
-      await Deno.writeTextFile(full, text);
-    }
-    return await body(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 /**
  * `out` without the endpoints' figures and warnings, which every directory that loads has
@@ -47,20 +34,14 @@ function withoutEndpoints(out: string): string {
  * the endpoints' report unless `endpoints`.
  */
 async function check(args: string[], dir = "\0", endpoints = false) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await command.run(args, {
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-    env: (name) => Deno.env.get(name),
-    cwd: Deno.cwd(),
-  });
+  const memory = memoryIo(Deno.cwd());
+  const code = await command.run(args, memory.io);
   return {
     code,
     out: (endpoints ? (text: string) => text : withoutEndpoints)(
-      out.join("").replaceAll(dir, "DIR"),
+      memory.out().replaceAll(dir, "DIR"),
     ),
-    err: err.join("").replaceAll(dir, "DIR"),
+    err: memory.err().replaceAll(dir, "DIR"),
   };
 }
 

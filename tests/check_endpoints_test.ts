@@ -8,6 +8,9 @@ import { command } from "../lib/commands/check.ts";
 import type { HarnessConfig } from "./_in_process.ts";
 import { composeForTest } from "./_in_process.ts";
 import { STATELESS_META, withHangGuard } from "./_server_process.ts";
+import { modernHeaders } from "./_http_server.ts";
+import { withDir } from "./_scratch_dir.ts";
+import { memoryIo } from "./_memory_io.ts";
 
 /** A tool file; `readOnly` false leaves it destructive. */
 function tool(readOnly = true): string {
@@ -32,32 +35,11 @@ function toolsetFiles(): Record<string, string> {
   return files;
 }
 
-/** A scratch server directory holding `files`, removed when `body` ends. */
-async function withDir<T>(files: Record<string, string>, body: (dir: string) => Promise<T>) {
-  const dir = await Deno.makeTempDir({ prefix: "toolshed_endpoints_" });
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      const full = `${dir}/${path}`;
-      await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
-      await Deno.writeTextFile(full, text);
-    }
-    return await body(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 /** Runs `toolshed check ARGS` in memory: its exit code and what it wrote. */
 async function check(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await command.run(args, {
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-    env: (name) => Deno.env.get(name),
-    cwd: Deno.cwd(),
-  });
-  return { code, out: out.join(""), err: err.join("") };
+  const memory = memoryIo(Deno.cwd());
+  const code = await command.run(args, memory.io);
+  return { code, out: memory.out(), err: memory.err() };
 }
 
 interface Endpoint {
@@ -106,12 +88,7 @@ async function served(dir: string, paths: readonly string[], config: HarnessConf
           server.fetch(
             new Request(`http://127.0.0.1${path}`, {
               method: "POST",
-              headers: {
-                "content-type": "application/json",
-                accept: "application/json, text/event-stream",
-                "mcp-protocol-version": "2026-07-28",
-                "mcp-method": "tools/list",
-              },
+              headers: modernHeaders("tools/list"),
               body: JSON.stringify({
                 jsonrpc: "2.0",
                 id: page,
