@@ -57,6 +57,27 @@ export interface ServerProcess {
   finish(): Promise<{ code: number; rest: string[]; stderr: string }>;
 }
 
+/**
+ * Opens a 2025-era session on a stdio `server`: `initialize` (id 1) as `client` declaring
+ * `capabilities`, its answer (returned, parsed), then `notifications/initialized`.
+ */
+export async function openSession(
+  server: ServerProcess,
+  client: string,
+  capabilities: Record<string, unknown> = {},
+  protocolVersion = "2025-11-25",
+): Promise<{ result?: { protocolVersion?: string } }> {
+  await server.send(JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion, capabilities, clientInfo: { name: client, version: "1.0.0" } },
+  }));
+  const answer = JSON.parse((await withHangGuard(server.nextLine(), "initialize"))!);
+  await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  return answer;
+}
+
 export function spawnServer(
   args: string[] = ["--tools", FIXTURE_TOOLS],
   env: Record<string, string> = {},

@@ -4,7 +4,7 @@
 // exporting OTLP to a receiver on 127.0.0.1.
 import assert from "node:assert/strict";
 import { createServer } from "../mod.ts";
-import { spawnServer, withHangGuard } from "./_server_process.ts";
+import { openSession, spawnServer, withHangGuard } from "./_server_process.ts";
 import { cacheEverything, serverDir, toolshedEntry } from "./_mounts.ts";
 import { otelEnv, randomHex, type ReceivedSpan, startReceiver } from "./_otlp.ts";
 
@@ -71,18 +71,7 @@ Deno.test("run_code's inner calls are spans in the run's trace, under its tool s
   );
   let ran: RunResult | undefined;
   try {
-    await server.send(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "code-reach-test", version: "1.0.0" },
-      },
-    }));
-    await withHangGuard(server.nextLine(), "initialize");
-    await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    await openSession(server, "code-reach-test");
     await server.send(JSON.stringify({
       jsonrpc: "2.0",
       id: 2,

@@ -5,7 +5,13 @@
 // inside it; an executable's TRACEPARENT; the duration histograms. Over stdio too. What arrives
 // is awaited by polling until it is there, within a generous bound; nothing measures time.
 import { deepStrictEqual, ok, rejects, strictEqual } from "node:assert/strict";
-import { events, spawnHttpServer, spawnServer, withHangGuard } from "./_server_process.ts";
+import {
+  events,
+  openSession,
+  spawnHttpServer,
+  spawnServer,
+  withHangGuard,
+} from "./_server_process.ts";
 import { otelEnv, randomHex, type ReceivedSpan, startReceiver } from "./_otlp.ts";
 import { formatTraceparent, parseTraceparent } from "../lib/core/telemetry.ts";
 import { builtinsOf, type CoreOptions } from "../lib/core/handle.ts";
@@ -281,18 +287,7 @@ Deno.test("telemetry over stdio: a span per method in the trace of _meta, the to
   let stderr = "";
   let unknown: Record<string, unknown> = {};
   try {
-    await server.send(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: LEGACY,
-        capabilities: {},
-        clientInfo: { name: "telemetry-test", version: "1.0.0" },
-      },
-    }));
-    await withHangGuard(server.nextLine(), "initialize");
-    await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    await openSession(server, "telemetry-test", {}, LEGACY);
     await server.send(JSON.stringify({
       jsonrpc: "2.0",
       id: 2,

@@ -5,7 +5,7 @@
 // stdio pipe gets a real elicitation/create request and its answer comes back by id.
 import assert from "node:assert/strict";
 import { testServer } from "../../mod.ts";
-import { spawnServer, withHangGuard } from "../_server_process.ts";
+import { openSession, spawnServer, withHangGuard } from "../_server_process.ts";
 import { exampleDir } from "./_example.ts";
 
 const DIR = exampleDir("asking");
@@ -74,18 +74,8 @@ Deno.test("examples/asking: a 2025-era client over stdio gets a real request and
   const server = spawnServer(["--dir", DIR]);
   try {
     const next = async () => JSON.parse((await withHangGuard(server.nextLine(), "a line"))!);
-    await server.send(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: { elicitation: {} },
-        clientInfo: { name: "example-test", version: "1" },
-      },
-    }));
-    assert.equal((await next()).result.protocolVersion, "2025-11-25");
-    await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    const opened = await openSession(server, "example-test", { elicitation: {} });
+    assert.equal(opened.result?.protocolVersion, "2025-11-25");
     await server.send(JSON.stringify({
       jsonrpc: "2.0",
       id: 2,
