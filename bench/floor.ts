@@ -139,23 +139,23 @@ export const FLOOR_TARGETS: (RatioTarget & { of: RoundFigure })[] = [
  * returns the tables and the target lines.
  */
 async function http(rounds: number, seconds: number, eachPart: boolean): Promise<string> {
-  const servers = [...SERVERS];
-  if (eachPart) {
-    const alone = PARTS.map(([part, what]): [string, string, string[]] => [
-      part,
-      `bare + ${what} alone`,
-      [FLOOR_HTTP, part],
-    ]);
-    servers.splice(1, 0, ...alone);
-  }
+  const alone = !eachPart ? [] : PARTS.map(([part, what]): [string, string, string[]] => [
+    part,
+    `bare + ${what} alone`,
+    [FLOOR_HTTP, part],
+  ]);
+  // The bursts run bare, floor, toolshed side by side (the targets' ratios a second apart), then
+  // the parts; the tables list the parts between bare and the floor.
+  const bursting = [...SERVERS, ...alone];
+  const servers = [SERVERS[0], ...alone, ...SERVERS.slice(1)];
   const running: RunningServer[] = [];
   let taken: BurstRound[];
   try {
-    for (const [key, label, args] of servers) {
+    for (const [key, label, args] of bursting) {
       running.push(await start({ key, label, args: ["run", "-A", ...args], result }));
     }
     taken = await runBursts(
-      servers.map(([key, label], i) => ({ key, label, url: running[i].url, pid: running[i].pid })),
+      bursting.map(([key, label], i) => ({ key, label, url: running[i].url, pid: running[i].pid })),
       { rounds, seconds, connections: [1, 64], progress: (message) => console.error(message) },
     );
   } finally {
