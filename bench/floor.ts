@@ -11,13 +11,33 @@
 // HTTP (wrk, the `tools/call` echo of bench:http, every answer checked): the bare `Deno.serve`;
 // the same answer with Deno's share of toolshed's request path (bench/contestants/floor_http.ts);
 // toolshed `--http`; at 1 connection (p50) and at 64 (requests/s). With --each-part, also the
-// bare server with each part of Deno's share alone (floor_http.ts PART).
+// bare server with each part of Deno's share alone (floor_http.ts PART). All of them are up side
+// by side and loaded in turn by bursts of S seconds (default 1), the order reversed every other
+// round (bench/http/bursts.ts): each ratio is taken within a round, and its median over the N
+// rounds is printed with its spread, issue 42's targets (toolshed ÷ the floor program) with
+// whether each holds. With --write-docs, the tables go into docs/performance.md between its
+// floor markers.
 //
 //   deno run -A bench/floor.ts [--rounds N] [--seconds S] [--no-http] [--each-part]
+//                              [--write-docs]
 import { parseArgs } from "../lib/host/args.ts";
 import { firstAnswer } from "./_first_answer.ts";
-import { start } from "./http/server.ts";
-import { removeScript, wrk } from "./http/wrk.ts";
+import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
+import {
+  type BurstRound,
+  figureOf,
+  formatRatio,
+  median,
+  type RatioTarget,
+  type RoundFigure,
+  roundRatios,
+  runBursts,
+  spreadOf,
+  verdictLine,
+  verdictOf,
+} from "./http/bursts.ts";
+import { type RunningServer, start } from "./http/server.ts";
+import { removeScript } from "./http/wrk.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const TOOLS = `${ROOT}bench/tools`;
@@ -32,10 +52,17 @@ const STARTS: [string, string[]][] = [
 ];
 
 const FLOOR_HTTP = `${ROOT}bench/contestants/floor_http.ts`;
-const SERVERS: [string, string[]][] = [
-  ["bare `Deno.serve`", [`${ROOT}bench/contestants/bare_http.ts`]],
-  ["bare + Deno's share of toolshed's path", [FLOOR_HTTP]],
-  ["toolshed `--http`", [`${ROOT}main.ts`, "--tools", TOOLS, "--http", "127.0.0.1:0"]],
+/** The HTTP servers by key (the targets name "floor" and "toolshed"), label and arguments. */
+const SERVERS: [string, string, string[]][] = [
+  ["bare", "bare `Deno.serve`", [`${ROOT}bench/contestants/bare_http.ts`]],
+  ["floor", "bare + Deno's share of toolshed's path", [FLOOR_HTTP]],
+  ["toolshed", "toolshed `--http`", [
+    `${ROOT}main.ts`,
+    "--tools",
+    TOOLS,
+    "--http",
+    "127.0.0.1:0",
+  ]],
 ];
 /** The parts of Deno's share (floor_http.ts), each alone with --each-part. */
 const PARTS: [string, string][] = [
@@ -44,12 +71,6 @@ const PARTS: [string, string][] = [
   ["headers", "the eight header reads"],
   ["body", "the body as bytes, checked as UTF-8"],
 ];
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
 
 /** Rows of label, then each figure with its ratio to the first row's (the ceiling). */
 export function table(
@@ -71,7 +92,8 @@ export function table(
   return lines.join("\n");
 }
 
-async function startUp(rounds: number): Promise<void> {
+/** Start-up's table: spawn → first answer, and VmHWM. */
+async function startUp(rounds: number): Promise<string> {
   const cwd = await Deno.makeTempDir({ prefix: "toolshed_floor_" });
   try {
     const taken = STARTS.map(() => ({ ms: [] as number[], peak: [] as number[] }));
@@ -83,57 +105,94 @@ async function startUp(rounds: number): Promise<void> {
         taken[i].peak.push(Number(status.match(/^VmHWM:\s+(\d+) kB$/m)?.[1]) / 1024);
       }
     }
-    console.log(`\nStart-up: ${rounds} interleaved rounds, medians (ratio to the bare loop)\n`);
-    console.log(table(
+    return `Start-up: ${rounds} interleaved rounds, medians (ratio to the bare loop)\n\n` + table(
       ["process", "first answer ms", "VmHWM MB"],
       STARTS.map(([label], i) => ({
         label,
         figures: [median(taken[i].ms), median(taken[i].peak)],
       })),
       [1, 1],
-    ));
+    );
   } finally {
     await Deno.remove(cwd, { recursive: true });
   }
 }
 
-async function http(rounds: number, seconds: number, eachPart: boolean): Promise<void> {
-  if (eachPart) {
-    const alone = PARTS.map(([part, what]): [string, string[]] => [
-      `bare + ${what} alone`,
-      [FLOOR_HTTP, part],
-    ]);
-    SERVERS.splice(1, 0, ...alone);
-  }
-  const taken = SERVERS.map(() => ({ p50: [] as number[], rps: [] as number[] }));
-  for (let round = 0; round < rounds; round++) {
-    for (const [i, [label, args]] of SERVERS.entries()) {
-      const server = await start({ key: `floor${i}`, label, args: ["run", "-A", ...args], result });
-      try {
-        for (const [connections, into] of [[1, taken[i].p50], [64, taken[i].rps]] as const) {
-          const run = await wrk({ url: server.url, connections, seconds });
-          if (run.bad > 0 || run.requests === 0) {
-            throw new Error(`${label}: ${run.bad} bad answers of ${run.requests}`);
-          }
-          into.push(connections === 1 ? run.p50Ms * 1000 : run.rps);
-        }
-      } finally {
-        await server.close();
-      }
+/** Issue 42's targets (adr/0074): toolshed ÷ the floor program, over HTTP. */
+export const FLOOR_TARGETS: (RatioTarget & { of: RoundFigure })[] = [
+  {
+    figure: "requests/s at 64 connections, toolshed ÷ the floor program",
+    wanted: "≥ 0.9×",
+    meets: (ratio) => ratio >= 0.9,
+    of: figureOf(64, "rps"),
+  },
+  {
+    figure: "p50 at 1 connection, toolshed ÷ the floor program",
+    wanted: "≤ 1.15×",
+    meets: (ratio) => ratio <= 1.15,
+    of: figureOf(1, "p50Ms"),
+  },
+];
+
+/**
+ * Every server up side by side, loaded in turn by bursts of `seconds` (bench/http/bursts.ts);
+ * returns the tables and the target lines.
+ */
+async function http(rounds: number, seconds: number, eachPart: boolean): Promise<string> {
+  const alone = !eachPart ? [] : PARTS.map(([part, what]): [string, string, string[]] => [
+    part,
+    `bare + ${what} alone`,
+    [FLOOR_HTTP, part],
+  ]);
+  // The bursts run bare, floor, toolshed side by side (the targets' ratios a second apart), then
+  // the parts; the tables list the parts between bare and the floor.
+  const bursting = [...SERVERS, ...alone];
+  const servers = [SERVERS[0], ...alone, ...SERVERS.slice(1)];
+  const running: RunningServer[] = [];
+  let taken: BurstRound[];
+  try {
+    for (const [key, label, args] of bursting) {
+      running.push(await start({ key, label, args: ["run", "-A", ...args], result }));
     }
+    taken = await runBursts(
+      bursting.map(([key, label], i) => ({ key, label, url: running[i].url, pid: running[i].pid })),
+      { rounds, seconds, connections: [1, 64], progress: (message) => console.error(message) },
+    );
+  } finally {
+    await Promise.all(running.map((server) => server.close()));
+    await removeScript();
   }
-  await removeScript();
-  console.log(
-    `\nHTTP: ${rounds} interleaved rounds of ${seconds} s runs, medians (ratio to bare)\n`,
-  );
-  console.log(table(
-    ["server", "p50 µs, 1 connection", "requests/s, 64 connections"],
-    SERVERS.map(([label], i) => ({
-      label,
-      figures: [median(taken[i].p50), median(taken[i].rps)],
-    })),
-    [1, 0],
-  ));
+  const p50 = figureOf(1, "p50Ms");
+  const rps = figureOf(64, "rps");
+  const cell = (of: RoundFigure, key: string, scale: number, digits: number) => {
+    const value = median(taken.flatMap((round) => of(round, key) ?? [])) * scale;
+    const ratio = key === "bare"
+      ? "1.00×"
+      : formatRatio(spreadOf(roundRatios(taken, key, "bare", of)));
+    return `${value.toLocaleString("en-US", { maximumFractionDigits: digits })} | ${ratio}`;
+  };
+  const lines = [
+    `HTTP: every server up side by side, ${rounds} rounds of ${seconds} s wrk bursts, each ` +
+    `round loading each server in turn (the order reversed every other round); medians of the ` +
+    `figures, and of the per-round ratios to the bare server with their spread (min–max; ` +
+    `interquartile range)`,
+    "",
+    "| server | p50 µs, 1 connection | ÷ bare | requests/s, 64 connections | ÷ bare |",
+    "|---|---|---|---|---|",
+    ...servers.map(([key, label]) =>
+      `| ${label} | ${cell(p50, key, 1000, 1)} | ${cell(rps, key, 1, 0)} |`
+    ),
+    "",
+    `Issue 42's targets, toolshed ÷ the floor program of the same round, median of ${rounds} ` +
+    `rounds (min–max; interquartile range):`,
+    "",
+    ...FLOOR_TARGETS.map((target) =>
+      `- ${
+        verdictLine(target, verdictOf(target, roundRatios(taken, "toolshed", "floor", target.of)))
+      }`
+    ),
+  ];
+  return lines.join("\n");
 }
 
 /** wrk checks the echoed text of every answer; the exact result is bench:http's to check. */
@@ -149,14 +208,32 @@ if (import.meta.main) {
       seconds: { type: "string" },
       "no-http": { type: "boolean" },
       "each-part": { type: "boolean" },
+      "write-docs": { type: "boolean" },
     },
   });
   const rounds = Number(values.rounds ?? "11");
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    throw new Error(`Cannot run "${values.rounds}" rounds: give a whole number ≥ 1`);
+  }
+  const seconds = Number(values.seconds ?? "1");
+  const withHttp = values["no-http"] !== true;
+  if (values["write-docs"] === true && !withHttp) {
+    throw new Error("Cannot write the docs with --no-http: the page holds both parts");
+  }
   console.log(
     `deno task bench:floor on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}`,
   );
-  await startUp(rounds);
-  if (values["no-http"] !== true) {
-    await http(Math.min(rounds, 5), Number(values.seconds ?? "3"), values["each-part"] === true);
+  const parts = [await startUp(rounds)];
+  console.log(`\n${parts[0]}`);
+  if (withHttp) {
+    parts.push(await http(rounds, seconds, values["each-part"] === true));
+    console.log(`\n${parts[1]}`);
+  }
+  if (values["write-docs"] === true) {
+    const command = `deno task bench:floor${values["each-part"] === true ? " --each-part" : ""}`;
+    const measured = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}, Deno ` +
+      `${Deno.version.deno}: \`${command}\`, ${rounds} rounds.`;
+    await writeDocs(`${ROOT}${PERFORMANCE_PAGE}`, "floor", [measured, ...parts].join("\n\n"));
+    console.error(`Updated the floor tables of ${PERFORMANCE_PAGE}`);
   }
 }

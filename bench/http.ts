@@ -7,15 +7,19 @@
 // handler. The OAuth contestant's authorization server is a stand-in served by this process
 // (bench/http/issuer.ts: metadata and keys only, tokens signed with jose); toolshed's
 // verification of each token is the real one, and the issuer's requests are counted. The load
-// generator is wrk (Debian package `wrk`), at 1 and 64 connections. Contestants are measured
-// round by round, interleaved, each in a fresh process; every ratio is taken within a round
-// before the median is taken. Every answer is checked: before each timed run a few requests go
-// out with `fetch` and their whole answers are compared with the exact expected JSON (and a
-// request without credentials must get 401 where credentials are asked for), and during the
-// run wrk's script counts every answer that is not a 200 carrying the echoed text (any such
-// answer fails the benchmark). Memory: a fresh toolshed answers 10,000, then 100,000, then
-// 300,000 requests in all, and its RSS is read after each; so does one with OAuth, once, in the
-// last round (at its pace that takes minutes; not with --quick).
+// generator is wrk (Debian package `wrk`), at 1 and 64 connections. Every contestant is up side
+// by side for the whole run, and each round loads each in turn with one short burst (1 s by
+// default) at 1 connection, then at 64, the order reversed every other round
+// (bench/http/bursts.ts): on 2 shared cores one program's rate swings by half within seconds,
+// so each ratio is taken within a round, between bursts a second or a few apart, and its median
+// over the rounds is printed with its spread (min–max; interquartile range). Every answer is
+// checked: after each process starts and after the bursts, a few requests go out with `fetch`
+// and their whole answers are compared with the exact expected JSON (and a request without
+// credentials must get 401 where credentials are asked for), and during each burst wrk's script
+// counts every answer that is not a 200 carrying the echoed text (any such answer fails the
+// benchmark). Memory: a fresh toolshed answers 10,000, then 100,000, then 300,000 requests in
+// all, and its RSS is read after each (a fresh process as many times as rounds, at most five);
+// so does one with OAuth, once (at its pace that takes minutes; not with --quick).
 //
 //   deno run -A bench/http.ts [--rounds N] [--seconds S] [--quick] [--write-docs]
 //                             [--against DIR] [--otel]
@@ -32,18 +36,24 @@
 // ever refuse: its buckets in its memory, and in a redis-server this process starts on loopback
 // (one EVALSHA per request); a table gives each ÷ toolshed without a limit.
 import { parseArgs } from "node:util";
-import { median } from "./e2e/measure.ts";
 import { check } from "./http/request.ts";
 import {
-  cpuSeconds,
-  type HttpContestant,
-  rssMb,
-  type RunningServer,
-  start,
-} from "./http/server.ts";
-import { removeScript, wrk, type WrkResult } from "./http/wrk.ts";
+  type Burst,
+  type BurstRound,
+  figureOf,
+  formatRatio,
+  median,
+  ratioTable,
+  type RatioTarget,
+  type RoundFigure,
+  roundRatios,
+  runBursts,
+  verdictOf,
+} from "./http/bursts.ts";
+import { type HttpContestant, rssMb, type RunningServer, start } from "./http/server.ts";
+import { removeScript, wrk } from "./http/wrk.ts";
 import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
-import { againstCheckout, changeTable } from "./_against.ts";
+import { againstCheckout } from "./_against.ts";
 import { startOtlpSink } from "./_otel.ts";
 import { DEFAULT_ALGORITHM, type StandInIssuer, startIssuer } from "./http/issuer.ts";
 
@@ -52,6 +62,8 @@ const LISTEN = "127.0.0.1:0";
 const CONNECTIONS = [1, 64] as const;
 /** RSS is read after this many requests in all; the target compares the first two. */
 const MEMORY_MARKS = [10_000, 100_000, 300_000] as const;
+/** At most this many fresh toolshed processes answer MEMORY_MARKS requests (one per round). */
+const MEMORY_RUNS = 5;
 
 /**
  * The busy work of the calibration contestant: about what toolshed's path does per request
@@ -187,28 +199,16 @@ async function hasOAuth(main: string): Promise<boolean> {
   return (decoder.decode(stdout) + decoder.decode(stderr)).includes("--auth-issuer");
 }
 
-interface LoadFigures {
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  cpuUsPerRequest: number;
-}
-
-/** What a contestant's authorization server was asked. */
+/** What the contestants' authorization server was asked. */
 interface IssuerRequests {
-  /** During the timed runs (with the key set cached, none is expected). */
+  /** During the timed bursts (with the key set cached, none is expected). */
   timed: number;
-  /** Requests toolshed answered in those runs, each with its token verified. */
+  /** Requests the OAuth contestant answered in those bursts, each with its token verified. */
   verified: number;
-  /** Over the process's whole life: checks, warm-up and timed runs. */
+  /** Over the OAuth processes' whole life: checks, warm-up and timed bursts. */
   all: number;
-}
-
-interface RoundResult {
-  /** By connection count. */
-  load: Record<number, LoadFigures>;
-  peakRssMb: number;
-  issuer?: IssuerRequests;
+  /** How many OAuth processes were up (this commit's, and the --against tree's). */
+  processes: number;
 }
 
 interface MemoryResult {
@@ -219,71 +219,85 @@ interface MemoryResult {
   issuerRequests?: number;
 }
 
-interface Round {
-  byKey: Record<string, RoundResult>;
-  memory: MemoryResult;
-  /** The same for toolshed with OAuth, measured in the last round only (not with --quick). */
+/** Everything one run measured. */
+interface Measurement {
+  /** Each round's bursts, by contestant key, then by connections. */
+  rounds: BurstRound[];
+  /** Each contestant's VmHWM at the end of the bursts, by key (one process each). */
+  peakRssMb: Record<string, number>;
+  issuer: IssuerRequests;
+  /** One fresh toolshed per memory run. */
+  memory: MemoryResult[];
+  /** The same for toolshed with OAuth, measured once (not with --quick). */
   oauthMemory?: MemoryResult;
 }
 
-interface Target {
-  figure: string;
-  wanted: string;
-  /** The round's ratio, or undefined when the round did not measure it. */
-  ratio(round: Round): number | undefined;
-  holds(ratio: number): boolean;
+interface Target extends RatioTarget {
+  /** The ratios measured (per round, or per memory run); none when not measured. */
+  ratios(measured: Measurement): number[];
 }
+
+/** toolshed's ratio to `before` at a figure, in every round. */
+const toolshedTo = (before: string, of: RoundFigure) => (measured: Measurement) =>
+  roundRatios(measured.rounds, "toolshed", before, of);
 
 const TARGETS: Target[] = [
   {
     figure: "requests/s at 64 connections vs bare `Deno.serve`",
     wanted: "≥ 0.7×",
-    ratio: (r) => r.byKey.toolshed.load[64].rps / r.byKey.bare.load[64].rps,
-    holds: (x) => x >= 0.7,
+    ratios: toolshedTo("bare", figureOf(64, "rps")),
+    meets: (x) => x >= 0.7,
   },
   {
     figure: "requests/s at 64 connections vs official SDK v2",
     wanted: "≥ 3×",
-    ratio: (r) => r.byKey.toolshed.load[64].rps / r.byKey.sdk.load[64].rps,
-    holds: (x) => x >= 3,
+    ratios: toolshedTo("sdk", figureOf(64, "rps")),
+    meets: (x) => x >= 3,
   },
   {
     figure: "p50 latency at 1 connection vs bare `Deno.serve`",
     wanted: "≤ 1.3×",
-    ratio: (r) => r.byKey.toolshed.load[1].p50Ms / r.byKey.bare.load[1].p50Ms,
-    holds: (x) => x <= 1.3,
+    ratios: toolshedTo("bare", figureOf(1, "p50Ms")),
+    meets: (x) => x <= 1.3,
   },
   {
     figure: `calibration: the bare server with ${BUSY_US} µs of busy work vs without`,
     wanted: "—",
-    ratio: (r) => r.byKey.busy.load[64].rps / r.byKey.bare.load[64].rps,
-    holds: () => true,
+    ratios: (m) => roundRatios(m.rounds, "busy", "bare", figureOf(64, "rps")),
+    meets: () => true,
   },
   {
     figure: "memory flat: RSS after 100,000 requests vs after 10,000",
     wanted: "≤ 1.1×",
-    ratio: (r) => r.memory.rssMb[1] / r.memory.rssMb[0],
-    holds: (x) => x <= 1.1,
+    ratios: (m) => m.memory.map((run) => run.rssMb[1] / run.rssMb[0]),
+    meets: (x) => x <= 1.1,
   },
   {
     figure: "memory flat with OAuth: RSS after 100,000 requests vs after 10,000",
     wanted: "≤ 1.1×",
-    ratio: (r) => r.oauthMemory && r.oauthMemory.rssMb[1] / r.oauthMemory.rssMb[0],
-    holds: (x) => x <= 1.1,
+    ratios: (m) => m.oauthMemory ? [m.oauthMemory.rssMb[1] / m.oauthMemory.rssMb[0]] : [],
+    meets: (x) => x <= 1.1,
   },
 ];
 
-/** A figure of one contestant in one round, for the tables of per-round ratios. */
-const load = (connections: number, name: keyof LoadFigures) => (round: Round, key: string) =>
-  round.byKey[key]?.load[connections]?.[name];
-const RATIO_FIGURES = [
-  { name: "req/s, 64 connections", of: load(64, "rps") },
-  { name: "CPU per request, 64 connections", of: load(64, "cpuUsPerRequest") },
-  { name: "req/s, 1 connection", of: load(1, "rps") },
-  { name: "p50, 1 connection", of: load(1, "p50Ms") },
-  { name: "p99, 1 connection", of: load(1, "p99Ms") },
-  { name: "peak RSS", of: (round: Round, key: string) => round.byKey[key]?.peakRssMb },
-];
+/** The figures of the tables of ratios: per round from the bursts, peak RSS once per process. */
+function ratioFigures(measured: Measurement) {
+  const perRound = (of: RoundFigure) => (after: string, before: string) =>
+    roundRatios(measured.rounds, after, before, of);
+  const peak = measured.peakRssMb;
+  return [
+    { name: "req/s, 64 connections", ratios: perRound(figureOf(64, "rps")) },
+    { name: "CPU per request, 64 connections", ratios: perRound(figureOf(64, "cpuUsPerRequest")) },
+    { name: "req/s, 1 connection", ratios: perRound(figureOf(1, "rps")) },
+    { name: "p50, 1 connection", ratios: perRound(figureOf(1, "p50Ms")) },
+    { name: "p99, 1 connection", ratios: perRound(figureOf(1, "p99Ms")) },
+    {
+      name: "peak RSS (one process each)",
+      ratios: (after: string, before: string) =>
+        peak[after] === undefined || peak[before] === undefined ? [] : [peak[after] / peak[before]],
+    },
+  ];
+}
 
 /** What authentication costs: each way of knowing callers ÷ another, within each round. */
 const AUTH_PAIRS = [
@@ -292,12 +306,30 @@ const AUTH_PAIRS = [
   { label: "OAuth ÷ shared token", after: "oauth", before: "token" },
 ];
 
+/**
+ * The order of the bursts within a round (reversed every other round): each contestant beside
+ * the one its ratios divide by, a second apart, where it can be.
+ */
+const BURST_ORDER = [
+  "busy",
+  "bare",
+  "toolshed",
+  "against",
+  "metrics",
+  "limited",
+  "limited-redis",
+  "token",
+  "oauth",
+  "against-oauth",
+  "sdk",
+];
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
     options: {
-      rounds: { type: "string", default: "5" },
-      seconds: { type: "string", default: "5" },
+      rounds: { type: "string", default: "10" },
+      seconds: { type: "string", default: "1" },
       quick: { type: "boolean", default: false },
       "write-docs": { type: "boolean", default: false },
       json: { type: "string" },
@@ -317,8 +349,8 @@ async function main(): Promise<void> {
     // Every contestant inherits this environment: toolshed would ask all of them for the token.
     throw new Error("Cannot run bench:http with TOOLSHED_HTTP_TOKEN set: unset it first");
   }
-  const rounds = values.quick ? 1 : Number(values.rounds);
-  const seconds = values.quick ? 2 : Number(values.seconds);
+  const rounds = values.quick ? 2 : Number(values.rounds);
+  const seconds = values.quick ? 1 : Number(values.seconds);
   await requireWrk();
 
   const issuer = await startIssuer();
@@ -381,22 +413,19 @@ async function main(): Promise<void> {
       limited("limited-redis", ` --redis`, ["--redis", redis.url]),
     );
   }
-  const results: Round[] = [];
+  let measured: Measurement;
   try {
-    for (let round = 0; round < rounds; round++) {
-      const byKey: Record<string, RoundResult> = {};
-      // Rotate the order each round so that no contestant always runs first or last.
-      const order = CONTESTANTS.map((_, i) => CONTESTANTS[(i + round) % CONTESTANTS.length]);
-      for (const contestant of order) {
-        progress(`Round ${round + 1}/${rounds}: ${contestant.label}`);
-        byKey[contestant.key] = await measureRound(contestant, seconds);
-      }
-      progress(`Round ${round + 1}/${rounds}: toolshed memory over 300,000 requests`);
-      results.push({ byKey, memory: await measureMemory(TOOLSHED) });
-      if (round === rounds - 1 && !values.quick) {
-        progress(`Round ${round + 1}/${rounds}: toolshed with OAuth, memory over 300,000 requests`);
-        results[round].oauthMemory = await measureMemory(oauth);
-      }
+    const bursts = await measureBursts(rounds, seconds);
+    const memory: MemoryResult[] = [];
+    const memoryRuns = values.quick ? 1 : Math.min(rounds, MEMORY_RUNS);
+    for (let run = 0; run < memoryRuns; run++) {
+      progress(`Memory ${run + 1}/${memoryRuns}: toolshed over 300,000 requests`);
+      memory.push(await measureMemory(TOOLSHED));
+    }
+    measured = { ...bursts, memory };
+    if (!values.quick) {
+      progress("Memory: toolshed with OAuth over 300,000 requests");
+      measured.oauthMemory = await measureMemory(oauth);
     }
   } finally {
     await removeScript();
@@ -408,32 +437,32 @@ async function main(): Promise<void> {
     await redis?.stop();
   }
 
-  const report = summarize(results, seconds);
+  const report = summarize(measured, seconds);
   const tables = render(report);
   console.log(tables);
   if (against !== undefined) {
     console.log(
-      `\nThis commit ÷ ${against.label}: medians of per-round ratios (each round's in brackets).\n\n` +
-        changeTable(results, againstPairs, RATIO_FIGURES) +
+      `\nThis commit ÷ ${against.label}: medians of per-round ratios (min–max; interquartile range).\n\n` +
+        ratioTable(againstPairs, ratioFigures(measured)) +
         notes.map((note) => `\n\n${note}`).join(""),
     );
   }
   if (values.metrics) {
     console.log(
-      `\nWith --metrics ÷ without: medians of per-round ratios (each round's in brackets).\n\n` +
-        changeTable(results, [
+      `\nWith --metrics ÷ without: medians of per-round ratios (min–max; interquartile range).\n\n` +
+        ratioTable([
           { label: "toolshed --http --metrics", after: "metrics", before: "toolshed" },
-        ], RATIO_FIGURES),
+        ], ratioFigures(measured)),
     );
   }
   if (redis !== undefined) {
     console.log(
-      `\nWith --rate-limit ${NEVER_REFUSED} ÷ without: medians of per-round ratios (each round's ` +
-        `in brackets).\n\n` +
-        changeTable(results, [
+      `\nWith --rate-limit ${NEVER_REFUSED} ÷ without: medians of per-round ratios (min–max; ` +
+        `interquartile range).\n\n` +
+        ratioTable([
           { label: "local buckets", after: "limited", before: "toolshed" },
           { label: "buckets in Redis", after: "limited-redis", before: "toolshed" },
-        ], RATIO_FIGURES),
+        ], ratioFigures(measured)),
     );
   }
   if (values.json !== undefined) {
@@ -446,36 +475,51 @@ async function main(): Promise<void> {
   }
 }
 
-/** A fresh process: checked, warmed up, then one timed run per connection count. */
-async function measureRound(contestant: HttpContestant, seconds: number): Promise<RoundResult> {
-  const asked = () => contestant.issuer?.requests() ?? 0;
-  const askedBefore = asked();
-  const server = await start(contestant);
+/** Every contestant up side by side, checked, loaded in turn by bursts, then checked again. */
+async function measureBursts(
+  rounds: number,
+  seconds: number,
+): Promise<Pick<Measurement, "rounds" | "peakRssMb" | "issuer">> {
+  const issuers = [...new Set(CONTESTANTS.flatMap((contestant) => contestant.issuer ?? []))];
+  const asked = () => sum(issuers.map((issuer) => issuer.requests()));
+  const askedAtFirst = asked();
+  const order = BURST_ORDER.flatMap((key) => CONTESTANTS.filter((c) => c.key === key));
+  const unplaced = CONTESTANTS.filter((contestant) => !order.includes(contestant));
+  if (unplaced.length > 0) {
+    throw new Error(`Cannot order the bursts: "${unplaced[0].key}" has no place in BURST_ORDER`);
+  }
+  const running = new Map<string, RunningServer>();
   try {
-    await check(contestant, server);
-    // Warm-up: let the JIT see the hot path, and every connection be opened once.
-    expectGood(contestant, await wrk({ ...runOf(server), connections: 64, seconds: 2 }));
-    const load: Record<number, LoadFigures> = {};
-    const issuer: IssuerRequests = { timed: 0, verified: 0, all: 0 };
-    for (const connections of CONNECTIONS) {
+    for (const contestant of CONTESTANTS) {
+      progress(`Starting ${contestant.label}`);
+      const server = await start(contestant);
+      running.set(contestant.key, server);
       await check(contestant, server);
-      const cpuBefore = cpuSeconds(server.pid);
-      const askedBeforeRun = asked();
-      const run = expectGood(contestant, await wrk({ ...runOf(server), connections, seconds }));
-      const cpuUsPerRequest = (cpuSeconds(server.pid) - cpuBefore) * 1e6 / run.requests;
-      issuer.timed += asked() - askedBeforeRun;
-      issuer.verified += run.requests;
-      load[connections] = { rps: run.rps, p50Ms: run.p50Ms, p99Ms: run.p99Ms, cpuUsPerRequest };
     }
-    await check(contestant, server);
-    issuer.all = asked() - askedBefore;
+    const askedBefore = asked();
+    const taken = await runBursts(
+      order.map(({ key, label }) => {
+        const { url, authorization, pid } = running.get(key)!;
+        return { key, label, url, authorization, pid };
+      }),
+      { rounds, seconds, connections: CONNECTIONS, progress },
+    );
+    const timed = asked() - askedBefore;
+    for (const contestant of CONTESTANTS) await check(contestant, running.get(contestant.key)!);
     return {
-      load,
-      peakRssMb: rssMb(server.pid, "VmHWM"),
-      ...(contestant.issuer === undefined ? {} : { issuer }),
+      rounds: taken,
+      peakRssMb: Object.fromEntries(
+        [...running].map(([key, server]) => [key, rssMb(server.pid, "VmHWM")]),
+      ),
+      issuer: {
+        timed,
+        verified: sum(taken.flatMap((round) => CONNECTIONS.map((c) => round.oauth[c].requests))),
+        all: asked() - askedAtFirst,
+        processes: CONTESTANTS.filter((contestant) => contestant.issuer !== undefined).length,
+      },
     };
   } finally {
-    await server.close();
+    await Promise.all([...running.values()].map((server) => server.close()));
   }
 }
 
@@ -490,12 +534,18 @@ async function measureMemory(contestant: HttpContestant): Promise<MemoryResult> 
     let answered = 0;
     for (const mark of MEMORY_MARKS) {
       const run = await wrk({
-        ...runOf(server),
+        url: server.url,
+        authorization: server.authorization,
         connections: 64,
         seconds: 600,
         limit: mark - answered,
       });
-      answered += expectGood(contestant, run).requests;
+      if (run.bad > 0 || run.requests === 0) {
+        throw new Error(
+          `${contestant.label}: ${run.bad} of ${run.requests} answers were wrong or failed`,
+        );
+      }
+      answered += run.requests;
       rss.push(rssMb(server.pid, "VmRSS"));
     }
     await check(contestant, server);
@@ -509,58 +559,34 @@ async function measureMemory(contestant: HttpContestant): Promise<MemoryResult> 
   }
 }
 
-/** What wrk needs of a running server: its URL and the credentials its requests carry. */
-function runOf(server: RunningServer): { url: string; authorization?: string } {
-  return { url: server.url, authorization: server.authorization };
-}
-
-function expectGood(contestant: HttpContestant, run: WrkResult): WrkResult {
-  if (run.bad > 0 || run.requests === 0) {
-    throw new Error(
-      `${contestant.label}: ${run.bad} of ${run.requests} answers were wrong or failed`,
-    );
-  }
-  return run;
-}
-
-function summarize(results: Round[], seconds: number) {
-  const medians: Record<string, RoundResult> = {};
+function summarize(measured: Measurement, seconds: number) {
+  const medians: Record<string, { load: Record<number, BurstMedians>; peakRssMb: number }> = {};
   for (const { key } of CONTESTANTS) {
-    const mine = results.map((round) => round.byKey[key]);
-    const load: Record<number, LoadFigures> = {};
+    const load: Record<number, BurstMedians> = {};
     for (const c of CONNECTIONS) {
-      const of = (pick: (f: LoadFigures) => number) => median(mine.map((r) => pick(r.load[c])));
+      const of = (name: keyof BurstMedians) =>
+        median(measured.rounds.map((round) => round[key][c][name]));
       load[c] = {
-        rps: of((f) => f.rps),
-        p50Ms: of((f) => f.p50Ms),
-        p99Ms: of((f) => f.p99Ms),
-        cpuUsPerRequest: of((f) => f.cpuUsPerRequest),
+        rps: of("rps"),
+        p50Ms: of("p50Ms"),
+        p99Ms: of("p99Ms"),
+        cpuUsPerRequest: of("cpuUsPerRequest"),
       };
     }
-    medians[key] = { load, peakRssMb: median(mine.map((r) => r.peakRssMb)) };
+    medians[key] = { load, peakRssMb: measured.peakRssMb[key] };
   }
   const memoryOf = (runs: MemoryResult[]) => ({
     rssMb: MEMORY_MARKS.map((_, i) => median(runs.map((run) => run.rssMb[i]))),
     peakRssMb: median(runs.map((run) => run.peakRssMb)),
+    runs: runs.length,
   });
-  const oauthMemoryRounds = results.flatMap((round) => round.oauthMemory ?? []);
-  // The issuer's requests are summed over the rounds: any at all during a timed run is news.
-  const oauthRounds = results.map((round) => round.byKey.oauth.issuer!);
-  const issuer = {
-    timed: sum(oauthRounds.map((r) => r.timed)),
-    verified: sum(oauthRounds.map((r) => r.verified)),
-    perProcess: oauthRounds.map((r) => r.all),
-    overMemoryRun: results.flatMap((round) => round.oauthMemory?.issuerRequests ?? []),
-  };
   const targets = TARGETS.map((target) => {
-    const perRound = results.flatMap((round) => target.ratio(round) ?? []);
-    const ratio = perRound.length === 0 ? NaN : median(perRound);
+    const ratios = target.ratios(measured);
     return {
       figure: target.figure,
       wanted: target.wanted,
-      ratio,
-      perRound,
-      holds: target.holds(ratio),
+      ratios,
+      verdict: ratios.length === 0 ? undefined : verdictOf(target, ratios),
     };
   });
   return {
@@ -568,18 +594,21 @@ function summarize(results: Round[], seconds: number) {
     machine: machine(),
     deno: Deno.version.deno,
     wrk: "4.1",
-    rounds: results.length,
-    secondsPerRun: seconds,
+    rounds: measured.rounds.length,
+    secondsPerBurst: seconds,
     contestants: CONTESTANTS.map(({ key, label }) => ({ key, label })),
     medians,
-    memory: memoryOf(results.map((round) => round.memory)),
-    oauthMemory: oauthMemoryRounds.length === 0 ? undefined : memoryOf(oauthMemoryRounds),
-    issuer,
-    authentication: changeTable(results, AUTH_PAIRS, RATIO_FIGURES),
+    memory: memoryOf(measured.memory),
+    oauthMemory: measured.oauthMemory && memoryOf([measured.oauthMemory]),
+    issuer: { ...measured.issuer, overMemoryRun: measured.oauthMemory?.issuerRequests },
+    authentication: ratioTable(AUTH_PAIRS, ratioFigures(measured)),
     targets,
-    rounds_raw: results,
+    rounds_raw: measured.rounds,
   };
 }
+
+/** The figures of a burst that the main table gives the medians of. */
+type BurstMedians = Omit<Burst, "requests">;
 
 type Report = ReturnType<typeof summarize>;
 
@@ -592,10 +621,13 @@ function render(report: Report): string {
     value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const lines = [
     `Measured ${report.date} on ${report.machine}, Deno ${report.deno}, wrk ${report.wrk}: ` +
-    `medians of ${report.rounds} interleaved rounds of ${report.secondsPerRun} s runs ` +
-    `(\`deno task bench:http\`), each contestant a fresh process per round. Ratios are medians ` +
-    `of per-round ratios. CPU is the server process's user + system time over the run ÷ ` +
-    `requests; the load generator shares the same cores.`,
+    `medians of ${report.rounds} rounds of ${report.secondsPerBurst} s bursts ` +
+    `(\`deno task bench:http\`): every contestant up side by side for the whole run, each round ` +
+    `loading each in turn at 1 connection, then at 64, the order reversed every other round. ` +
+    `Ratios are medians of per-round ratios, with their spread over the rounds (min–max; ` +
+    `interquartile range). CPU is the server process's user + system time over a burst ÷ ` +
+    `requests; the load generator shares the same cores. Peak RSS is each process's at the end ` +
+    `of the bursts.`,
     "",
     "| server | req/s, 1 conn | p50 ms, 1 conn | p99 ms, 1 conn | CPU µs/req, 1 conn | req/s, 64 conns | p50 ms, 64 conns | p99 ms, 64 conns | CPU µs/req, 64 conns | peak RSS MB |",
     "|---|---|---|---|---|---|---|---|---|---|",
@@ -613,7 +645,8 @@ function render(report: Report): string {
   }
   const rssLine = (who: string, memory: Report["memory"]) => {
     const [after10k, after100k, after300k] = memory.rssMb;
-    return `${who} (a fresh process, 64 connections, every answer checked): ` +
+    return `${who} (a fresh process, 64 connections, every answer checked` +
+      `${memory.runs > 1 ? `, medians of ${memory.runs} runs` : ""}): ` +
       `${fixed(after10k, 1)} MB after 10,000 requests, ${fixed(after100k, 1)} MB after ` +
       `100,000, ${fixed(after300k, 1)} MB after 300,000 (peak ${fixed(memory.peakRssMb, 1)} MB).`;
   };
@@ -624,37 +657,44 @@ function render(report: Report): string {
     "",
     oauthMemory === undefined
       ? "With OAuth: not measured (--quick)."
-      : rssLine("With OAuth, measured once in the last round", oauthMemory),
+      : rssLine("With OAuth, measured once", oauthMemory),
     "",
     `What authentication costs per request: toolshed \`--http\` with no authentication ` +
       `("none"), with the shared token, and with OAuth (\`--auth-issuer\`: one JWT access token ` +
       `in every request, ${DEFAULT_ALGORITHM}, \`typ: at+jwt\`, for the audience ` +
       `\`http://127.0.0.1:PORT/mcp\` of the process under test, checked by toolshed's real ` +
       `verifier, lib/auth with jose, against the issuer's key set cached after the first ` +
-      `request), each ÷ another: the median of per-round ratios (each round's in brackets).`,
+      `request), each ÷ another: the median of per-round ratios (min–max; interquartile range).`,
     "",
     report.authentication,
     "",
     `The authorization server is a stand-in (\`bench/http/issuer.ts\`, served on 127.0.0.1 by ` +
       `the benchmark process): RFC 8414 metadata with \`issuer\` and \`jwks_uri\`, and a key ` +
       `set of one ${DEFAULT_ALGORITHM} key; tokens signed with jose 6.2.18; no sign-in, token ` +
-      `endpoint or introspection. It was asked ${issuer.timed} times during the OAuth ` +
-      `contestant's timed runs, in which toolshed verified ${fixed(issuer.verified, 0)} tokens; ` +
-      `each OAuth process asked it ${issuer.perProcess.join(", ")} times in all (per round)` +
-      (issuer.overMemoryRun.length === 0
+      `endpoint or introspection. It was asked ${issuer.timed} times during the bursts (warm-up ` +
+      `included), in which toolshed verified ${fixed(issuer.verified, 0)} tokens; ` +
+      `${
+        issuer.processes === 1 ? "the OAuth process" : `the ${issuer.processes} OAuth processes`
+      } ` +
+      `asked it ${issuer.all} times in all` +
+      (report.oauthMemory === undefined
         ? "."
-        : `, and the one that answered 300,000 requests ${issuer.overMemoryRun.join(", ")}.`),
+        : `, and the one that answered 300,000 requests ${issuer.overMemoryRun}.`),
     "",
-    "| target | wanted | toolshed | per round |",
+    "| target | wanted | toolshed, median (min–max; IQR) | met in |",
     "|---|---|---|---|",
   );
-  for (const target of report.targets) {
+  for (const { figure, wanted, verdict } of report.targets) {
+    if (verdict === undefined) {
+      lines.push(`| ${figure} | ${wanted} | not measured (--quick) | — |`);
+      continue;
+    }
+    const judged = wanted !== "—";
+    const mark = !judged ? "" : verdict.holds ? " ✓ met" : " ✗ missed";
     lines.push(
-      target.perRound.length === 0
-        ? `| ${target.figure} | ${target.wanted} | not measured (--quick) | — |`
-        : `| ${target.figure} | ${target.wanted} | ${fixed(target.ratio, 2)}×${
-          target.wanted === "—" ? "" : target.holds ? " ✓ met" : " ✗ missed"
-        } | ${target.perRound.map((x) => fixed(x, 2)).join(", ")} |`,
+      `| ${figure} | ${wanted} | ${formatRatio(verdict.spread)}${mark} | ${
+        judged ? `${verdict.met} of ${verdict.spread.count}` : "—"
+      } |`,
     );
   }
   return lines.join("\n");

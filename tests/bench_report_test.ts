@@ -1,14 +1,15 @@
-// The benchmarks' writer (bench/e2e/report.ts, `--write-docs` of bench/e2e.ts and bench/http.ts)
-// puts each benchmark's tables into docs/performance.md between its markers and nowhere else;
-// the page holds both pairs of markers, so a run of several minutes cannot fail at its end.
+// The benchmarks' writer (bench/e2e/report.ts, `--write-docs` of bench/e2e.ts, bench/http.ts and
+// bench/floor.ts) puts each benchmark's tables into docs/performance.md between its markers and
+// nowhere else; the page holds every pair of markers, so a run of several minutes cannot fail at
+// its end.
 import assert from "node:assert/strict";
 import { markers, PERFORMANCE_PAGE, writeDocs } from "../bench/e2e/report.ts";
 
 const PAGE = new URL(`../${PERFORMANCE_PAGE}`, import.meta.url);
 
-Deno.test("docs/performance.md holds the markers of the e2e and http tables, each pair in order", async () => {
+Deno.test("docs/performance.md holds the markers of the e2e, http and floor tables, each pair in order", async () => {
   const page = await Deno.readTextFile(PAGE);
-  for (const name of ["e2e", "http"]) {
+  for (const name of ["e2e", "http", "floor"]) {
     const { begin, end } = markers(name);
     const from = page.indexOf(begin);
     assert.ok(from !== -1 && page.indexOf(begin, from + 1) === -1, `one "${begin}"`);

@@ -2,7 +2,8 @@
 // stand for: the start-up floor answers as the bare loop does after loading what it says it
 // loads, the HTTP floor answers the echo and outlives a client that resets its connection.
 import assert from "node:assert/strict";
-import { table } from "../bench/floor.ts";
+import { FLOOR_TARGETS, table } from "../bench/floor.ts";
+import { type BurstRound, roundRatios, verdictOf } from "../bench/http/bursts.ts";
 import { listThenEcho } from "./_server_process.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -155,4 +156,40 @@ Deno.test("bench:floor's table gives each figure with its ratio to the first row
       "| more | 30.0 (1.50×) | 50 (1.25×) |",
     ].join("\n"),
   );
+});
+
+Deno.test("bench:floor's targets are issue 42's: toolshed ÷ the floor program of each round", () => {
+  const [rps, p50] = FLOOR_TARGETS;
+  const burst = (rps: number, p50Ms: number) => ({
+    requests: rps,
+    rps,
+    p50Ms,
+    p99Ms: p50Ms,
+    cpuUsPerRequest: 1,
+  });
+  // Requests/s at 64 connections and p50 at 1 move apart, so each target shows which it reads.
+  const rounds: BurstRound[] = [
+    {
+      floor: { 1: burst(900, 0.1), 64: burst(1000, 2) },
+      toolshed: { 1: burst(1, 0.115), 64: burst(900, 1) },
+    },
+    {
+      floor: { 1: burst(900, 0.1), 64: burst(2000, 2) },
+      toolshed: { 1: burst(1, 0.116), 64: burst(1780, 9) },
+    },
+    {
+      floor: { 1: burst(900, 0.1), 64: burst(1000, 2) },
+      toolshed: { 1: burst(1, 0.100), 64: burst(950, 1) },
+    },
+  ];
+  const ratios = (target: typeof rps) => roundRatios(rounds, "toolshed", "floor", target.of);
+  assert.deepEqual(ratios(rps).map((x) => x.toFixed(3)), ["0.900", "0.890", "0.950"]);
+  assert.deepEqual(ratios(p50).map((x) => x.toFixed(3)), ["1.150", "1.160", "1.000"]);
+  // At the threshold a target holds; just past it, not.
+  assert.deepEqual(
+    [rps.meets(0.9), rps.meets(0.89), p50.meets(1.15), p50.meets(1.16)],
+    [true, false, true, false],
+  );
+  const [byRps, byP50] = [verdictOf(rps, ratios(rps)), verdictOf(p50, ratios(p50))];
+  assert.deepEqual([byRps.holds, byRps.met, byP50.holds, byP50.met], [true, 2, true, 2]);
 });
