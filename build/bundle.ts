@@ -107,11 +107,11 @@ export async function bundle(output: string, { split = false } = {}): Promise<vo
   }
 }
 
-/** Runs `deno ARGS` (a `deno bundle`) in the repository; throws saying why it failed. */
-async function denoBundle(args: string[]): Promise<void> {
+/** Runs `deno ARGS` (a `deno bundle`) in `cwd`; throws saying why it failed. */
+async function denoBundle(args: string[], cwd = ROOT): Promise<void> {
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     args,
-    cwd: ROOT,
+    cwd,
     env: { NO_COLOR: "1" },
     stdin: "null",
     stdout: "null",
@@ -126,7 +126,12 @@ async function denoBundle(args: string[]): Promise<void> {
 
 async function splitBundle(output: string): Promise<void> {
   const outdir = output.slice(0, output.lastIndexOf("/"));
-  await denoBundle(splitBundleArgs(outdir));
+  const stage = await stageOneStartChunk();
+  try {
+    await denoBundle(splitBundleArgs(outdir), stage);
+  } finally {
+    await Deno.remove(stage, { recursive: true });
+  }
   await Deno.rename(`${outdir}/main.js`, output);
   let preludes = 0;
   for await (const entry of Deno.readDir(outdir)) {
@@ -150,23 +155,127 @@ async function splitBundle(output: string): Promise<void> {
   if (imported.length > 0) {
     throw new Error(`Cannot finish the bundle: it still imports "${imported.join('", "')}"`);
   }
+  const chunks = (await startFiles(output)).length;
+  if (chunks > MAX_START_CHUNKS) {
+    throw new Error(
+      `Cannot finish the bundle: a start loads ${chunks} chunks besides the entry, not at most ` +
+        `${MAX_START_CHUNKS}, so the staging in build/bundle.ts no longer gathers them`,
+    );
+  }
 }
 
-/** The modules a file imports statically, as `deno info` resolves them (itself excluded). */
-export async function staticImports(file: string): Promise<string[]> {
+/**
+ * The chunks a start of the split bundle may load besides its entry (adr/0074): the one that
+ * holds every module main.ts imports, and esbuild's helpers for CommonJS packages.
+ */
+export const MAX_START_CHUNKS = 2;
+
+/** The files `entry` loads before it runs (itself excluded): what a start reads and compiles. */
+export async function startFiles(entry: string): Promise<string[]> {
+  return startChunks(await moduleGraph(entry));
+}
+
+/** What main.ts's module graph holds (`deno info --json`): the modules and their imports. */
+interface ModuleGraph {
+  roots: string[];
+  modules: {
+    specifier: string;
+    dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+  }[];
+}
+
+/**
+ * A copy of what main.ts loads, shaped so that a start of the split bundle loads one chunk
+ * (adr/0074). esbuild puts a module in a chunk of its own for each set of entry points that
+ * reach it, and every module main.ts loads on first use is an entry point: main.ts's own imports,
+ * reached from it and from varying sets of those, came out as ~50 chunks, loaded one by one at
+ * every start (~1.3 MB more peak RSS than one chunk). In the copy every module outside main.ts's
+ * static imports imports `_start.ts` too, which imports main.ts's own imports in main.ts's
+ * order: each module a start needs is then reached by the same set, and lands in one chunk.
+ * Nothing changes when anything runs: by the time a module loaded on first use imports
+ * `_start.ts`, main.ts has evaluated everything it imports.
+ */
+async function stageOneStartChunk(): Promise<string> {
+  const stage = await Deno.makeTempDir({ prefix: "toolshed_bundle_stage_" });
+  try {
+    for (const name of ["main.ts", "deno.json", "deno.lock"]) {
+      await Deno.copyFile(`${ROOT}${name}`, `${stage}/${name}`);
+    }
+    await copyFolder(`${ROOT}lib`, `${stage}/lib`);
+    const graph = await moduleGraph(`${stage}/main.ts`, ["--config", `${stage}/deno.json`]);
+    const atStart = new Set([graph.roots[0], ...startChunks(graph)]);
+    const folder = new URL(`file://${stage}/`).href;
+    const own = importsOf(graph, graph.roots[0]).filter((specifier) =>
+      specifier.startsWith(folder)
+    );
+    await Deno.writeTextFile(
+      `${stage}/_start.ts`,
+      own.map((specifier) => `import "./${specifier.slice(folder.length)}";\n`).join(""),
+    );
+    for (const { specifier } of graph.modules) {
+      if (atStart.has(specifier) || !specifier.startsWith(`${folder}lib/`)) continue;
+      if (!specifier.endsWith(".ts")) continue;
+      const path = decodeURIComponent(new URL(specifier).pathname);
+      const depth = specifier.slice(folder.length).split("/").length - 1;
+      const text = await Deno.readTextFile(path);
+      await Deno.writeTextFile(path, `import "${"../".repeat(depth)}_start.ts";\n${text}`);
+    }
+    return stage;
+  } catch (error) {
+    await Deno.remove(stage, { recursive: true });
+    throw error;
+  }
+}
+
+/** Copies the folder `from` (files and folders, no links) to `to`. */
+async function copyFolder(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyFolder(`${from}/${entry.name}`, `${to}/${entry.name}`);
+    else if (entry.isFile) await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
+  }
+}
+
+/** The modules `module` imports statically (`import`, not `import()`). */
+function importsOf(graph: ModuleGraph, module: string): string[] {
+  const found = graph.modules.find((each) => each.specifier === module);
+  return (found?.dependencies ?? []).flatMap((dependency) =>
+    dependency.code !== undefined && dependency.isDynamic !== true
+      ? [dependency.code.specifier]
+      : []
+  );
+}
+
+/** Every module the graph's root loads before it runs: its static imports, theirs, and so on. */
+function startChunks(graph: ModuleGraph): string[] {
+  const root = graph.roots[0];
+  const found = new Set<string>();
+  for (const pending = importsOf(graph, root); pending.length > 0;) {
+    const specifier = pending.pop()!;
+    if (specifier === root || found.has(specifier)) continue;
+    found.add(specifier);
+    pending.push(...importsOf(graph, specifier));
+  }
+  return [...found];
+}
+
+/** The module graph of `file`, as `deno info` resolves it (with no configuration unless given). */
+async function moduleGraph(file: string, config = ["--no-config"]): Promise<ModuleGraph> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "--no-config", file],
+    args: ["info", "--json", ...config, file],
     env: { NO_COLOR: "1" },
     stdin: "null",
   }).output();
   const text = new TextDecoder();
   if (code !== 0) {
-    throw new Error(`Cannot read the bundle's imports: ${text.decode(stderr).trim()}`);
+    throw new Error(`Cannot read the imports of "${file}": ${text.decode(stderr).trim()}`);
   }
-  const graph = JSON.parse(text.decode(stdout)) as {
-    roots: string[];
-    modules: { specifier: string }[];
-  };
+  return JSON.parse(text.decode(stdout));
+}
+
+/** The modules a file imports statically, as `deno info` resolves them (itself excluded). */
+export async function staticImports(file: string): Promise<string[]> {
+  const graph = await moduleGraph(file);
   return graph.modules.map((module) => module.specifier).filter((specifier) =>
     !graph.roots.includes(specifier)
   );

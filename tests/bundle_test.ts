@@ -9,8 +9,10 @@ import {
   bundle,
   DEFAULT_OUTPUT,
   LAZY_REQUIRE,
+  MAX_START_CHUNKS,
   NODE_REQUIRE_PRELUDE,
   parseBundleArgs,
+  startFiles,
   staticImports,
   withLazyRequire,
 } from "../build/bundle.ts";
@@ -33,6 +35,19 @@ function builtBundle(): Promise<string> {
     return output;
   })();
   return built;
+}
+
+/** The npm package's split bundle (adr/0074), built once per test module; its entry's path. */
+let builtSplit: Promise<string> | undefined;
+function builtSplitBundle(): Promise<string> {
+  builtSplit ??= (async () => {
+    const dir = await Deno.makeTempDir({ prefix: "toolshed_split_bundle_" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+    const output = `${dir}/toolshed.js`;
+    await bundle(output, { split: true });
+    return output;
+  })();
+  return builtSplit;
 }
 
 /** Serves `files` (path → file) on 127.0.0.1 with `type` as Content-Type (none if null). */
@@ -108,6 +123,46 @@ Deno.test("bundle: withLazyRequire() replaces esbuild's node:module prelude once
 
 Deno.test("bundle: dist/toolshed.js imports no module statically (npm packages inside, no node:module)", async () => {
   assert.deepEqual(await staticImports(await builtBundle()), []);
+});
+
+Deno.test("bundle: a start of the npm package's split bundle loads its entry and at most two chunks, and every module main.ts imports is in them", async () => {
+  const entry = await builtSplitBundle();
+  const folder = entry.slice(0, entry.lastIndexOf("/") + 1);
+  const files = await startFiles(entry);
+  assert.ok(files.length <= MAX_START_CHUNKS, `a start loads ${files.length}: ${files.join(" ")}`);
+  for (const file of files) assert.ok(file.startsWith(`file://${folder}`), file);
+  // Dozens of chunks hold what loads on first use; the start reads the entry and its few.
+  const chunks = [...Deno.readDirSync(folder)].filter((entry) => entry.name.endsWith(".js"));
+  assert.ok(chunks.length > 20, `${chunks.length} files in the bundle's folder`);
+});
+
+Deno.test("bundle: the split bundle serves from disk, and what loads on first use loads (JSON logs, a subcommand)", async () => {
+  const entry = await builtSplitBundle();
+  const cwd = await Deno.makeTempDir({ prefix: "toolshed_split_run_" });
+  try {
+    const input = LIST_AND_CALL.map((line) => `${JSON.stringify(line)}\n`).join("");
+    const served = await run(
+      [Deno.execPath(), "run", "-A", entry],
+      ["--tools", FIXTURE_TOOLS, "--log-format", "json"],
+      input,
+      cwd,
+      HANG_GUARD_MS,
+    );
+    await assertListAndCall(served);
+    // A tool's console.log as a JSON record: json_console.ts loaded on first use.
+    assert.match(served.stderr, /^\{.*"message":"chatty loaded","source":"console"\}$/m);
+    const listed = await run(
+      [Deno.execPath(), "run", "-A", entry],
+      ["list", "--tools", FIXTURE_TOOLS],
+      "",
+      cwd,
+      HANG_GUARD_MS,
+    );
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /\becho\b/);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
 });
 
 Deno.test("bundle: served over loopback HTTP, deno run -A URL --tools tests/fixtures/tools answers tools/list and tools/call in one request", async () => {

@@ -13,7 +13,9 @@ import { DirectoryLoadError, type PartialLoad } from "./load_error.ts";
 import { type LoadedTools, type LoadOptions, loadTools } from "./tools_dir.ts";
 import { MOUNT_SUFFIX } from "../mounts/names.ts";
 import type { LoadedResources } from "./resources_dir.ts";
-import type { LoadedMiddleware } from "./middleware_dir.ts";
+// Static: assembly.ts loads this module at every start anyway (checkMiddleware), and a dynamic
+// import of a module a start loads splits the npm bundle's start chunk (adr/0074).
+import { type LoadedMiddleware, loadMiddleware } from "./middleware_dir.ts";
 
 /** What each kind's folder loads into; its keys are the kinds (and their folders' names). */
 export interface KindLoads {
@@ -432,10 +434,8 @@ const MIDDLEWARE: KindOf<"middleware"> = {
   folder: "middleware",
   named: false,
   serves: false,
-  load: async (location, settings) =>
-    (await import("./middleware_dir.ts")).loadMiddleware(location, {
-      allowOutsideSymlinks: settings.allowOutsideSymlinks,
-    }),
+  load: (location, settings) =>
+    loadMiddleware(location, { allowOutsideSymlinks: settings.allowOutsideSymlinks }),
   empty: [],
   serve(loaded, server) {
     server.middleware = [...server.middleware, ...loaded];
