@@ -6,7 +6,9 @@
 // Start-up (spawn → the answer to a first `tools/list`, then VmHWM; fresh processes, rounds
 // interleaved, caches warmed by one uncounted round): the bare loop; the bare loop after
 // importing bench/tools' ten modules; after loading toolshed's code (main.ts's module graph,
-// nothing run); after both; toolshed serving bench/tools.
+// nothing run); after both; toolshed serving bench/tools, from main.ts and as installed (the npm
+// package's bundle, built afresh). Issue 42's start-up targets as per-round ratios to the bare
+// loop with their spread, and what a start reads (files and bytes) before it runs.
 //
 // HTTP (wrk, the `tools/call` echo of bench:http, every answer checked): the bare `Deno.serve`;
 // the same answer with Deno's share of toolshed's request path (bench/contestants/floor_http.ts);
@@ -21,6 +23,7 @@
 //   deno run -A bench/floor.ts [--rounds N] [--seconds S] [--no-http] [--each-part]
 //                              [--write-docs]
 import { parseArgs } from "../lib/host/args.ts";
+import { bundle, startLoad } from "../build/bundle.ts";
 import { firstAnswer } from "./_first_answer.ts";
 import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
 import {
@@ -43,13 +46,53 @@ const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const TOOLS = `${ROOT}bench/tools`;
 const FLOOR_LOOP = `${ROOT}bench/contestants/floor_loop.ts`;
 
-const STARTS: [string, string[]][] = [
-  ["bare Deno loop", [`${ROOT}bench/contestants/bare_loop.ts`]],
-  ["bare loop + the ten tool modules imported", [FLOOR_LOOP, "--tools", TOOLS]],
-  ["bare loop + toolshed's code loaded, nothing run", [FLOOR_LOOP, "--code"]],
-  ["bare loop + toolshed's code + the tool modules", [FLOOR_LOOP, "--code", "--tools", TOOLS]],
-  ["toolshed serving the ten tools", [`${ROOT}main.ts`, "--tools", TOOLS]],
+/** The start-up processes by key (the targets name "bare", "toolshed" and "installed"). */
+const STARTS: [string, string, string[]][] = [
+  ["bare", "bare Deno loop", [`${ROOT}bench/contestants/bare_loop.ts`]],
+  ["tools", "bare loop + the ten tool modules imported", [FLOOR_LOOP, "--tools", TOOLS]],
+  ["code", "bare loop + toolshed's code loaded, nothing run", [FLOOR_LOOP, "--code"]],
+  ["both", "bare loop + toolshed's code + the tool modules", [
+    FLOOR_LOOP,
+    "--code",
+    "--tools",
+    TOOLS,
+  ]],
+  ["toolshed", "toolshed (main.ts) serving the ten tools", [`${ROOT}main.ts`, "--tools", TOOLS]],
+  // What `npm install -g` gives (adr/0065, adr/0074); its path is filled in once it is built.
+  ["installed", "the installed toolshed (the npm package's bundle) serving them", [
+    "",
+    "--tools",
+    TOOLS,
+  ]],
 ];
+
+/** A start-up target: a ratio to the bare loop of the same round. */
+interface StartTarget extends RatioTarget {
+  key: string;
+  figure: string;
+  of: "ms" | "peak";
+}
+
+/** Issue 42's start-up targets (adr/0074), for main.ts and for the installed toolshed. */
+export const START_TARGETS: StartTarget[] = (["toolshed", "installed"] as const).flatMap((key) => {
+  const who = key === "toolshed" ? "main.ts" : "the installed toolshed";
+  return [
+    {
+      key,
+      of: "ms" as const,
+      figure: `first answer, ${who} ÷ the bare loop`,
+      wanted: "≤ 2×",
+      meets: (ratio: number) => ratio <= 2,
+    },
+    {
+      key,
+      of: "peak" as const,
+      figure: `VmHWM at the first answer, ${who} ÷ the bare loop`,
+      wanted: "≤ 1.3×",
+      meets: (ratio: number) => ratio <= 1.3,
+    },
+  ];
+});
 
 const FLOOR_HTTP = `${ROOT}bench/contestants/floor_http.ts`;
 /** The HTTP servers by key (the targets name "floor" and "toolshed"), label and arguments. */
@@ -92,27 +135,56 @@ export function table(
   return lines.join("\n");
 }
 
-/** Start-up's table: spawn → first answer, and VmHWM. */
+/** Start-up's table: spawn → first answer, and VmHWM; the targets; what a start reads. */
 async function startUp(rounds: number): Promise<string> {
   const cwd = await Deno.makeTempDir({ prefix: "toolshed_floor_" });
   try {
+    const installed = `${cwd}/installed/toolshed.js`;
+    await Deno.mkdir(`${cwd}/installed`);
+    await bundle(installed, { split: true });
+    STARTS.find(([key]) => key === "installed")![2][0] = installed;
     const taken = STARTS.map(() => ({ ms: [] as number[], peak: [] as number[] }));
     for (let round = -1; round < rounds; round++) {
-      for (const [i, [, args]] of STARTS.entries()) {
+      for (const [i, [, , args]] of STARTS.entries()) {
         const { ms, status } = await firstAnswer(["run", "-A", ...args], cwd);
         if (round < 0) continue; // the warming round
         taken[i].ms.push(ms);
         taken[i].peak.push(Number(status.match(/^VmHWM:\s+(\d+) kB$/m)?.[1]) / 1024);
       }
     }
-    return `Start-up: ${rounds} interleaved rounds, medians (ratio to the bare loop)\n\n` + table(
-      ["process", "first answer ms", "VmHWM MB"],
-      STARTS.map(([label], i) => ({
-        label,
-        figures: [median(taken[i].ms), median(taken[i].peak)],
-      })),
-      [1, 1],
-    );
+    const ratios = (key: string, of: "ms" | "peak") => {
+      const figures = taken[STARTS.findIndex(([each]) => each === key)][of];
+      return figures.map((value, round) => value / taken[0][of][round]);
+    };
+    const reads = [
+      ["main.ts", await startLoad(`${ROOT}main.ts`, ["--config", `${ROOT}deno.json`])],
+      ["the installed toolshed", await startLoad(installed)],
+    ] as const;
+    return [
+      `Start-up: ${rounds} interleaved rounds, medians (ratio to the bare loop)`,
+      "",
+      table(
+        ["process", "first answer ms", "VmHWM MB"],
+        STARTS.map(([, label], i) => ({
+          label,
+          figures: [median(taken[i].ms), median(taken[i].peak)],
+        })),
+        [1, 1],
+      ),
+      "",
+      `Issue 42's start-up targets, each process ÷ the bare loop of the same round, median of ` +
+      `${rounds} rounds (min–max; interquartile range):`,
+      "",
+      ...START_TARGETS.map((target) =>
+        `- ${verdictLine(target, verdictOf(target, ratios(target.key, target.of)))}`
+      ),
+      "",
+      `What a start reads before any of it runs: ${
+        reads.map(([who, { files, bytes }]) =>
+          `${who} ${files} files, ${bytes.toLocaleString("en-US")} bytes`
+        ).join("; ")
+      } (TypeScript as written; minified JavaScript).`,
+    ].join("\n");
   } finally {
     await Deno.remove(cwd, { recursive: true });
   }

@@ -175,11 +175,31 @@ export async function startFiles(entry: string): Promise<string[]> {
   return startChunks(await moduleGraph(entry));
 }
 
+/**
+ * What a start of `entry` reads before it runs, itself included: the files and their bytes
+ * (TypeScript as written, for main.ts; with the repository's configuration unless `config` says
+ * otherwise).
+ */
+export async function startLoad(
+  entry: string,
+  config?: string[],
+): Promise<{ files: number; bytes: number }> {
+  const graph = await moduleGraph(entry, config);
+  const files = new Set([graph.roots[0], ...startChunks(graph)]);
+  const bytes = graph.modules.reduce(
+    (sum, module) => files.has(module.specifier) ? sum + (module.size ?? 0) : sum,
+    0,
+  );
+  return { files: files.size, bytes };
+}
+
 /** What main.ts's module graph holds (`deno info --json`): the modules and their imports. */
 interface ModuleGraph {
   roots: string[];
   modules: {
     specifier: string;
+    /** In bytes, as read. */
+    size?: number;
     dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
   }[];
 }

@@ -2,7 +2,7 @@
 // stand for: the start-up floor answers as the bare loop does after loading what it says it
 // loads, the HTTP floor answers the echo and outlives a client that resets its connection.
 import assert from "node:assert/strict";
-import { FLOOR_TARGETS, table } from "../bench/floor.ts";
+import { FLOOR_TARGETS, START_TARGETS, table } from "../bench/floor.ts";
 import { type BurstRound, roundRatios, verdictOf } from "../bench/http/bursts.ts";
 import { listThenEcho } from "./_server_process.ts";
 
@@ -192,4 +192,15 @@ Deno.test("bench:floor's targets are issue 42's: toolshed ÷ the floor program o
   );
   const [byRps, byP50] = [verdictOf(rps, ratios(rps)), verdictOf(p50, ratios(p50))];
   assert.deepEqual([byRps.holds, byRps.met, byP50.holds, byP50.met], [true, 2, true, 2]);
+});
+
+Deno.test("bench:floor's start-up targets are issue 42's, for main.ts and the installed toolshed", () => {
+  assert.deepEqual(
+    START_TARGETS.map(({ key, of, wanted }) => `${key} ${of} ${wanted}`),
+    ["toolshed ms ≤ 2×", "toolshed peak ≤ 1.3×", "installed ms ≤ 2×", "installed peak ≤ 1.3×"],
+  );
+  for (const target of START_TARGETS) {
+    const limit = target.of === "ms" ? 2 : 1.3;
+    assert.deepEqual([target.meets(limit), target.meets(limit + 0.01)], [true, false]);
+  }
 });
