@@ -38,33 +38,39 @@ function moveStdoutDescriptor(): ByteSink | undefined {
   } catch {
     return undefined;
   }
-  let libc;
+  let stdout: Deno.FsFile;
   try {
-    libc = Deno.dlopen(Deno.build.os === "darwin" ? "libSystem.dylib" : "libc.so.6", {
-      dup: { parameters: ["i32"], result: "i32" },
-      dup2: { parameters: ["i32", "i32"], result: "i32" },
-      close: { parameters: ["i32"], result: "i32" },
-    });
+    // Opening /dev/fd/1 gives the pipe or terminal again, on a new descriptor, as a resource
+    // Deno can write to.
+    stdout = Deno.openSync("/dev/fd/1", { write: true });
   } catch {
     return undefined;
   }
+  if (copyStderrOntoStdout()) return { write: (bytes) => stdout.write(bytes) };
+  stdout.close();
+  return undefined;
+}
+
+const DUP2 = { parameters: ["i32", "i32"], result: "i32" } as const;
+
+/**
+ * dup2(2, 1), called through a plain function pointer: a symbol declared as a function is
+ * compiled to a trampoline when the library is opened, which costs ~2 MB of peak memory, more
+ * than the rest of the guard (adr/0074); a call through the pointer goes through libffi.
+ */
+function copyStderrOntoStdout(): boolean {
+  let libc;
   try {
-    const kept = libc.symbols.dup(1);
-    if (kept < 0) return undefined;
-    let stdout: Deno.FsFile;
-    try {
-      // Opening /dev/fd/N gives the pipe or terminal again, as a resource Deno can write to.
-      stdout = Deno.openSync(`/dev/fd/${kept}`, { write: true });
-    } catch {
-      return undefined;
-    } finally {
-      libc.symbols.close(kept);
-    }
-    if (libc.symbols.dup2(2, 1) < 0) {
-      stdout.close();
-      return undefined;
-    }
-    return { write: (bytes) => stdout.write(bytes) };
+    libc = Deno.dlopen(Deno.build.os === "darwin" ? "libSystem.dylib" : "libc.so.6", {
+      dup2: { type: "pointer" },
+    });
+  } catch {
+    return false;
+  }
+  try {
+    const address = libc.symbols.dup2 as Deno.PointerObject<typeof DUP2> | null;
+    if (address === null) return false;
+    return new Deno.UnsafeFnPointer(address, DUP2).call(2, 1) >= 0;
   } finally {
     libc.close();
   }
