@@ -7,7 +7,8 @@
 //
 // With --time, each step's milliseconds are printed to stderr.
 //
-// Steps: query (the FFI permission), stat (/dev/fd/1), dlopen0 (libc with no symbol),
+// Steps: query (the FFI permission), stat (/dev/fd/1), scan-stat and scan-readlink (every
+// descriptor compared with 1, by stat or by readlink), dlopen0 (libc with no symbol),
 // dlopen1 (dup2 only), dlopen3 (dup, dup2, close: what the guard declares), nonblocking3 (the
 // same three, nonblocking), pointer (dup2's address as a static, an UnsafeFnPointer made),
 // open (Deno.openSync of /dev/fd/1), move-turbo (the guard as built: dup, reopen, dup2,
@@ -32,6 +33,29 @@ function step(name: string): void {
     case "fstat":
       Deno.openSync("/dev/fd/1", { write: true }).statSync();
       return;
+    case "scan-stat": {
+      const target = Deno.statSync("/dev/fd/1");
+      for (const { name } of Deno.readDirSync("/dev/fd")) {
+        try {
+          const info = Deno.statSync(`/dev/fd/${name}`);
+          if (info.dev === target.dev && info.ino === target.ino) continue;
+        } catch {
+          // the listing's own descriptor
+        }
+      }
+      return;
+    }
+    case "scan-readlink": {
+      const target = Deno.readLinkSync("/dev/fd/1");
+      for (const { name } of Deno.readDirSync("/dev/fd")) {
+        try {
+          if (Deno.readLinkSync(`/dev/fd/${name}`) === target) continue;
+        } catch {
+          // the listing's own descriptor
+        }
+      }
+      return;
+    }
     case "date":
       new Date(0).getTime();
       return;

@@ -2,14 +2,16 @@
 // stdout is pointed at stderr, and the server keeps the one real stdout writer for itself.
 //
 // Where it can (Linux and macOS, with FFI permission, as `-A` gives, and stdout a pipe or
-// a terminal), it does so at the file descriptor: the real stdout is kept on a new descriptor, and descriptor 1 becomes a
+// a terminal), it does so at the file descriptor: the real stdout is kept on a new
+// descriptor, and descriptor 1 (with the copy of it Deno keeps for child processes) becomes a
 // copy of stderr. Then nothing in the process can write protocol-breaking bytes, whatever
 // API it uses: console, Deno.stdout, Node's process.stdout and fs.writeSync(1) (pino's
 // default), Workers, /dev/stdout, child processes that inherit stdout.
 //
 // Without FFI it falls back to the APIs: Deno.stdout's methods (which Node's
 // process.stdout writes through) and the console methods that print to stdout are pointed
-// at stderr. Writes to the descriptor itself (fs.writeSync(1), Workers) then get through.
+// at stderr. Writes to the descriptor itself (fs.writeSync(1), Workers, child processes)
+// then get through.
 //
 // No node: module is imported here on purpose: loading Deno's Node compatibility layer
 // costs ~10 ms of start-up (adr/0008).
@@ -32,12 +34,16 @@ function moveStdoutDescriptor(): ByteSink | undefined {
   // Only a pipe (what MCP clients give) or a terminal can be reopened without changing how
   // writes land; a regular file shares its offset with other writers, a socket cannot be
   // reopened at all.
+  let target: Deno.FileInfo;
   try {
-    const target = Deno.statSync("/dev/fd/1");
+    target = Deno.statSync("/dev/fd/1");
     if (!target.isFifo && !target.isCharDevice) return undefined;
   } catch {
     return undefined;
   }
+  // Deno keeps a copy of descriptor 1, made as it started, for the child processes that
+  // inherit stdout; it is pointed at stderr too. Found before the server's own is opened.
+  const copies = copiesOf(target);
   let stdout: Deno.FsFile;
   try {
     // Opening /dev/fd/1 gives the pipe or terminal again, on a new descriptor, as a resource
@@ -46,19 +52,58 @@ function moveStdoutDescriptor(): ByteSink | undefined {
   } catch {
     return undefined;
   }
-  if (copyStderrOntoStdout()) return { write: (bytes) => stdout.write(bytes) };
+  if (copyStderrOnto([...copies, 1])) return { write: (bytes) => stdout.write(bytes) };
   stdout.close();
   return undefined;
+}
+
+/** The descriptors above 2 open on the same pipe or terminal as descriptor 1 (`target`). */
+function copiesOf(target: Deno.FileInfo): number[] {
+  const copies: number[] = [];
+  try {
+    const same = sameAsStdout(target);
+    for (const { name } of Deno.readDirSync("/dev/fd")) {
+      const descriptor = Number(name);
+      if (descriptor > 2 && same(`/dev/fd/${descriptor}`)) copies.push(descriptor);
+    }
+  } catch {
+    // /dev/fd cannot be listed: descriptor 1 alone is moved.
+  }
+  return copies;
+}
+
+/**
+ * On Linux, a descriptor's link names the pipe or terminal it is open on ("pipe:[4026]",
+ * "/dev/pts/3"), without the Dates a stat makes: with twenty descriptors, ~0.6 MB less of
+ * peak memory (bench/startup/guard_steps.ts). Elsewhere, a stat's device and inode.
+ */
+function sameAsStdout(target: Deno.FileInfo): (path: string) => boolean {
+  const quietly = (test: (path: string) => boolean) => (path: string) => {
+    try {
+      return test(path);
+    } catch {
+      return false; // closed since it was listed, as the listing's own descriptor is
+    }
+  };
+  if (Deno.build.os === "linux") {
+    const link = Deno.readLinkSync("/dev/fd/1");
+    return quietly((path) => Deno.readLinkSync(path) === link);
+  }
+  return quietly((path) => {
+    const info = Deno.statSync(path);
+    return info.dev === target.dev && info.ino === target.ino;
+  });
 }
 
 const DUP2 = { parameters: ["i32", "i32"], result: "i32" } as const;
 
 /**
- * dup2(2, 1), called through a plain function pointer: a symbol declared as a function is
- * compiled to a trampoline when the library is opened, which costs ~2 MB of peak memory, more
- * than the rest of the guard (adr/0074); a call through the pointer goes through libffi.
+ * dup2(2, descriptor) for each, called through a plain function pointer: a symbol declared as
+ * a function is compiled to a trampoline when the library is opened, which cost ~2 MB of peak
+ * memory, more than the rest of the guard (adr/0074); a call through a pointer goes through
+ * libffi instead.
  */
-function copyStderrOntoStdout(): boolean {
+function copyStderrOnto(descriptors: number[]): boolean {
   let libc;
   try {
     libc = Deno.dlopen(Deno.build.os === "darwin" ? "libSystem.dylib" : "libc.so.6", {
@@ -70,7 +115,8 @@ function copyStderrOntoStdout(): boolean {
   try {
     const address = libc.symbols.dup2 as Deno.PointerObject<typeof DUP2> | null;
     if (address === null) return false;
-    return new Deno.UnsafeFnPointer(address, DUP2).call(2, 1) >= 0;
+    const dup2 = new Deno.UnsafeFnPointer(address, DUP2);
+    return descriptors.every((descriptor) => dup2.call(2, descriptor) >= 0);
   } finally {
     libc.close();
   }
