@@ -8,10 +8,10 @@
 // whatever API it uses: console, Deno.stdout, Node's process.stdout and fs.writeSync(1)
 // (pino's default), Workers, /dev/stdout, child processes that inherit stdout.
 //
-XX;
-// process.stdout writes through) and the console methods that print to stdout are pointed
-// at stderr. Writes to the descriptor itself (fs.writeSync(1), Workers, child processes)
-// then get through.
+// Without FFI (and with stdout a regular file, or a socket on macOS) it falls back to the
+// APIs: Deno.stdout's methods (which Node's process.stdout writes through) and the console
+// methods that print to stdout are pointed at stderr. Writes to the descriptor itself
+// (fs.writeSync(1), Workers, child processes) then get through.
 //
 // No node: module is imported here on purpose: loading Deno's Node compatibility layer
 // costs ~10 ms of start-up (adr/0008).
