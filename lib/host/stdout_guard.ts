@@ -40,146 +40,148 @@ function moveStdoutDescriptor(): ByteSink | undefined {
   // A pipe (what Deno and Python clients give) or a terminal can be reopened without changing
   // how writes land, and a socket (what Node.js clients give) written to through a copy of its
   // descriptor; a regular file reopened would have an offset of its own.
-  const reopen = target.isFifo || target.isCharDevice;
   const socket = target.isSocket === true && Deno.build.os === "linux";
-  if (!reopen && !socket) return undefined;
-  // Deno keeps a copy of descriptor 1, made as it started, for the child processes that
-  // inherit stdout; it is pointed at stderr too. Found before the server's own is opened.
-  const copies = copiesOf(target);
-  if (socket) return keepSocket([...copies, 1]);
+  if (!target.isFifo && !target.isCharDevice && !socket) return undefined;
+  let library: Deno.DynamicLibrary<typeof SYMBOLS>;
+  try {
+    library = Deno.dlopen(Deno.build.os === "darwin" ? "libSystem.dylib" : "libc.so.6", SYMBOLS);
+  } catch {
+    return undefined;
+  }
+  const libc = functionsOf(library);
+  const sink = libc === undefined
+    ? undefined
+    : socket
+    ? keepSocket(libc, target)
+    : reopenStdout(libc, target);
+  // The socket's writes go through the library for the life of the process.
+  if (sink === undefined || !socket) library.close();
+  return sink;
+}
+
+/** Opening /dev/fd/1 gives the pipe or terminal again, as a resource Deno can write to. */
+function reopenStdout(libc: Libc, target: Deno.FileInfo): ByteSink | undefined {
+  const copies = copiesOf(libc, target);
   let stdout: Deno.FsFile;
   try {
-    // Opening /dev/fd/1 gives the pipe or terminal again, on a new descriptor, as a resource
-    // Deno can write to.
     stdout = Deno.openSync("/dev/fd/1", { write: true });
   } catch {
     return undefined;
   }
-  if (copyStderrOnto([...copies, 1])) return { write: (bytes) => stdout.write(bytes) };
+  if (pointAtStderr(libc, [...copies, 1])) return { write: (bytes) => stdout.write(bytes) };
   stdout.close();
   return undefined;
 }
 
-/** The descriptors above 2 open on the same pipe, terminal or socket as descriptor 1. */
-function copiesOf(target: Deno.FileInfo): number[] {
+/**
+ * A socket cannot be reopened by its path (Linux): a copy of descriptor 1 that child
+ * processes do not inherit is kept, and written to through libc's `write`, nonblocking (on a
+ * thread of Deno's, as Deno.stdout's writes run).
+ */
+function keepSocket(libc: Libc, target: Deno.FileInfo): ByteSink | undefined {
+  const copies = copiesOf(libc, target);
+  const kept = libc.fcntl(1, F_DUPFD_CLOEXEC, 3);
+  if (kept < 0) return undefined;
+  if (!pointAtStderr(libc, [...copies, 1])) {
+    libc.close(kept);
+    return undefined;
+  }
+  return {
+    async write(bytes) {
+      const written = Number(await libc.write(kept, bytes, BigInt(bytes.byteLength)));
+      // errno is not to be had from here; what a client makes fail is leaving (EPIPE,
+      // ECONNRESET), which the stdio transport takes quietly.
+      if (written < 0) throw new Deno.errors.BrokenPipe("stdout's socket is closed");
+      return written;
+    },
+  };
+}
+
+/**
+ * The descriptors above 2 open on the same pipe, terminal or socket as descriptor 1: Deno
+ * keeps such a copy, made as it started, for the child processes that inherit stdout. Found
+ * before the server's own copy is made.
+ */
+function copiesOf(libc: Libc, target: Deno.FileInfo): number[] {
   const copies: number[] = [];
   try {
     const same = sameAsStdout(target);
     for (const { name } of Deno.readDirSync("/dev/fd")) {
       const descriptor = Number(name);
-      if (descriptor > 2 && same(`/dev/fd/${descriptor}`)) copies.push(descriptor);
+      // The listing's own descriptor is closed by now; asking after it would throw, and the
+      // first error a process makes costs milliseconds.
+      if (descriptor <= 2 || libc.fcntl(descriptor, F_GETFD, 0) < 0) continue;
+      if (same(`/dev/fd/${descriptor}`)) copies.push(descriptor);
     }
   } catch {
-    // /dev/fd cannot be listed: descriptor 1 alone is moved.
+    // /dev/fd cannot be listed, or a descriptor was closed meanwhile: those found are moved.
   }
   return copies;
 }
 
 /**
  * On Linux, a descriptor's link names what it is open on ("pipe:[4026]", "socket:[4027]",
- * "/dev/pts/3"), without the Dates a stat makes: with twenty descriptors, ~0.6 MB less of
- * peak memory (bench/startup/guard_steps.ts). Elsewhere, a stat's device and inode.
+ * "/dev/pts/3"), without the Dates a stat makes. Elsewhere, a stat's device and inode.
  */
 function sameAsStdout(target: Deno.FileInfo): (path: string) => boolean {
-  const quietly = (test: (path: string) => boolean) => (path: string) => {
-    try {
-      return test(path);
-    } catch {
-      return false; // closed since it was listed, as the listing's own descriptor is
-    }
-  };
   if (Deno.build.os === "linux") {
     const link = Deno.readLinkSync("/dev/fd/1");
-    return quietly((path) => Deno.readLinkSync(path) === link);
+    return (path) => Deno.readLinkSync(path) === link;
   }
-  return quietly((path) => {
+  return (path) => {
     const info = Deno.statSync(path);
     return info.dev === target.dev && info.ino === target.ino;
-  });
+  };
 }
 
-const LIBC = Deno.build.os === "darwin" ? "libSystem.dylib" : "libc.so.6";
+/** dup2(2, descriptor) for each; false if one failed. */
+function pointAtStderr(libc: Libc, descriptors: number[]): boolean {
+  return descriptors.every((descriptor) => libc.dup2(2, descriptor) >= 0);
+}
+
+/**
+ * What the guard calls of libc. Functions it calls at once are taken as plain addresses and
+ * called through libffi: a symbol declared as a function is compiled to a trampoline when the
+ * library is opened, which cost ~2 MB of peak memory, more than the rest of the guard
+ * (adr/0074). A nonblocking symbol is not compiled.
+ */
+const SYMBOLS = {
+  dup2: { type: "pointer" },
+  fcntl: { type: "pointer" },
+  close: { type: "pointer" },
+  write: { parameters: ["i32", "buffer", "usize"], result: "isize", nonblocking: true },
+} as const;
 const DUP2 = { parameters: ["i32", "i32"], result: "i32" } as const;
+/** fcntl with its third argument always given (an int), which F_GETFD ignores. */
 const FCNTL = { parameters: ["i32", "i32", "i32"], result: "i32" } as const;
 const CLOSE = { parameters: ["i32"], result: "i32" } as const;
-/** Linux's fcntl command for a copy of a descriptor that is closed in child processes. */
+/** Whether a descriptor is open (Linux and macOS). */
+const F_GETFD = 1;
+/** A copy of a descriptor that is closed in child processes (Linux). */
 const F_DUPFD_CLOEXEC = 1030;
 
-/**
- * dup2(2, descriptor) for each, called through a plain function pointer: a symbol declared as
- * a function is compiled to a trampoline when the library is opened, which cost ~2 MB of peak
- * memory, more than the rest of the guard (adr/0074); a call through a pointer goes through
- * libffi instead.
- */
-function copyStderrOnto(descriptors: number[]): boolean {
-  let libc;
-  try {
-    libc = Deno.dlopen(LIBC, { dup2: { type: "pointer" } });
-  } catch {
-    return false;
-  }
-  try {
-    return pointAtStderr(libc.symbols.dup2, descriptors);
-  } finally {
-    libc.close();
-  }
+interface Libc {
+  dup2(from: number, to: number): number;
+  fcntl(descriptor: number, command: number, argument: number): number;
+  close(descriptor: number): number;
+  write(descriptor: number, bytes: Uint8Array, length: bigint): Promise<number | bigint>;
 }
 
-/** dup2(2, descriptor) for each, through `dup2`'s address; false if one failed. */
-function pointAtStderr(dup2: Deno.PointerValue, descriptors: number[]): boolean {
-  const call = callable(dup2, DUP2);
-  return call !== undefined && descriptors.every((descriptor) => call(2, descriptor) >= 0);
-}
-
-/** A function pointer of libc as a function, or undefined where the symbol was not found. */
-function callable<const Definition extends Deno.ForeignFunction>(
-  address: Deno.PointerValue,
-  definition: Definition,
-) {
-  if (address === null) return undefined;
-  const pointer = new Deno.UnsafeFnPointer(
-    address as Deno.PointerObject<Definition>,
-    definition,
-  );
-  return (...parameters: Deno.ToNativeParameterTypes<Definition["parameters"]>) =>
-    pointer.call(...parameters);
-}
-
-/**
- * Linux, stdout a socket, which cannot be reopened by its path: a copy of descriptor 1 that
- * child processes do not inherit is kept, and the server writes to it through libc's `write`,
- * nonblocking (on a thread of Deno's, as Deno.stdout's writes run; no trampoline is compiled
- * for a nonblocking symbol). The library stays open for the life of the process.
- */
-function keepSocket(descriptors: number[]): ByteSink | undefined {
-  let libc;
-  try {
-    libc = Deno.dlopen(LIBC, {
-      fcntl: { type: "pointer" },
-      dup2: { type: "pointer" },
-      close: { type: "pointer" },
-      write: { parameters: ["i32", "buffer", "usize"], result: "isize", nonblocking: true },
-    });
-  } catch {
-    return undefined;
-  }
-  const fcntl = callable(libc.symbols.fcntl, FCNTL);
-  const kept = fcntl?.(1, F_DUPFD_CLOEXEC, 3) ?? -1;
-  if (kept >= 0 && pointAtStderr(libc.symbols.dup2, descriptors)) {
-    const write = libc.symbols.write;
-    return {
-      async write(bytes) {
-        const written = Number(await write(kept, bytes, BigInt(bytes.byteLength)));
-        // errno is not to be had from here; what a client makes fail is leaving (EPIPE,
-        // ECONNRESET), which the stdio transport takes quietly.
-        if (written < 0) throw new Deno.errors.BrokenPipe("stdout's socket is closed");
-        return written;
-      },
-    };
-  }
-  if (kept >= 0) callable(libc.symbols.close, CLOSE)?.(kept);
-  libc.close();
-  return undefined;
+/** libc's functions, or undefined where one was not found. */
+function functionsOf(library: Deno.DynamicLibrary<typeof SYMBOLS>): Libc | undefined {
+  const { dup2, fcntl, close, write } = library.symbols;
+  if (dup2 === null || fcntl === null || close === null) return undefined;
+  const call = <const D extends Deno.ForeignFunction>(address: Deno.PointerObject, definition: D) =>
+    new Deno.UnsafeFnPointer(address as Deno.PointerObject<D>, definition);
+  const dup2Pointer = call(dup2, DUP2);
+  const fcntlPointer = call(fcntl, FCNTL);
+  const closePointer = call(close, CLOSE);
+  return {
+    dup2: (from, to) => dup2Pointer.call(from, to),
+    fcntl: (descriptor, command, argument) => fcntlPointer.call(descriptor, command, argument),
+    close: (descriptor) => closePointer.call(descriptor),
+    write,
+  };
 }
 
 /** The fallback: the APIs that print to stdout are pointed at stderr. */
