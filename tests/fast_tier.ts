@@ -34,6 +34,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/deploy_kubernetes_test.ts", // 6 s: main.ts with the manifest's arguments, drained
   "tests/meta_schema_test.ts", // 6 s: 20,000 schemas per meta-schema draft
   "tests/main_test.ts", // 4 s: main.ts processes, signals
+  "tests/stdout_guard_test.ts", // 1 s: a main.ts process whose tool spawns children and a Worker
   "tests/interop_asking_test.ts", // 3 s: the SDK clients over main.ts processes
   "tests/interop_test.ts", // 2 s: the SDK clients over main.ts processes
   "tests/jobs_sdk_test.ts", // 12 s: the SDK client following jobs over main.ts processes
