@@ -111,3 +111,59 @@ Deno.test({
       assertGuarded({ lines, stderr: seen.stderr, code: seen.code }, STRAYS);
     }),
 });
+
+/**
+ * A client that hands the server the nonblocking end of a socket pair (Python here): answers
+ * larger than the socket's buffer must wait for the client to read, not end the server.
+ */
+const NONBLOCKING_CLIENT = `
+import json, socket, subprocess, sys
+deno, main, tools, meta = sys.argv[1:]
+parent, child = socket.socketpair()
+child.setblocking(False)
+server = subprocess.Popen([deno, "run", "-A", main, "--tools", tools], stdin=subprocess.PIPE,
+    stdout=child.fileno(), stderr=subprocess.DEVNULL)
+child.close()
+text = "x" * 2_000_000
+for i in range(4):
+    call = {"name": "echo", "arguments": {"text": text}, "_meta": json.loads(meta)}
+    line = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": call}
+    server.stdin.write((json.dumps(line) + "\\n").encode())
+server.stdin.flush()
+received = b""
+parent.settimeout(60)
+while received.count(b"\\n") < 4:
+    chunk = parent.recv(1 << 20)
+    if not chunk:
+        break
+    received += chunk
+server.stdin.close()
+answers = [json.loads(line) for line in received.split(b"\\n") if line]
+intact = [a["result"]["content"][0]["text"] == text for a in answers]
+print(json.dumps({"intact": intact, "code": server.wait(timeout=30)}))
+`;
+
+Deno.test({
+  name: "the stdout guard waits on a nonblocking socket rather than taking it as closed",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const tools = new URL("./fixtures/tools", import.meta.url).pathname;
+    const python = new Deno.Command("python3", {
+      args: [
+        "-c",
+        NONBLOCKING_CLIENT,
+        Deno.execPath(),
+        MAIN,
+        tools,
+        JSON.stringify(STATELESS_META),
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    });
+    const { stdout } = await withHangGuard(python.output(), "main.ts started by Python");
+    deepStrictEqual(JSON.parse(new TextDecoder().decode(stdout)), {
+      intact: [true, true, true, true],
+      code: 0,
+    });
+  },
+});

@@ -82,6 +82,10 @@ function keepSocket(libc: Libc, target: Deno.FileInfo): ByteSink | undefined {
   const copies = copiesOf(libc, target);
   const kept = libc.fcntl(1, F_DUPFD_CLOEXEC, 3);
   if (kept < 0) return undefined;
+  // A write that would block must wait, not fail: -1 here reads as the client gone. The flag
+  // is the socket's own end's, which only this process holds.
+  const flags = libc.fcntl(kept, F_GETFL, 0);
+  if (flags >= 0 && (flags & O_NONBLOCK) !== 0) libc.fcntl(kept, F_SETFL, flags & ~O_NONBLOCK);
   if (!pointAtStderr(libc, [...copies, 1])) {
     libc.close(kept);
     return undefined;
@@ -159,6 +163,10 @@ const CLOSE = { parameters: ["i32"], result: "i32" } as const;
 const F_GETFD = 1;
 /** A copy of a descriptor that is closed in child processes (Linux). */
 const F_DUPFD_CLOEXEC = 1030;
+/** A descriptor's status flags, read and set, and the one that makes writes fail fast (Linux). */
+const F_GETFL = 3;
+const F_SETFL = 4;
+const O_NONBLOCK = 0o4000;
 
 interface Libc {
   dup2(from: number, to: number): number;
