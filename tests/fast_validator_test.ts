@@ -931,6 +931,50 @@ Deno.test("compileSchema() answers as before on objects and values a parse never
   }
 });
 
+Deno.test("compileVerdict() agrees with the vendored validator on objects of many named properties, walked by the value's keys", () => {
+  // Past 16 names the verdict walks the value's own keys rather than asking each name.
+  const names = Array.from({ length: 24 }, (_, i) => `p${i}`);
+  const kinds: JsonObject[] = [
+    { type: "string" },
+    { type: "integer", minimum: 0 },
+    { const: true },
+    { type: "object", required: ["x"], properties: { x: { type: "number" } } },
+  ];
+  const properties = Object.fromEntries(names.map((name, i) => [name, kinds[i % kinds.length]]));
+  const good = ["s", 1, true, { x: 1 }];
+  const bad = [1, -1, false, { y: 1 }];
+  const random = mulberry32(4242);
+  const values: unknown[] = [];
+  for (let n = 0; n < 3000; n++) {
+    const value: Record<string, unknown> = {};
+    for (const [i, name] of names.entries()) {
+      const roll = random();
+      if (roll < 0.5) continue;
+      value[name] = roll < 0.97 ? good[i % 4] : roll < 0.99 ? bad[i % 4] : null;
+    }
+    if (random() < 0.2) value.extra = 1;
+    values.push(value);
+  }
+  for (
+    const schema of [
+      { type: "object", properties },
+      { type: "object", properties, additionalProperties: false },
+      { type: "object", properties, required: ["p0", "p5"] },
+    ]
+  ) {
+    const candidate = fastVerdict(schema);
+    assert.ok(candidate !== undefined);
+    const reference = vendorVerdict(structuredClone(schema));
+    assert.deepEqual(disagreements(values, candidate, reference), []);
+    // Both answers are given: the values are not all valid, nor all invalid.
+    const verdicts = new Set(values.map((value) => candidate(value)));
+    assert.deepEqual(verdicts, new Set([true, false]));
+    // An inherited wrong value is not the object's own: neither path looks at it.
+    const inherited = Object.assign(Object.create({ p0: 1 }), { p1: 2 });
+    assert.equal(candidate(inherited), reference(inherited));
+  }
+});
+
 /** Mistakes the comparison must catch, each made by compiling a rewritten schema. */
 const MUTANTS: [string, (schema: JsonObject) => JsonObject][] = [
   [

@@ -831,6 +831,9 @@ function impliedCheck(implies: [string, AnyPart][], run: Run): Part<JsonObject> 
   };
 }
 
+/** Up to this many `properties`, each is asked for by name; past it, the value's keys are walked. */
+const BY_NAME_AT_MOST = 16;
+
 /** `properties`, those whose schemas look only at the property's value first. */
 function propertiesCheck(
   s: Schema,
@@ -852,8 +855,27 @@ function propertiesCheck(
   // only a missing one needs asking (it may be an own `undefined`). An object of another
   // prototype may get checked on an inherited value too: a stricter verdict, never a laxer.
   const inheritable = keys.map((key) => key in Object.prototype);
+  const refers = ordered.some(([, part]) => part.refers);
+  if (keys.length > BY_NAME_AT_MOST) {
+    // Many names (a meta-schema's ~60 keywords against a schema's three): the value's own keys
+    // are walked instead, so the work follows the value. Asking every name of a meta-schema of
+    // every subschema of every tool made a loop hot enough at start-up for V8 to optimize it,
+    // ~1.2 MB of peak memory at the first answer (adr/0074).
+    const byName = new Map(ordered.map(([key, part]) => [key, part.check]));
+    return {
+      refers,
+      deep: true,
+      check: (value) => {
+        for (const key in value) {
+          const check = byName.get(key);
+          if (check !== undefined && hasOwn(value, key) && !check(value[key])) return false;
+        }
+        return true;
+      },
+    };
+  }
   return {
-    refers: ordered.some(([, part]) => part.refers),
+    refers,
     deep: true,
     check: (value) => {
       for (let i = 0; i < keys.length; i++) {
