@@ -272,24 +272,28 @@ export function createCore(given: CoreOptions): Core {
     return chain(call);
   }
 
+  /** The response to a request whose routing or handling threw. */
+  function failure(request: RequestContext["request"], error: unknown): JsonObject {
+    if (error instanceof ProtocolError) {
+      return { jsonrpc: "2.0", id: request.id, error: error.toRpcError() };
+    }
+    options.diagnostics.error(`Request ${quotedClientText(request.method)} failed`, error);
+    return { jsonrpc: "2.0", id: request.id, error: internalError(messageOf(error)) };
+  }
+
   const core: Core = {
     handle(ctx) {
       const { request } = ctx;
-      const answer = (result: JsonObject) => ({ jsonrpc: "2.0", id: request.id, result });
-      const fail = (error: unknown) => {
-        if (error instanceof ProtocolError) {
-          return { jsonrpc: "2.0", id: request.id, error: error.toRpcError() };
-        }
-        options.diagnostics.error(`Request ${quotedClientText(request.method)} failed`, error);
-        return { jsonrpc: "2.0", id: request.id, error: internalError(messageOf(error)) };
-      };
       try {
         const result = route(ctx);
-        return isThenable(result)
-          ? (result as Promise<JsonObject>).then(answer, fail)
-          : answer(result);
+        // Answered at once (most): the response, and no closure made for a later one.
+        if (!isThenable(result)) return { jsonrpc: "2.0", id: request.id, result };
+        return (result as Promise<JsonObject>).then(
+          (ready) => ({ jsonrpc: "2.0", id: request.id, result: ready }),
+          (error) => failure(request, error),
+        );
       } catch (error) {
-        return fail(error);
+        return failure(request, error);
       }
     },
     method: (name) => table.get(name),
