@@ -33,6 +33,7 @@ function controllable() {
     method: (name) =>
       name === "listen" ? { eras: ["stateless"], longLived: true, handler: () => ({}) } : undefined,
     changeNotices: () => [],
+    builtins: () => [],
   };
   return { core, running, maxRunning: () => maxRunning };
 }
@@ -254,6 +255,7 @@ Deno.test("createConnection() sends a request to the client on the stream of the
     },
     method: () => undefined,
     changeNotices: () => [],
+    builtins: () => [],
   };
   const connection = createConnection({
     core,
@@ -297,6 +299,7 @@ Deno.test("createConnection() tells its session what a reload changed until it i
       handle: () => ({}),
       method: () => undefined,
       changeNotices: () => [{ jsonrpc: "2.0", method: "notifications/tools/list_changed" }],
+      builtins: () => [],
     },
     session: createSession(),
     origin: IN_PROCESS,

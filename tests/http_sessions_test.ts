@@ -486,6 +486,7 @@ const HANGING: Core = {
     ),
   method: () => undefined,
   changeNotices: () => [],
+  builtins: () => [],
 };
 
 /** The session table's engines in these tests: HANGING's. */

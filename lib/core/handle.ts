@@ -40,7 +40,7 @@ import { capabilitiesOf, METHODS } from "../methods/table.ts";
 import { UNINITIALIZED } from "../methods/session.ts";
 import { type CallChain, chainOf, type CoreMiddleware } from "./chain.ts";
 import { channels, SESSION_CHANNELS, STATELESS_CHANNELS } from "./channels.ts";
-import { authorize } from "./authorize.ts";
+import { asksScopes, authorize } from "./authorize.ts";
 import type { RateLimiter } from "./rate_limit.ts";
 import { rounds } from "./rounds.ts";
 import { stamp } from "./stamp.ts";
@@ -98,6 +98,11 @@ export interface Core {
   method(name: string): MethodEntry | undefined;
   /** What a session should be told of a swap of the registry's snapshot (change_notices.ts). */
   changeNotices(previous: Snapshot, next: Snapshot, session: Session): JsonObject[];
+  /**
+   * The built-in middleware composed into the chain of `snapshot`, by name, outermost first:
+   * what a feature that is on adds, and one that is off does not.
+   */
+  builtins(snapshot: Snapshot): readonly BuiltinName[];
 }
 
 const STATELESS_PIN = Object.freeze({ era: "stateless" as const });
@@ -131,10 +136,25 @@ export function createCore(given: CoreOptions): Core {
         "call fails whenever its next round lands on another instance",
     );
   };
-  const builtins = builtinsOf(options, ring, sealedElsewhere);
-  // With a rate limit: the same, the limit after authorize (a refusal for scopes takes no token).
   const limiter = options.rateLimit;
-  const limited = limiter && builtinsOf(options, ring, sealedElsewhere, limiter.middleware);
+  /**
+   * The built-ins of a snapshot: with authorize when something in it asks for scopes, with the
+   * rate limit when one applies to it (after authorize: a refusal for scopes takes no token).
+   * Four ways at most, each made once.
+   */
+  const builtinsBy = new Map<number, ReturnType<typeof namedBuiltins>>();
+  const builtinsFor = (snapshot: Snapshot): ReturnType<typeof namedBuiltins> => {
+    const scoped = asksScopes(snapshot, table);
+    const limited = limiter?.applies(snapshot) === true;
+    const key = (scoped ? 1 : 0) + (limited ? 2 : 0);
+    let found = builtinsBy.get(key);
+    if (found === undefined) {
+      const limit = limited ? limiter!.middleware : undefined;
+      found = namedBuiltins(options, ring, sealedElsewhere, limit, scoped);
+      builtinsBy.set(key, found);
+    }
+    return found;
+  };
   const outer = options.middleware ?? [];
   /** By snapshot: a snapshot never changes, so what it makes is made once. */
   const made = new WeakMap<Snapshot, Made>();
@@ -149,7 +169,7 @@ export function createCore(given: CoreOptions): Core {
         stateless: advertised("stateless"),
         session: advertised("session"),
         chain: chainOf(
-          limiter?.applies(snapshot) ? limited! : builtins,
+          builtinsFor(snapshot).map(([, middleware]) => middleware),
           outer,
           snapshot.middleware,
         ),
@@ -252,27 +272,32 @@ export function createCore(given: CoreOptions): Core {
     return chain(call);
   }
 
+  /** The response to a request whose routing or handling threw. */
+  function failure(request: RequestContext["request"], error: unknown): JsonObject {
+    if (error instanceof ProtocolError) {
+      return { jsonrpc: "2.0", id: request.id, error: error.toRpcError() };
+    }
+    options.diagnostics.error(`Request ${quotedClientText(request.method)} failed`, error);
+    return { jsonrpc: "2.0", id: request.id, error: internalError(messageOf(error)) };
+  }
+
   const core: Core = {
     handle(ctx) {
       const { request } = ctx;
-      const answer = (result: JsonObject) => ({ jsonrpc: "2.0", id: request.id, result });
-      const fail = (error: unknown) => {
-        if (error instanceof ProtocolError) {
-          return { jsonrpc: "2.0", id: request.id, error: error.toRpcError() };
-        }
-        options.diagnostics.error(`Request ${quotedClientText(request.method)} failed`, error);
-        return { jsonrpc: "2.0", id: request.id, error: internalError(messageOf(error)) };
-      };
       try {
         const result = route(ctx);
-        return isThenable(result)
-          ? (result as Promise<JsonObject>).then(answer, fail)
-          : answer(result);
+        // Answered at once (most): the response, and no closure made for a later one.
+        if (!isThenable(result)) return { jsonrpc: "2.0", id: request.id, result };
+        return (result as Promise<JsonObject>).then(
+          (ready) => ({ jsonrpc: "2.0", id: request.id, result: ready }),
+          (error) => failure(request, error),
+        );
       } catch (error) {
-        return fail(error);
+        return failure(request, error);
       }
     },
     method: (name) => table.get(name),
+    builtins: (snapshot) => builtinsFor(snapshot).map(([name]) => name),
     changeNotices(previous, next, session) {
       const view = session.facts?.view ?? options.view;
       return changeNotices(
@@ -299,25 +324,51 @@ export function createCore(given: CoreOptions): Core {
 
 /**
  * The built-in middleware, outermost first: telemetry and metrics (each only when given),
- * authorize, the rate limit (when given), stamp, channels, rounds. A refusal thrown inside (authorize's -32030, a rate
- * limit's -32031) reaches the outer ones as an outcome.
+ * authorize (when `scoped`: something asks for scopes), the rate limit (when given), stamp,
+ * channels, rounds. A refusal thrown inside (authorize's -32030, a rate limit's -32031)
+ * reaches the outer ones as an outcome. A feature that is off adds nothing.
  */
 export function builtinsOf(
   options: Pick<CoreOptions, "telemetry" | "metrics" | "listTtlMs" | "serverInfo">,
   ring: KeyRing,
   sealedElsewhere: () => void,
   rateLimit?: CoreMiddleware,
+  scoped = true,
 ): readonly CoreMiddleware[] {
-  return [
-    ...(options.telemetry === undefined ? [] : [options.telemetry.middleware]),
-    ...(options.metrics === undefined ? [] : [options.metrics]),
-    authorize(),
-    ...(rateLimit === undefined ? [] : [rateLimit]),
-    stamp(options.listTtlMs, options.serverInfo),
-    channels(),
-    rounds(ring, sealedElsewhere),
-  ];
+  const named = namedBuiltins(options, ring, sealedElsewhere, rateLimit, scoped);
+  return named.map(([, middleware]) => middleware);
 }
+
+/** The built-ins of builtinsOf, each with its name (what Core.builtins tells). */
+function namedBuiltins(
+  options: Pick<CoreOptions, "telemetry" | "metrics" | "listTtlMs" | "serverInfo">,
+  ring: KeyRing,
+  sealedElsewhere: () => void,
+  rateLimit: CoreMiddleware | undefined,
+  scoped: boolean,
+): readonly (readonly [BuiltinName, CoreMiddleware])[] {
+  const named: (readonly [BuiltinName, CoreMiddleware])[] = [];
+  if (options.telemetry !== undefined) named.push(["telemetry", options.telemetry.middleware]);
+  if (options.metrics !== undefined) named.push(["metrics", options.metrics]);
+  if (scoped) named.push(["authorize", authorize()]);
+  if (rateLimit !== undefined) named.push(["rateLimit", rateLimit]);
+  named.push(
+    ["stamp", stamp(options.listTtlMs, options.serverInfo)],
+    ["channels", channels()],
+    ["rounds", rounds(ring, sealedElsewhere)],
+  );
+  return named;
+}
+
+/** The built-in middleware, by name. */
+type BuiltinName =
+  | "telemetry"
+  | "metrics"
+  | "authorize"
+  | "rateLimit"
+  | "stamp"
+  | "channels"
+  | "rounds";
 
 /**
  * With a watched directory, lists can change, and the server says so: to 2025-era sessions

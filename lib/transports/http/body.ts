@@ -124,7 +124,7 @@ function readBody(
  * arrive in time closes the connection (the read then fails): the client sent at most 64 KiB
  * more slowly than any honest one, and racing each read for a 408 costs every request.
  */
-async function readWhole(
+function readWhole(
   request: Request,
   declared: number,
   budget: BodyBudget,
@@ -137,8 +137,17 @@ async function readWhole(
     budget.give(declared);
   };
   clock.readingStarted();
+  // Chained rather than awaited: an async function's frame and its turns cost every request.
+  let reading: Promise<Uint8Array>;
   try {
-    const bytes = await request.bytes();
+    reading = request.bytes();
+  } catch (error) {
+    clock.readingEnded();
+    release();
+    return Promise.reject(error);
+  }
+  return reading.then((bytes): Body | Unread => {
+    clock.readingEnded();
     const parsed = counted(bytes, budget);
     if (parsed === false) {
       release();
@@ -152,12 +161,11 @@ async function readWhole(
         parsed();
       },
     };
-  } catch (error) {
+  }, (error) => {
+    clock.readingEnded();
     release();
     throw error;
-  } finally {
-    clock.readingEnded();
-  }
+  });
 }
 
 /** A large or chunked body, each chunk counted in the budget as it arrives. */
@@ -254,28 +262,41 @@ export function bodyStep(options: {
   bodyTimeoutMs: number;
 }): HttpStep {
   const { limitBytes, budget } = options;
-  return (next) => async (exchange) => {
+  return (next) => (exchange) => {
     const { request, connection } = exchange;
-    let body: Body | Unread;
-    try {
-      body = await readBody(request, limitBytes, budget, connection);
-    } catch (error) {
-      return refuse("bodyUnreadable", undefined, {
+    const unreadable = (error: unknown) =>
+      refuse("bodyUnreadable", undefined, {
         code: ErrorCode.ParseError,
         message: `Parse error: the body could not be read: ${messageOf(error)}`,
       });
-    }
-    if (typeof body === "string") {
-      connection.closeWhenAnswered();
-      return unread(body, limitBytes, budget, options.bodyTimeoutMs);
-    }
-    exchange.body = body;
+    /** The rest of the steps with the body read, or the answer saying why it was not. */
+    const proceed = (body: Body | Unread): Response | Promise<Response> => {
+      if (typeof body === "string") {
+        connection.closeWhenAnswered();
+        return unread(body, limitBytes, budget, options.bodyTimeoutMs);
+      }
+      exchange.body = body;
+      let answer: Response | Promise<Response>;
+      try {
+        answer = next(exchange);
+      } catch (error) {
+        body.release();
+        throw error;
+      }
+      if (!(answer instanceof Promise)) return answer;
+      return answer.catch((error) => {
+        body.release();
+        throw error;
+      });
+    };
+    // Chained rather than awaited (no async frame, no turns for what is already there).
+    let read: Promise<Body | Unread> | Body | Unread;
     try {
-      return await next(exchange);
+      read = readBody(request, limitBytes, budget, connection);
     } catch (error) {
-      body.release();
-      throw error;
+      return unreadable(error);
     }
+    return read instanceof Promise ? read.then(proceed, unreadable) : proceed(read);
   };
 }
 

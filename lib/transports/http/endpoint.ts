@@ -235,70 +235,79 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       (session ? mayAsk(session.core) : request.envelope?.logLevel !== undefined);
     if (longLived) listens++;
     const engine = session?.connection ?? stateless;
-    return new Promise<Response>((resolve) => {
-      let streamed: StreamedAnswer | undefined;
-      /**
-       * The request while it runs. Forgotten once answered: an answer's body outlives it, for
-       * as long as its client takes to read, and must not keep what the call made (the
-       * request, the handler's result: twice an answer's size, adr/0058).
-       */
-      let flight: Flight | undefined;
-      let answered = false;
-      const running = engine.request(request, {
-        facts: how.facts,
-        outlet: {
-          notify: answer.notify,
-          // 2026-07-28: the server sends no requests. In a session, they go on this request's
-          // event stream, which a client that accepts none does not have.
-          outbound: session === undefined ? undefined : canStream ? undefined : NO_STREAM,
-          // SEP-1699 polling, for streams that start with a priming event (an id to resume from).
-          closeStream: session !== undefined && primes(session.core)
-            ? () => answer.closeStream(mayNotify)
-            : undefined,
-        },
-        // The core raises its routing errors before any handler runs, at once: an answer still
-        // pending can only be 200, and it goes now, so that the client closing the connection
-        // reaches the handler as cancellation.
-        onPending() {
-          streamed = answer.stream(mayNotify, () => {
-            // A resumable stream's call goes on: the client may GET the rest with Last-Event-ID
-            // (or cancel it with notifications/cancelled). Otherwise leaving is cancelling.
-            if (streamed!.resumable || flight === undefined) return;
-            flight.detach();
-            flight.controller.abort("the client closed the connection");
-          });
-          resolve(streamed.response);
-        },
-        reply(response, ctx) {
-          answered = true;
-          flight = undefined;
-          releaseBody();
-          if (longLived) listens--;
-          if (session) sessions.finished(session);
-          if (streamed !== undefined) {
-            if (response !== undefined) streamed.finish(response);
-            return;
-          }
-          // Ended while it waited for a slot: the grace period of shutdown ended before its
-          // turn, or its session ended.
-          if (response === undefined) {
-            return resolve(refuse("shuttingDown", request.id, shuttingDown()));
-          }
-          const refusal = coreRefusal(
-            response,
-            ctx?.outcome,
-            session !== undefined,
-            request.method === "initialize",
-            how.scopeChallenge,
-          );
-          if (refusal === undefined) return resolve(answer.complete(response, 200));
-          // A refusal with headers of its own (a challenge, Retry-After) is answered as JSON.
-          if (refusal.headers !== undefined) return resolve(coreAnswer(response, refusal));
-          resolve(answer.complete(response, STATUSES[refusal.row].status));
-        },
-      });
-      if (!answered) flight = running;
+    // The answer, once there is one: a synchronous handler's arrives before `engine.request`
+    // returns, and is given as it is (no promise, no turn of the event loop); a later one
+    // settles the promise made meanwhile. Only the first counts (a stream, then its end).
+    let settled: Response | undefined;
+    let later: ((response: Response) => void) | undefined;
+    const resolve = (response: Response) => {
+      if (settled !== undefined) return;
+      settled = response;
+      later?.(response);
+    };
+    let streamed: StreamedAnswer | undefined;
+    /**
+     * The request while it runs. Forgotten once answered: an answer's body outlives it, for
+     * as long as its client takes to read, and must not keep what the call made (the
+     * request, the handler's result: twice an answer's size, adr/0058).
+     */
+    let flight: Flight | undefined;
+    let answered = false;
+    const running = engine.request(request, {
+      facts: how.facts,
+      outlet: {
+        notify: answer.notify,
+        // 2026-07-28: the server sends no requests. In a session, they go on this request's
+        // event stream, which a client that accepts none does not have.
+        outbound: session === undefined ? undefined : canStream ? undefined : NO_STREAM,
+        // SEP-1699 polling, for streams that start with a priming event (an id to resume from).
+        closeStream: session !== undefined && primes(session.core)
+          ? () => answer.closeStream(mayNotify)
+          : undefined,
+      },
+      // The core raises its routing errors before any handler runs, at once: an answer still
+      // pending can only be 200, and it goes now, so that the client closing the connection
+      // reaches the handler as cancellation.
+      onPending() {
+        streamed = answer.stream(mayNotify, () => {
+          // A resumable stream's call goes on: the client may GET the rest with Last-Event-ID
+          // (or cancel it with notifications/cancelled). Otherwise leaving is cancelling.
+          if (streamed!.resumable || flight === undefined) return;
+          flight.detach();
+          flight.controller.abort("the client closed the connection");
+        });
+        resolve(streamed.response);
+      },
+      reply(response, ctx) {
+        answered = true;
+        flight = undefined;
+        releaseBody();
+        if (longLived) listens--;
+        if (session) sessions.finished(session);
+        if (streamed !== undefined) {
+          if (response !== undefined) streamed.finish(response);
+          return;
+        }
+        // Ended while it waited for a slot: the grace period of shutdown ended before its
+        // turn, or its session ended.
+        if (response === undefined) {
+          return resolve(refuse("shuttingDown", request.id, shuttingDown()));
+        }
+        const refusal = coreRefusal(
+          response,
+          ctx?.outcome,
+          session !== undefined,
+          request.method === "initialize",
+          how.scopeChallenge,
+        );
+        if (refusal === undefined) return resolve(answer.complete(response, 200));
+        // A refusal with headers of its own (a challenge, Retry-After) is answered as JSON.
+        if (refusal.headers !== undefined) return resolve(coreAnswer(response, refusal));
+        resolve(answer.complete(response, STATUSES[refusal.row].status));
+      },
     });
+    if (!answered) flight = running;
+    return settled ?? new Promise<Response>((settle) => later = settle);
   }
 
   return {

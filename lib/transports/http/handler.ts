@@ -4,8 +4,8 @@
 // ladder, and the dispatch to the connection engines. The listener (server.ts) hands it each
 // request with the connection it came on; embedded in someone else's server (`fetch`), it
 // gets a stand-in connection that can close nothing. A new step (an authentication scheme, a
-// span per request) is a file of this folder and one line in `steps` below; a step may add
-// routes of its own.
+// span per request) is a file of this folder and one line in `named` below, composed only when
+// its feature is on; a step may add routes of its own.
 import { messageOf } from "../../util/json.ts";
 import { compose } from "../../util/compose.ts";
 import { activeSpan } from "../../util/active_span.ts";
@@ -90,9 +90,23 @@ export interface McpHttpOptions extends EndpointOptions, Slice<"embedded-http"> 
   readonly meta?: ServerMeta;
 }
 
+/** The endpoint's steps, by name: `outer` is one the composition root put around them. */
+type StepName =
+  | "outer"
+  | "cors"
+  | "guard"
+  | "bearer"
+  | "oauth"
+  | "toolsets"
+  | "methodAndType"
+  | "body"
+  | "admission";
+
 export interface McpHttp {
   /** The endpoint's path (`/mcp`). */
   readonly path: string;
+  /** The endpoint's steps as composed, outermost first: none of a feature that is off. */
+  readonly steps: readonly StepName[];
   /** What the steps share: the engines, the sessions, the drain. */
   readonly endpoint: Endpoint;
   /** The routes by path: the endpoint's, the probes, and what else is added. */
@@ -129,20 +143,28 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
   const cors = options.corsOrigins?.length ? corsOriginsOf(options.corsOrigins) : undefined;
   // What the guard lets through in Host (and Origin), the endpoint's and the server card's.
   const allowedNames = allowedHostNames(options.boundNames ?? [], options.allowedHosts);
-  // The endpoint's steps, in order; the dispatch to the engines is the last.
-  const steps: HttpStep[] = [
-    ...options.outerSteps ?? [],
-    ...(cors === undefined ? [] : [corsStep(cors)]),
-    guardStep(allowedNames, cors),
-    ...(options.bearerToken === undefined ? [] : [bearerStep(options.bearerToken)]),
-    ...(resourceServer === undefined ? [] : [oauthStep(resourceServer)]),
-    ...(options.toolsets === undefined
-      ? []
-      : [toolsetsStep(options.registry, options.toolsets.base, options.toolsets.code)]),
-    methodAndTypeStep(createSessionStreams(endpoint)),
-    bodyStep({ limitBytes: options.maxMessageBytes, budget: endpoint.bodies, bodyTimeoutMs }),
-    admissionStep(mirroredOf),
+  // The endpoint's steps, in order, each named; the dispatch to the engines is the last. A
+  // feature that is off adds no step.
+  const named: (readonly [StepName, HttpStep])[] = [
+    ...(options.outerSteps ?? []).map((step) => ["outer", step] as const),
   ];
+  if (cors !== undefined) named.push(["cors", corsStep(cors)]);
+  named.push(["guard", guardStep(allowedNames, cors)]);
+  if (options.bearerToken !== undefined) named.push(["bearer", bearerStep(options.bearerToken)]);
+  if (resourceServer !== undefined) named.push(["oauth", oauthStep(resourceServer)]);
+  if (options.toolsets !== undefined) {
+    const { base, code } = options.toolsets;
+    named.push(["toolsets", toolsetsStep(options.registry, base, code)]);
+  }
+  named.push(
+    ["methodAndType", methodAndTypeStep(createSessionStreams(endpoint))],
+    [
+      "body",
+      bodyStep({ limitBytes: options.maxMessageBytes, budget: endpoint.bodies, bodyTimeoutMs }),
+    ],
+    ["admission", admissionStep(mirroredOf)],
+  );
+  const steps = named.map(([, step]) => step);
   routes.set(path, compose(steps, createDispatch(endpoint)));
   if (options.toolsets?.code !== undefined) {
     // `/mcp/code`: the endpoint, in code mode's view (adr/0073).
@@ -269,6 +291,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
   const embedded = embeddedConnection(bodyTimeoutMs);
   return {
     path,
+    steps: named.map(([name]) => name),
     endpoint,
     routes,
     handle,

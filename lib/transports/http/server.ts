@@ -81,6 +81,8 @@ export interface HttpServer {
   shutdown(reason: string): Promise<void>;
   /** What the endpoint holds now: requests, sessions, streams (the gauges of --metrics). */
   counts(): EndpointCounts;
+  /** The endpoint's steps as composed (McpHttp.steps): none of a feature that is off. */
+  readonly steps: McpHttp["steps"];
 }
 
 export function serveHttp(options: HttpOptions): HttpServer {
@@ -142,6 +144,7 @@ export function serveHttp(options: HttpOptions): HttpServer {
     done: server.finished,
     shutdown,
     counts: endpoint.counts,
+    steps: http.steps,
   };
 }
 
