@@ -194,7 +194,7 @@ Deno.test("bench:floor's targets are issue 42's: toolshed ÷ the floor program o
   assert.deepEqual([byRps.holds, byRps.met, byP50.holds, byP50.met], [true, 2, true, 2]);
 });
 
-Deno.test("bench:floor's start-up targets are issue 42's, for main.ts and the installed toolshed", () => {
+Deno.test("bench:floor's start-up targets are issue 42's, for toolshed from source and as installed", () => {
   assert.deepEqual(
     START_TARGETS.map(({ key, of, wanted }) => `${key} ${of} ${wanted}`),
     ["toolshed ms ≤ 2×", "toolshed peak ≤ 1.3×", "installed ms ≤ 2×", "installed peak ≤ 1.3×"],
