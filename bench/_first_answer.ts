@@ -10,10 +10,12 @@ const FIRST_LINE = new TextEncoder().encode(
   JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }) + "\n",
 );
 
-/** What one start measured: milliseconds to the answer, and /proc's status of the process then. */
+/** What one start measured: milliseconds to the answer, and /proc's status and stat then. */
 export interface FirstAnswer {
   readonly ms: number;
   readonly status: string;
+  /** /proc/PID/stat: the page faults among its fields. */
+  readonly stat: string;
 }
 
 /** Runs `deno ARGS` in `cwd`, times its answer to a first `tools/list`, then ends it. */
@@ -41,9 +43,10 @@ export async function firstAnswer(args: string[], cwd: string): Promise<FirstAns
     throw new Error(`deno ${args.join(" ")} answered: ${text.slice(0, 200)}`);
   }
   const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+  const stat = await Deno.readTextFile(`/proc/${child.pid}/stat`);
   await writer.close();
   reader.releaseLock();
   await child.stdout.cancel();
   await child.status;
-  return { ms, status };
+  return { ms, status, stat };
 }

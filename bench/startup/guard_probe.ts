@@ -9,51 +9,14 @@
 // A contestant is `label=deno arguments` with the arguments separated by spaces, e.g.
 //   "bare=run bench/contestants/bare_loop.ts" "main=run -A main.ts --tools bench/tools"
 import { parseArgs } from "../../lib/host/args.ts";
+import { firstAnswer as measureFirstAnswer } from "../_first_answer.ts";
 
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-const FIRST_LINE = new TextEncoder().encode(
-  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }) + "\n",
-);
-
-/**
- * bench/_first_answer.ts's measure, with the page faults of /proc/PID/stat besides: a fresh
- * `deno ARGS` is sent one `tools/list`, timed to its answer, read, then ended.
- */
+/** bench/_first_answer.ts's measure, with the page faults of /proc/PID/stat besides. */
 async function firstAnswer(args: string[], cwd: string) {
-  const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(FIRST_LINE);
-  const reader = child.stdout.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`deno ${args.join(" ")} ended before answering`);
-    text += decoder.decode(value, { stream: true });
-  }
-  const ms = performance.now() - started;
-  if (!text.startsWith('{"jsonrpc":"2.0","id":1,"result":')) {
-    throw new Error(`deno ${args.join(" ")} answered: ${text.slice(0, 200)}`);
-  }
-  const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+  const { ms, status, stat } = await measureFirstAnswer(args, cwd);
   // /proc/PID/stat: the fields after the command's closing parenthesis start at the state (3);
   // minflt is field 10 and majflt field 12.
-  const stat = await Deno.readTextFile(`/proc/${child.pid}/stat`);
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  await writer.close();
-  reader.releaseLock();
-  await child.stdout.cancel();
-  await child.status;
   return { ms, status, faults: { minor: Number(fields[7]), major: Number(fields[9]) } };
 }
 
