@@ -24,6 +24,7 @@
 //                              [--write-docs]
 import { parseArgs } from "../lib/host/args.ts";
 import { bundle, startLoad } from "../build/bundle.ts";
+import { NPM_BUNDLE_FLAGS } from "../lib/commands/invocation.ts";
 import { firstAnswer } from "./_first_answer.ts";
 import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
 import {
@@ -58,8 +59,10 @@ const STARTS: [string, string, string[]][] = [
     TOOLS,
   ]],
   ["toolshed", "toolshed (main.ts) serving the ten tools", [`${ROOT}main.ts`, "--tools", TOOLS]],
-  // What `npm install -g` gives (adr/0065, adr/0074); its path is filled in once it is built.
+  // What `npm install -g` gives (adr/0065, adr/0074), run with the flags its bin gives it; the
+  // bundle's path is filled in once it is built.
   ["installed", "the installed toolshed (the npm package's bundle) serving them", [
+    ...NPM_BUNDLE_FLAGS,
     "",
     "--tools",
     TOOLS,
@@ -142,7 +145,8 @@ async function startUp(rounds: number): Promise<string> {
     const installed = `${cwd}/installed/toolshed.js`;
     await Deno.mkdir(`${cwd}/installed`);
     await bundle(installed, { split: true });
-    STARTS.find(([key]) => key === "installed")![2][0] = installed;
+    const installedArgs = STARTS.find(([key]) => key === "installed")![2];
+    installedArgs[installedArgs.indexOf("")] = installed;
     const taken = STARTS.map(() => ({ ms: [] as number[], peak: [] as number[] }));
     for (let round = -1; round < rounds; round++) {
       for (const [i, [, , args]] of STARTS.entries()) {

@@ -15,7 +15,12 @@
 // --pack also runs `npm pack` in DIR and prints the tarball's path.
 import { parseArgs } from "../lib/host/args.ts";
 import { COMPILE_CONFIG } from "../lib/commands/compile_binary.ts";
-import { NPM_BIN_PATH, NPM_BUNDLE_PATH, NPM_PACKAGE } from "../lib/commands/invocation.ts";
+import {
+  NPM_BIN_PATH,
+  NPM_BUNDLE_FLAGS,
+  NPM_BUNDLE_PATH,
+  NPM_PACKAGE,
+} from "../lib/commands/invocation.ts";
 import { bundle } from "./bundle.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
 
@@ -232,6 +237,22 @@ export function compileConfig(repository: CompileConfig): object {
   return { ...repository, nodeModulesDir: "none" };
 }
 
+/** The line of build/npm/toolshed.cjs that the package's flags for the bundle replace. */
+const BUNDLE_FLAGS_LINE = "const BUNDLE_FLAGS = [];";
+
+/** The bin's text with `flags` as the Deno flags it runs the bundle with. */
+export function withBundleFlags(bin: string, flags: readonly string[]): string {
+  const parts = bin.split(BUNDLE_FLAGS_LINE);
+  if (parts.length !== 2) {
+    throw new Error(
+      `Cannot write the bin: build/npm/toolshed.cjs has "${BUNDLE_FLAGS_LINE}" ${
+        parts.length - 1
+      } times, not once`,
+    );
+  }
+  return parts.join(`const BUNDLE_FLAGS = ${JSON.stringify(flags)};`);
+}
+
 /** Writes the package into `output` (emptied first); returns its version. */
 export async function writePackage(output: string): Promise<string> {
   const manifest = await readManifest();
@@ -243,7 +264,8 @@ export async function writePackage(output: string): Promise<string> {
     await Deno.mkdir(`${output}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
   }
   await bundle(`${output}/${BUNDLE_PATH}`, { split: true });
-  await Deno.copyFile(`${ROOT}build/npm/toolshed.cjs`, `${output}/${BIN_PATH}`);
+  const bin = await Deno.readTextFile(`${ROOT}build/npm/toolshed.cjs`);
+  await Deno.writeTextFile(`${output}/${BIN_PATH}`, withBundleFlags(bin, NPM_BUNDLE_FLAGS));
   await Deno.chmod(`${output}/${BIN_PATH}`, 0o755);
   await Deno.copyFile(`${ROOT}build/npm/README.md`, `${output}/README.md`);
   for (const path of copied) await copy(`${ROOT}${path}`, `${output}/${path}`);

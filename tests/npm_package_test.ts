@@ -25,6 +25,7 @@ import {
   verdaccioProblem,
 } from "./_verdaccio.ts";
 import { withHangGuard } from "./_server_process.ts";
+import { NPM_BUNDLE_FLAGS } from "../lib/commands/invocation.ts";
 import { initializeBody } from "./_http_server.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -635,6 +636,9 @@ Deno.test("hello answers through testServer", async () => {
         const [deno] = childrenOf(bin.pid);
         started.push(bin.pid, ...(deno === undefined ? [] : [deno]));
         assert(deno !== undefined && alive(deno), "the bin has no Deno child");
+        // The bundle runs with the package's flags for it (a start without a scavenge).
+        const command = Deno.readTextFileSync(`/proc/${deno}/cmdline`).split("\0");
+        for (const flag of NPM_BUNDLE_FLAGS) includes(command.join(" "), flag);
         assert(!portFree(port), "the server does not hold its port");
         Deno.kill(bin.pid, signal);
         const status = await withHangGuard(bin.status, "the bin exiting");

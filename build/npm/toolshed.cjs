@@ -18,6 +18,8 @@ const os = require("node:os");
 const path = require("node:path");
 
 const BUNDLE = path.join(__dirname, "..", "dist", "bundle", "toolshed.js");
+/** Deno's flags for the bundle: build/npm_package.ts writes NPM_BUNDLE_FLAGS in here. */
+const BUNDLE_FLAGS = [];
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"];
 
 /** The npm package that holds Deno's binary for this platform, as the `deno` package names it. */
@@ -80,7 +82,13 @@ function main() {
   }
   const env = { ...process.env };
   if (env.DENO_NO_UPDATE_CHECK === undefined) env.DENO_NO_UPDATE_CHECK = "1";
-  const child = childProcess.spawn(deno, ["run", "-A", BUNDLE, ...process.argv.slice(2)], {
+  const child = childProcess.spawn(deno, [
+    "run",
+    "-A",
+    ...BUNDLE_FLAGS,
+    BUNDLE,
+    ...process.argv.slice(2),
+  ], {
     stdio: "inherit",
     env,
   });
