@@ -8,6 +8,7 @@ import { memoryIo } from "./_memory_io.ts";
 import { command } from "../lib/commands/config.ts";
 import { claudeDesktopFile } from "../lib/commands/client_formats.ts";
 import type { Self } from "../lib/commands/client_launch.ts";
+import { NPM_BUNDLE_FLAGS } from "../lib/commands/invocation.ts";
 import { command as newCommand } from "../lib/commands/new.ts";
 import { withHangGuard } from "./_server_process.ts";
 import { npxRunWords, runConfig, sourceSelf, withTempDir } from "./_config_tools.ts";
@@ -156,7 +157,7 @@ Deno.test("config --launch binary names a compiled toolshed, the default inside 
   });
 });
 
-Deno.test("config from the npm package: its bin by node's absolute path (the default), npx's own line under npx, the bundle for --launch deno", async () => {
+Deno.test("config from the npm package: its bin by node's absolute path (the default), npx's own line under npx, the bundle with the bin's flags for --launch deno", async () => {
   await withTempDir(async (root) => {
     const pkg = `${root}/global/lib/node_modules/toolshed`;
     const installed: Self = {
@@ -219,7 +220,15 @@ Deno.test("config from the npm package: its bin by node's absolute path (the def
     });
     assert.deepEqual(JSON.parse(deno.out).mcpServers.toolshed, {
       command: installed.execPath,
-      args: ["run", "-A", `--lock=${root}/deno.lock`, installed.main, "--dir", root],
+      args: [
+        "run",
+        "-A",
+        ...NPM_BUNDLE_FLAGS,
+        `--lock=${root}/deno.lock`,
+        installed.main,
+        "--dir",
+        root,
+      ],
     });
     // Under npx: npx's own line for the package, by default.
     const npxRun: Self = { ...installed, npm: { ...installed.npm!, viaNpx: true } };

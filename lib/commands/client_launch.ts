@@ -3,7 +3,13 @@
 // program and path in the command is absolute.
 
 import type { Launch } from "./client_formats.ts";
-import { bundleEntryOf, NPM_BIN_PATH, NPM_PACKAGE, runsNpmBundle } from "./invocation.ts";
+import {
+  bundleEntryOf,
+  NPM_BIN_PATH,
+  NPM_BUNDLE_FLAGS,
+  NPM_PACKAGE,
+  runsNpmBundle,
+} from "./invocation.ts";
 
 export type LaunchKind = "deno" | "npx" | "binary" | "npm";
 export const LAUNCH_KINDS: readonly LaunchKind[] = ["deno", "npx", "binary", "npm"];
@@ -119,7 +125,9 @@ export function launchFor(
   // recorded there, and toolshed's deno.lock (with its test-only packages) is left alone.
   const home = self.main.replace(/[\\/][^\\/]*$/, "");
   const lock = dir === home ? [] : [`--lock=${dir.replace(/[\\/]+$/, "")}/deno.lock`];
-  const run = ["run", "-A", ...lock, self.main, "--dir", dir];
+  // The package's bundle runs with the flags its bin gives it.
+  const flags = self.npm === undefined ? [] : NPM_BUNDLE_FLAGS;
+  const run = ["run", "-A", ...flags, ...lock, self.main, "--dir", dir];
   if (kind === "deno") return { command: self.execPath, args: run };
   // --prefer-offline: without it npx asks the registry on every start, which can hang for
   // about 70 s behind a proxy the client's environment does not describe.
