@@ -217,7 +217,11 @@ export function packageJson(
  * deno.json: the package for Deno as the repository's is (name, version, exports), with the
  * one import tools write, so that `toolshed check` type-checks a server's files against this
  * mod.ts. npm packages that lib/ imports come from Deno's cache, not from node_modules: the
- * package.json beside it would otherwise make Deno look for them there.
+ * package.json beside it would otherwise make Deno look for them there. No lock: every start of
+ * the bundle finds this file (it sits two folders up), and the deno.lock beside it, read for
+ * nothing (the bundle holds its npm packages; `toolshed compile` names the lock in its own
+ * configuration), cost 0.7 MB at the first answer (adr/0074); nor is a lock inside the installed
+ * package a place for what a server's own tools import.
  */
 export function denoJson(manifest: Manifest): object {
   return {
@@ -226,6 +230,7 @@ export function denoJson(manifest: Manifest): object {
     exports: manifest.exports,
     imports: { "@toolshed/toolshed": manifest.exports },
     nodeModulesDir: "none",
+    lock: false,
   };
 }
 
