@@ -51,7 +51,7 @@ const FLOOR_LOOP = `${ROOT}bench/contestants/floor_loop.ts`;
  * The start-up processes by key (the targets name "bare", "toolshed" and "installed"), with the
  * installed toolshed's bundle at `installed` (bench/_installed.ts).
  */
-function startsOf(installed: string): [string, string, string[]][] {
+export function startsOf(installed: string): [string, string, string[]][] {
   return [
     ["bare", "bare Deno loop", [`${ROOT}bench/contestants/bare_loop.ts`]],
     ["tools", "bare loop + the ten tool modules imported", [FLOOR_LOOP, "--tools", TOOLS]],
