@@ -15,14 +15,27 @@
 //
 // --otel runs this commit's toolshed with Deno's OpenTelemetry on, exporting to a sink served
 // here (bench/_otel.ts); against a copy of this commit, the ratios are telemetry's cost.
-// Prints the tables, writes bench/results/e2e-latest.json, and with --write-docs puts
-// the tables into docs/performance.md between the e2e markers.
+//
+// Toolshed runs from source (`deno run -A main.ts`) and as installed: the npm package's split,
+// minified bundle, built afresh from this commit into a temporary folder and run as its bin runs
+// it (bench/_installed.ts); with --against DIR too, the installed row is this commit's.
+// Prints the tables and issue 42's stdio targets as verdicts over the rounds, writes
+// bench/results/e2e-latest.json, and with --write-docs puts both into docs/performance.md
+// between the e2e markers.
 import { parseArgs } from "node:util";
 import type { Contestant } from "./e2e/client.ts";
 import { measureRound, median, type RoundResult, type Workload } from "./e2e/measure.ts";
 import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
 import { againstCheckout, changeTable } from "./_against.ts";
+import { buildInstalled, installedArgs } from "./_installed.ts";
 import { startOtlpSink } from "./_otel.ts";
+import {
+  type RatioTarget,
+  roundRatios,
+  type Verdict,
+  verdictLine,
+  verdictOf,
+} from "./http/bursts.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const KIB = 1024;
@@ -31,34 +44,49 @@ const MIB = 1024 * KIB;
 /** The 16 MiB echo needs lines past the default --max-message-bytes (4 MiB). */
 const BIG_LINES = ["--max-message-bytes", String(32 * 1024 * 1024)];
 
-const CONTESTANTS: Contestant[] = [
-  {
-    key: "bare",
-    label: "bare Deno loop (the ceiling)",
-    args: ["run", "-A", `${ROOT}bench/contestants/bare_loop.ts`],
-    era: "modern",
-  },
-  {
-    key: "toolshed-modern",
-    label: "toolshed, 2026-07-28 requests",
-    args: ["run", "-A", `${ROOT}main.ts`, "--tools", `${ROOT}bench/tools`, ...BIG_LINES],
-    era: "modern",
-  },
-  {
-    key: "toolshed-legacy",
-    label: "toolshed, 2025-11-25 session",
-    args: ["run", "-A", `${ROOT}main.ts`, "--tools", `${ROOT}bench/tools`, ...BIG_LINES],
-    era: "legacy",
-  },
-  {
-    key: "sdk-v2",
-    label: "official TS SDK v2 2.4.0, 2026-07-28",
-    args: ["run", "-A", `${ROOT}bench/contestants/sdk_v2_server.ts`],
-    era: "modern",
-  },
-];
+/** Toolshed's own arguments, the same from source and as installed. */
+const TOOLSHED_ARGS = ["--tools", `${ROOT}bench/tools`, ...BIG_LINES];
 
+/** The contestants of every run, with the installed toolshed's bundle at `installed`. */
+export function contestantsOf(installed: string): Contestant[] {
+  return [
+    {
+      key: "bare",
+      label: "bare Deno loop (the ceiling)",
+      args: ["run", "-A", `${ROOT}bench/contestants/bare_loop.ts`],
+      era: "modern",
+    },
+    {
+      key: "toolshed-modern",
+      label: "toolshed, 2026-07-28 requests",
+      args: ["run", "-A", `${ROOT}main.ts`, ...TOOLSHED_ARGS],
+      era: "modern",
+    },
+    {
+      key: "installed",
+      label: "toolshed installed (npm bundle), 2026-07-28",
+      args: ["run", "-A", ...installedArgs(installed, TOOLSHED_ARGS)],
+      era: "modern",
+    },
+    {
+      key: "toolshed-legacy",
+      label: "toolshed, 2025-11-25 session",
+      args: ["run", "-A", `${ROOT}main.ts`, ...TOOLSHED_ARGS],
+      era: "legacy",
+    },
+    {
+      key: "sdk-v2",
+      label: "official TS SDK v2 2.4.0, 2026-07-28",
+      args: ["run", "-A", `${ROOT}bench/contestants/sdk_v2_server.ts`],
+      era: "modern",
+    },
+  ];
+}
+
+/** Toolshed from source, by era: --metrics and --rate-limit run a variant of each. */
 const TOOLSHED = ["toolshed-modern", "toolshed-legacy"];
+/** The columns of the targets' table: toolshed from source and as installed. */
+const TARGET_KEYS = ["toolshed-modern", "installed", "toolshed-legacy"];
 /** A per-caller limit no benchmark reaches: every request is checked, none is refused. */
 const NEVER_REFUSED = "1000000000/s";
 
@@ -71,6 +99,53 @@ interface Target {
 }
 
 const perByte = (result: RoundResult, size: number) => result.payloadMs[size] / size;
+
+/** One round of bench:e2e: each contestant's figures, by key. */
+type E2eRound = Record<string, RoundResult>;
+
+/** An issue 42 target on a ratio within a round: `key`'s figure ÷ `before`'s. */
+interface StdioTarget extends RatioTarget {
+  key: string;
+  before: string;
+  of(round: E2eRound, key: string): number | undefined;
+}
+
+/** Issue 42's stdio targets (adr/0074), for main.ts and for the installed toolshed. */
+export const STDIO_TARGETS: StdioTarget[] = (
+  [["toolshed-modern", "main.ts"], ["installed", "the installed toolshed"]] as const
+).flatMap(([key, who]) => [
+  {
+    key,
+    before: "bare",
+    figure: `peak RSS, ${who} ÷ the bare loop`,
+    wanted: "≤ 1.3×",
+    meets: (ratio: number) => ratio <= 1.3,
+    of: (round: E2eRound, each: string) => round[each]?.peakRssMb,
+  },
+  {
+    key,
+    before: "sdk-v2",
+    figure: `pipelined req/s, ${who} ÷ the official SDK v2`,
+    wanted: "≥ 4×",
+    meets: (ratio: number) => ratio >= 4,
+    of: (round: E2eRound, each: string) => round[each]?.pipelinedRps,
+  },
+]);
+
+/** A target's verdict over the rounds: its ratio taken within each round. */
+export function stdioVerdict(target: StdioTarget, rounds: readonly E2eRound[]): Verdict {
+  return verdictOf(target, roundRatios(rounds, target.key, target.before, target.of));
+}
+
+/** The targets' verdicts as the lines under the tables. */
+function verdictLines(rounds: readonly E2eRound[]): string {
+  return [
+    `Issue 42's stdio targets, each ratio taken within a round, median of ${rounds.length} ` +
+    `rounds (min–max; interquartile range):`,
+    "",
+    ...STDIO_TARGETS.map((target) => `- ${verdictLine(target, stdioVerdict(target, rounds))}`),
+  ].join("\n");
+}
 
 const TARGETS: Target[] = [
   {
@@ -117,9 +192,9 @@ const TARGETS: Target[] = [
   },
 ];
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    args: Deno.args,
+function parseOptions(args: string[]) {
+  return parseArgs({
+    args,
     options: {
       rounds: { type: "string", default: "7" },
       quick: { type: "boolean", default: false },
@@ -129,11 +204,28 @@ async function main(): Promise<void> {
       metrics: { type: "boolean", default: false },
       "rate-limit": { type: "boolean", default: false },
     },
-  });
+  }).values;
+}
+
+type Options = ReturnType<typeof parseOptions>;
+
+async function main(): Promise<void> {
+  const values = parseOptions(Deno.args);
+  // The installed toolshed: this commit's bundle, built for this run and removed after it.
+  const folder = await Deno.makeTempDir({ prefix: "toolshed_e2e_" });
+  try {
+    await run(values, await buildInstalled(folder));
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+}
+
+async function run(values: Options, installed: string): Promise<void> {
+  const contestants = contestantsOf(installed);
   const sink = values.otel ? startOtlpSink() : undefined;
   if (sink !== undefined) {
-    for (const contestant of CONTESTANTS) {
-      if (TOOLSHED.includes(contestant.key)) contestant.env = sink.env;
+    for (const contestant of contestants) {
+      if ([...TOOLSHED, "installed"].includes(contestant.key)) contestant.env = sink.env;
     }
   }
   // With --against DIR, DIR's main.ts runs beside this one in every round (bench/_against.ts).
@@ -141,12 +233,12 @@ async function main(): Promise<void> {
   if (against !== undefined) {
     if (values["write-docs"]) throw new Error("--against compares; it does not write the docs");
     for (const era of ["modern", "legacy"] as const) {
-      CONTESTANTS.push({
+      contestants.push({
         key: `against-${era}`,
         label: `${against.label}, ${
           era === "modern" ? "2026-07-28 requests" : "2025-11-25 session"
         }`,
-        args: ["run", "-A", against.main, "--tools", `${ROOT}bench/tools`, ...BIG_LINES],
+        args: ["run", "-A", against.main, ...TOOLSHED_ARGS],
         era,
       });
     }
@@ -154,8 +246,8 @@ async function main(): Promise<void> {
   if (values.metrics) {
     if (values["write-docs"]) throw new Error("--metrics compares; it does not write the docs");
     for (const era of ["modern", "legacy"] as const) {
-      const plain = CONTESTANTS.find((contestant) => contestant.key === `toolshed-${era}`)!;
-      CONTESTANTS.push({
+      const plain = contestants.find((contestant) => contestant.key === `toolshed-${era}`)!;
+      contestants.push({
         ...plain,
         key: `metrics-${era}`,
         label: `${plain.label}, --metrics`,
@@ -166,8 +258,8 @@ async function main(): Promise<void> {
   if (values["rate-limit"]) {
     if (values["write-docs"]) throw new Error("--rate-limit compares; it does not write the docs");
     for (const key of TOOLSHED) {
-      const unlimited = CONTESTANTS.find((contestant) => contestant.key === key)!;
-      CONTESTANTS.push({
+      const unlimited = contestants.find((contestant) => contestant.key === key)!;
+      contestants.push({
         ...unlimited,
         key: `${key}-limited`,
         label: `${unlimited.label}, --rate-limit ${NEVER_REFUSED}`,
@@ -186,7 +278,7 @@ async function main(): Promise<void> {
     };
 
   progress(`Warming up (compiling and caching each contestant once)…`);
-  for (const contestant of CONTESTANTS) {
+  for (const contestant of contestants) {
     await measureRound(contestant, { ...work, sequential: 10, pipelined: 64, payloadSizes: [] });
   }
 
@@ -194,7 +286,7 @@ async function main(): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     const byKey: Record<string, RoundResult> = {};
     // Rotate the order each round so that no contestant always runs first or last.
-    const order = CONTESTANTS.map((_, i) => CONTESTANTS[(i + round) % CONTESTANTS.length]);
+    const order = contestants.map((_, i) => contestants[(i + round) % contestants.length]);
     for (const contestant of order) {
       progress(`Round ${round + 1}/${rounds}: ${contestant.label}`);
       byKey[contestant.key] = await measureRound(contestant, work);
@@ -206,8 +298,8 @@ async function main(): Promise<void> {
     console.log(`With --otel: ${sink.exports()} OTLP exports received from this commit's servers`);
     await sink.close();
   }
-  const report = summarize(results, work);
-  const tables = render(report);
+  const report = summarize(results, work, contestants);
+  const tables = `${render(report)}\n\n${verdictLines(results)}`;
   console.log(tables);
   if (against !== undefined) {
     const figure = (name: keyof RoundResult) => (round: Record<string, RoundResult>, key: string) =>
@@ -280,10 +372,10 @@ async function main(): Promise<void> {
   }
 }
 
-function summarize(results: Record<string, RoundResult>[], work: Workload) {
+function summarize(results: E2eRound[], work: Workload, contestants: Contestant[]) {
   const metrics = Object.keys(results[0].bare) as (keyof RoundResult)[];
   const medians: Record<string, Record<string, unknown>> = {};
-  for (const contestant of CONTESTANTS) {
+  for (const contestant of contestants) {
     const mine = results.map((round) => round[contestant.key]);
     const summary: Record<string, unknown> = {};
     for (const metric of metrics) {
@@ -301,13 +393,13 @@ function summarize(results: Record<string, RoundResult>[], work: Workload) {
     work.payloadSizes.includes(16 * MIB) || !t.figure.includes("16 MiB")
   ).map((target) => {
     const ratios = Object.fromEntries(
-      TOOLSHED.map((key) => [key, median(results.map((round) => target.ratio(round, key)))]),
+      TARGET_KEYS.map((key) => [key, median(results.map((round) => target.ratio(round, key)))]),
     );
     return {
       figure: target.figure,
       target: target.target,
       ratios,
-      holds: Object.fromEntries(TOOLSHED.map((key) => [key, target.holds(ratios[key])])),
+      holds: Object.fromEntries(TARGET_KEYS.map((key) => [key, target.holds(ratios[key])])),
     };
   });
   return {
@@ -316,7 +408,7 @@ function summarize(results: Record<string, RoundResult>[], work: Workload) {
     deno: Deno.version.deno,
     rounds: results.length,
     workload: work,
-    contestants: CONTESTANTS.map(({ key, label, era }) => ({ key, label, era })),
+    contestants: contestants.map(({ key, label, era }) => ({ key, label, era })),
     medians,
     targets,
     rounds_raw: results,
@@ -369,16 +461,14 @@ function render(report: Report): string {
   }
   lines.push(
     "",
-    "| target | wanted | toolshed, 2026-07-28 | toolshed, 2025-11-25 |",
-    "|---|---|---|---|",
+    "| target | wanted | toolshed, 2026-07-28 | installed, 2026-07-28 | toolshed, 2025-11-25 |",
+    "|---|---|---|---|---|",
   );
   for (const target of report.targets) {
     const cell = (key: string) =>
       `${fixed(target.ratios[key], 2)}× ${target.holds[key] ? "✓" : "✗ missed"}`;
     lines.push(
-      `| ${target.figure} | ${target.target} | ${cell("toolshed-modern")} | ${
-        cell("toolshed-legacy")
-      } |`,
+      `| ${target.figure} | ${target.target} | ${TARGET_KEYS.map(cell).join(" | ")} |`,
     );
   }
   return lines.join("\n");

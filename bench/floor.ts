@@ -23,9 +23,9 @@
 //   deno run -A bench/floor.ts [--rounds N] [--seconds S] [--no-http] [--each-part]
 //                              [--write-docs]
 import { parseArgs } from "../lib/host/args.ts";
-import { bundle, startLoad } from "../build/bundle.ts";
-import { NPM_BUNDLE_FLAGS } from "../lib/commands/invocation.ts";
+import { startLoad } from "../build/bundle.ts";
 import { firstAnswer } from "./_first_answer.ts";
+import { buildInstalled, installedArgs } from "./_installed.ts";
 import { machine, PERFORMANCE_PAGE, writeDocs } from "./e2e/report.ts";
 import {
   type BurstRound,
@@ -47,27 +47,30 @@ const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const TOOLS = `${ROOT}bench/tools`;
 const FLOOR_LOOP = `${ROOT}bench/contestants/floor_loop.ts`;
 
-/** The start-up processes by key (the targets name "bare", "toolshed" and "installed"). */
-const STARTS: [string, string, string[]][] = [
-  ["bare", "bare Deno loop", [`${ROOT}bench/contestants/bare_loop.ts`]],
-  ["tools", "bare loop + the ten tool modules imported", [FLOOR_LOOP, "--tools", TOOLS]],
-  ["code", "bare loop + toolshed's code loaded, nothing run", [FLOOR_LOOP, "--code"]],
-  ["both", "bare loop + toolshed's code + the tool modules", [
-    FLOOR_LOOP,
-    "--code",
-    "--tools",
-    TOOLS,
-  ]],
-  ["toolshed", "toolshed (main.ts) serving the ten tools", [`${ROOT}main.ts`, "--tools", TOOLS]],
-  // What `npm install -g` gives (adr/0065, adr/0074), run with the flags its bin gives it; the
-  // bundle's path is filled in once it is built.
-  ["installed", "the installed toolshed (the npm package's bundle) serving them", [
-    ...NPM_BUNDLE_FLAGS,
-    "",
-    "--tools",
-    TOOLS,
-  ]],
-];
+/**
+ * The start-up processes by key (the targets name "bare", "toolshed" and "installed"), with the
+ * installed toolshed's bundle at `installed` (bench/_installed.ts).
+ */
+export function startsOf(installed: string): [string, string, string[]][] {
+  return [
+    ["bare", "bare Deno loop", [`${ROOT}bench/contestants/bare_loop.ts`]],
+    ["tools", "bare loop + the ten tool modules imported", [FLOOR_LOOP, "--tools", TOOLS]],
+    ["code", "bare loop + toolshed's code loaded, nothing run", [FLOOR_LOOP, "--code"]],
+    ["both", "bare loop + toolshed's code + the tool modules", [
+      FLOOR_LOOP,
+      "--code",
+      "--tools",
+      TOOLS,
+    ]],
+    ["toolshed", "toolshed (main.ts) serving the ten tools", [`${ROOT}main.ts`, "--tools", TOOLS]],
+    // What `npm install -g` gives (adr/0065, adr/0074), run with the flags its bin gives it.
+    [
+      "installed",
+      "the installed toolshed (the npm package's bundle) serving them",
+      installedArgs(installed, ["--tools", TOOLS]),
+    ],
+  ];
+}
 
 /** A start-up target: a ratio to the bare loop of the same round. */
 interface StartTarget extends RatioTarget {
@@ -142,14 +145,11 @@ export function table(
 async function startUp(rounds: number): Promise<string> {
   const cwd = await Deno.makeTempDir({ prefix: "toolshed_floor_" });
   try {
-    const installed = `${cwd}/installed/toolshed.js`;
-    await Deno.mkdir(`${cwd}/installed`);
-    await bundle(installed, { split: true });
-    const installedArgs = STARTS.find(([key]) => key === "installed")![2];
-    installedArgs[installedArgs.indexOf("")] = installed;
-    const taken = STARTS.map(() => ({ ms: [] as number[], peak: [] as number[] }));
+    const installed = await buildInstalled(cwd);
+    const starts = startsOf(installed);
+    const taken = starts.map(() => ({ ms: [] as number[], peak: [] as number[] }));
     for (let round = -1; round < rounds; round++) {
-      for (const [i, [, , args]] of STARTS.entries()) {
+      for (const [i, [, , args]] of starts.entries()) {
         const { ms, status } = await firstAnswer(["run", "-A", ...args], cwd);
         if (round < 0) continue; // the warming round
         taken[i].ms.push(ms);
@@ -157,7 +157,7 @@ async function startUp(rounds: number): Promise<string> {
       }
     }
     const ratios = (key: string, of: "ms" | "peak") => {
-      const figures = taken[STARTS.findIndex(([each]) => each === key)][of];
+      const figures = taken[starts.findIndex(([each]) => each === key)][of];
       return figures.map((value, round) => value / taken[0][of][round]);
     };
     const reads = [
@@ -169,7 +169,7 @@ async function startUp(rounds: number): Promise<string> {
       "",
       table(
         ["process", "first answer ms", "VmHWM MB"],
-        STARTS.map(([, label], i) => ({
+        starts.map(([, label], i) => ({
           label,
           figures: [median(taken[i].ms), median(taken[i].peak)],
         })),

@@ -165,12 +165,15 @@ export function figureOf(connections: number, name: keyof Burst): RoundFigure {
   return (round, key) => round[key]?.[connections]?.[name];
 }
 
-/** Each round's `after` ÷ `before`, for the rounds where both gave the figure. */
-export function roundRatios(
-  rounds: readonly BurstRound[],
+/**
+ * Each round's `after` ÷ `before`, for the rounds where both gave the figure; rounds of bursts by
+ * default, or any benchmark's rounds with a figure of them (bench:e2e's).
+ */
+export function roundRatios<Round = BurstRound>(
+  rounds: readonly Round[],
   after: string,
   before: string,
-  of: RoundFigure,
+  of: (round: Round, key: string) => number | undefined,
 ): number[] {
   return rounds.flatMap((round) => {
     const [a, b] = [of(round, after), of(round, before)];

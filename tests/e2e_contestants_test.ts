@@ -1,0 +1,114 @@
+// bench:e2e's contestants and issue 42's stdio targets (adr/0074): the installed toolshed runs as
+// the npm bin runs it, with the same helper bench:floor uses, and each target's verdict is taken
+// from ratios within a round, on figures made by hand.
+import assert from "node:assert/strict";
+import { contestantsOf, STDIO_TARGETS, stdioVerdict } from "../bench/e2e.ts";
+import type { RoundResult } from "../bench/e2e/measure.ts";
+import { startsOf } from "../bench/floor.ts";
+import { installedArgs } from "../bench/_installed.ts";
+import { verdictLine } from "../bench/http/bursts.ts";
+import { NPM_BUNDLE_FLAGS } from "../lib/commands/invocation.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const BUNDLE = "/tmp/somewhere/installed/toolshed.js";
+
+Deno.test("bench:e2e runs the installed toolshed with NPM_BUNDLE_FLAGS, then the bundle, then main.ts's arguments", () => {
+  const contestants = contestantsOf(BUNDLE);
+  const installed = contestants.find((contestant) => contestant.key === "installed");
+  assert.ok(installed !== undefined, contestants.map((contestant) => contestant.key).join(", "));
+  assert.equal(installed.era, "modern");
+  assert.match(installed.label, /installed.*2026-07-28/);
+  const fromSource = contestants.find((contestant) => contestant.key === "toolshed-modern")!;
+  const mainAt = fromSource.args.indexOf(`${ROOT}main.ts`);
+  assert.ok(mainAt > 0, fromSource.args.join(" "));
+  // The same toolshed arguments as main.ts (the 16 MiB echo's --max-message-bytes among them).
+  const toolshedArgs = fromSource.args.slice(mainAt + 1);
+  assert.ok(toolshedArgs.includes("--max-message-bytes"), toolshedArgs.join(" "));
+  assert.ok(NPM_BUNDLE_FLAGS.length > 0);
+  assert.deepEqual(installed.args, ["run", "-A", ...NPM_BUNDLE_FLAGS, BUNDLE, ...toolshedArgs]);
+});
+
+Deno.test("bench:floor and bench:e2e take the installed toolshed's arguments from bench/_installed.ts", () => {
+  const floor = startsOf(BUNDLE).find(([key]) => key === "installed")![2];
+  const e2e = contestantsOf(BUNDLE).find((contestant) => contestant.key === "installed")!.args;
+  const bundleAt = (args: string[]) => args.indexOf(BUNDLE);
+  // Each is the helper's answer for its own toolshed arguments, after `run -A` for bench:e2e.
+  assert.deepEqual(floor, installedArgs(BUNDLE, floor.slice(bundleAt(floor) + 1)));
+  assert.deepEqual(e2e.slice(2), installedArgs(BUNDLE, e2e.slice(bundleAt(e2e) + 1)));
+  assert.deepEqual(e2e.slice(0, 2), ["run", "-A"]);
+  // And the flags come before the bundle in both, as the npm bin gives them.
+  assert.deepEqual(floor.slice(0, bundleAt(floor)), [...NPM_BUNDLE_FLAGS]);
+  assert.deepEqual(e2e.slice(2, bundleAt(e2e)), [...NPM_BUNDLE_FLAGS]);
+});
+
+/** A round's figures: only peak RSS and pipelined req/s matter to the targets. */
+function figures(peakRssMb: number, pipelinedRps: number): RoundResult {
+  return {
+    coldStartMs: 1,
+    seqP50Ms: 1,
+    seqP99Ms: 1,
+    seqRps: 1,
+    pipelinedRps,
+    peakRssMb,
+    cpuUsPerRequest: 1,
+    payloadMs: {},
+  };
+}
+
+Deno.test("bench:e2e's stdio targets are issue 42's, each ratio taken within a round", () => {
+  assert.deepEqual(
+    STDIO_TARGETS.map(({ key, before, wanted }) => `${key} ÷ ${before} ${wanted}`),
+    [
+      "toolshed-modern ÷ bare ≤ 1.3×",
+      "toolshed-modern ÷ sdk-v2 ≥ 4×",
+      "installed ÷ bare ≤ 1.3×",
+      "installed ÷ sdk-v2 ≥ 4×",
+    ],
+  );
+  // The bare loop and the SDK move from round to round, so only ratios within a round give
+  // these verdicts: main.ts meets both targets in two rounds of three (at the thresholds in the
+  // first), the installed toolshed misses its peak RSS in every round (just past 1.3×) and its
+  // req/s in two of three.
+  const rounds = [
+    {
+      bare: figures(50, 60_000),
+      "sdk-v2": figures(200, 10_000),
+      "toolshed-modern": figures(65, 40_000),
+      installed: figures(66, 39_000),
+    },
+    {
+      bare: figures(40, 70_000),
+      "sdk-v2": figures(200, 20_000),
+      "toolshed-modern": figures(60, 80_000),
+      installed: figures(53, 79_000),
+    },
+    {
+      bare: figures(60, 50_000),
+      "sdk-v2": figures(200, 5_000),
+      "toolshed-modern": figures(66, 19_000),
+      installed: figures(79, 21_000),
+    },
+  ];
+  const verdicts = STDIO_TARGETS.map((target) => stdioVerdict(target, rounds));
+  assert.deepEqual(
+    verdicts.map(({ spread }) => [spread.min, spread.median, spread.max].map((x) => x.toFixed(3))),
+    [
+      ["1.100", "1.300", "1.500"],
+      ["3.800", "4.000", "4.000"],
+      ["1.317", "1.320", "1.325"],
+      ["3.900", "3.950", "4.200"],
+    ],
+  );
+  assert.deepEqual(
+    verdicts.map(({ holds, met, spread }) => [holds, met, spread.count]),
+    [[true, 2, 3], [true, 2, 3], [false, 0, 3], [false, 1, 3]],
+  );
+  assert.equal(
+    verdictLine(STDIO_TARGETS[3], verdicts[3]),
+    "pipelined req/s, the installed toolshed ÷ the official SDK v2: 3.95× (3.90–4.20; IQR " +
+      "3.92–4.08), wanted ≥ 4×: ✗ missed (met in 1 of 3 rounds)",
+  );
+  // A round where a contestant gave no figure (the SDK's unanswered payloads are NaN) counts out.
+  const gap = [...rounds, { ...rounds[0], installed: figures(NaN, NaN) }];
+  assert.equal(stdioVerdict(STDIO_TARGETS[2], gap).spread.count, 3);
+});
