@@ -1,12 +1,12 @@
 // The installed toolshed, as the benchmarks run it (bench:floor, bench:e2e): what
 // `npm install -g` gives (adr/0065, adr/0074), the npm package written afresh from this commit
 // (build/npm_package.ts), its bundle run in place with the Deno flags the npm bin gives it
-// (build/npm/toolshed.cjs: `deno run -A ...NPM_BUNDLE_FLAGS <bundle> ...args`). In place: every
+// (build/npm/toolshed.cjs: `deno run -A ...npmBundleFlags(root) <bundle> ...args`). In place: every
 // start of the bundle finds the package's deno.json two folders up and pays for reading it, as an
 // installed one does (a bundle run from a folder of its own measured 1.4 MB lighter than it is).
 // Built and invoked here once, for every benchmark that measures it.
 import { writePackage } from "../build/npm_package.ts";
-import { NPM_BUNDLE_FLAGS, NPM_BUNDLE_PATH } from "../lib/commands/invocation.ts";
+import { NPM_BUNDLE_PATH, npmBundleFlags } from "../lib/commands/invocation.ts";
 
 /**
  * Writes the npm package into `folder/installed/` (which must not exist yet) and returns the
@@ -29,5 +29,9 @@ export async function buildInstalled(folder: string): Promise<string> {
  * toolshed's own arguments `args` after it.
  */
 export function installedArgs(entry: string, args: readonly string[]): string[] {
-  return [...NPM_BUNDLE_FLAGS, entry, ...args];
+  if (!entry.endsWith(`/${NPM_BUNDLE_PATH}`)) {
+    throw new Error(`Cannot run "${entry}" as installed: it is not a package's ${NPM_BUNDLE_PATH}`);
+  }
+  const root = entry.slice(0, -NPM_BUNDLE_PATH.length - 1);
+  return [...npmBundleFlags(root), entry, ...args];
 }

@@ -17,9 +17,10 @@ import { parseArgs } from "../lib/host/args.ts";
 import { COMPILE_CONFIG } from "../lib/commands/compile_binary.ts";
 import {
   NPM_BIN_PATH,
-  NPM_BUNDLE_FLAGS,
   NPM_BUNDLE_PATH,
+  NPM_IMPORT_MAP_PATH,
   NPM_PACKAGE,
+  npmBundleFlags,
 } from "../lib/commands/invocation.ts";
 import { bundle } from "./bundle.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
@@ -207,7 +208,7 @@ export function packageJson(
       "The toolshed command runs it on the Deno this package installs.",
     keywords: ["mcp", "model-context-protocol", "mcp-server", "deno"],
     bin: { toolshed: BIN_PATH },
-    files: [BIN_PATH, BUNDLE_FOLDER, "deno.json", ...copied, ...compiled],
+    files: [BIN_PATH, BUNDLE_FOLDER, "deno.json", NPM_IMPORT_MAP_PATH, ...copied, ...compiled],
     engines: { node: ">=18" },
     dependencies: { deno: denoVersion },
   };
@@ -217,21 +218,34 @@ export function packageJson(
  * deno.json: the package for Deno as the repository's is (name, version, exports), with the
  * one import tools write, so that `toolshed check` type-checks a server's files against this
  * mod.ts. npm packages that lib/ imports come from Deno's cache, not from node_modules: the
- * package.json beside it would otherwise make Deno look for them there. No lock: every start of
- * the bundle finds this file (it sits two folders up), and the deno.lock beside it, read for
- * nothing (the bundle holds its npm packages; `toolshed compile` names the lock in its own
- * configuration), cost 0.7 MB at the first answer (adr/0074); nor is a lock inside the installed
- * package a place for what a server's own tools import.
+ * package.json beside it would otherwise make Deno look for them there. The bin runs the bundle
+ * without it (`--no-config` and the import map, `npmBundleFlags`); a bundle run by hand finds
+ * it two folders up. No lock: the bundle holds its npm packages, `toolshed compile` names the
+ * lock in its own configuration, and reading it cost every such start 0.7 MB (adr/0074); nor is
+ * a lock inside the installed package a place for what a server's own tools import.
  */
 export function denoJson(manifest: Manifest): object {
   return {
     name: manifest.name,
     version: manifest.version,
     exports: manifest.exports,
-    imports: { "@toolshed/toolshed": manifest.exports },
+    imports: packageImports(manifest),
     nodeModulesDir: "none",
     lock: false,
   };
+}
+
+/** The one import tools write, to the package's mod.ts: in deno.json and the import map. */
+function packageImports(manifest: Manifest): Record<string, string> {
+  return { "@toolshed/toolshed": manifest.exports };
+}
+
+/**
+ * The import map the bin runs the bundle with (`npmBundleFlags`), instead of the deno.json Deno
+ * would otherwise find and read at every start: the same imports, nothing else.
+ */
+export function importMap(manifest: Manifest): object {
+  return { imports: packageImports(manifest) };
 }
 
 /**
@@ -244,8 +258,15 @@ export function compileConfig(repository: CompileConfig): object {
 
 /** The line of build/npm/toolshed.cjs that the package's flags for the bundle replace. */
 const BUNDLE_FLAGS_LINE = "const BUNDLE_FLAGS = [];";
+/** What stands for the package's folder in the flags the bin is given; the bin puts its own. */
+export const BIN_PACKAGE_ROOT = "{package}";
+/** How the bin puts its folder in place of BIN_PACKAGE_ROOT. */
+const BIN_ROOT_REPLACED = `flag.split(${JSON.stringify(BIN_PACKAGE_ROOT)}).join(PACKAGE)`;
 
-/** The bin's text with `flags` as the Deno flags it runs the bundle with. */
+/**
+ * The bin's text with the flags for the package at BIN_PACKAGE_ROOT (`npmBundleFlags`) as the
+ * Deno flags it runs the bundle with, once it has put its own folder in their place.
+ */
 export function withBundleFlags(bin: string, flags: readonly string[]): string {
   const parts = bin.split(BUNDLE_FLAGS_LINE);
   if (parts.length !== 2) {
@@ -253,6 +274,12 @@ export function withBundleFlags(bin: string, flags: readonly string[]): string {
       `Cannot write the bin: build/npm/toolshed.cjs has "${BUNDLE_FLAGS_LINE}" ${
         parts.length - 1
       } times, not once`,
+    );
+  }
+  if (!bin.includes(BIN_ROOT_REPLACED)) {
+    throw new Error(
+      `Cannot write the bin: build/npm/toolshed.cjs does not put its folder in place of ` +
+        `${BIN_PACKAGE_ROOT} (${BIN_ROOT_REPLACED})`,
     );
   }
   return parts.join(`const BUNDLE_FLAGS = ${JSON.stringify(flags)};`);
@@ -270,12 +297,16 @@ export async function writePackage(output: string): Promise<string> {
   }
   await bundle(`${output}/${BUNDLE_PATH}`, { split: true });
   const bin = await Deno.readTextFile(`${ROOT}build/npm/toolshed.cjs`);
-  await Deno.writeTextFile(`${output}/${BIN_PATH}`, withBundleFlags(bin, NPM_BUNDLE_FLAGS));
+  await Deno.writeTextFile(
+    `${output}/${BIN_PATH}`,
+    withBundleFlags(bin, npmBundleFlags(BIN_PACKAGE_ROOT)),
+  );
   await Deno.chmod(`${output}/${BIN_PATH}`, 0o755);
   await Deno.copyFile(`${ROOT}build/npm/README.md`, `${output}/README.md`);
   for (const path of copied) await copy(`${ROOT}${path}`, `${output}/${path}`);
   const json = (value: object) => `${JSON.stringify(value, null, 2)}\n`;
   await Deno.writeTextFile(`${output}/deno.json`, json(denoJson(manifest)));
+  await Deno.writeTextFile(`${output}/${NPM_IMPORT_MAP_PATH}`, json(importMap(manifest)));
   const config = await readCompileConfig();
   const lock = lockPath(config);
   await Deno.writeTextFile(`${output}/${COMPILE_CONFIG_PATH}`, json(compileConfig(config)));

@@ -8,7 +8,7 @@ import { memoryIo } from "./_memory_io.ts";
 import { command } from "../lib/commands/config.ts";
 import { claudeDesktopFile } from "../lib/commands/client_formats.ts";
 import type { Self } from "../lib/commands/client_launch.ts";
-import { NPM_BUNDLE_FLAGS } from "../lib/commands/invocation.ts";
+import { npmBundleFlags } from "../lib/commands/invocation.ts";
 import { command as newCommand } from "../lib/commands/new.ts";
 import { withHangGuard } from "./_server_process.ts";
 import { npxRunWords, runConfig, sourceSelf, withTempDir } from "./_config_tools.ts";
@@ -166,7 +166,12 @@ Deno.test("config from the npm package: its bin by node's absolute path (the def
       standalone: false,
       denoVersion: "9.8.7",
       compiledBinary: `${pkg}/dist/toolshed`,
-      npm: { bin: `${pkg}/bin/toolshed.cjs`, viaNpx: false, node: `${root}/nvm/bin/node` },
+      npm: {
+        root: pkg,
+        bin: `${pkg}/bin/toolshed.cjs`,
+        viaNpx: false,
+        node: `${root}/nvm/bin/node`,
+      },
     };
     // The node that runs the bin, by its absolute path: a client whose PATH holds no node (or
     // nothing) starts it.
@@ -223,7 +228,7 @@ Deno.test("config from the npm package: its bin by node's absolute path (the def
       args: [
         "run",
         "-A",
-        ...NPM_BUNDLE_FLAGS,
+        ...npmBundleFlags(pkg),
         `--lock=${root}/deno.lock`,
         installed.main,
         "--dir",

@@ -25,7 +25,7 @@ import {
   verdaccioProblem,
 } from "./_verdaccio.ts";
 import { withHangGuard } from "./_server_process.ts";
-import { NPM_BUNDLE_FLAGS } from "../lib/commands/invocation.ts";
+import { npmBundleFlags } from "../lib/commands/invocation.ts";
 import { initializeBody } from "./_http_server.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -344,6 +344,27 @@ Deno.test({
         "call",
       );
       includes(called.out, "from npm");
+      // A tool that imports a value from "@toolshed/toolshed" gets the package's mod.ts at run
+      // time, through the import map the bin names (no configuration file is read). In a
+      // server of its own: the steps below count this one's tools.
+      const typedServer = `${home}/typed-server`;
+      await Deno.mkdir(`${typedServer}/tools`, { recursive: true });
+      await Deno.writeTextFile(
+        `${typedServer}/tools/typed.ts`,
+        `import { defineTool } from "@toolshed/toolshed";
+
+export default defineTool({
+  description: "Says what defineTool gave it",
+  inputSchema: { type: "object", properties: {} },
+  handler: () => \`typed by \${typeof defineTool}\`,
+});
+`,
+      );
+      const typed = ok(
+        await run(toolshed, ["call", "typed", "--dir", typedServer], env, home),
+        "call typed",
+      );
+      includes(typed.out, "typed by function");
       // check type-checks tools/hello.ts: its "@toolshed/toolshed" resolves to the package's
       // mod.ts through the package's deno.json, and lib/'s npm packages come from the registry.
       const checked = ok(await run(toolshed, ["check", "--dir", server], env, home), "check");
@@ -636,9 +657,10 @@ Deno.test("hello answers through testServer", async () => {
         const [deno] = childrenOf(bin.pid);
         started.push(bin.pid, ...(deno === undefined ? [] : [deno]));
         assert(deno !== undefined && alive(deno), "the bin has no Deno child");
-        // The bundle runs with the package's flags for it (a start without a scavenge).
+        // The bundle runs with the package's flags for it (a start without a scavenge, no
+        // configuration read, the package's import map), in the order the bin gives them.
         const command = Deno.readTextFileSync(`/proc/${deno}/cmdline`).split("\0");
-        for (const flag of NPM_BUNDLE_FLAGS) includes(command.join(" "), flag);
+        includes(command.join(" "), `-A ${npmBundleFlags(installed).join(" ")} `);
         assert(!portFree(port), "the server does not hold its port");
         Deno.kill(bin.pid, signal);
         const status = await withHangGuard(bin.status, "the bin exiting");

@@ -17,8 +17,12 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 
-const BUNDLE = path.join(__dirname, "..", "dist", "bundle", "toolshed.js");
-/** Deno's flags for the bundle: build/npm_package.ts writes NPM_BUNDLE_FLAGS in here. */
+const PACKAGE = path.join(__dirname, "..");
+const BUNDLE = path.join(PACKAGE, "dist", "bundle", "toolshed.js");
+/**
+ * Deno's flags for the bundle, "{package}" standing for this package's folder (its import map):
+ * build/npm_package.ts writes lib/commands/invocation.ts's npmBundleFlags in here.
+ */
 const BUNDLE_FLAGS = [];
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"];
 
@@ -85,7 +89,7 @@ function main() {
   const child = childProcess.spawn(deno, [
     "run",
     "-A",
-    ...BUNDLE_FLAGS,
+    ...BUNDLE_FLAGS.map((flag) => flag.split("{package}").join(PACKAGE)),
     BUNDLE,
     ...process.argv.slice(2),
   ], {

@@ -6,8 +6,8 @@ import type { Launch } from "./client_formats.ts";
 import {
   bundleEntryOf,
   NPM_BIN_PATH,
-  NPM_BUNDLE_FLAGS,
   NPM_PACKAGE,
+  npmBundleFlags,
   runsNpmBundle,
 } from "./invocation.ts";
 
@@ -16,6 +16,8 @@ export const LAUNCH_KINDS: readonly LaunchKind[] = ["deno", "npx", "binary", "np
 
 /** The npm package toolshed runs from (adr/0065), when it does. */
 interface NpmPackage {
+  /** The package's folder, absolute. */
+  readonly root: string;
   /** The package's bin file (bin/toolshed.cjs), absolute. */
   readonly bin: string;
   /** Run through npx (its cache, which npm may clean), not an installed package. */
@@ -59,6 +61,7 @@ export function currentSelf(): Self {
       : "",
     npm: bundled
       ? {
+        root: pathOf(new URL("../..", import.meta.url)).replace(/[\\/]$/, ""),
         bin: pathOf(new URL(`../../${NPM_BIN_PATH}`, import.meta.url)),
         viaNpx: Deno.env.get("npm_lifecycle_event") === "npx",
         node: parentNode(),
@@ -126,7 +129,7 @@ export function launchFor(
   const home = self.main.replace(/[\\/][^\\/]*$/, "");
   const lock = dir === home ? [] : [`--lock=${dir.replace(/[\\/]+$/, "")}/deno.lock`];
   // The package's bundle runs with the flags its bin gives it.
-  const flags = self.npm === undefined ? [] : NPM_BUNDLE_FLAGS;
+  const flags = self.npm === undefined ? [] : npmBundleFlags(self.npm.root);
   const run = ["run", "-A", ...flags, ...lock, self.main, "--dir", dir];
   if (kind === "deno") return { command: self.execPath, args: run };
   // --prefer-offline: without it npx asks the registry on every start, which can hang for

@@ -40,13 +40,27 @@ export const NPM_BUNDLE_PATH = "dist/bundle/toolshed.js";
 /** Where the package's bin (build/npm/toolshed.cjs) sits in it. */
 export const NPM_BIN_PATH = "bin/toolshed.cjs";
 /**
- * Deno's flags the bin runs the bundle with (build/npm_package.ts writes them into it). V8's
- * young generation starts at 1 MB, and a start allocates ~1.9 MB before its first answer: one
- * scavenge, copying all that is alive at start, came before it. Starting it at 2 MB lets a
- * start run without one (adr/0074: first answer 1.93× against 2.00× the bare loop, VmHWM
- * 0.5 MB lower); it grows under load as before.
+ * The import map in the npm package, by its path there: the one name tools import,
+ * `@toolshed/toolshed`, mapped to the package's mod.ts (build/npm_package.ts writes it).
  */
-export const NPM_BUNDLE_FLAGS: readonly string[] = ["--v8-flags=--min-semi-space-size=2"];
+export const NPM_IMPORT_MAP_PATH = "import_map.json";
+/**
+ * Deno's flags the bin runs the bundle with, for the package at `packageRoot` (a path; the bin
+ * passes its own, build/npm_package.ts writes this in). V8's young generation starts at 1 MB, and
+ * a start allocates ~1.9 MB before its first answer: one scavenge, copying all that is alive at
+ * start, came before it; at 2 MB a start runs without one (adr/0074: first answer 1.93× against
+ * 2.00× the bare loop, VmHWM 0.5 MB lower), and it grows under load as before. No configuration
+ * file: Deno reads the one it finds (the package's deno.json and package.json, two folders above
+ * the bundle) at every start, ~0.6 MB of peak memory for one import, which the package's import
+ * map gives instead (adr/0074). A server's own deno.json was never read at run time either way.
+ */
+export function npmBundleFlags(packageRoot: string): string[] {
+  return [
+    "--v8-flags=--min-semi-space-size=2",
+    "--no-config",
+    `--import-map=${packageRoot}/${NPM_IMPORT_MAP_PATH}`,
+  ];
+}
 /** Whether a module URL is the npm package's bundle, as npm installed it. */
 export function runsNpmBundle(mainModule: string): boolean {
   return mainModule.endsWith(`/node_modules/${NPM_PACKAGE}/${NPM_BUNDLE_PATH}`);
