@@ -121,7 +121,7 @@ async function main(args: string[], exit: (code: number) => never): Promise<numb
   }
   // What loads but is probably a mistake (a tool in a subdirectory, a ".tsx" module …).
   const { surveyServer } = await import("./lib/discovery/survey.ts");
-  for (const warning of await surveyServer(folders!, loaded)) logWarning(warning.message);
+  for (const warning of surveyServer(folders!, loaded)) logWarning(warning.message);
   const { skipped } = loaded.tools;
   if (skipped.length > 0) {
     logWarning(

@@ -14,6 +14,7 @@ import {
 } from "../lib/discovery/server_dir.ts";
 import { DEFAULT_LOAD_OPTIONS } from "../lib/discovery/tools_dir.ts";
 import { DirectoryLoadError } from "../lib/discovery/load_error.ts";
+import { surveyServer } from "../lib/discovery/survey.ts";
 import { command as check } from "../lib/commands/check.ts";
 import { recorder } from "./_diagnostics.ts";
 
@@ -72,6 +73,53 @@ const options = (): ServerLoadOptions => ({
   ...DEFAULT_LOAD_OPTIONS,
   maxResourceBytes: 1 << 20,
   diagnostics: recorder(),
+});
+
+/** Deno's asynchronous calls that list a folder or say what a path is. */
+const ASYNC_METADATA = ["readDir", "stat", "lstat", "realPath"] as const;
+
+Deno.test("a directory of every kind is loaded and surveyed with no asynchronous listing or stat", async () => {
+  // Symlinks inside, a toolset and a file no loader takes: every path that asks what a file is.
+  // Not skills/: it reads each SKILL.md's text at load, and what files hold is read
+  // asynchronously (lib/discovery/folder.ts).
+  const { "skills/demo/SKILL.md": _skill, ...fixture } = FIXTURE;
+  const dir = await scratch({
+    ...fixture,
+    "tools/set/inner.ts": TOOL("inner"),
+    "tools/notes.txt": "not a tool\n",
+    "prompts/aside.txt": "not a prompt\n",
+  });
+  const calls: string[] = [];
+  const deno = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const originals = ASYNC_METADATA.map((name) => [name, deno[name]] as const);
+  try {
+    await Deno.symlink(`${dir}/resources/notes.txt`, `${dir}/resources/linked.txt`);
+    await Deno.symlink(`${dir}/resources/guides`, `${dir}/resources/linked_guides`);
+    await Deno.symlink(`${dir}/prompts/greet.md`, `${dir}/prompts/linked.md`);
+    await Deno.symlink(`${dir}/middleware/10_pass.ts`, `${dir}/middleware/20_linked.ts`);
+    for (const [name, original] of originals) {
+      deno[name] = (...args: unknown[]) => {
+        calls.push(`Deno.${name}(${args[0]})`);
+        return original(...args);
+      };
+    }
+    const folders = serverFolders({ dir });
+    const loaded = await loadServerDir(folders, options());
+    const warnings = surveyServer(folders, loaded);
+    // Everything was read: the symlinked files serve, the toolset is there, the survey spoke.
+    assert.deepEqual(loaded.prompts.map((prompt) => prompt.name).sort(), [
+      "greet",
+      "linked",
+      "review",
+    ]);
+    assert.ok(loaded.resources.some((resource) => resource.uri.endsWith("/linked.txt")));
+    assert.ok(loaded.tools.tools.some((tool) => tool.name === "inner"));
+    assert.ok(warnings.some((warning) => warning.path.endsWith("prompts/aside.txt")));
+    assert.deepEqual(calls, []);
+  } finally {
+    for (const [name, original] of originals) deno[name] = original;
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("every kind has its case in this test", () => {

@@ -33,7 +33,7 @@ async function survey(files: Record<string, Entry>): Promise<string[]> {
       maxResourceBytes: 1024 * 1024,
       diagnostics: recorder(),
     });
-    const warnings = await surveyServer(folders, loaded);
+    const warnings = surveyServer(folders, loaded);
     for (const warning of warnings) assert.ok(warning.message.includes(`"${warning.path}`));
     return warnings.map((warning) => warning.message.replaceAll(dir, "DIR"));
   } finally {

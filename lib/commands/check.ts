@@ -219,7 +219,7 @@ export async function checkDirectory(
       const count = kind.check.summary?.count(loaded);
       if (count !== undefined) counts[kind.folder] = count;
     }
-    for (const warning of await surveyServer(folders, loaded)) {
+    for (const warning of surveyServer(folders, loaded)) {
       findings.push({ ...finding("warning", "survey", warning.message), file: warning.path });
     }
     const meta = opened.server.meta;

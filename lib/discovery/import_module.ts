@@ -13,7 +13,7 @@ import { messageOf } from "../util/json.ts";
 export async function importDefault(url: URL, what: string): Promise<unknown> {
   let module: Record<string, unknown>;
   try {
-    module = await import(await versioned(url));
+    module = await import(versioned(url));
   } catch (error) {
     // Deno cannot import into a compiled binary a module that was not embedded in it.
     const hint = Deno.build.standalone
@@ -64,8 +64,8 @@ export function withoutModuleVersions(text: string): string {
 }
 
 /** `url` with the file's modification time, for a file on disk outside a compiled binary. */
-async function versioned(url: URL): Promise<string> {
+function versioned(url: URL): string {
   if (url.protocol !== "file:" || Deno.build.standalone) return url.href;
-  const { mtime } = await Deno.stat(url);
+  const { mtime } = Deno.statSync(url);
   return mtime === null ? url.href : `${url.href}?mtime=${mtime.getTime()}`;
 }

@@ -35,7 +35,7 @@ export async function loadMiddleware(
   const { url: dirUrl, shown: shownDir } = folderOf(dir);
   const names: { name: string; isSymlink: boolean }[] = [];
   try {
-    for await (const entry of Deno.readDir(dirUrl)) {
+    for (const entry of Deno.readDirSync(dirUrl)) {
       if (entry.isDirectory || /^[_.]/.test(entry.name)) continue;
       if (MODULE_EXTENSIONS.test(entry.name)) {
         names.push({ name: entry.name, isSymlink: entry.isSymlink });
@@ -49,11 +49,11 @@ export async function loadMiddleware(
   names.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const inside = options.allowOutsideSymlinks || !names.some((entry) => entry.isSymlink)
     ? undefined
-    : Deno.realPath(dirUrl).then((path) => `${path}/`);
+    : Promise.resolve().then(() => `${Deno.realPathSync(dirUrl)}/`);
   const outcomes = await Promise.allSettled(names.map(async ({ name, isSymlink }) => {
     const url = new URL(name, dirUrl);
     if (isSymlink && inside !== undefined) {
-      const real = await Deno.realPath(url);
+      const real = Deno.realPathSync(url);
       if (!real.startsWith(await inside)) {
         throw new Error(
           `it is a symlink to "${real}", outside the middleware directory ` +

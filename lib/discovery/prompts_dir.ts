@@ -40,7 +40,7 @@ export async function loadPrompts(
   const { url: dirUrl, shown: shownDir } = folderOf(dir);
   const entries: Entry[] = [];
   try {
-    for await (const entry of Deno.readDir(dirUrl)) {
+    for (const entry of Deno.readDirSync(dirUrl)) {
       if (entry.isDirectory || /^[_.]/.test(entry.name)) continue;
       if (MODULE_EXTENSIONS.test(entry.name) || MARKDOWN_EXTENSION.test(entry.name)) {
         entries.push({ fileName: entry.name, isSymlink: entry.isSymlink });
@@ -54,7 +54,7 @@ export async function loadPrompts(
   entries.sort((a, b) => a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0);
   const inside = options.allowOutsideSymlinks || !entries.some((entry) => entry.isSymlink)
     ? undefined
-    : Deno.realPath(dirUrl).then((path) => `${path}/`);
+    : Promise.resolve().then(() => `${Deno.realPathSync(dirUrl)}/`);
   // Prompts load in parallel; names are checked in file order, so messages are stable.
   const loaded = await Promise.allSettled(
     entries.map((entry) => loadPrompt(dirUrl, shownDir, entry, inside)),
@@ -82,7 +82,7 @@ async function loadPrompt(
   const { fileName } = entry;
   const url = new URL(fileName, dirUrl);
   if (entry.isSymlink && inside !== undefined) {
-    const real = await Deno.realPath(url);
+    const real = Deno.realPathSync(url);
     if (!real.startsWith(await inside)) {
       throw new Error(
         `"${shownDir}/${fileName}" is a symlink to "${real}", outside the prompts directory ` +

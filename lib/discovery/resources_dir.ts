@@ -57,7 +57,7 @@ export async function loadResources(
   let walk: Walk;
   let realDir: string;
   try {
-    realDir = await Deno.realPath(dirUrl);
+    realDir = Deno.realPathSync(dirUrl);
     walk = await walkDirectory(dirUrl, realDir, shownDir, options.allowOutsideSymlinks);
   } catch (error) {
     throw new DirectoryLoadError([
@@ -177,7 +177,7 @@ async function walkDirectory(
   let count = 0;
   const visit = async (dirUrl: URL, prefix: string, ancestors: string[]): Promise<boolean> => {
     const names: { name: string; symlink: boolean; directory: boolean }[] = [];
-    for await (const entry of Deno.readDir(dirUrl)) {
+    for (const entry of Deno.readDirSync(dirUrl)) {
       if (/^[_.]/.test(entry.name)) continue;
       names.push({ name: entry.name, symlink: entry.isSymlink, directory: entry.isDirectory });
     }
@@ -190,8 +190,8 @@ async function walkDirectory(
       let real: string | undefined;
       if (symlink) {
         try {
-          real = await Deno.realPath(url);
-          isDirectory = (await Deno.stat(url)).isDirectory;
+          real = Deno.realPathSync(url);
+          isDirectory = Deno.statSync(url).isDirectory;
         } catch {
           continue; // A dangling symlink: nothing to serve.
         }
@@ -205,7 +205,7 @@ async function walkDirectory(
         }
       }
       if (isDirectory) {
-        const realDir = real ?? await Deno.realPath(url);
+        const realDir = real ?? Deno.realPathSync(url);
         if (ancestors.includes(realDir)) {
           walk.failed.push(path);
           walk.problems.push(
@@ -233,14 +233,17 @@ async function walkDirectory(
       if (MODULE_EXTENSIONS.test(name)) walk.modules.push({ path, url });
       else files.push({ path, url, size: 0, mtime: null });
     }
-    // One stat per file, in parallel: the size and the modification time the listing shows.
-    const stats = await Promise.all(files.map((file) => Deno.stat(file.url).catch(() => null)));
-    files.forEach((file, index) => {
-      const info = stats[index];
-      // Gone since the directory was read, or not a regular file (a socket, a FIFO): not served.
-      if (info === null || !info.isFile) return;
-      walk.files.push({ ...file, size: info.size, mtime: info.mtime });
-    });
+    // One stat per file: the size and the modification time the listing shows.
+    for (const file of files) {
+      let info: Deno.FileInfo;
+      try {
+        info = Deno.statSync(file.url);
+      } catch {
+        continue; // Gone since the directory was read.
+      }
+      // Not a regular file (a socket, a FIFO): not served.
+      if (info.isFile) walk.files.push({ ...file, size: info.size, mtime: info.mtime });
+    }
     return true;
   };
   await visit(rootUrl, "", [realRoot]);

@@ -122,11 +122,11 @@ export async function loadServerParts(
   folders: ServerFolders,
   options: ServerLoadOptions,
 ): Promise<LoadedParts> {
-  const present = await Promise.all(KINDS.map(async (kind) => {
+  const present = KINDS.map((kind) => {
     const folder = folders[kind.folder];
     if (folder === undefined) return false;
-    return folder.required || await exists(folder.location);
-  }));
+    return folder.required || exists(folder.location);
+  });
   if (!KINDS.some((kind, index) => kind.serves && present[index])) {
     const looked = KINDS.flatMap((kind) => {
       const folder = folders[kind.folder];
@@ -195,9 +195,9 @@ function metaShown(location: string | URL): string {
  * False when nothing is at `location`; true otherwise, so that a file where the folder
  * should be, or one that cannot be read, is the folder loader's to report.
  */
-async function exists(location: string | URL): Promise<boolean> {
+function exists(location: string | URL): boolean {
   try {
-    await Deno.stat(folderOf(location).url);
+    Deno.statSync(folderOf(location).url);
     return true;
   } catch (error) {
     return !(error instanceof Deno.errors.NotFound);

@@ -48,7 +48,7 @@ export async function loadSkills(dir: string | URL, options: SkillLoadOptions): 
   let bounds: FileReadOptions;
   try {
     // Skills have no symlinks (each is refused): every file read stays inside the real folder.
-    const real = await Deno.realPath(dirUrl);
+    const real = Deno.realPathSync(dirUrl);
     bounds = Object.freeze({ maxResourceBytes: options.maxResourceBytes, insideDir: `${real}/` });
     await walk(dirUrl, "", found);
   } catch (error) {
@@ -85,7 +85,7 @@ export async function loadSkills(dir: string | URL, options: SkillLoadOptions): 
 
 async function walk(dirUrl: URL, under: string, found: Found[]): Promise<void> {
   const entries: Deno.DirEntry[] = [];
-  for await (const entry of Deno.readDir(new URL(under, dirUrl))) {
+  for (const entry of Deno.readDirSync(new URL(under, dirUrl))) {
     if (!entry.name.startsWith(".")) entries.push(entry);
   }
   entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

@@ -30,16 +30,11 @@ const NAMED = 5;
  * Warnings about the server directory `folders` names, which loaded into `loaded`: nothing
  * served at all, a folder that serves nothing, and files the loaders leave out silently.
  */
-export async function surveyServer(
-  folders: ServerFolders,
-  loaded: LoadedServer,
-): Promise<SurveyWarning[]> {
+export function surveyServer(folders: ServerFolders, loaded: LoadedServer): SurveyWarning[] {
   try {
-    const [tools, resources, prompts] = await Promise.all([
-      folders.tools ? surveyTools(folders.tools.location) : undefined,
-      folders.resources ? listFolder(folders.resources.location) : undefined,
-      folders.prompts ? surveyPrompts(folders.prompts.location) : undefined,
-    ]);
+    const tools = folders.tools ? surveyTools(folders.tools.location) : undefined;
+    const resources = folders.resources ? listFolder(folders.resources.location) : undefined;
+    const prompts = folders.prompts ? surveyPrompts(folders.prompts.location) : undefined;
     const warnings: SurveyWarning[] = [];
     const served = {
       tools: loaded.tools.tools.length + loaded.tools.skipped.length,
@@ -97,11 +92,11 @@ interface Listing {
   entries: Deno.DirEntry[];
 }
 
-async function listFolder(location: string | URL): Promise<Listing | undefined> {
+function listFolder(location: string | URL): Listing | undefined {
   const { url, shown } = folderOf(location);
   try {
     const entries: Deno.DirEntry[] = [];
-    for await (const entry of Deno.readDir(url)) entries.push(entry);
+    for (const entry of Deno.readDirSync(url)) entries.push(entry);
     entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     return { url, shown, entries };
   } catch {
@@ -109,29 +104,26 @@ async function listFolder(location: string | URL): Promise<Listing | undefined> 
   }
 }
 
-async function surveyTools(
+function surveyTools(
   location: string | URL,
-): Promise<{ shown: string; warnings: SurveyWarning[] } | undefined> {
-  const listing = await listFolder(location);
+): { shown: string; warnings: SurveyWarning[] } | undefined {
+  const listing = listFolder(location);
   if (listing === undefined) return undefined;
   // Folders of tools/ are toolsets (adr/0045), loaded like tools/ itself: surveyed alike.
-  const sets = await Promise.all(
-    listing.entries.filter((entry) => entry.isDirectory && !HIDDEN.test(entry.name)).map(
-      async (entry) => {
-        const set = await listFolder(new URL(`${encodeURIComponent(entry.name)}/`, listing.url));
-        return set && { ...set, shown: `${listing.shown}/${entry.name}` };
-      },
-    ),
-  );
+  const sets = listing.entries.filter((entry) => entry.isDirectory && !HIDDEN.test(entry.name))
+    .map((entry) => {
+      const set = listFolder(new URL(`${encodeURIComponent(entry.name)}/`, listing.url));
+      return set && { ...set, shown: `${listing.shown}/${entry.name}` };
+    });
   const warnings: SurveyWarning[] = [];
   for (const each of [listing, ...sets]) {
-    if (each !== undefined) warnings.push(...await surveyToolFiles(each));
+    if (each !== undefined) warnings.push(...surveyToolFiles(each));
   }
   return { shown: listing.shown, warnings };
 }
 
 /** The files of one folder of tools that look meant as tools but are not served. */
-async function surveyToolFiles(listing: Listing): Promise<SurveyWarning[]> {
+function surveyToolFiles(listing: Listing): SurveyWarning[] {
   const { url, shown, entries } = listing;
   const names = new Set(entries.map((entry) => entry.name));
   // A file with a sidecar is the loader's to judge (it reports a program that is not
@@ -146,14 +138,13 @@ async function surveyToolFiles(listing: Listing): Promise<SurveyWarning[]> {
     !entry.name.endsWith(".json") && !hasSidecar(entry.name) &&
     (NEAR_MODULE.test(entry.name) || SCRIPT.test(entry.name))
   );
-  const executable = await Promise.all(candidates.map(async (entry) => {
+  const executable = candidates.map((entry) => {
     try {
-      return ((await Deno.stat(new URL(encodeURIComponent(entry.name), url))).mode ?? 0) &
-        0o111;
+      return (Deno.statSync(new URL(encodeURIComponent(entry.name), url)).mode ?? 0) & 0o111;
     } catch {
       return 0;
     }
-  }));
+  });
   candidates.forEach((entry, index) => {
     // An executable without a sidecar already stops start-up with a message of its own.
     if (executable[index] !== 0) return;
@@ -177,10 +168,10 @@ async function surveyToolFiles(listing: Listing): Promise<SurveyWarning[]> {
   return warnings;
 }
 
-async function surveyPrompts(
+function surveyPrompts(
   location: string | URL,
-): Promise<{ shown: string; warnings: SurveyWarning[] } | undefined> {
-  const listing = await listFolder(location);
+): { shown: string; warnings: SurveyWarning[] } | undefined {
+  const listing = listFolder(location);
   if (listing === undefined) return undefined;
   const { shown, entries } = listing;
   const warnings: SurveyWarning[] = [];
@@ -196,7 +187,7 @@ async function surveyPrompts(
     });
   }
   warnings.push(
-    ...await nested(listing, (name) => MODULE.test(name) || name.endsWith(".md"), "prompts"),
+    ...nested(listing, (name) => MODULE.test(name) || name.endsWith(".md"), "prompts"),
   );
   return { shown, warnings };
 }
@@ -205,21 +196,21 @@ async function surveyPrompts(
  * One warning per subdirectory (not hidden) that holds files which would be served one
  * level up: the loader of `kind` reads its folder alone, not what is below it.
  */
-async function nested(
+function nested(
   listing: Listing,
   wouldServe: (name: string) => boolean,
   kind: "prompts",
-): Promise<SurveyWarning[]> {
+): SurveyWarning[] {
   const subdirectories = listing.entries.filter((entry) =>
     entry.isDirectory && !HIDDEN.test(entry.name)
   );
-  const found = await Promise.all(subdirectories.map(async (entry) => {
-    const inner = await listFolder(new URL(`${encodeURIComponent(entry.name)}/`, listing.url));
+  const found = subdirectories.map((entry) => {
+    const inner = listFolder(new URL(`${encodeURIComponent(entry.name)}/`, listing.url));
     const files = (inner?.entries ?? []).filter((file) =>
       !file.isDirectory && !HIDDEN.test(file.name) && wouldServe(file.name)
     );
     return { name: entry.name, files: files.map((file) => file.name) };
-  }));
+  });
   return found.filter(({ files }) => files.length > 0).map(({ name, files }) => {
     const folder = `${listing.shown}/${name}`;
     const shown = files.map((file) => `${folder}/${file}`);

@@ -125,7 +125,7 @@ export async function loadTools(
   const { url: dirUrl, shown: shownDir } = folderOf(dir);
   let entries: Entries;
   try {
-    entries = await readEntries(dirUrl);
+    entries = readEntries(dirUrl);
   } catch (error) {
     throw new ToolLoadError([`Cannot read the tools directory "${shownDir}": ${messageOf(error)}`]);
   }
@@ -151,7 +151,7 @@ export async function loadTools(
   const folders: { set: string | undefined; entries: Entries }[] = [{ set: undefined, entries }];
   for (const set of entries.folders) {
     try {
-      folders.push({ set, entries: await readEntries(new URL(`${set}/`, dirUrl)) });
+      folders.push({ set, entries: readEntries(new URL(`${set}/`, dirUrl)) });
     } catch (error) {
       throw new ToolLoadError([
         `Cannot read the toolset "${shownDir}/${set}": ${messageOf(error)}`,
@@ -373,7 +373,7 @@ interface Entries {
   folders: string[];
 }
 
-async function readEntries(dirUrl: URL): Promise<Entries> {
+function readEntries(dirUrl: URL): Entries {
   const modules: string[] = [];
   const sidecars: string[] = [];
   const mounts: string[] = [];
@@ -381,7 +381,7 @@ async function readEntries(dirUrl: URL): Promise<Entries> {
   const apiSidecars: string[] = [];
   const otherNames: string[] = [];
   const folders: string[] = [];
-  for await (const entry of Deno.readDir(dirUrl)) {
+  for (const entry of Deno.readDirSync(dirUrl)) {
     if (/^[_.]/.test(entry.name)) continue;
     if (entry.isDirectory) {
       folders.push(entry.name);
@@ -396,14 +396,14 @@ async function readEntries(dirUrl: URL): Promise<Entries> {
     else otherNames.push(entry.name);
   }
   const others = new Map<string, boolean>();
-  await Promise.all(otherNames.map(async (name) => {
+  for (const name of otherNames) {
     try {
-      const info = await Deno.stat(new URL(name, dirUrl));
+      const info = Deno.statSync(new URL(name, dirUrl));
       if (info.isFile) others.set(name, ((info.mode ?? 0) & 0o111) !== 0);
     } catch {
       // A dangling symlink: not a file, so not a tool.
     }
-  }));
+  }
   return {
     modules: modules.sort(),
     sidecars: sidecars.sort(),
@@ -489,9 +489,9 @@ async function loadExecutableTool(
   const sidecarUrl = new URL(sidecarName, dirUrl);
   const programUrl = new URL(programName, dirUrl);
   if (!options.allowOutsideSymlinks) {
-    const inside = `${await Deno.realPath(dirUrl)}/`;
+    const inside = `${Deno.realPathSync(dirUrl)}/`;
     for (const [url, fileName] of [[programUrl, programName], [sidecarUrl, sidecarName]] as const) {
-      const real = await Deno.realPath(url);
+      const real = Deno.realPathSync(url);
       if (!real.startsWith(inside)) {
         throw new Error(
           `"${shownDir}/${fileName}" is a symlink to "${real}", outside the tools directory ` +

@@ -23,8 +23,8 @@ export async function loadApps(dir: string | URL, options: AppLoadOptions): Prom
   const names = new Map<string, { html: boolean; json: boolean }>();
   let realDir: string;
   try {
-    realDir = await Deno.realPath(dirUrl);
-    for await (const entry of Deno.readDir(dirUrl)) {
+    realDir = Deno.realPathSync(dirUrl);
+    for (const entry of Deno.readDirSync(dirUrl)) {
       if (/^[_.]/.test(entry.name)) continue;
       const match = /^(.*)\.(html|json)$/.exec(entry.name);
       const shown = `${shownDir}/${entry.name}`;
@@ -82,7 +82,12 @@ export async function loadApps(dir: string | URL, options: AppLoadOptions): Prom
       }
     }
     if (insideDir !== undefined) {
-      const real = await Deno.realPath(htmlUrl).catch(() => undefined);
+      let real: string | undefined;
+      try {
+        real = Deno.realPathSync(htmlUrl);
+      } catch {
+        real = undefined; // Not there: reading it says so.
+      }
       if (real !== undefined && !real.startsWith(insideDir)) {
         problems.push(
           `Cannot load app "${shownDir}/${name}.html": it is a symlink to "${real}", outside ` +
