@@ -1,10 +1,10 @@
 // The installed toolshed, as the benchmarks run it (bench:floor, bench:e2e): what
 // `npm install -g` gives (adr/0065, adr/0074), the npm package written afresh from this commit
 // (build/npm_package.ts), its bundle run in place with the Deno flags the npm bin gives it
-// (build/npm/toolshed.cjs: `deno run -A ...npmBundleFlags(root) <bundle> ...args`). In place: every
-// start of the bundle finds the package's deno.json two folders up and pays for reading it, as an
-// installed one does (a bundle run from a folder of its own measured 1.4 MB lighter than it is).
-// Built and invoked here once, for every benchmark that measures it.
+// (build/npm/toolshed.cjs: `deno run -A ...npmBundleFlags(root) <bundle> ...args`). In place, so
+// that a start meets what an installed one meets (before the bin passed `--no-config`, a bundle
+// run from a folder of its own measured 1.4 MB lighter than an installed one, which read the
+// package's configuration). Built and invoked here once, for every benchmark that measures it.
 import { writePackage } from "../build/npm_package.ts";
 import { NPM_BUNDLE_PATH, npmBundleFlags } from "../lib/commands/invocation.ts";
 
