@@ -4,8 +4,8 @@
 // The loaders list folders and read what they say of files synchronously (readDirSync,
 // statSync, realPathSync): at start nothing else runs, and Deno's first asynchronous call of
 // the kind starts the thread pool it runs them on, 0.3–0.5 MB of peak memory at the first
-// answer (adr/0074); on a reload, serving waits for the listing, microseconds an entry. What
-// files hold is still read asynchronously (a FIFO named like a sidecar would hold the loop).
+// answer (adr/0074); on a reload (--watch), serving waits for the listing, microseconds an entry.
+// What files hold is still read asynchronously (a FIFO named like a sidecar would hold the loop).
 
 /**
  * The file URL of a directory path, relative to the working directory or absolute (POSIX
