@@ -171,16 +171,28 @@ export function stdioVerdict(target: StdioTarget, measured: StdioMeasured): Verd
 }
 
 /** The targets' verdicts as the lines under the tables, saying which come from bursts. */
-function verdictLines(measured: StdioMeasured, bursts: StdioBurstOptions): string {
+function verdictLines(
+  measured: StdioMeasured,
+  bursts: StdioBurstOptions,
+  contestants: readonly Contestant[],
+): string {
+  const rps = contestants.filter((contestant) => BURST_KEYS.includes(contestant.key)).map(
+    ({ key, label }) => {
+      const figures = measured.bursts.flatMap((round) => round[key] ? [round[key].rps] : []);
+      return `${label} ${Math.round(median(figures)).toLocaleString("en-US")}`;
+    },
+  );
   return [
     `Issue 42's stdio targets, each ratio taken within a round, the median over the rounds ` +
     `(min–max; interquartile range). Peak RSS comes from the ${measured.rounds.length} rounds ` +
     `above; pipelined req/s from ${measured.bursts.length} rounds of bursts: every server up ` +
     `side by side, each warmed by one uncounted ${bursts.warmMs} ms burst, then loaded in turn ` +
-    `for ${bursts.ms} ms ` +
-    `at ${bursts.inFlight} in flight, the order reversed every other round (bench/e2e/bursts.ts).`,
+    `for ${bursts.ms} ms at ${bursts.inFlight} in flight, the order reversed every other round ` +
+    `(bench/e2e/bursts.ts).`,
     "",
     ...STDIO_TARGETS.map((target) => `- ${verdictLine(target, stdioVerdict(target, measured))}`),
+    "",
+    `Pipelined req/s in the bursts, medians: ${rps.join("; ")}.`,
   ].join("\n");
 }
 
@@ -368,7 +380,7 @@ async function run(
   }
   const report = { ...summarize(results, work, contestants), bursts_raw: burstRounds };
   const measured = { rounds: results, bursts: burstRounds };
-  const tables = `${render(report)}\n\n${verdictLines(measured, bursts)}`;
+  const tables = `${render(report)}\n\n${verdictLines(measured, bursts, contestants)}`;
   console.log(tables);
   if (against !== undefined) {
     const figure = (name: keyof RoundResult) => (round: Record<string, RoundResult>, key: string) =>
