@@ -2,6 +2,7 @@
 // One round of end-to-end measurements against one contestant: a fresh process, then
 // cold start, sequential and pipelined echo calls, peak memory, CPU, and payload sizes.
 import { checkEcho, type Contestant, spawn } from "./client.ts";
+import { pipeline } from "./pipeline.ts";
 
 export interface Workload {
   sequential: number;
@@ -55,7 +56,10 @@ export async function measureRound(contestant: Contestant, work: Workload): Prom
     }
     const seqSeconds = (performance.now() - seqStarted) / 1000;
 
-    const pipelinedSeconds = await pipelined(server, contestant.label, nextId, work);
+    const { seconds: pipelinedSeconds } = await pipeline(server, contestant.label, nextId, {
+      inFlight: work.inFlight,
+      requests: work.pipelined,
+    });
     nextId += work.pipelined;
     const cpuUsPerRequest = (cpuSeconds(server.pid) - cpuBefore) * 1e6 /
       (work.sequential + work.pipelined);
@@ -103,39 +107,6 @@ export async function measureRound(contestant: Contestant, work: Workload): Prom
   } finally {
     await server.close();
   }
-}
-
-/** Keeps `inFlight` requests outstanding until `pipelined` are answered; returns seconds. */
-async function pipelined(
-  server: ReturnType<typeof spawn>,
-  label: string,
-  firstId: number,
-  work: Workload,
-): Promise<number> {
-  const texts = new Map<number, string>();
-  let sent = 0;
-  const sendMore = (count: number) => {
-    const ids: number[] = [];
-    const batch: string[] = [];
-    for (let i = 0; i < count && sent < work.pipelined; i++, sent++) {
-      const id = firstId + sent;
-      const text = `pipelined ${id}`;
-      texts.set(id, text);
-      ids.push(id);
-      batch.push(text);
-    }
-    return ids.length > 0 ? server.sendEchoes(ids, batch) : Promise.resolve();
-  };
-  const started = performance.now();
-  await sendMore(work.inFlight);
-  for (let answered = 0; answered < work.pipelined; answered++) {
-    const response = await server.nextResponse();
-    const id = response.id as number;
-    checkEcho(label, response, id, texts.get(id) ?? "<unknown id>");
-    texts.delete(id);
-    await sendMore(1);
-  }
-  return (performance.now() - started) / 1000;
 }
 
 /** User plus system CPU time of the whole process (all threads), from /proc. */
