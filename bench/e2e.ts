@@ -42,8 +42,10 @@ import { againstCheckout, changeTable } from "./_against.ts";
 import { buildInstalled, installedArgs } from "./_installed.ts";
 import { startOtlpSink } from "./_otel.ts";
 import {
+  formatRatio,
   type RatioTarget,
   roundRatios,
+  spreadOf,
   type Verdict,
   verdictLine,
   verdictOf,
@@ -193,7 +195,22 @@ function verdictLines(
     ...STDIO_TARGETS.map((target) => `- ${verdictLine(target, stdioVerdict(target, measured))}`),
     "",
     `Pipelined req/s in the bursts, medians: ${rps.join("; ")}.`,
+    "",
+    ceilingLine(measured.bursts),
   ].join("\n");
+}
+
+/**
+ * What the bursts say of the ceiling: the bare loop ÷ the SDK, the most any server doing the echo
+ * over stdio on this Deno can show against it, and toolshed ÷ the bare loop, per round.
+ */
+export function ceilingLine(bursts: readonly StdioBurstRound[]): string {
+  const rps = (round: StdioBurstRound, key: string) => round[key]?.rps;
+  const ratio = (after: string, before: string) =>
+    formatRatio(spreadOf(roundRatios(bursts, after, before, rps)));
+  return `The ceiling in the same bursts: the bare loop ÷ the official SDK v2 ` +
+    `${ratio("bare", "sdk-v2")}; main.ts ÷ the bare loop ${ratio("toolshed-modern", "bare")}; ` +
+    `the installed toolshed ÷ the bare loop ${ratio("installed", "bare")}.`;
 }
 
 const TARGETS: Target[] = [

@@ -3,7 +3,13 @@
 // from ratios within a round (peak RSS in the rounds, pipelined req/s in the bursts), on figures
 // made by hand.
 import assert from "node:assert/strict";
-import { BURST_KEYS, contestantsOf, STDIO_TARGETS, stdioVerdict } from "../bench/e2e.ts";
+import {
+  BURST_KEYS,
+  ceilingLine,
+  contestantsOf,
+  STDIO_TARGETS,
+  stdioVerdict,
+} from "../bench/e2e.ts";
 import type { StdioBurst } from "../bench/e2e/bursts.ts";
 import type { RoundResult } from "../bench/e2e/measure.ts";
 import { startsOf } from "../bench/floor.ts";
@@ -119,4 +125,20 @@ Deno.test("bench:e2e's stdio targets are issue 42's, peak RSS from the rounds an
   // A round where a contestant gave no figure (the SDK's unanswered payloads are NaN) counts out.
   const gap = [...rounds, { ...rounds[0], installed: figures(NaN, NaN) }];
   assert.equal(stdioVerdict(STDIO_TARGETS[2], { rounds: gap, bursts }).spread.count, 3);
+});
+
+Deno.test("bench:e2e says the ceiling of the bursts: the bare loop ÷ the SDK and toolshed ÷ the bare loop, round by round", () => {
+  const burst = (rps: number): StdioBurst => ({ startedMs: 0, requests: rps, seconds: 1, rps });
+  // Each round's ratios differ from those of the rounds' medians: taken within the round.
+  const rounds = [
+    { bare: burst(90), "toolshed-modern": burst(81), installed: burst(90), "sdk-v2": burst(30) },
+    { bare: burst(60), "toolshed-modern": burst(60), installed: burst(54), "sdk-v2": burst(30) },
+    { bare: burst(80), "toolshed-modern": burst(88), installed: burst(80), "sdk-v2": burst(20) },
+  ];
+  assert.equal(
+    ceilingLine(rounds),
+    "The ceiling in the same bursts: the bare loop ÷ the official SDK v2 3.00× (2.00–4.00; " +
+      "IQR 2.50–3.50); main.ts ÷ the bare loop 1.00× (0.90–1.10; IQR 0.95–1.05); the installed " +
+      "toolshed ÷ the bare loop 1.00× (0.90–1.00; IQR 0.95–1.00).",
+  );
 });
