@@ -677,12 +677,18 @@ Deno.test("an upstream's task is followed to its result, and a mounted tool may 
       `the upstream's polled task saw its signal abort (${front.webSaid()})`,
     );
 
-    // A cancel that crosses the upstream's answer (the task it just made) cancels it too.
+    // A cancel that crosses the upstream's answer (the task it just made) cancels it too. Sent
+    // once the upstream runs the call: the front answers with its own task at once and relays
+    // the call after, so a cancel sent sooner (on a loaded machine) leaves nothing upstream.
     const long = await frontPost(front, 3, "tools/call", {
       name: "shed_slow",
       arguments: { text: `crossed-${mark}`, ms: 600_000 },
     }, "shed_slow");
     assert.equal(long.resultType, "task", JSON.stringify(long));
+    await eventually(
+      () => front.said().includes(`started slow crossed-${mark}`),
+      `the upstream runs the call (${front.said()})`,
+    );
     await frontPost(front, 4, "tasks/cancel", { taskId: long.taskId }, String(long.taskId));
     await eventually(
       () => front.said().includes(`cancelled slow crossed-${mark}`),
