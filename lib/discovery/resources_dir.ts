@@ -58,7 +58,7 @@ export async function loadResources(
   let realDir: string;
   try {
     realDir = Deno.realPathSync(dirUrl);
-    walk = await walkDirectory(dirUrl, realDir, shownDir, options.allowOutsideSymlinks);
+    walk = walkDirectory(dirUrl, realDir, shownDir, options.allowOutsideSymlinks);
   } catch (error) {
     throw new DirectoryLoadError([
       `Cannot read the resources directory "${shownDir}": ${messageOf(error)}`,
@@ -167,15 +167,15 @@ async function loadModule(
  * Walks the directory depth first, entries in name order: files and modules by their path
  * under it, symlinks checked against it, at most MAX_RESOURCE_FILES files.
  */
-async function walkDirectory(
+function walkDirectory(
   rootUrl: URL,
   realRoot: string,
   shownDir: string,
   allowOutsideSymlinks: boolean,
-): Promise<Walk> {
+): Walk {
   const walk: Walk = { files: [], modules: [], problems: [], failed: [], truncated: false };
   let count = 0;
-  const visit = async (dirUrl: URL, prefix: string, ancestors: string[]): Promise<boolean> => {
+  const visit = (dirUrl: URL, prefix: string, ancestors: string[]): boolean => {
     const names: { name: string; symlink: boolean; directory: boolean }[] = [];
     for (const entry of Deno.readDirSync(dirUrl)) {
       if (/^[_.]/.test(entry.name)) continue;
@@ -215,7 +215,7 @@ async function walkDirectory(
           continue;
         }
         if (
-          !await visit(new URL(`${encodeURIComponent(name)}/`, dirUrl), `${path}/`, [
+          !visit(new URL(`${encodeURIComponent(name)}/`, dirUrl), `${path}/`, [
             ...ancestors,
             realDir,
           ])
@@ -246,7 +246,7 @@ async function walkDirectory(
     }
     return true;
   };
-  await visit(rootUrl, "", [realRoot]);
+  visit(rootUrl, "", [realRoot]);
   walk.files.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   return walk;
 }

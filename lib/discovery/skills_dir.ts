@@ -50,7 +50,7 @@ export async function loadSkills(dir: string | URL, options: SkillLoadOptions): 
     // Skills have no symlinks (each is refused): every file read stays inside the real folder.
     const real = Deno.realPathSync(dirUrl);
     bounds = Object.freeze({ maxResourceBytes: options.maxResourceBytes, insideDir: `${real}/` });
-    await walk(dirUrl, "", found);
+    walk(dirUrl, "", found);
   } catch (error) {
     throw new DirectoryLoadError([
       `Cannot read the skills directory "${shown}": ${messageOf(error)}`,
@@ -83,7 +83,7 @@ export async function loadSkills(dir: string | URL, options: SkillLoadOptions): 
   return skills.sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
 }
 
-async function walk(dirUrl: URL, under: string, found: Found[]): Promise<void> {
+function walk(dirUrl: URL, under: string, found: Found[]): void {
   const entries: Deno.DirEntry[] = [];
   for (const entry of Deno.readDirSync(new URL(under, dirUrl))) {
     if (!entry.name.startsWith(".")) entries.push(entry);
@@ -99,7 +99,7 @@ async function walk(dirUrl: URL, under: string, found: Found[]): Promise<void> {
       ? "file"
       : "other";
     found.push({ path, kind });
-    if (kind === "directory") await walk(dirUrl, `${path}/`, found);
+    if (kind === "directory") walk(dirUrl, `${path}/`, found);
   }
 }
 
