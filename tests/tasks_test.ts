@@ -3,9 +3,12 @@
 // the conformance fixture's task tools (slow_compute, failing_job, protocol_error_job,
 // confirm_delete, multi_input, test_tool_with_task, greet).
 import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
-import { type InProcessServer, startInProcess } from "./_in_process.ts";
+import { composeForTest, type InProcessServer, startInProcess } from "./_in_process.ts";
 import { withHangGuard } from "./_server_process.ts";
 import { modernBody } from "./_http_server.ts";
+import { collector, feed } from "./_memory_streams.ts";
+import { checkDefinition } from "../lib/primitives/tools.ts";
+import type { ToolContext } from "../lib/primitives/types.ts";
 
 const EXTENSION = "io.modelcontextprotocol/tasks";
 const WITH_TASKS: Record<string, unknown> = { elicitation: {}, extensions: { [EXTENSION]: {} } };
@@ -317,4 +320,68 @@ Deno.test("subscriptions/listen with taskIds carries each change of those tasks 
       params: { requestId: "listen" },
     }));
   });
+});
+
+Deno.test("a call cancelled while its task is being stored cancels the task: its answer, the task's id, is dropped", async () => {
+  const aborted = Promise.withResolvers<void>();
+  const held = checkDefinition(
+    {
+      description: "Runs until its signal aborts",
+      inputSchema: { type: "object" },
+      task: "optional",
+      handler: (_args: unknown, ctx: ToolContext) =>
+        new Promise((_, reject) => {
+          ctx.signal.addEventListener("abort", () => {
+            aborted.resolve();
+            reject(ctx.signal.reason);
+          }, { once: true });
+        }),
+    },
+    "held",
+    "held.ts",
+  );
+  const server = await composeForTest({ primitives: { tools: [held] } });
+  // The window: the task exists (its handler no longer follows the request) and the answer
+  // carrying its id has not gone out when the cancel comes. A store that answers only when the
+  // test says is that window held open.
+  const storing = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  let taskId: string | undefined;
+  const create = server.tasks.create.bind(server.tasks);
+  server.tasks.create = async (runMs, caller) => {
+    storing.resolve();
+    await release.promise;
+    const live = await create(runMs, caller);
+    taskId = live.taskId;
+    return live;
+  };
+  const input = feed();
+  const output = collector();
+  const served = server.serveStdio({ input, output });
+  try {
+    input.push(modernBody(7, "tools/call", { name: "held", arguments: {} }, WITH_TASKS) + "\n");
+    await withHangGuard(storing.promise, "the task being stored");
+    input.push(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 7, reason: "the client gave up" },
+      }) + "\n",
+    );
+    input.push(modernBody(8, "tools/list", {}, WITH_TASKS) + "\n");
+    // tools/list, read after the cancel, is answered: the cancel has been read.
+    const listed = JSON.parse((await withHangGuard(output.nextLine(), "tools/list"))!) as Message;
+    strictEqual(listed.id, 8);
+    release.resolve();
+    await withHangGuard(aborted.promise, "the orphaned task's handler stopping");
+    ok(taskId !== undefined);
+    strictEqual((await server.tasks.get(taskId))?.status, "cancelled");
+    input.push(modernBody(9, "tools/list", {}, WITH_TASKS) + "\n");
+    const next = JSON.parse((await withHangGuard(output.nextLine(), "tools/list"))!) as Message;
+    strictEqual(next.id, 9, "the cancelled call is not answered");
+  } finally {
+    input.end();
+    await withHangGuard(served.done, "the end of input");
+    server.close();
+  }
 });

@@ -136,8 +136,19 @@ export function callAsTask(
       // request answers.
       if (settled || open > 0 || request.aborted) return;
       request.removeEventListener("abort", follow);
-      created = tasks.create(runMs, callerOf(call.ctx.facts?.caller));
-      created.then((live) => {
+      const caller = callerOf(call.ctx.facts?.caller);
+      const making = tasks.create(runMs, caller);
+      created = making;
+      // The task's handle is the call's answer, and a cancelled request's answer is dropped
+      // (stdio's notifications/cancelled; an HTTP client that left): cancelled before the
+      // answer went out, the task is one no one can learn of, so it is cancelled too. A
+      // connection aborts no request it has answered.
+      request.addEventListener(
+        "abort",
+        () => making.then((live) => tasks.cancel(live.taskId, caller)).catch(ignore),
+        { once: true },
+      );
+      making.then((live) => {
         task = live;
         // tasks/cancel aborts the task's controller; the handler's signal follows it.
         const cancel = () => controller.abort(live.controller.signal.reason);
