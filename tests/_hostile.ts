@@ -39,6 +39,10 @@ const FILES: Record<string, string> = {
   },
   task: "optional",
   handler: async ({ length }: { length: number }) => {
+    // A turn first: the task is made once the handler's first turn is over, and a pause of the
+    // server's (a collection) can stretch that turn past a wait begun in it; a wait begun after
+    // it ends after the task exists.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     await new Promise((resolve) => setTimeout(resolve, 200));
     return "x".repeat(length);
   },
