@@ -13,6 +13,7 @@
 import assert from "node:assert/strict";
 import { loadTools } from "../lib/discovery/tools_dir.ts";
 import { recorder } from "./_diagnostics.ts";
+import { moduleGraph, type NpmPackage, reachable } from "./_module_graph.ts";
 import {
   COMPILE_CONFIG,
   COMPILE_FLAGS,
@@ -77,52 +78,9 @@ async function withTempDir(use: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-interface ModuleGraph {
-  roots: string[];
-  modules: {
-    specifier: string;
-    kind?: string;
-    error?: string;
-    npmPackage?: string;
-    dependencies?: { code?: { specifier: string } }[];
-  }[];
-  redirects: Record<string, string>;
-  /** The whole npm snapshot (lockfile included), not only what the graph reaches. */
-  npmPackages?: Record<string, NpmPackage>;
-}
-
-interface NpmPackage {
-  name: string;
-  version: string;
-  dependencies?: string[];
-  localPath?: string;
-}
-
-async function moduleGraph(root = "main.ts"): Promise<ModuleGraph> {
-  const { code, stdout, stderr } = await deno(["info", "--json", root]);
-  assert.equal(code, 0, stderr);
-  return JSON.parse(stdout);
-}
-
 /** The modules reachable from `root` through imports that remain at run time. */
 async function runtimeModules(root = "main.ts"): Promise<Set<string>> {
   return reachable(await moduleGraph(root));
-}
-
-function reachable(graph: ModuleGraph): Set<string> {
-  const bySpecifier = new Map(graph.modules.map((module) => [module.specifier, module]));
-  const reached = new Set<string>();
-  const pending = [...graph.roots];
-  while (pending.length > 0) {
-    const specifier = pending.pop()!;
-    const resolved = graph.redirects[specifier] ?? specifier;
-    if (reached.has(resolved)) continue;
-    reached.add(resolved);
-    for (const dependency of bySpecifier.get(resolved)?.dependencies ?? []) {
-      if (dependency.code) pending.push(dependency.code.specifier);
-    }
-  }
-  return reached;
 }
 
 /** The npm packages `root` runs, with their dependencies, keyed by snapshot id. */
