@@ -204,3 +204,93 @@ Deno.test("bench:floor's start-up targets are issue 42's, for toolshed from sour
     assert.deepEqual([target.meets(limit), target.meets(limit + 0.01)], [true, false]);
   }
 });
+
+Deno.test("floor_in_toolshed.ts answers the echo as the floor program, beside toolshed's server when serving, and refuses a mode it does not know", async () => {
+  const unknown = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}bench/contestants/floor_in_toolshed.ts`, "built"],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.notEqual(unknown.code, 0);
+  assert.match(
+    new TextDecoder().decode(unknown.stderr),
+    /give one of loaded, serving, not "built"/,
+  );
+  for (const mode of ["loaded", "serving"]) {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}bench/contestants/floor_in_toolshed.ts`, mode],
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      let seen = "";
+      for (let i = 0; i < 100 && !seen.includes("listening on"); i++) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += value;
+      }
+      const url = seen.match(/listening on (http:\/\/\S+\/mcp)/)?.[1];
+      assert.ok(url !== undefined, `${mode}: ${seen}`);
+      const call = async (at: string, text: string) => {
+        const response = await fetch(at, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "echo",
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 5,
+            method: "tools/call",
+            params: {
+              name: "echo",
+              arguments: { text },
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+              },
+            },
+          }),
+        });
+        return await response.json();
+      };
+      assert.equal((await call(url, mode)).result.content[0].text, mode);
+      const beside = seen.match(/toolshed beside it on (http:\/\/\S+\/mcp)/)?.[1];
+      if (mode === "loaded") assert.equal(beside, undefined, seen);
+      else {
+        assert.ok(beside !== undefined, seen);
+        // toolshed's own answer carries its serverInfo: a server of bench/tools is serving.
+        const answer = await call(beside, "to toolshed");
+        assert.equal(answer.result.content[0].text, "to toolshed", JSON.stringify(answer));
+        assert.equal(answer.result._meta["io.modelcontextprotocol/serverInfo"].name, "toolshed");
+      }
+    } finally {
+      child.kill("SIGKILL");
+      await child.status;
+      await reader.cancel();
+    }
+  }
+});
+
+Deno.test("bench:floor-process prints, for each contestant against the floor program, both ratios with their spread", async () => {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}bench/floor_process.ts`, "--rounds", "2"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(stdout);
+  assert.equal(code, 0, new TextDecoder().decode(stderr));
+  const rows = text.split("\n").filter((line) => /^\| the floor, |^\| toolshed /.test(line));
+  assert.equal(rows.length, 3, text);
+  for (const row of rows) {
+    // requests/s ÷ floor and CPU ÷ floor, each a median with min–max and IQR, then requests/s.
+    assert.match(
+      row,
+      /\| \d+\.\d\d× \(\d+\.\d\d–\d+\.\d\d; IQR [^)]+\) \| \d+\.\d\d× \([^)]+\) \| \d+ \|$/,
+    );
+  }
+});

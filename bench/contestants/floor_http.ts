@@ -11,7 +11,8 @@
 //
 // Run: deno run -A bench/contestants/floor_http.ts [PARTS]   (prints `listening on http://…/mcp`)
 const PARTS = ["listener", "delivered", "headers", "body"];
-const parts = new Set(Deno.args[0]?.split(",") ?? PARTS);
+// Imported (floor_in_toolshed.ts), it does every part: the arguments are its importer's.
+const parts = new Set((import.meta.main ? Deno.args[0]?.split(",") : undefined) ?? PARTS);
 for (const part of parts) {
   if (!PARTS.includes(part)) throw new Error(`floor_http.ts: no part "${part}" (${PARTS})`);
 }

@@ -1,0 +1,96 @@
+// deno-lint-ignore-file no-console -- a benchmark prints its tables for people
+// What being toolshed's process costs a request none of toolshed's code handles (issue 42,
+// adr/0074): the HTTP floor program (bench/contestants/floor_http.ts) against itself in a
+// process that has loaded toolshed's server and HTTP modules, and in one that has built
+// toolshed's server and serves it, idle (floor_in_toolshed.ts); and against toolshed `--http`,
+// the whole path. Each pair is up alone and loaded in turn by bursts at 64 connections, the
+// order reversed every other round (bench/http/bursts.ts); printed: the median of the per-round
+// ratios of requests/s and of CPU time per request, with their spread.
+//
+//   deno task bench:floor-process [--rounds N] [--seconds S]
+import { parseArgs } from "../lib/host/args.ts";
+import {
+  type BurstRound,
+  figureOf,
+  formatRatio,
+  median,
+  roundRatios,
+  runBursts,
+  spreadOf,
+} from "./http/bursts.ts";
+import { type RunningServer, start } from "./http/server.ts";
+import { removeScript } from "./http/wrk.ts";
+
+const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
+const FLOOR = `${ROOT}bench/contestants/floor_http.ts`;
+const IN_TOOLSHED = `${ROOT}bench/contestants/floor_in_toolshed.ts`;
+
+/** Each one, against the floor program: key, label, arguments to `deno run -A`. */
+const AGAINST_FLOOR: [string, string, string[]][] = [
+  ["loaded", "the floor, toolshed's modules loaded", [IN_TOOLSHED, "loaded"]],
+  ["serving", "the floor, toolshed's server built and serving idle", [IN_TOOLSHED, "serving"]],
+  ["toolshed", "toolshed `--http`", [
+    `${ROOT}main.ts`,
+    "--tools",
+    `${ROOT}bench/tools`,
+    "--http",
+    "127.0.0.1:0",
+  ]],
+];
+
+const rps = figureOf(64, "rps");
+const cpu = figureOf(64, "cpuUsPerRequest");
+
+/** The floor and `args` up alone, loaded in turn: the rounds. */
+async function pair(args: string[], rounds: number, seconds: number): Promise<BurstRound[]> {
+  const running: RunningServer[] = [];
+  try {
+    for (const [key, which] of [["floor", [FLOOR]], ["other", args]] as const) {
+      running.push(await start({ key, label: key, args: ["run", "-A", ...which], result }));
+    }
+    return await runBursts(
+      running.map((server, i) => ({
+        key: i === 0 ? "floor" : "other",
+        label: i === 0 ? "the floor program" : args.join(" "),
+        url: server.url,
+        pid: server.pid,
+      })),
+      { rounds, seconds, connections: [64], progress: (message) => console.error(message) },
+    );
+  } finally {
+    await Promise.all(running.map((server) => server.close()));
+  }
+}
+
+/** wrk checks the echoed text of every answer. */
+function result(text: string): unknown {
+  return { content: [{ type: "text", text }] };
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { rounds: { type: "string" }, seconds: { type: "string" } },
+  });
+  const rounds = Number(values.rounds ?? "12");
+  const seconds = Number(values.seconds ?? "1");
+  console.log(
+    `deno task bench:floor-process on ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}: ` +
+      `each pair alone, ${rounds} rounds of ${seconds} s bursts at 64 connections`,
+  );
+  console.log(
+    "\n| against the floor program | requests/s ÷ floor | CPU per request ÷ floor | requests/s |",
+  );
+  console.log("|---|---|---|---|");
+  try {
+    for (const [key, label, args] of AGAINST_FLOOR) {
+      const taken = await pair(args, rounds, seconds);
+      const ratio = (of: typeof rps) =>
+        formatRatio(spreadOf(roundRatios(taken, "other", "floor", of)));
+      const rate = median(taken.flatMap((round) => rps(round, "other") ?? []));
+      console.log(`| ${label} (${key}) | ${ratio(rps)} | ${ratio(cpu)} | ${rate.toFixed(0)} |`);
+    }
+  } finally {
+    await removeScript();
+  }
+}
