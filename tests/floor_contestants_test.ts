@@ -5,8 +5,36 @@ import assert from "node:assert/strict";
 import { FLOOR_TARGETS, START_TARGETS, table } from "../bench/floor.ts";
 import { type BurstRound, roundRatios, verdictOf } from "../bench/http/bursts.ts";
 import { listThenEcho } from "./_server_process.ts";
+import { echoBody, HEADERS } from "../bench/http/request.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
+
+/** A contestant of bench:floor started with `args`, once it says where it listens. */
+async function startListening(args: string[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...args],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const stop = async () => {
+    child.kill("SIGKILL");
+    await child.status;
+    await reader.cancel();
+  };
+  let seen = "";
+  for (let i = 0; i < 100 && !seen.includes("listening on"); i++) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    seen += value;
+  }
+  const url = seen.match(/listening on (http:\/\/\S+\/mcp)/)?.[1];
+  if (url === undefined) {
+    await stop();
+    throw new Error(`${args.join(" ")} said no URL: ${seen}`);
+  }
+  return { url, seen, stop };
+}
 
 Deno.test("floor_loop.ts loads toolshed's code and the tool modules, then answers as the bare loop", async () => {
   const lines = listThenEcho("from the floor").map((line) => JSON.stringify(line) + "\n").join("");
@@ -52,21 +80,8 @@ Deno.test("floor_loop.ts loads toolshed's code and the tool modules, then answer
 });
 
 Deno.test("floor_http.ts answers the echo, and still does after a client resets its connection", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}bench/contestants/floor_http.ts`],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const { url, stop } = await startListening([`${ROOT}bench/contestants/floor_http.ts`]);
   try {
-    let seen = "";
-    for (let i = 0; i < 100 && !seen.includes("\n"); i++) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += value;
-    }
-    const url = seen.match(/listening on (http:\/\/\S+\/mcp)/)?.[1];
-    assert.ok(url !== undefined, seen);
     const echo = async (text: string) => {
       const response = await fetch(url, {
         method: "POST",
@@ -99,9 +114,7 @@ Deno.test("floor_http.ts answers the echo, and still does after a client resets 
     }
     assert.equal((await echo("after")).result.content[0].text, "after");
   } finally {
-    child.kill("SIGKILL");
-    await child.status;
-    await reader.cancel();
+    await stop();
   }
 });
 
@@ -114,16 +127,11 @@ Deno.test("floor_http.ts does one part alone when asked, and refuses a part it d
   assert.notEqual(unknown.code, 0);
   assert.match(new TextDecoder().decode(unknown.stderr), /no part "cache"/);
   for (const part of ["listener", "delivered", "headers", "body"]) {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}bench/contestants/floor_http.ts`, part],
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
-    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    const { url, stop } = await startListening([
+      `${ROOT}bench/contestants/floor_http.ts`,
+      part,
+    ]);
     try {
-      const { value } = await reader.read();
-      const url = value?.match(/listening on (http:\/\/\S+\/mcp)/)?.[1];
-      assert.ok(url !== undefined, `${part}: ${value}`);
       const response = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -136,9 +144,7 @@ Deno.test("floor_http.ts does one part alone when asked, and refuses a part it d
       });
       assert.equal((await response.json()).result.content[0].text, part);
     } finally {
-      child.kill("SIGKILL");
-      await child.status;
-      await reader.cancel();
+      await stop();
     }
   }
 });
@@ -217,44 +223,16 @@ Deno.test("floor_in_toolshed.ts answers the echo as the floor program, beside to
     /give one of loaded, serving, not "built"/,
   );
   for (const mode of ["loaded", "serving"]) {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}bench/contestants/floor_in_toolshed.ts`, mode],
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
-    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    const { url, seen, stop } = await startListening([
+      `${ROOT}bench/contestants/floor_in_toolshed.ts`,
+      mode,
+    ]);
     try {
-      let seen = "";
-      for (let i = 0; i < 100 && !seen.includes("listening on"); i++) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        seen += value;
-      }
-      const url = seen.match(/listening on (http:\/\/\S+\/mcp)/)?.[1];
-      assert.ok(url !== undefined, `${mode}: ${seen}`);
       const call = async (at: string, text: string) => {
         const response = await fetch(at, {
           method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "accept": "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "tools/call",
-            "mcp-name": "echo",
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 5,
-            method: "tools/call",
-            params: {
-              name: "echo",
-              arguments: { text },
-              _meta: {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-              },
-            },
-          }),
+          headers: HEADERS,
+          body: echoBody(5, text),
         });
         return await response.json();
       };
@@ -269,9 +247,7 @@ Deno.test("floor_in_toolshed.ts answers the echo as the floor program, beside to
         assert.equal(answer.result._meta["io.modelcontextprotocol/serverInfo"].name, "toolshed");
       }
     } finally {
-      child.kill("SIGKILL");
-      await child.status;
-      await reader.cancel();
+      await stop();
     }
   }
 });
