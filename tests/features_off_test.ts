@@ -1,4 +1,4 @@
-// A feature that is off costs what its absence would (issue 42, adr/0074 "Each feature off"):
+// A feature that is off costs what its absence would (issue 42, adr/0074 step 12):
 // its modules are loaded only by a server that has it on (lib/server/features.ts imports them
 // with `import()`), so a server with every feature off loads the modules a build without them
 // would, less the few named below, which discovery and the HTTP endpoint need to recognise what
@@ -29,10 +29,12 @@ const STDIO_START: Record<string, string> = {
   "lib/openapi/file_names.ts": "discovery tells an API file (tools/*.openapi.json) from a sidecar",
 };
 const HTTP_SIDE: Record<string, string> = {
-  "lib/primitives/toolsets.ts": "the endpoint's routes name code mode's path (CODE_ROUTE)",
-  "lib/transports/http/toolsets.ts": "composed only with toolsets on; its module is 3.8 KB",
+  "lib/primitives/toolsets.ts":
+    "as at the stdio start; the endpoint's routes name code mode's path",
+  "lib/transports/http/toolsets.ts":
+    "its step is composed only with toolsets, a narrowed view or --watch (3.8 KB)",
   "lib/transports/http/oauth.ts":
-    "composed only with OAuth on; loaded with the endpoint (adr/0074)",
+    "its step is composed only with OAuth on; loaded with the endpoint, 27 KB with the five below",
   "lib/transports/http/oauth_challenge.ts": "oauth.ts's, as above",
   "lib/transports/http/oauth_metadata.ts": "the metadata route, made only with OAuth on",
   "lib/auth/algorithms.ts": "oauth.ts's, as above",
