@@ -41,6 +41,7 @@ import {
   verdictOf,
 } from "./http/bursts.ts";
 import { type RunningServer, start } from "./http/server.ts";
+import { echoResult } from "./http/request.ts";
 import { removeScript } from "./http/wrk.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -228,7 +229,7 @@ async function http(rounds: number, seconds: number, eachPart: boolean): Promise
   let taken: BurstRound[];
   try {
     for (const [key, label, args] of bursting) {
-      running.push(await start({ key, label, args: ["run", "-A", ...args], result }));
+      running.push(await start({ key, label, args: ["run", "-A", ...args], result: echoResult }));
     }
     taken = await runBursts(
       bursting.map(([key, label], i) => ({ key, label, url: running[i].url, pid: running[i].pid })),
@@ -269,11 +270,6 @@ async function http(rounds: number, seconds: number, eachPart: boolean): Promise
     ),
   ];
   return lines.join("\n");
-}
-
-/** wrk checks the echoed text of every answer; the exact result is bench:http's to check. */
-function result(text: string): unknown {
-  return { content: [{ type: "text", text }] };
 }
 
 if (import.meta.main) {

@@ -19,6 +19,7 @@ import {
   spreadOf,
 } from "./http/bursts.ts";
 import { type RunningServer, start } from "./http/server.ts";
+import { echoResult } from "./http/request.ts";
 import { removeScript } from "./http/wrk.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -46,7 +47,9 @@ async function pair(args: string[], rounds: number, seconds: number): Promise<Bu
   const running: RunningServer[] = [];
   try {
     for (const [key, which] of [["floor", [FLOOR]], ["other", args]] as const) {
-      running.push(await start({ key, label: key, args: ["run", "-A", ...which], result }));
+      running.push(
+        await start({ key, label: key, args: ["run", "-A", ...which], result: echoResult }),
+      );
     }
     return await runBursts(
       running.map((server, i) => ({
@@ -60,11 +63,6 @@ async function pair(args: string[], rounds: number, seconds: number): Promise<Bu
   } finally {
     await Promise.all(running.map((server) => server.close()));
   }
-}
-
-/** wrk checks the echoed text of every answer. */
-function result(text: string): unknown {
-  return { content: [{ type: "text", text }] };
 }
 
 if (import.meta.main) {

@@ -13,6 +13,7 @@ import { againstCheckout } from "./_against.ts";
 import { figureOf, formatRatio, roundRatios, runBursts, spreadOf } from "./http/bursts.ts";
 import { startIssuer } from "./http/issuer.ts";
 import { type HttpContestant, type RunningServer, start } from "./http/server.ts";
+import { echoResult } from "./http/request.ts";
 import { removeScript } from "./http/wrk.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -26,7 +27,6 @@ if (values.against === undefined) throw new Error("Cannot compare: give --agains
 const rounds = Number(values.rounds);
 const against = await againstCheckout(values.against);
 const issuer = await startIssuer();
-const result = (text: string) => ({ content: [{ type: "text", text }] });
 const server = (key: string, main: string, oauth: boolean): HttpContestant => ({
   key,
   label: key,
@@ -40,7 +40,7 @@ const server = (key: string, main: string, oauth: boolean): HttpContestant => ({
     TOOLS,
     ...(oauth ? ["--auth-issuer", issuer.url] : []),
   ],
-  result,
+  result: echoResult,
   ...(oauth ? { authorization: async (url: string) => `Bearer ${await issuer.mint(url)}` } : {}),
 });
 

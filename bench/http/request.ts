@@ -16,6 +16,11 @@ export const HEADERS: Record<string, string> = {
 /** The text the load generator sends; its answers are checked for it. */
 export const LOAD_TEXT = "toolshed-http-bench-echo";
 
+/** The `result` of the echo of `text` as the floor programs and toolshed give it. */
+export function echoResult(text: string): unknown {
+  return { content: [{ type: "text", text }] };
+}
+
 export function echoBody(id: number, text: string): string {
   return JSON.stringify({
     jsonrpc: "2.0",
