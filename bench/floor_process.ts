@@ -5,10 +5,16 @@
 // toolshed's server and serves it, idle (floor_in_toolshed.ts); and against toolshed `--http`,
 // the whole path. Each pair is up alone and loaded in turn by bursts at 64 connections, the
 // order reversed every other round (bench/http/bursts.ts); printed: the median of the per-round
-// ratios of requests/s and of CPU time per request, with their spread.
+// ratios of requests/s and of CPU time per request, with their spread. The first row pairs the
+// floor program with a second copy of itself: the spread a pair shows with nothing between them.
 //
-//   deno task bench:floor-process [--rounds N] [--seconds S]
+// `--against DIR` (repeatable) adds a row for the `--http` of the checkout at DIR: a copy of this
+// tree with its path cut short at one point (answering the echo there) says what the rest of the
+// path costs (adr/0074, step 14).
+//
+//   deno task bench:floor-process [--rounds N] [--seconds S] [--against DIR]...
 import { parseArgs } from "../lib/host/args.ts";
+import { againstCheckout } from "./_against.ts";
 import {
   type BurstRound,
   figureOf,
@@ -26,17 +32,15 @@ const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const FLOOR = `${ROOT}bench/contestants/floor_http.ts`;
 const IN_TOOLSHED = `${ROOT}bench/contestants/floor_in_toolshed.ts`;
 
+/** `--http` on the echo and the nine fillers, from the main.ts at `main`. */
+const httpOf = (main: string) => [main, "--tools", `${ROOT}bench/tools`, "--http", "127.0.0.1:0"];
+
 /** Each one, against the floor program: key, label, arguments to `deno run -A`. */
 const AGAINST_FLOOR: [string, string, string[]][] = [
+  ["itself", "the floor program itself", [FLOOR]],
   ["loaded", "the floor, toolshed's modules loaded", [IN_TOOLSHED, "loaded"]],
   ["serving", "the floor, toolshed's server built and serving idle", [IN_TOOLSHED, "serving"]],
-  ["toolshed", "toolshed `--http`", [
-    `${ROOT}main.ts`,
-    "--tools",
-    `${ROOT}bench/tools`,
-    "--http",
-    "127.0.0.1:0",
-  ]],
+  ["toolshed", "toolshed `--http`", httpOf(`${ROOT}main.ts`)],
 ];
 
 const rps = figureOf(64, "rps");
@@ -68,8 +72,17 @@ async function pair(args: string[], rounds: number, seconds: number): Promise<Bu
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { rounds: { type: "string" }, seconds: { type: "string" } },
+    options: {
+      rounds: { type: "string" },
+      seconds: { type: "string" },
+      against: { type: "string", multiple: true },
+    },
   });
+  const against: typeof AGAINST_FLOOR = [];
+  for (const dir of values.against ?? []) {
+    const { main, label } = await againstCheckout(dir);
+    against.push([dir, `${label} \`--http\``, httpOf(main)]);
+  }
   const rounds = Number(values.rounds ?? "12");
   const seconds = Number(values.seconds ?? "1");
   console.log(
@@ -81,7 +94,7 @@ if (import.meta.main) {
   );
   console.log("|---|---|---|---|");
   try {
-    for (const [key, label, args] of AGAINST_FLOOR) {
+    for (const [key, label, args] of [...AGAINST_FLOOR, ...against]) {
       const taken = await pair(args, rounds, seconds);
       const ratio = (of: typeof rps) =>
         formatRatio(spreadOf(roundRatios(taken, "other", "floor", of)));

@@ -253,20 +253,46 @@ Deno.test("floor_in_toolshed.ts answers the echo as the floor program, beside to
 });
 
 Deno.test("bench:floor-process prints, for each contestant against the floor program, both ratios with their spread", async () => {
+  // This checkout given as the one to compare: one more row, its `--http` from its main.ts.
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}bench/floor_process.ts`, "--rounds", "2"],
+    args: ["run", "-A", `${ROOT}bench/floor_process.ts`, "--rounds", "2", "--against", ROOT],
     stdout: "piped",
     stderr: "piped",
   }).output();
   const text = new TextDecoder().decode(stdout);
   assert.equal(code, 0, new TextDecoder().decode(stderr));
-  const rows = text.split("\n").filter((line) => /^\| the floor, |^\| toolshed /.test(line));
-  assert.equal(rows.length, 3, text);
+  const rows = text.split("\n").filter((line) => /^\| (the floor|toolshed)[ ,]/.test(line));
+  assert.deepEqual(rows.map((row) => row.split(" | ")[0].replace(/ at \S+/, "")), [
+    "| the floor program itself (itself)",
+    "| the floor, toolshed's modules loaded (loaded)",
+    "| the floor, toolshed's server built and serving idle (serving)",
+    "| toolshed `--http` (toolshed)",
+    `| toolshed \`--http\` (${ROOT})`,
+  ], text);
   for (const row of rows) {
     // requests/s ÷ floor and CPU ÷ floor, each a median with min–max and IQR, then requests/s.
     assert.match(
       row,
       /\| \d+\.\d\d× \(\d+\.\d\d–\d+\.\d\d; IQR [^)]+\) \| \d+\.\d\d× \([^)]+\) \| \d+ \|$/,
     );
+  }
+});
+
+Deno.test("bench:floor-process refuses a checkout to compare that has no main.ts, before any server starts", async () => {
+  const empty = await Deno.makeTempDir({ prefix: "toolshed_floor_process_test_" });
+  try {
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}bench/floor_process.ts`, "--against", empty],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.notEqual(code, 0);
+    assert.match(
+      new TextDecoder().decode(stderr),
+      /Cannot compare against ".*": it has no main\.ts/,
+    );
+    assert.doesNotMatch(new TextDecoder().decode(stdout), /\| the floor/);
+  } finally {
+    await Deno.remove(empty, { recursive: true });
   }
 });
