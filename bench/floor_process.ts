@@ -8,13 +8,15 @@
 // ratios of requests/s and of CPU time per request, with their spread. The first row pairs the
 // floor program with a second copy of itself: the spread a pair shows with nothing between them.
 //
-// `--against DIR` (repeatable) adds a row for the `--http` of the checkout at DIR: a copy of this
-// tree with its path cut short at one point (answering the echo there) says what the rest of the
-// path costs (adr/0074, step 14).
+// `--cuts` adds a row for each copy of this tree with its path cut short at one point, answering
+// the echo there (floor_cuts.ts: at the route, right after admission): what the path costs up to
+// each cut (adr/0074, step 14). `--against DIR` (repeatable) adds one for the `--http` of the
+// checkout at DIR.
 //
-//   deno task bench:floor-process [--rounds N] [--seconds S] [--against DIR]...
+//   deno task bench:floor-process [--rounds N] [--seconds S] [--cuts] [--against DIR]...
 import { parseArgs } from "../lib/host/args.ts";
 import { againstCheckout } from "./_against.ts";
+import { cutCopy, CUTS } from "./floor_cuts.ts";
 import {
   type BurstRound,
   figureOf,
@@ -76,6 +78,7 @@ if (import.meta.main) {
       rounds: { type: "string" },
       seconds: { type: "string" },
       against: { type: "string", multiple: true },
+      cuts: { type: "boolean" },
     },
   });
   const against: typeof AGAINST_FLOOR = [];
@@ -93,8 +96,14 @@ if (import.meta.main) {
     "\n| against the floor program | requests/s ÷ floor | CPU per request ÷ floor | requests/s |",
   );
   console.log("|---|---|---|---|");
+  const copies = values.cuts ? await Deno.makeTempDir({ prefix: "toolshed_floor_cuts_" }) : "";
   try {
-    for (const [key, label, args] of [...AGAINST_FLOOR, ...against]) {
+    const cut: typeof AGAINST_FLOOR = [];
+    for (const { key, label } of values.cuts ? CUTS : []) {
+      await cutCopy(key, `${copies}/${key}`);
+      cut.push([key, label, httpOf(`${copies}/${key}/main.ts`)]);
+    }
+    for (const [key, label, args] of [...AGAINST_FLOOR, ...cut, ...against]) {
       const taken = await pair(args, rounds, seconds);
       const ratio = (of: typeof rps) =>
         formatRatio(spreadOf(roundRatios(taken, "other", "floor", of)));
@@ -103,5 +112,6 @@ if (import.meta.main) {
     }
   } finally {
     await removeScript();
+    if (copies !== "") await Deno.remove(copies, { recursive: true });
   }
 }

@@ -78,6 +78,7 @@ export const SLOW_TESTS: readonly string[] = [
   "tests/openapi_corpus_test.ts", // 7-17 s: 63 documents, 643 operations loaded through discovery
   "tests/code_mode_test.ts", // 3 s: sandbox children per run, an authorization server
   "tests/code_mode_reach_test.ts", // 2 s: a toolshed upstream mounted, a main.ts process with telemetry on
+  "tests/floor_contestants_test.ts", // 48 s: bench:floor-process's wrk bursts, main.ts and its cut copies
   "tests/examples/code_mode_test.ts", // 4 s: toolshed check, list and call as processes
   "tests/code_declarations_check_test.ts", // 13 s: deno check of the declarations, star-trek.json's too
 ];

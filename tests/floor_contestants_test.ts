@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import { FLOOR_TARGETS, START_TARGETS, table } from "../bench/floor.ts";
 import { type BurstRound, roundRatios, verdictOf } from "../bench/http/bursts.ts";
 import { listThenEcho } from "./_server_process.ts";
-import { echoBody, HEADERS } from "../bench/http/request.ts";
+import { echoBody, echoResult, HEADERS } from "../bench/http/request.ts";
+import { start } from "../bench/http/server.ts";
+import { cutCopy, CUTS, cutText } from "../bench/floor_cuts.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -255,20 +257,34 @@ Deno.test("floor_in_toolshed.ts answers the echo as the floor program, beside to
 Deno.test("bench:floor-process prints, for each contestant against the floor program, both ratios with their spread", async () => {
   // This checkout given as the one to compare: one more row, its `--http` from its main.ts.
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}bench/floor_process.ts`, "--rounds", "2", "--against", ROOT],
+    args: [
+      "run",
+      "-A",
+      `${ROOT}bench/floor_process.ts`,
+      "--rounds",
+      "2",
+      "--cuts",
+      "--against",
+      ROOT,
+    ],
     stdout: "piped",
     stderr: "piped",
   }).output();
   const text = new TextDecoder().decode(stdout);
   assert.equal(code, 0, new TextDecoder().decode(stderr));
-  const rows = text.split("\n").filter((line) => /^\| (the floor|toolshed)[ ,]/.test(line));
-  assert.deepEqual(rows.map((row) => row.split(" | ")[0].replace(/ at \S+/, "")), [
-    "| the floor program itself (itself)",
-    "| the floor, toolshed's modules loaded (loaded)",
-    "| the floor, toolshed's server built and serving idle (serving)",
-    "| toolshed `--http` (toolshed)",
-    `| toolshed \`--http\` (${ROOT})`,
-  ], text);
+  const rows = text.split("\n").filter((line) => /^\| (the floor|toolshed)[ ,']/.test(line));
+  assert.deepEqual(
+    rows.map((row) => row.split(" | ")[0].replace(/^\| toolshed at \S+/, "| toolshed")),
+    [
+      "| the floor program itself (itself)",
+      "| the floor, toolshed's modules loaded (loaded)",
+      "| the floor, toolshed's server built and serving idle (serving)",
+      "| toolshed `--http` (toolshed)",
+      ...CUTS.map(({ key, label }) => `| ${label} (${key})`),
+      `| toolshed \`--http\` (${ROOT})`,
+    ],
+    text,
+  );
   for (const row of rows) {
     // requests/s ÷ floor and CPU ÷ floor, each a median with min–max and IQR, then requests/s.
     assert.match(
@@ -295,4 +311,53 @@ Deno.test("bench:floor-process refuses a checkout to compare that has no main.ts
   } finally {
     await Deno.remove(empty, { recursive: true });
   }
+});
+
+Deno.test("bench:floor-process's cuts answer the echo themselves, at their point of the path, where toolshed answers through its core", async () => {
+  const copies = await Deno.makeTempDir({ prefix: "toolshed_floor_cuts_test_" });
+  /** The `_meta` of the echo's result from `main`'s `--http` (start checks the answer first). */
+  const metaOf = async (main: string) => {
+    const server = await start({
+      key: main,
+      label: main,
+      args: ["run", "-A", main, "--tools", `${ROOT}bench/tools`, "--http", "127.0.0.1:0"],
+      result: echoResult,
+    });
+    try {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: HEADERS,
+        body: echoBody(7, "cut"),
+      });
+      const { result } = await response.json();
+      assert.deepEqual(result.content, [{ type: "text", text: "cut" }]);
+      return result._meta;
+    } finally {
+      await server.close();
+    }
+  };
+  try {
+    // The core stamps its serverInfo on every result; an answer made at a cut has none.
+    assert.equal(
+      (await metaOf(`${ROOT}main.ts`))["io.modelcontextprotocol/serverInfo"].name,
+      "toolshed",
+    );
+    for (const { key } of CUTS) {
+      await cutCopy(key, `${copies}/${key}`);
+      assert.equal(await metaOf(`${copies}/${key}/main.ts`), undefined, key);
+    }
+  } finally {
+    await Deno.remove(copies, { recursive: true });
+  }
+});
+
+Deno.test("a cut whose anchor is gone from the code, or is there twice, fails with its name", async () => {
+  const [cut] = CUTS;
+  assert.throws(() => cutText(cut, "no anchor here"), /the cut "route" no longer fits .*\(none\)/);
+  assert.throws(
+    () => cutText(cut, cut.anchor + cut.anchor),
+    /the cut "route" no longer fits .*\(more\)/,
+  );
+  assert.equal(cutText(cut, `a\n${cut.anchor}b`), `a\n${cut.before}${cut.anchor}b${cut.appended}`);
+  await assert.rejects(() => cutCopy("engine", "/nonexistent"), /no cut "engine"/);
 });
