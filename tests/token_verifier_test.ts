@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import * as jose from "npm:jose@6.2.18";
 import { answerCache } from "../lib/auth/answer_cache.ts";
+import { tokenKey } from "../lib/auth/token_key.ts";
 import { canonicalUri } from "../lib/auth/claims.ts";
 import { fetchIssuerMetadata } from "../lib/auth/issuer_metadata.ts";
 import {
@@ -743,4 +744,11 @@ Deno.test("the introspection answer cache is bounded by entries and bytes, least
   cache.set("f", outcome, 100, 5000);
   assert.equal(cache.get("f", 0), undefined);
   assert.equal(cache.get("e", 100), undefined);
+});
+
+Deno.test("a token is kept under its SHA-256 in base64url, whatever code computes it", () => {
+  // The verifier's cache, introspection's answers and the DPoP proofs seen look tokens up by
+  // this key, and never hold the token itself. FIPS 180-2's "abc", and a token in UTF-8.
+  assert.equal(tokenKey("abc"), "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0");
+  assert.equal(tokenKey("jeton-é-✓"), "zxLXJmM9deijfx_mq_pM8gRLu_qWjadH5WvbO22-y2Q");
 });
