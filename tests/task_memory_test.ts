@@ -116,8 +116,9 @@ async function probeTasks(probe: Probe, read: boolean): Promise<{ peak: number; 
  * between collections, the collector itself (~9 MiB, loaded at the first), and what the
  * allocator keeps freed between the results held (seen: +41 to +45 MiB over the bound unread,
  * +44 to +58 MiB read once, quiet; read once beside other test runs, up to +67 MiB, and +80.8
- * MiB once in a fresh-clone CI run, where V8's concurrent marking gets less of the cores and
- * garbage waits longer). The code before adr/0060 peaked +122 to +182 MiB over the bound.
+ * MiB once in a fresh-clone CI run, likely because V8's concurrent marking gets less of the
+ * cores there and garbage waits longer: not measured apart). The code before adr/0060 peaked
+ * +122 to +182 MiB over the bound.
  */
 const MARGIN = 96 * MIB;
 
