@@ -4,6 +4,8 @@
 // the configuration and lib/; a cut is one edit, found by an anchor that must occur exactly once,
 // so that a cut which no longer fits the code fails the benchmark instead of measuring something
 // else.
+import { copyPath } from "../build/copy.ts";
+
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const FLOOR_ANSWER = new URL("./contestants/floor_answer.ts", import.meta.url).href;
 
@@ -55,15 +57,6 @@ function cutEcho(request: Request): Response {
 /** The tree a copy needs to run main.ts: its entries, its configuration, its code. */
 const COPIED = ["main.ts", "mod.ts", "deno.json", "deno.lock", "lib"];
 
-async function copyTree(from: string, to: string): Promise<void> {
-  const info = await Deno.stat(from);
-  if (!info.isDirectory) return await Deno.copyFile(from, to);
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    await copyTree(`${from}/${entry.name}`, `${to}/${entry.name}`);
-  }
-}
-
 /** `text` with `cut` made; throws when its anchor does not occur exactly once. */
 export function cutText(cut: Cut, text: string): string {
   const at = text.indexOf(cut.anchor);
@@ -82,6 +75,6 @@ export async function cutCopy(key: string, into: string): Promise<void> {
   if (cut === undefined) throw new Error(`bench:floor-cuts: no cut "${key}"`);
   const cutFile = cutText(cut, await Deno.readTextFile(`${ROOT}${cut.file}`));
   await Deno.mkdir(into, { recursive: true });
-  for (const part of COPIED) await copyTree(`${ROOT}${part}`, `${into}/${part}`);
+  for (const part of COPIED) await copyPath(`${ROOT}${part}`, `${into}/${part}`);
   await Deno.writeTextFile(`${into}/${cut.file}`, cutFile);
 }

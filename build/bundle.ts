@@ -6,6 +6,7 @@
 //   deno run -A build/bundle.ts [--output PATH]
 import { parseOutputArgs } from "./_args.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
+import { copyPath } from "./copy.ts";
 
 /** The repository root: `deno bundle` runs there. */
 export const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -221,7 +222,7 @@ async function stageOneStartChunk(): Promise<string> {
     for (const name of ["main.ts", "deno.json", "deno.lock"]) {
       await Deno.copyFile(`${ROOT}${name}`, `${stage}/${name}`);
     }
-    await copyFolder(`${ROOT}lib`, `${stage}/lib`);
+    await copyPath(`${ROOT}lib`, `${stage}/lib`);
     const graph = await moduleGraph(`${stage}/main.ts`, ["--config", `${stage}/deno.json`]);
     const atStart = new Set([graph.roots[0], ...startChunks(graph)]);
     const folder = new URL(`file://${stage}/`).href;
@@ -244,15 +245,6 @@ async function stageOneStartChunk(): Promise<string> {
   } catch (error) {
     await Deno.remove(stage, { recursive: true });
     throw error;
-  }
-}
-
-/** Copies the folder `from` (files and folders, no links) to `to`. */
-async function copyFolder(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    if (entry.isDirectory) await copyFolder(`${from}/${entry.name}`, `${to}/${entry.name}`);
-    else if (entry.isFile) await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
   }
 }
 

@@ -24,6 +24,7 @@ import {
 } from "../lib/commands/invocation.ts";
 import { bundle } from "./bundle.ts";
 import { smokeTest, toolNames } from "./_smoke.ts";
+import { copyPath } from "./copy.ts";
 
 /** The repository root. */
 export const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -303,7 +304,7 @@ export async function writePackage(output: string): Promise<string> {
   );
   await Deno.chmod(`${output}/${BIN_PATH}`, 0o755);
   await Deno.copyFile(`${ROOT}build/npm/README.md`, `${output}/README.md`);
-  for (const path of copied) await copy(`${ROOT}${path}`, `${output}/${path}`);
+  for (const path of copied) await copyPath(`${ROOT}${path}`, `${output}/${path}`);
   const json = (value: object) => `${JSON.stringify(value, null, 2)}\n`;
   await Deno.writeTextFile(`${output}/deno.json`, json(denoJson(manifest)));
   await Deno.writeTextFile(`${output}/${NPM_IMPORT_MAP_PATH}`, json(importMap(manifest)));
@@ -320,19 +321,6 @@ export async function writePackage(output: string): Promise<string> {
     json(packageJson(manifest.version, Deno.version.deno, copied, [COMPILE_CONFIG_PATH, lock])),
   );
   return manifest.version;
-}
-
-/** Copies a file, or a folder with everything in it. */
-async function copy(from: string, to: string): Promise<void> {
-  const info = await Deno.stat(from);
-  if (!info.isDirectory) {
-    await Deno.copyFile(from, to);
-    return;
-  }
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    await copy(`${from}/${entry.name}`, `${to}/${entry.name}`);
-  }
 }
 
 /** Runs `npm pack` in the package directory; the tarball's absolute path. */
