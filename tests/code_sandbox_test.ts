@@ -50,9 +50,15 @@ function adder(): { callTool: CallTool; calls: { name: string; args: unknown }[]
 
 const never = new AbortController().signal;
 
-/** The live (not zombie) sandbox children of this process, by pid. */
-function sandboxChildren(): number[] {
-  const found: number[] = [];
+/**
+ * The live (not zombie) sandbox children of this process, by pid, each with whether it runs the
+ * runner yet. A child is spawned through `setsid` and `prlimit`, each of which execs the next
+ * program in the same process; while an exec is under way /proc/<pid>/cmdline reads empty or cut
+ * short, so a look can miss a child that has just started. Once it runs the runner (its last
+ * exec done), every look finds it until it ends.
+ */
+function sandboxChildrenSeen(): { pid: number; runner: boolean }[] {
+  const found: { pid: number; runner: boolean }[] = [];
   for (const entry of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
     try {
@@ -60,12 +66,27 @@ function sandboxChildren(): number[] {
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (fields[0] === "Z" || Number(fields[1]) !== Deno.pid) continue;
       const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
-      if (cmdline.includes(MARK)) found.push(Number(entry.name));
+      if (!cmdline.includes(MARK)) continue;
+      found.push({
+        pid: Number(entry.name),
+        runner: cmdline.startsWith(`${MARKED.runner.program}\0`),
+      });
     } catch {
       // It ended while we looked.
     }
   }
   return found;
+}
+
+/** The pids of this process's live sandbox children (see sandboxChildrenSeen). */
+function sandboxChildren(): number[] {
+  return sandboxChildrenSeen().map((child) => child.pid);
+}
+
+/** Whether exactly `count` sandbox children live and each runs the runner: then a look sees all. */
+function runnersReady(count: number): boolean {
+  const seen = sandboxChildrenSeen();
+  return seen.length === count && seen.every((child) => child.runner);
 }
 
 /** Waits (bounded) until `check` holds, polling. */
@@ -626,13 +647,13 @@ Deno.test("sandbox ends a run when the caller's signal aborts, and aborts the in
 Deno.test("sandbox's pool: children wait started, each is used once, and the pool is refilled", async () => {
   const sandbox = createSandbox({ ...LIMITS, poolSize: 2 }, MARKED);
   try {
-    await eventually(() => sandboxChildren().length === 2, "two children waiting");
+    await eventually(() => runnersReady(2), "two children waiting");
     const waiting = sandboxChildren();
     const { callTool } = adder();
     const outcome = await sandbox.run("return await tools.add({ a: 2, b: 2 })", callTool, never);
     assert.deepEqual(outcome.value, { sum: 4 });
     // One of the two ran the code and is gone; a new one took its place.
-    await eventually(() => sandboxChildren().length === 2, "the pool refilled");
+    await eventually(() => runnersReady(2), "the pool refilled");
     const now = sandboxChildren();
     assert.equal(now.filter((pid) => waiting.includes(pid)).length, 1);
     assert.equal(now.filter((pid) => !waiting.includes(pid)).length, 1);
@@ -653,7 +674,7 @@ Deno.test("sandbox's pool: children wait started, each is used once, and the poo
 
 Deno.test("sandbox's close() kills waiting and running children and ends the run", async () => {
   const sandbox = createSandbox({ ...LIMITS, poolSize: 2 }, MARKED);
-  await eventually(() => sandboxChildren().length === 2, "two children waiting");
+  await eventually(() => runnersReady(2), "two children waiting");
   const { callTool } = adder();
   let started!: () => void;
   const running = new Promise<void>((resolve) => started = resolve);
