@@ -71,9 +71,10 @@
 //    its own upstream process, and serves its tools from upstream.pins.json. l.a. tools/list on
 //    s1, s2, s3 and through HAProxy lists the same mounted tools, byte for byte, as the pins hold
 //    them; calls of upstream_where through HAProxy (until each instance has answered three, at
-//    most 90) are answered on each instance, always by one process whose parent is that instance; l.b. the mount file limits upstream_echo to 3 calls a
-//    minute: after alice's 3, her 4th is 429 with Retry-After (-32031) on each of o1-o3 and
-//    through HAProxy (the buckets are in the trio's Redis), while bob's are answered; l.c. the
+//    most 90) are answered on each instance, always by one process whose parent is that
+//    instance; l.b. the mount file limits upstream_echo to 3 calls a minute: after alice's 3,
+//    her 4th is 429 with Retry-After (-32031) on each of o1-o3 and through HAProxy (the buckets
+//    are in the trio's Redis), while bob's are answered; l.c. the
 //    mount file gives upstream_environment the scope "inspect": bob's token (scope "mcp") is 403
 //    insufficient_scope naming it on each of o1-o3 and through HAProxy, a token alice signs in for
 //    with "mcp inspect" is answered there, and the upstream's environment names no caller (a stdio
@@ -1492,10 +1493,10 @@ async function main(): Promise<void> {
       );
 
       // Each instance started its own upstream: the process that answers on an instance is its
-      // child, and the same one at each call there.
-      // Calls go on until each instance has answered three, bounded: a health check that times
-      // out under load takes an instance out of rotation for a moment (`fall 1`, `rise 1`), and a
-      // CI run once saw nine calls in a row answered by two of the three.
+      // child, and the same one at each call there. Calls go on until each instance has answered
+      // three, bounded: a health check that times out under load takes an instance out of
+      // rotation for a moment (`fall 1`, `rise 1`), and a CI run once saw nine calls in a row
+      // answered by two of the three.
       const name = `${MOUNT}_where`;
       const upstreams = new Map<string, Set<number>>();
       const answered = new Map<string, number>();
@@ -1524,9 +1525,9 @@ async function main(): Promise<void> {
         answered.set(instance.name, (answered.get(instance.name) ?? 0) + 1);
       }
       const seen = [...upstreams].sort(([a], [b]) => a < b ? -1 : 1).map(([instance, pids]) =>
-        `${instance}: ${[...pids].join(", ")}`
+        `${instance}: ${[...pids].join(", ")} (${answered.get(instance)} calls)`
       ).join("; ");
-      assert(allAnswered(), `${calls} calls answered on ${seen} only (${[...answered]})`);
+      assert(allAnswered(), `${calls} calls answered on ${seen} only`);
       assert(
         [...upstreams.values()].every((pids) => pids.size === 1),
         `an instance's calls were answered by several upstreams (${seen})`,
