@@ -219,10 +219,9 @@ interface ModuleGraph {
 async function stageOneStartChunk(): Promise<string> {
   const stage = await Deno.makeTempDir({ prefix: "toolshed_bundle_stage_" });
   try {
-    for (const name of ["main.ts", "deno.json", "deno.lock"]) {
-      await Deno.copyFile(`${ROOT}${name}`, `${stage}/${name}`);
+    for (const name of ["main.ts", "deno.json", "deno.lock", "lib"]) {
+      await copyPath(`${ROOT}${name}`, `${stage}/${name}`);
     }
-    await copyPath(`${ROOT}lib`, `${stage}/lib`);
     const graph = await moduleGraph(`${stage}/main.ts`, ["--config", `${stage}/deno.json`]);
     const atStart = new Set([graph.roots[0], ...startChunks(graph)]);
     const folder = new URL(`file://${stage}/`).href;
